@@ -1,0 +1,64 @@
+/**
+ * Access tokens (D7): HS256 JWTs signed with the configured secret, the
+ * algorithm pinned on verify, `iss` checked, 900 s lifetime, random `jti`.
+ */
+import { randomBytes } from 'node:crypto';
+import { SignJWT, jwtVerify } from 'jose';
+import { unauthorized } from '../errors.js';
+import type { RoleGrant, UserRow } from '../storage/storage.js';
+
+export const ACCESS_TOKEN_TTL_SECONDS = 900;
+const ALGORITHM = 'HS256';
+
+export interface AccessClaims {
+  iss: string;
+  sub: string;
+  iat: number;
+  exp: number;
+  jti: string;
+  preferred_username: string;
+  tv: number;
+  roles: RoleGrant[];
+}
+
+export interface AccessTokenService {
+  issue(user: Pick<UserRow, 'id' | 'username' | 'tokenVersion'>, roles: RoleGrant[], nowMs: number): Promise<{ token: string; expiresIn: number }>;
+  /** Verifies signature, algorithm, issuer and expiry; any failure is 401. */
+  verify(token: string): Promise<AccessClaims>;
+}
+
+export function createAccessTokenService(secret: string, issuer: string): AccessTokenService {
+  const key = new TextEncoder().encode(secret);
+  return {
+    async issue(user, roles, nowMs) {
+      const iat = Math.floor(nowMs / 1000);
+      const token = await new SignJWT({ preferred_username: user.username, tv: user.tokenVersion, roles })
+        .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+        .setIssuer(issuer)
+        .setSubject(String(user.id))
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + ACCESS_TOKEN_TTL_SECONDS)
+        .setJti(randomBytes(16).toString('base64url'))
+        .sign(key);
+      return { token, expiresIn: ACCESS_TOKEN_TTL_SECONDS };
+    },
+    async verify(token) {
+      let payload: Record<string, unknown>;
+      try {
+        ({ payload } = await jwtVerify(token, key, { algorithms: [ALGORITHM], issuer }));
+      } catch {
+        throw unauthorized('The access token is invalid or expired.');
+      }
+      if (
+        typeof payload.sub !== 'string' ||
+        !/^[1-9][0-9]*$/.test(payload.sub) ||
+        typeof payload.tv !== 'number' ||
+        !Array.isArray(payload.roles) ||
+        typeof payload.jti !== 'string'
+      ) {
+        throw unauthorized('The access token is invalid or expired.');
+      }
+      return payload as unknown as AccessClaims;
+    },
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * Password hashing with scrypt (`scrypt-kdf`), run in libuv's thread pool,
+ * never on the event loop. Concurrent hashes are capped (D35) so a burst of
+ * logins cannot occupy every pool thread that `sqlite3` also needs. The
+ * stored hash carries its own parameters, so the cost can be raised later
+ * without invalidating existing hashes.
+ */
+import * as scryptModule from 'scrypt-kdf';
+import { invalidRequest } from '../errors.js';
+
+// scrypt-kdf 4 declares named exports but ships a default export object: normalise here, once.
+interface ScryptApi {
+  kdf(passphrase: string, params: { logN: number; r?: number; p?: number }): Promise<Uint8Array>;
+  verify(key: Uint8Array, passphrase: string): Promise<boolean>;
+}
+const scrypt: ScryptApi =
+  ((scryptModule as unknown as { default?: ScryptApi }).default as ScryptApi | undefined) ?? (scryptModule as unknown as ScryptApi);
+
+/** OWASP's minimum for scrypt: N = 2^17, r = 8, p = 1 (about 0.4 s and 128 MiB here). */
+export const DEFAULT_SCRYPT_LOG_N = 17;
+export const PASSWORD_MIN_CHARS = 8;
+export const PASSWORD_MAX_BYTES = 72;
+
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  /** Constant work whether or not `stored` is null (unknown user): one hash either way. */
+  verify(stored: string | null, password: string): Promise<boolean>;
+}
+
+export interface PasswordHasherOptions {
+  logN?: number;
+  /** How many hashes may run at once (each holds one pool thread). */
+  maxConcurrent?: number;
+}
+
+export function createPasswordHasher(options: PasswordHasherOptions = {}): PasswordHasher {
+  const logN = options.logN ?? DEFAULT_SCRYPT_LOG_N;
+  const limit = createLimiter(options.maxConcurrent ?? 2);
+  let dummy: Promise<string> | null = null;
+  const hash = (password: string) =>
+    limit(async () => Buffer.from(await scrypt.kdf(password, { logN, r: 8, p: 1 })).toString('base64'));
+  return {
+    hash,
+    async verify(stored, password) {
+      if (stored === null) {
+        // Unknown account: spend the same time on a hash that cannot match.
+        dummy ??= hash('logkeep-timing-equaliser');
+        const key = await dummy;
+        await limit(() => scrypt.verify(Buffer.from(key, 'base64'), password));
+        return false;
+      }
+      // A password over the limit can never have been chosen (D5): still spend the time.
+      return limit(() => scrypt.verify(Buffer.from(stored, 'base64'), password));
+    },
+  };
+}
+
+/**
+ * The password rule (spec Limits): at least 8 characters (code points),
+ * at most 72 UTF-8 bytes. Throws 400 with the spec's details shapes.
+ */
+export function checkPasswordRule(password: string, field: 'password' | 'new_password'): void {
+  if ([...password].length < PASSWORD_MIN_CHARS) {
+    throw invalidRequest(`The ${field.replace('_', ' ')} must be at least ${PASSWORD_MIN_CHARS} characters long.`, field, 'too_short', {
+      min_length: PASSWORD_MIN_CHARS,
+    });
+  }
+  if (Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES) {
+    throw invalidRequest(`The ${field.replace('_', ' ')} must be at most ${PASSWORD_MAX_BYTES} bytes in UTF-8.`, field, 'too_long', {
+      max_bytes: PASSWORD_MAX_BYTES,
+    });
+  }
+}
+
+/** The problem with a password, as text, or null (for configuration checks). */
+export function passwordRuleProblem(password: string): string | null {
+  try {
+    checkPasswordRule(password, 'password');
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err.message : 'invalid password';
+  }
+}
+
+/** A counting semaphore: at most `max` calls of `fn` run at once, the rest queue in order. */
+function createLimiter(max: number) {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async function run<T>(fn: () => Promise<T>): Promise<T> {
+    if (active >= max) await new Promise<void>((resolve) => waiting.push(resolve));
+    active++;
+    try {
+      return await fn();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
+}

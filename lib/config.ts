@@ -1,0 +1,172 @@
+/**
+ * The resolved configuration of a logkeep service. The bin builds it from
+ * flags, environment and defaults (`resolveConfig`); an embedder passes the
+ * same shape (partially) to `createLogService`, which fills in defaults and
+ * validates it with `normalizeConfig`.
+ */
+import { ConfigError } from './errors.js';
+
+export type DbBackend = 'file' | 'server';
+export type SslMode = 'disable' | 'require' | 'verify-full';
+export type LogLevelName = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+export type LogFormat = 'console' | 'json';
+
+export interface LogServiceConfig {
+  httpHost: string;
+  httpPort: number;
+  dbBackend: DbBackend;
+  dbPath: string | null;
+  dbServerHost: string | null;
+  dbServerPort: number;
+  dbServerDatabase: string | null;
+  dbServerUsername: string | null;
+  dbServerPassword: string | null;
+  dbServerPoolSize: number;
+  dbServerSslMode: SslMode;
+  jwtSecret: string;
+  jwtIssuer: string;
+  maxIngestBodyBytes: number;
+  retentionPurgeIntervalSeconds: number;
+  rateLimitEnabled: boolean;
+  rateLimitBucketCapacity: number;
+  rateLimitRefillPerMinute: number;
+  rateLimitMaxKeys: number;
+  trustedProxyHops: number;
+  corsAllowedOrigins: string[];
+  auditRetentionDays: number | null;
+  authEventRetentionDays: number | null;
+  auditPurgeBatchSize: number;
+  dbReadPoolSize: number;
+  sseHeartbeatIntervalSeconds: number;
+  logLevel: LogLevelName;
+  logFormat: LogFormat;
+  logFile: string | null;
+  logMaxFileBytes: number;
+  logMaxFiles: number;
+  bootstrapAdminEnabled: boolean;
+  bootstrapAdminUsername: string;
+  bootstrapAdminPassword: string | null;
+}
+
+/** The database part alone: all that `createAdmin` needs. */
+export type DatabaseConfig = Pick<
+  LogServiceConfig,
+  | 'dbBackend'
+  | 'dbPath'
+  | 'dbServerHost'
+  | 'dbServerPort'
+  | 'dbServerDatabase'
+  | 'dbServerUsername'
+  | 'dbServerPassword'
+  | 'dbServerPoolSize'
+  | 'dbServerSslMode'
+  | 'dbReadPoolSize'
+>;
+
+export const DEFAULT_JWT_ISSUER = 'logkeep';
+
+/** Every setting's default (spec: Startup configuration). */
+export const CONFIG_DEFAULTS: Omit<LogServiceConfig, 'jwtSecret'> = {
+  httpHost: '0.0.0.0',
+  httpPort: 8080,
+  dbBackend: 'file',
+  dbPath: null,
+  dbServerHost: null,
+  dbServerPort: 5432,
+  dbServerDatabase: null,
+  dbServerUsername: null,
+  dbServerPassword: null,
+  dbServerPoolSize: 10,
+  dbServerSslMode: 'require',
+  jwtIssuer: DEFAULT_JWT_ISSUER,
+  maxIngestBodyBytes: 10485760,
+  retentionPurgeIntervalSeconds: 3600,
+  rateLimitEnabled: true,
+  rateLimitBucketCapacity: 10,
+  rateLimitRefillPerMinute: 10,
+  rateLimitMaxKeys: 10000,
+  trustedProxyHops: 0,
+  corsAllowedOrigins: [],
+  auditRetentionDays: null,
+  authEventRetentionDays: null,
+  auditPurgeBatchSize: 500,
+  dbReadPoolSize: 2,
+  sseHeartbeatIntervalSeconds: 25,
+  logLevel: 'info',
+  logFormat: 'console',
+  logFile: null,
+  logMaxFileBytes: 10485760,
+  logMaxFiles: 5,
+  bootstrapAdminEnabled: true,
+  bootstrapAdminUsername: 'admin',
+  bootstrapAdminPassword: null,
+};
+
+/** What an embedder passes: any subset of the settings, the JWT secret required. */
+export type LogServiceSettings = Partial<LogServiceConfig> & { jwtSecret: string };
+
+/**
+ * Fills defaults into an embedder's settings and checks them; every problem
+ * is reported together as a ConfigError.
+ */
+export function normalizeConfig(settings: LogServiceSettings): LogServiceConfig {
+  const config: LogServiceConfig = { ...CONFIG_DEFAULTS, ...stripUndefined(settings) } as LogServiceConfig;
+  const problems = configProblems(config);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze({ ...config, corsAllowedOrigins: [...config.corsAllowedOrigins] }) as LogServiceConfig;
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Cross-field checks shared by the bin's resolution and `normalizeConfig`. */
+export function configProblems(c: LogServiceConfig): string[] {
+  const problems: string[] = [];
+  const int = (name: string, v: number, min: number, max = Number.MAX_SAFE_INTEGER) => {
+    if (!Number.isInteger(v) || v < min || v > max) problems.push(`${name} must be an integer from ${min} to ${max}`);
+  };
+  if (typeof c.jwtSecret !== 'string' || c.jwtSecret.length === 0) problems.push('SERVICE_JWT_SECRET is required');
+  if (c.dbBackend !== 'file' && c.dbBackend !== 'server') problems.push("--db-backend must be 'file' or 'server'");
+  if (c.dbBackend === 'file' && !c.dbPath) problems.push('--db-path is required when --db-backend is file');
+  if (c.dbBackend === 'server') {
+    if (!c.dbServerHost) problems.push('--db-server-host is required when --db-backend is server');
+    if (!c.dbServerDatabase) problems.push('--db-server-database is required when --db-backend is server');
+    if (!c.dbServerUsername) problems.push('--db-server-username is required when --db-backend is server');
+    if (c.dbServerPassword === null || c.dbServerPassword === undefined) {
+      problems.push('SERVICE_DB_SERVER_PASSWORD is required when --db-backend is server');
+    }
+  }
+  if (!['disable', 'require', 'verify-full'].includes(c.dbServerSslMode)) {
+    problems.push("--db-server-ssl-mode must be 'disable', 'require' or 'verify-full'");
+  }
+  int('--http-port', c.httpPort, 0, 65535);
+  int('--db-server-port', c.dbServerPort, 1, 65535);
+  int('--db-server-pool-size', c.dbServerPoolSize, 1, 64);
+  int('--db-read-pool-size', c.dbReadPoolSize, 0, 16);
+  int('--max-ingest-body-bytes', c.maxIngestBodyBytes, 1);
+  int('--retention-purge-interval-seconds', c.retentionPurgeIntervalSeconds, 1);
+  int('--rate-limit-bucket-capacity', c.rateLimitBucketCapacity, 1);
+  int('--rate-limit-refill-per-minute', c.rateLimitRefillPerMinute, 1);
+  int('--rate-limit-max-keys', c.rateLimitMaxKeys, 1);
+  int('--trusted-proxy-hops', c.trustedProxyHops, 0);
+  if (c.auditRetentionDays !== null) int('--audit-retention-days', c.auditRetentionDays, 1);
+  if (c.authEventRetentionDays !== null) int('--auth-event-retention-days', c.authEventRetentionDays, 1);
+  int('--audit-purge-batch-size', c.auditPurgeBatchSize, 1);
+  int('--sse-heartbeat-interval-seconds', c.sseHeartbeatIntervalSeconds, 1);
+  int('--log-max-file-bytes', c.logMaxFileBytes, 1);
+  int('--log-max-files', c.logMaxFiles, 1);
+  if (!['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].includes(c.logLevel)) {
+    problems.push('--log-level must be one of trace, debug, info, warn, error, fatal, silent');
+  }
+  if (c.logFormat !== 'console' && c.logFormat !== 'json') problems.push("--log-format must be 'console' or 'json'");
+  if (!c.bootstrapAdminUsername) problems.push('--bootstrap-admin-username must not be empty');
+  if (c.bootstrapAdminPassword !== null) {
+    const chars = [...c.bootstrapAdminPassword].length;
+    if (chars < 8 || Buffer.byteLength(c.bootstrapAdminPassword, 'utf8') > 72) {
+      // Name the variable, never the value.
+      problems.push('SERVICE_BOOTSTRAP_ADMIN_PASSWORD must be at least 8 characters and at most 72 bytes in UTF-8');
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,170 @@
+/**
+ * The `node:http` request handler: CORS, health, routing, credentials, the
+ * forced-password-change gate, path ids, then the route; one try/catch maps
+ * every failure to an envelope and hides internals behind 500.
+ * Check order on authenticated routes follows D3.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LogServiceError, invalidRequest, unauthorized } from '../errors.js';
+import type { ServiceDeps } from '../service-deps.js';
+import { createCors } from './cors.js';
+import { clientIp } from './client-ip.js';
+import { DEFAULT_BODY_LIMIT, parseForm, parseJson, readBody, validateBody } from './body.js';
+import { INTERNAL_ERROR, sendEmpty, sendError, sendJson, sendJsonText, type Envelope } from './envelopes.js';
+import { createRouter } from './router.js';
+import type { Reply, RequestContext, Route, UserPrincipal } from './route.js';
+
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface HandlerOptions {
+  /** Served under this prefix (e.g. `/logs`): `/logs/v1/users`, `/logs/healthz`. */
+  basePath?: string;
+  /** Hook for the IP bucket of rate-limited routes; throws 429. */
+  beforeRateLimitedRoute?: (ctx: RequestContext) => void;
+}
+
+const ID_PATTERN = /^[1-9][0-9]{0,15}$/;
+
+export function createHandler(deps: ServiceDeps, routes: readonly Route[], options: HandlerOptions = {}): RequestHandler {
+  const router = createRouter(routes);
+  const cors = createCors(deps.config.corsAllowedOrigins);
+  const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const corsDecision = cors(req);
+    const corsHeaders = corsDecision.headers;
+    if (corsDecision.preflight) {
+      sendEmpty(res, 204, corsHeaders);
+      req.resume();
+      return;
+    }
+
+    let envelope: Envelope = 'general';
+    let ctx: RequestContext | null = null;
+    try {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      let path = url.pathname;
+      if (basePath) {
+        if (path !== basePath && !path.startsWith(`${basePath}/`)) throw notServed();
+        path = path.slice(basePath.length) || '/';
+      }
+
+      if (path === '/healthz' && req.method === 'GET') {
+        sendJson(res, 200, { status: 'ok' }, corsHeaders);
+        req.resume();
+        return;
+      }
+
+      const match = router.match(req.method ?? 'GET', path);
+      if (match.kind === 'none') throw notServed();
+      const route = match.route;
+      envelope = route.envelope;
+      ctx = createContext(deps, req, res, route, url.searchParams);
+
+      if (route.rateLimited) options.beforeRateLimitedRoute?.(ctx);
+
+      if (route.auth === 'user') {
+        ctx.principal = await authenticateUser(deps, req);
+        if (ctx.principal.user.mustChangePassword && !route.allowDuringPasswordChange) {
+          throw new LogServiceError('must_change_password', 403, 'You must change your password before using this endpoint.');
+        }
+      } else if (route.auth === 'project-key') {
+        ctx.bearer = bearerOf(req);
+      }
+
+      for (const [name, raw] of Object.entries(match.rawParams)) {
+        if (!ID_PATTERN.test(raw)) throw invalidRequest(`The path parameter '${name}' must be a positive integer.`, name, 'invalid');
+        ctx.params[name] = Number(raw);
+      }
+
+      const reply = await route.handle(ctx);
+      writeReply(res, reply, corsHeaders);
+    } catch (err) {
+      if (res.headersSent) {
+        if (!(err instanceof LogServiceError)) deps.logger.error('request failed after the response started', { error: describe(err) });
+        res.destroy();
+        return;
+      }
+      if (err instanceof LogServiceError) {
+        const extra = err.status === 413 ? { ...corsHeaders, Connection: 'close' } : corsHeaders;
+        sendError(res, err, envelope, extra);
+      } else {
+        deps.logger.error('unexpected error', { method: req.method, path: req.url?.split('?')[0], error: describe(err) });
+        sendError(res, INTERNAL_ERROR, 'general', corsHeaders);
+      }
+    } finally {
+      // A body nobody read is drained so the connection stays usable.
+      if (!req.readableEnded && req.listenerCount('data') === 0) req.resume();
+    }
+  }
+
+  return (req, res) => {
+    serve(req, res).catch((err) => {
+      deps.logger.error('handler crashed', { error: describe(err) });
+      if (!res.headersSent) sendError(res, INTERNAL_ERROR, 'general');
+      else res.destroy();
+    });
+  };
+}
+
+function notServed(): LogServiceError {
+  return new LogServiceError('not_found', 404, 'No such route.');
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}
+
+function createContext(deps: ServiceDeps, req: IncomingMessage, res: ServerResponse, route: Route, query: URLSearchParams): RequestContext {
+  const limit = route.bodyLimit === 'ingest' ? deps.config.maxIngestBodyBytes : DEFAULT_BODY_LIMIT;
+  const ua = req.headers['user-agent'];
+  return {
+    req,
+    res,
+    deps,
+    route,
+    params: {},
+    query,
+    clientIp: clientIp(req, deps.config.trustedProxyHops),
+    userAgent: typeof ua === 'string' ? ua : null,
+    principal: null,
+    bearer: null,
+    async json(struct) {
+      return validateBody(parseJson(await readBody(req, limit)), struct);
+    },
+    async rawJson() {
+      return parseJson(await readBody(req, limit));
+    },
+    async form() {
+      return parseForm(await readBody(req, limit));
+    },
+  };
+}
+
+/** The bearer value of `Authorization`, or null when absent or not a Bearer header. */
+export function bearerOf(req: IncomingMessage): string | null {
+  const header = req.headers.authorization;
+  if (typeof header !== 'string') return null;
+  const m = /^Bearer[ ]+([^ ]+)[ ]*$/i.exec(header);
+  return m ? m[1]! : null;
+}
+
+async function authenticateUser(deps: ServiceDeps, req: IncomingMessage): Promise<UserPrincipal> {
+  const token = bearerOf(req);
+  // A project secret key is only ever a key: never verified as a JWT.
+  if (token === null || token.startsWith('slk_')) throw unauthorized();
+  const claims = await deps.accessTokens.verify(token);
+  const user = await deps.storage.getUserById(Number(claims.sub));
+  if (!user || user.tokenVersion !== claims.tv || !user.isActive || user.deletedAt !== null) {
+    throw unauthorized('The access token is no longer valid.');
+  }
+  return { user, grants: claims.roles, claims };
+}
+
+function writeReply(res: ServerResponse, reply: Reply, corsHeaders: Record<string, string>): void {
+  if ('streamed' in reply) return;
+  const headers = { ...corsHeaders, ...reply.headers };
+  if ('jsonText' in reply) sendJsonText(res, reply.status, reply.jsonText, headers);
+  else if (reply.body === undefined) sendEmpty(res, reply.status, headers);
+  else sendJson(res, reply.status, reply.body, headers);
+}

@@ -1,0 +1,10 @@
+/**
+ * THE route table: every route the service serves, in one list. Each area
+ * keeps its rows next to its code (`routes-*.ts`); anything not listed
+ * answers 404 `not_found` (D2).
+ */
+import type { Route } from './route.js';
+
+export function allRoutes(): Route[] {
+  return [];
+}

@@ -1,0 +1,386 @@
+/**
+ * The storage contract: domain verbs over rows, implemented once per backend
+ * (`sqlite/`, `postgres/`). Business rules (guards, audit, token_version
+ * bumps) live above this line in `auth/`, `admin/` and `logs/`; a backend
+ * only runs SQL. This module imports no driver.
+ *
+ * Conventions shared by both backends, so nothing observable differs:
+ * - every timestamp is an integer count of milliseconds since the epoch
+ *   (the HTTP layer formats it as ISO 8601 with three fraction digits);
+ * - ids are JavaScript numbers (PostgreSQL `bigint` is parsed to number);
+ * - list verbs return rows newest first (largest id first), strictly below
+ *   `beforeId` when given, at most `limit` rows;
+ * - case-insensitive substring filters compare against a `*_lower` column
+ *   filled with JavaScript's `toLowerCase()`, so both backends fold case
+ *   identically;
+ * - unique violations surface as `StorageConflict` with a domain name.
+ */
+
+export type Role = 'admin' | 'owner' | 'user';
+export type ScopeType = 'global' | 'group' | 'project';
+export type SubjectType = 'user' | 'team';
+
+export interface UserRow {
+  id: number;
+  username: string;
+  displayName: string | null;
+  email: string | null;
+  emailVerifiedAt: number | null;
+  passwordHash: string;
+  mustChangePassword: boolean;
+  isActive: boolean;
+  deletedAt: number | null;
+  isPrimaryAdmin: boolean;
+  tokenVersion: number;
+  createdAt: number;
+}
+
+export interface NewUser {
+  username: string;
+  passwordHash: string;
+  displayName: string | null;
+  email: string | null;
+  mustChangePassword: boolean;
+  /**
+   * `true`: this user becomes the primary admin; the database's partial
+   * unique index makes a second primary fail with StorageConflict('primary_admin').
+   */
+  isPrimaryAdmin: boolean;
+  createdAt: number;
+}
+
+/** Fields `updateUser` may change; absent keys are left as they are. */
+export interface UserChanges {
+  displayName?: string | null;
+  email?: string | null;
+  emailVerifiedAt?: number | null;
+  passwordHash?: string;
+  mustChangePassword?: boolean;
+  isActive?: boolean;
+  deletedAt?: number;
+}
+
+export interface RefreshTokenRow {
+  id: number;
+  userId: number;
+  tokenHash: string;
+  createdAt: number;
+  expiresAt: number;
+  revokedAt: number | null;
+}
+
+export interface GroupRow {
+  id: number;
+  name: string;
+  createdAt: number;
+}
+
+export interface TeamRow {
+  id: number;
+  groupId: number;
+  name: string;
+  createdAt: number;
+}
+
+export interface TeamMemberRow {
+  userId: number;
+  username: string;
+}
+
+export interface ProjectRow {
+  id: number;
+  groupId: number;
+  name: string;
+  retentionDays: number;
+  maxEntries: number | null;
+  maxBytes: number | null;
+  isBlocked: boolean;
+  createdAt: number;
+  /** Usage counters, kept exact by ingestion and purge. */
+  entryCount: number;
+  totalBytes: number;
+}
+
+export interface NewProject {
+  groupId: number;
+  name: string;
+  retentionDays: number;
+  maxEntries: number | null;
+  maxBytes: number | null;
+  createdAt: number;
+}
+
+export interface ProjectChanges {
+  retentionDays?: number;
+  maxEntries?: number | null;
+  maxBytes?: number | null;
+  isBlocked?: boolean;
+}
+
+export interface SecretKeyRow {
+  id: number;
+  projectId: number;
+  label: string | null;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+export interface RoleAssignmentRow {
+  id: number;
+  subjectType: SubjectType;
+  subjectId: number;
+  role: Role;
+  scopeType: ScopeType;
+  /** null exactly when scopeType is 'global'. */
+  scopeId: number | null;
+  createdAt: number;
+}
+
+export type NewRoleAssignment = Omit<RoleAssignmentRow, 'id'>;
+
+/** One effective grant, as carried in the access token's `roles` claim. */
+export interface RoleGrant {
+  role: Role;
+  scope_type: ScopeType;
+  scope_id: number | null;
+}
+
+export interface AuditRow {
+  id: number;
+  actorUserId: number | null;
+  action: string;
+  targetType: string;
+  targetId: number | null;
+  metadata: Record<string, unknown>;
+  createdAt: number;
+}
+
+export type NewAudit = Omit<AuditRow, 'id'>;
+
+export interface Page {
+  /** Only rows with id < beforeId. */
+  beforeId?: number;
+  limit: number;
+}
+
+/**
+ * What a caller may see in list queries (D18): everything, or the groups and
+ * projects named (group ids reveal their projects; project ids only themselves).
+ */
+export type Visibility = { all: true } | { all: false; groupIds: number[]; projectIds: number[] };
+
+export interface UserFilter extends Page {
+  /** Case-insensitive substring of the username. */
+  usernameContains?: string;
+}
+
+export interface GroupFilter extends Page {
+  nameContains?: string;
+  visibility: Visibility;
+}
+
+export interface ProjectFilter extends Page {
+  groupId?: number;
+  nameContains?: string;
+  visibility: Visibility;
+}
+
+export interface RoleAssignmentFilter {
+  subjectType?: SubjectType;
+  subjectId?: number;
+  scopeType?: ScopeType;
+  scopeId?: number;
+  /** Only assignments scoped to this group or to one of its projects. */
+  withinGroupId?: number;
+}
+
+export interface AuditFilter extends Page {
+  actorUserId?: number;
+  action?: string;
+  targetType?: string;
+  targetId?: number;
+  from?: number;
+  to?: number;
+}
+
+/** A secret key found by its hash, with what ingestion needs to know. */
+export interface SecretKeyLookup {
+  keyId: number;
+  projectId: number;
+  revokedAt: number | null;
+  projectBlocked: boolean;
+}
+
+/**
+ * A log entry as stored: the submitted object's compact JSON text (key order
+ * kept) plus the server-assigned fields.
+ */
+export interface LogRow {
+  id: number;
+  projectId: number;
+  receivedAt: number;
+  body: string;
+}
+
+/**
+ * An entry ready to store: validated, serialised, sized and indexed by
+ * `logs/` (so both backends index identically).
+ */
+export interface PreparedEntry {
+  /** Compact JSON text of the submitted object. */
+  body: string;
+  /** UTF-8 byte length of `body` (D23). */
+  bytes: number;
+  /** 0 debug … 4 critical. */
+  level: number;
+  /** The entry's `timestamp`, as epoch milliseconds. */
+  timestamp: number;
+  /**
+   * Search terms computed by logkeep: words of `q` (D25) and hashed
+   * `field=value` terms for exact-match filters. Each term is a string of
+   * Unicode letters and digits only (lower-case), so no backend tokenizer
+   * splits it further.
+   */
+  terms: string[];
+}
+
+/** The sole-owner guard's unit: a group and how many distinct owners it has. */
+export interface GroupOwnerCount {
+  groupId: number;
+  name: string;
+  owners: number;
+}
+
+export class StorageConflict extends Error {
+  /** 'username' | 'email' | 'primary_admin' | … : which uniqueness was violated. */
+  readonly constraint: string;
+  constructor(constraint: string) {
+    super(`unique constraint violated: ${constraint}`);
+    this.name = 'StorageConflict';
+    this.constraint = constraint;
+  }
+}
+
+/** The database is newer than this build understands (exit 78 in the bin). */
+export class SchemaTooNewError extends Error {
+  readonly databaseVersion: number;
+  readonly supportedVersion: number;
+  constructor(databaseVersion: number, supportedVersion: number) {
+    super(`database schema version ${databaseVersion} is newer than this logkeep supports (${supportedVersion})`);
+    this.name = 'SchemaTooNewError';
+    this.databaseVersion = databaseVersion;
+    this.supportedVersion = supportedVersion;
+  }
+}
+
+/** The database could not be opened or reached (exit 78 in the bin). */
+export class StorageUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StorageUnavailableError';
+  }
+}
+
+/** Verbs that only read. Available outside and inside a transaction. */
+export interface ReadOps {
+  countUsers(): Promise<number>;
+  getUserById(id: number): Promise<UserRow | null>;
+  getUserByUsername(username: string): Promise<UserRow | null>;
+  listUsers(filter: UserFilter): Promise<UserRow[]>;
+  /** Whether some user (ever) has is_primary_admin. */
+  hasPrimaryAdmin(): Promise<boolean>;
+
+  getRefreshToken(tokenHash: string): Promise<RefreshTokenRow | null>;
+
+  getGroup(id: number): Promise<GroupRow | null>;
+  listGroups(filter: GroupFilter): Promise<GroupRow[]>;
+  getTeam(id: number): Promise<TeamRow | null>;
+  listTeams(groupId: number): Promise<TeamRow[]>;
+  /** Members ordered by user id. */
+  listTeamMembers(teamId: number): Promise<TeamMemberRow[]>;
+  isTeamMember(teamId: number, userId: number): Promise<boolean>;
+  /** Team ids the user belongs to. */
+  teamIdsOfUser(userId: number): Promise<number[]>;
+
+  getProject(id: number): Promise<ProjectRow | null>;
+  listProjects(filter: ProjectFilter): Promise<ProjectRow[]>;
+  /** Projects of one group, e.g. for group log queries. */
+  projectIdsOfGroup(groupId: number): Promise<{ id: number; isBlocked: boolean }[]>;
+
+  getSecretKey(id: number): Promise<SecretKeyRow | null>;
+  /** Keys of one project, newest first. */
+  listSecretKeys(projectId: number): Promise<SecretKeyRow[]>;
+  findSecretKeyByHash(keyHash: string): Promise<SecretKeyLookup | null>;
+
+  getRoleAssignment(id: number): Promise<RoleAssignmentRow | null>;
+  /** Unpaginated, newest first. */
+  listRoleAssignments(filter: RoleAssignmentFilter): Promise<RoleAssignmentRow[]>;
+  /** Direct grants of the user plus grants of the user's teams, deduplicated (D7). */
+  effectiveGrants(userId: number): Promise<RoleGrant[]>;
+  /**
+   * Distinct owners of each group (D17): direct `owner` grants at group scope
+   * held by users not deleted, plus members of teams holding such a grant.
+   * Groups with no owner are returned with owners = 0.
+   */
+  countGroupOwners(groupIds: number[]): Promise<GroupOwnerCount[]>;
+  /** Groups the user owns directly or through a team. */
+  groupsOwnedBy(userId: number): Promise<GroupRow[]>;
+
+  listAudit(filter: AuditFilter): Promise<AuditRow[]>;
+}
+
+/** Verbs that write. Only inside `Storage.write`. */
+export interface WriteOps extends ReadOps {
+  insertUser(user: NewUser): Promise<UserRow>;
+  updateUser(id: number, changes: UserChanges): Promise<UserRow>;
+  /** token_version += 1 for each user. */
+  bumpTokenVersion(userIds: number[]): Promise<void>;
+
+  insertRefreshToken(row: Omit<RefreshTokenRow, 'id' | 'revokedAt'>): Promise<void>;
+  /**
+   * Revokes a token that is live (unrevoked, unexpired at `now`); returns it,
+   * or null when it was not live. Atomic: of two concurrent calls, one wins.
+   */
+  revokeRefreshToken(tokenHash: string, now: number): Promise<RefreshTokenRow | null>;
+  /** Revokes every live refresh token of the user; returns how many. */
+  revokeUserRefreshTokens(userId: number, now: number): Promise<number>;
+
+  insertGroup(name: string, createdAt: number): Promise<GroupRow>;
+  insertTeam(groupId: number, name: string, createdAt: number): Promise<TeamRow>;
+  /** false when already a member (nothing changes). */
+  addTeamMember(teamId: number, userId: number): Promise<boolean>;
+  /** false when not a member. */
+  removeTeamMember(teamId: number, userId: number): Promise<boolean>;
+  /** Removes the user from every team. */
+  removeUserFromAllTeams(userId: number): Promise<void>;
+
+  insertProject(project: NewProject): Promise<ProjectRow>;
+  updateProject(id: number, changes: ProjectChanges): Promise<ProjectRow>;
+
+  insertSecretKey(row: { projectId: number; label: string | null; keyHash: string; createdAt: number }): Promise<SecretKeyRow>;
+  /** Sets revoked_at if not set; returns the row. */
+  revokeSecretKey(id: number, now: number): Promise<SecretKeyRow>;
+
+  insertRoleAssignment(row: NewRoleAssignment): Promise<RoleAssignmentRow>;
+  deleteRoleAssignment(id: number): Promise<void>;
+  /** Deletes the grants whose subject is this user. */
+  deleteUserRoleAssignments(userId: number): Promise<void>;
+
+  insertAudit(row: NewAudit): Promise<AuditRow>;
+}
+
+export interface Storage extends ReadOps {
+  readonly backend: 'file' | 'server';
+  /**
+   * Runs `fn` in one transaction and commits when it resolves, rolls back
+   * when it throws. On SQLite write transactions are serialised on the one
+   * writer connection; on PostgreSQL they run concurrently (row locks).
+   */
+  write<T>(fn: (tx: WriteOps) => Promise<T>): Promise<T>;
+  /** The schema version this database is at. */
+  schemaVersion(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** The schema version this build creates and understands. */
+export const SCHEMA_VERSION = 1;

@@ -1,0 +1,115 @@
+/**
+ * A real logkeep service on a real socket (port 0) for HTTP tests, plus a
+ * tiny client over fetch.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogService, type LogService } from '../../lib/service.js';
+import type { LogServiceSettings } from '../../lib/config.js';
+import { silentLogger } from '../../lib/logger.js';
+import { newTestDatabase, type BackendName, type TestDatabase } from './backends.js';
+
+export const TEST_JWT_SECRET = 'test-secret-0123456789abcdef0123456789abcdef';
+export const ADMIN_PASSWORD = 'admin-password-1';
+/** Cheap scrypt for tests: the hash format and code path are the production ones. */
+export const TEST_SCRYPT_LOG_N = 10;
+
+export interface RunningService {
+  url: string;
+  service: LogService;
+  server: Server;
+  database: TestDatabase;
+  /** Stops the server and the service; keeps the database unless `dropDatabase`. */
+  stop(options?: { dropDatabase?: boolean }): Promise<void>;
+}
+
+export interface StartOptions {
+  settings?: Partial<LogServiceSettings>;
+  database?: TestDatabase;
+  basePath?: string;
+  now?: () => number;
+}
+
+export async function startService(backend: BackendName, options: StartOptions = {}): Promise<RunningService> {
+  const database = options.database ?? (await newTestDatabase(backend));
+  const service = await createLogService(
+    {
+      ...database.config,
+      jwtSecret: TEST_JWT_SECRET,
+      bootstrapAdminPassword: ADMIN_PASSWORD,
+      rateLimitEnabled: false,
+      ...options.settings,
+    },
+    {
+      logger: silentLogger,
+      passwordHashLogN: TEST_SCRYPT_LOG_N,
+      ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
+      ...(options.now === undefined ? {} : { now: options.now }),
+    },
+  );
+  const server = createServer(service.handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    service,
+    server,
+    database,
+    async stop(stopOptions = {}) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await service.close();
+      if (stopOptions.dropDatabase) await database.cleanup();
+    },
+  };
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** Parsed JSON body, or undefined when the body is empty or not JSON. */
+  body: any;
+}
+
+export interface ApiRequest {
+  token?: string | null;
+  /** JSON body (serialised here). */
+  json?: unknown;
+  /** Form body (application/x-www-form-urlencoded). */
+  form?: Record<string, string>;
+  /** A raw body, sent as is. */
+  raw?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export async function api(baseUrl: string, method: string, path: string, request: ApiRequest = {}): Promise<ApiResponse> {
+  const headers: Record<string, string> = { ...request.headers };
+  if (request.token) headers.authorization = `Bearer ${request.token}`;
+  let body: string | Buffer | undefined;
+  if (request.json !== undefined) {
+    body = JSON.stringify(request.json);
+    headers['content-type'] ??= 'application/json';
+  } else if (request.form !== undefined) {
+    body = new URLSearchParams(request.form).toString();
+    headers['content-type'] ??= 'application/x-www-form-urlencoded';
+  } else if (request.raw !== undefined) {
+    body = request.raw;
+  }
+  const res = await fetch(baseUrl + path, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text.length ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, body: parsed };
+}
+
+/** Password grant; returns the token response body (throws on failure). */
+export async function login(baseUrl: string, username: string, password: string): Promise<{ access_token: string; refresh_token: string }> {
+  const res = await api(baseUrl, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username, password } });
+  if (res.status !== 200) throw new Error(`login of ${username} failed: ${res.status} ${res.text}`);
+  return res.body;
+}

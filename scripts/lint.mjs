@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// House checks that the type checker cannot make: no focused or skipped
+// tests, no console.log left in lib/.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const problems = [];
+function walk(dir, visit) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walk(p, visit);
+    else visit(p);
+  }
+}
+walk('test', (p) => {
+  if (!p.endsWith('.ts')) return;
+  const text = readFileSync(p, 'utf8');
+  if (/\b(it|test|describe)\.only\(|\.skip\(|\bxit\(|\{\s*only:\s*true/.test(text)) problems.push(`${p}: focused or skipped test`);
+});
+walk('lib', (p) => {
+  if (!p.endsWith('.ts')) return;
+  const text = readFileSync(p, 'utf8');
+  if (/console\.log\(/.test(text)) problems.push(`${p}: console.log in library code`);
+});
+if (problems.length) {
+  console.error(problems.join('\n'));
+  process.exit(1);
+}
+console.log('lint: ok');

@@ -1,0 +1,187 @@
+/**
+ * The handler's own rules, with a test route table over a real socket:
+ * body limits enforced while reading (413), both envelopes, path ids,
+ * internals never leaking from a 500, and the base path for embedding.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { object, string } from 'superstruct';
+import { createHandler } from '../../lib/http/handler.js';
+import type { Route } from '../../lib/http/route.js';
+import { LogServiceError } from '../../lib/errors.js';
+import { normalizeConfig } from '../../lib/config.js';
+import { silentLogger } from '../../lib/logger.js';
+import { openStorage } from '../../lib/storage/open-storage.js';
+import type { Storage } from '../../lib/storage/storage.js';
+import { createCursorCodec } from '../../lib/http/pagination.js';
+import { createAccessTokenService } from '../../lib/auth/access-tokens.js';
+import type { ServiceDeps } from '../../lib/service-deps.js';
+import { newTestDatabase, type TestDatabase } from '../support/backends.js';
+import { api } from '../support/service.js';
+
+const routes: Route[] = [
+  {
+    method: 'POST',
+    path: '/v1/echo',
+    auth: 'none',
+    envelope: 'general',
+    async handle(ctx) {
+      const body = await ctx.json(object({ name: string() }));
+      return { status: 201, body };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/big',
+    auth: 'none',
+    envelope: 'general',
+    bodyLimit: 'ingest',
+    async handle(ctx) {
+      const body = await ctx.rawJson();
+      return { status: 202, body: { length: Array.isArray(body) ? body.length : -1 } };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/oauth',
+    auth: 'none',
+    envelope: 'oauth',
+    async handle(ctx) {
+      const form = await ctx.form();
+      if (!form.get('grant_type')) throw new LogServiceError('invalid_request', 400, 'grant_type is required');
+      throw new LogServiceError('too_many_requests', 429, 'Retry in 7 seconds.', undefined, { 'Retry-After': '7' });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/things/:thingId',
+    auth: 'none',
+    envelope: 'general',
+    async handle(ctx) {
+      return { status: 200, body: { id: ctx.params.thingId } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/crash',
+    auth: 'none',
+    envelope: 'general',
+    async handle() {
+      throw new Error('SELECT secret FROM internals -- at /srv/app/lib/x.ts:12');
+    },
+  },
+];
+
+describe('request handler', () => {
+  let server: Server;
+  let url: string;
+  let storage: Storage;
+  let db: TestDatabase;
+  let prefixed: Server;
+  let prefixedUrl: string;
+
+  before(async () => {
+    db = await newTestDatabase('file');
+    storage = await openStorage(db.config, { logger: silentLogger });
+    const config = normalizeConfig({ ...db.config, jwtSecret: 'x'.repeat(40), maxIngestBodyBytes: 4096 });
+    const deps: ServiceDeps = {
+      config,
+      storage,
+      cursors: createCursorCodec(config.jwtSecret),
+      accessTokens: createAccessTokenService(config.jwtSecret, config.jwtIssuer),
+      logger: silentLogger,
+      now: Date.now,
+    } as ServiceDeps;
+    server = createServer(createHandler(deps, routes));
+    prefixed = createServer(createHandler(deps, routes, { basePath: '/logs/' }));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    await new Promise<void>((r) => prefixed.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    prefixedUrl = `http://127.0.0.1:${(prefixed.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    server.closeAllConnections();
+    prefixed.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    await new Promise((r) => prefixed.close(r));
+    await storage.close();
+    await db.cleanup();
+  });
+
+  it('parses JSON whatever the content type and validates it into {field, reason}', async () => {
+    const ok = await api(url, 'POST', '/v1/echo', { raw: '{"name":"a","extra":1}', headers: { 'content-type': 'text/plain' } });
+    assert.equal(ok.status, 201);
+    assert.deepEqual(ok.body, { name: 'a', extra: 1 });
+    const missing = await api(url, 'POST', '/v1/echo', { json: {} });
+    assert.equal(missing.status, 400);
+    assert.deepEqual(missing.body.details, { field: 'name', reason: 'required' });
+    const wrongType = await api(url, 'POST', '/v1/echo', { json: { name: 5 } });
+    assert.deepEqual(wrongType.body.details, { field: 'name', reason: 'invalid' });
+    for (const raw of ['{', '[1,2]', '"text"', '']) {
+      const res = await api(url, 'POST', '/v1/echo', { raw });
+      assert.equal(res.status, 400, raw);
+      assert.equal(res.body.error, 'invalid_request', raw);
+    }
+  });
+
+  it('answers 413 payload_too_large for a JSON body over 1 MiB, declared or streamed', async () => {
+    const big = JSON.stringify({ name: 'x'.repeat(1024 * 1024) });
+    const res = await api(url, 'POST', '/v1/echo', { raw: big });
+    assert.equal(res.status, 413);
+    assert.equal(res.body.error, 'payload_too_large');
+    // Chunked (no Content-Length): the limit is enforced while reading.
+    const stream = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 20; i++) controller.enqueue(new TextEncoder().encode('x'.repeat(100_000)));
+        controller.close();
+      },
+    });
+    const chunked = await fetch(`${url}/v1/echo`, { method: 'POST', body: stream, duplex: 'half' } as RequestInit);
+    assert.equal(chunked.status, 413);
+    assert.equal((await chunked.json()).error, 'payload_too_large');
+    const exact = await api(url, 'POST', '/v1/echo', { raw: JSON.stringify({ name: 'x'.repeat(1024 * 1024 - 20) }) });
+    assert.equal(exact.status, 201);
+  });
+
+  it('uses the configured ingestion limit on routes that ask for it', async () => {
+    const small = await api(url, 'POST', '/v1/big', { raw: JSON.stringify(new Array(100).fill(1)) });
+    assert.equal(small.status, 202);
+    const large = await api(url, 'POST', '/v1/big', { raw: JSON.stringify(new Array(3000).fill(1)) });
+    assert.equal(large.status, 413);
+  });
+
+  it('writes RFC 6749 bodies on oauth routes, but 429 in the general envelope with Retry-After', async () => {
+    const bad = await api(url, 'POST', '/v1/oauth', { form: {} });
+    assert.equal(bad.status, 400);
+    assert.deepEqual(bad.body, { error: 'invalid_request', error_description: 'grant_type is required' });
+    const limited = await api(url, 'POST', '/v1/oauth', { form: { grant_type: 'password' } });
+    assert.equal(limited.status, 429);
+    assert.deepEqual(limited.body, { error: 'too_many_requests', message: 'Retry in 7 seconds.' });
+    assert.equal(limited.headers.get('retry-after'), '7');
+  });
+
+  it('answers 400 for a path id that is not a positive integer', async () => {
+    assert.deepEqual((await api(url, 'GET', '/v1/things/42')).body, { id: 42 });
+    for (const id of ['0', '-1', 'abc', '1.5', '01', '99999999999999999999']) {
+      const res = await api(url, 'GET', `/v1/things/${id}`);
+      assert.equal(res.status, 400, id);
+      assert.deepEqual(res.body.details, { field: 'thingId', reason: 'invalid' });
+    }
+  });
+
+  it('hides internals behind 500 internal_error', async () => {
+    const res = await api(url, 'GET', '/v1/crash');
+    assert.equal(res.status, 500);
+    assert.equal(res.body.error, 'internal_error');
+    assert.doesNotMatch(res.text, /SELECT|internals|\.ts|at /);
+  });
+
+  it('serves every route under a base path when embedded', async () => {
+    assert.equal((await api(prefixedUrl, 'GET', '/logs/healthz')).status, 200);
+    assert.deepEqual((await api(prefixedUrl, 'GET', '/logs/v1/things/7')).body, { id: 7 });
+    assert.equal((await api(prefixedUrl, 'GET', '/v1/things/7')).status, 404);
+    assert.equal((await api(prefixedUrl, 'GET', '/logsv1/things/7')).status, 404);
+  });
+});

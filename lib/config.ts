@@ -120,30 +120,20 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/** Cross-field checks shared by the bin's resolution and `normalizeConfig`. */
+/**
+ * Every problem with a complete configuration (ranges, required settings,
+ * cross-field rules), worded for an operator: flags and variable names,
+ * never a secret's value. Shared by the bin's resolution and
+ * `normalizeConfig`.
+ */
 export function configProblems(c: LogServiceConfig): string[] {
   const problems: string[] = [];
-  const int = (name: string, v: number, min: number, max = Number.MAX_SAFE_INTEGER) => {
-    if (!Number.isInteger(v) || v < min || v > max) problems.push(`${name} must be an integer from ${min} to ${max}`);
-  };
-  if (typeof c.jwtSecret !== 'string' || c.jwtSecret.length === 0) problems.push('SERVICE_JWT_SECRET is required');
-  if (c.dbBackend !== 'file' && c.dbBackend !== 'server') problems.push("--db-backend must be 'file' or 'server'");
-  if (c.dbBackend === 'file' && !c.dbPath) problems.push('--db-path is required when --db-backend is file');
-  if (c.dbBackend === 'server') {
-    if (!c.dbServerHost) problems.push('--db-server-host is required when --db-backend is server');
-    if (!c.dbServerDatabase) problems.push('--db-server-database is required when --db-backend is server');
-    if (!c.dbServerUsername) problems.push('--db-server-username is required when --db-backend is server');
-    if (c.dbServerPassword === null || c.dbServerPassword === undefined) {
-      problems.push('SERVICE_DB_SERVER_PASSWORD is required when --db-backend is server');
-    }
+  const int = integerChecker(problems);
+  if (typeof c.jwtSecret !== 'string' || c.jwtSecret.length === 0) {
+    problems.push('SERVICE_JWT_SECRET (or SERVICE_JWT_SECRET_FILE) is required; it is never generated');
   }
-  if (!['disable', 'require', 'verify-full'].includes(c.dbServerSslMode)) {
-    problems.push("--db-server-ssl-mode must be 'disable', 'require' or 'verify-full'");
-  }
+  problems.push(...databaseConfigProblems(c));
   int('--http-port', c.httpPort, 0, 65535);
-  int('--db-server-port', c.dbServerPort, 1, 65535);
-  int('--db-server-pool-size', c.dbServerPoolSize, 1, 64);
-  int('--db-read-pool-size', c.dbReadPoolSize, 0, 16);
   int('--max-ingest-body-bytes', c.maxIngestBodyBytes, 1);
   int('--retention-purge-interval-seconds', c.retentionPurgeIntervalSeconds, 1);
   int('--rate-limit-bucket-capacity', c.rateLimitBucketCapacity, 1);
@@ -169,4 +159,33 @@ export function configProblems(c: LogServiceConfig): string[] {
     }
   }
   return problems;
+}
+
+/** The checks `create-admin` needs: the database settings alone. */
+export function databaseConfigProblems(c: DatabaseConfig): string[] {
+  const problems: string[] = [];
+  const int = integerChecker(problems);
+  if (c.dbBackend !== 'file' && c.dbBackend !== 'server') problems.push("--db-backend must be 'file' or 'server'");
+  if (c.dbBackend === 'file' && !c.dbPath) problems.push('--db-path is required when --db-backend is file');
+  if (c.dbBackend === 'server') {
+    if (!c.dbServerHost) problems.push('--db-server-host is required when --db-backend is server');
+    if (!c.dbServerDatabase) problems.push('--db-server-database is required when --db-backend is server');
+    if (!c.dbServerUsername) problems.push('--db-server-username is required when --db-backend is server');
+    if (c.dbServerPassword === null || c.dbServerPassword === undefined) {
+      problems.push('SERVICE_DB_SERVER_PASSWORD (or SERVICE_DB_SERVER_PASSWORD_FILE) is required when --db-backend is server');
+    }
+  }
+  if (!['disable', 'require', 'verify-full'].includes(c.dbServerSslMode)) {
+    problems.push("--db-server-ssl-mode must be 'disable', 'require' or 'verify-full'");
+  }
+  int('--db-server-port', c.dbServerPort, 1, 65535);
+  int('--db-server-pool-size', c.dbServerPoolSize, 1, 64);
+  int('--db-read-pool-size', c.dbReadPoolSize, 0, 16);
+  return problems;
+}
+
+function integerChecker(problems: string[]) {
+  return (name: string, v: number, min: number, max = Number.MAX_SAFE_INTEGER): void => {
+    if (!Number.isInteger(v) || v < min || v > max) problems.push(`${name} must be an integer from ${min} to ${max}`);
+  };
 }

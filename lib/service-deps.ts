@@ -8,12 +8,18 @@ import type { Storage } from './storage/storage.js';
 import type { CursorCodec } from './http/pagination.js';
 import type { ServiceLogger } from './logger.js';
 import type { AccessTokenService } from './auth/access-tokens.js';
+import type { PasswordHasher } from './auth/passwords.js';
+import type { Throttle } from './auth/throttle.js';
 
 export interface ServiceDeps {
   config: LogServiceConfig;
   storage: Storage;
   cursors: CursorCodec;
   accessTokens: AccessTokenService;
+  /** scrypt hashing with the concurrency cap (D35). */
+  passwords: PasswordHasher;
+  /** IP and subject token buckets (no-ops when rate limiting is off). */
+  throttle: Throttle;
   logger: ServiceLogger;
   /** Milliseconds since the epoch; replaceable in tests. */
   now(): number;

@@ -10,6 +10,7 @@ import { openStorage } from './storage/open-storage.js';
 import type { Storage } from './storage/storage.js';
 import { createAccessTokenService } from './auth/access-tokens.js';
 import { createPasswordHasher, type PasswordHasher } from './auth/passwords.js';
+import { createThrottle } from './auth/throttle.js';
 import { createCursorCodec } from './http/pagination.js';
 import { createHandler, type RequestHandler } from './http/handler.js';
 import { allRoutes } from './http/routes.js';
@@ -56,10 +57,22 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
       storage,
       cursors: createCursorCodec(config.jwtSecret),
       accessTokens: createAccessTokenService(config.jwtSecret, config.jwtIssuer),
+      passwords: hasher,
+      throttle: createThrottle({
+        enabled: config.rateLimitEnabled,
+        buckets: { capacity: config.rateLimitBucketCapacity, refillPerMinute: config.rateLimitRefillPerMinute, maxKeys: config.rateLimitMaxKeys },
+        storage,
+        logger,
+        now,
+      }),
       logger,
       now,
     };
-    const handler = createHandler(deps, allRoutes(), options.basePath === undefined ? {} : { basePath: options.basePath });
+    const handler = createHandler(deps, allRoutes(), {
+      ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
+      // D12: the IP bucket is spent before the body is read or anyone is authenticated.
+      beforeRateLimitedRoute: (ctx) => deps.throttle.checkIp({ clientIp: ctx.clientIp, path: ctx.route.path }),
+    });
     return {
       handler,
       config,

@@ -11,6 +11,8 @@ import type { WriteOps } from '../storage/storage.js';
 export async function guardGroupOwners<T>(tx: WriteOps, groupIds: readonly number[], change: () => Promise<T>): Promise<T> {
   const ids = [...new Set(groupIds)];
   if (ids.length === 0) return change();
+  // Concurrent guarded changes of one group take turns (PostgreSQL), so each counts the other's result.
+  await tx.lockGroups(ids);
   const before = await tx.countGroupOwners(ids);
   const result = await change();
   const after = new Map((await tx.countGroupOwners(ids)).map((g) => [g.groupId, g.owners]));

@@ -5,6 +5,7 @@
  * stored hash carries its own parameters, so the cost can be raised later
  * without invalidating existing hashes.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import * as scryptModule from 'scrypt-kdf';
 import { invalidRequest } from '../errors.js';
 
@@ -18,6 +19,13 @@ const scrypt: ScryptApi =
 
 /** OWASP's minimum for scrypt: N = 2^17, r = 8, p = 1 (about 0.4 s and 128 MiB here). */
 export const DEFAULT_SCRYPT_LOG_N = 17;
+/**
+ * Concurrent hashes at most. Each holds one libuv pool thread for the whole
+ * hash; two leave the default pool's other threads to `sqlite3` (MEASURED.md:
+ * 8 in flight pushed a trivial SELECT to p99 523 ms, 2 kept it at 5.6 ms) and
+ * already keep both cores of the reference machine busy.
+ */
+export const DEFAULT_MAX_CONCURRENT_HASHES = 2;
 export const PASSWORD_MIN_CHARS = 8;
 export const PASSWORD_MAX_BYTES = 72;
 
@@ -35,24 +43,37 @@ export interface PasswordHasherOptions {
 
 export function createPasswordHasher(options: PasswordHasherOptions = {}): PasswordHasher {
   const logN = options.logN ?? DEFAULT_SCRYPT_LOG_N;
-  const limit = createLimiter(options.maxConcurrent ?? 2);
-  let dummy: Promise<string> | null = null;
+  const limit = createLimiter(options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_HASHES);
+  // Unknown accounts are verified against a well-formed key nobody's password
+  // derives, with the current cost: the same work as a real verify, no setup hash.
+  const unmatchable = unmatchableKey(logN);
   const hash = (password: string) =>
     limit(async () => Buffer.from(await scrypt.kdf(password, { logN, r: 8, p: 1 })).toString('base64'));
   return {
     hash,
     async verify(stored, password) {
-      if (stored === null) {
-        // Unknown account: spend the same time on a hash that cannot match.
-        dummy ??= hash('logkeep-timing-equaliser');
-        const key = await dummy;
-        await limit(() => scrypt.verify(Buffer.from(key, 'base64'), password));
-        return false;
-      }
-      // A password over the limit can never have been chosen (D5): still spend the time.
-      return limit(() => scrypt.verify(Buffer.from(stored, 'base64'), password));
+      const key = stored === null ? unmatchable : Buffer.from(stored, 'base64');
+      const ok = await limit(() => scrypt.verify(key, password));
+      return stored !== null && ok;
     },
   };
+}
+
+/**
+ * A key in scrypt-kdf's 96-byte format (header, random salt, valid header
+ * checksum, random HMAC) so `verify` runs the full scrypt before failing.
+ */
+function unmatchableKey(logN: number): Buffer {
+  const key = Buffer.alloc(96);
+  key.write('scrypt', 0, 'ascii');
+  key.writeUInt8(0, 6);
+  key.writeUInt8(logN, 7);
+  key.writeUInt32BE(8, 8);
+  key.writeUInt32BE(1, 12);
+  randomBytes(32).copy(key, 16);
+  createHash('sha256').update(key.subarray(0, 48)).digest().copy(key, 48, 0, 16);
+  randomBytes(32).copy(key, 64);
+  return key;
 }
 
 /**
@@ -82,18 +103,23 @@ export function passwordRuleProblem(password: string): string | null {
   }
 }
 
-/** A counting semaphore: at most `max` calls of `fn` run at once, the rest queue in order. */
+/**
+ * A counting semaphore: at most `max` calls of `fn` run at once, the rest
+ * queue in order. A finishing call hands its slot straight to the next
+ * waiter, so a newcomer can never slip in between and exceed `max`.
+ */
 function createLimiter(max: number) {
   let active = 0;
   const waiting: (() => void)[] = [];
   return async function run<T>(fn: () => Promise<T>): Promise<T> {
-    if (active >= max) await new Promise<void>((resolve) => waiting.push(resolve));
-    active++;
+    if (active < max) active++;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
     try {
       return await fn();
     } finally {
-      active--;
-      waiting.shift()?.();
+      const next = waiting.shift();
+      if (next) next();
+      else active--;
     }
   };
 }

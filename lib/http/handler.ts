@@ -19,8 +19,8 @@ export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void
 export interface HandlerOptions {
   /** Served under this prefix (e.g. `/logs`): `/logs/v1/users`, `/logs/healthz`. */
   basePath?: string;
-  /** Hook for the IP bucket of rate-limited routes; throws 429. */
-  beforeRateLimitedRoute?: (ctx: RequestContext) => void;
+  /** Hook for the IP bucket of rate-limited routes; throws (or rejects with) 429. Awaited, so an audit row can be written first. */
+  beforeRateLimitedRoute?: (ctx: RequestContext) => void | Promise<void>;
 }
 
 const ID_PATTERN = /^[1-9][0-9]{0,15}$/;
@@ -31,6 +31,7 @@ export function createHandler(deps: ServiceDeps, routes: readonly Route[], optio
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    logRequestWhenDone(deps, req, res);
     const corsDecision = cors(req);
     const corsHeaders = corsDecision.headers;
     if (corsDecision.preflight) {
@@ -61,7 +62,7 @@ export function createHandler(deps: ServiceDeps, routes: readonly Route[], optio
       envelope = route.envelope;
       ctx = createContext(deps, req, res, route, url.searchParams);
 
-      if (route.rateLimited) options.beforeRateLimitedRoute?.(ctx);
+      if (route.rateLimited) await options.beforeRateLimitedRoute?.(ctx);
 
       if (route.auth === 'user') {
         ctx.principal = await authenticateUser(deps, req);
@@ -105,6 +106,26 @@ export function createHandler(deps: ServiceDeps, routes: readonly Route[], optio
       else res.destroy();
     });
   };
+}
+
+/**
+ * One line per request at `info`: method, path (never the query string,
+ * which may carry filters worth keeping private), status, duration and the
+ * kind of caller. Never a header value, token or body.
+ */
+function logRequestWhenDone(deps: ServiceDeps, req: IncomingMessage, res: ServerResponse): void {
+  const started = process.hrtime.bigint();
+  res.once('close', () => {
+    const auth = req.headers.authorization;
+    const caller = typeof auth !== 'string' ? 'anonymous' : /^Bearer\s+slk_/i.test(auth) ? 'project-key' : 'user';
+    deps.logger.info('request', {
+      method: req.method,
+      path: (req.url ?? '/').split('?')[0],
+      status: res.statusCode,
+      duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+      caller,
+    });
+  });
 }
 
 function notServed(): LogServiceError {

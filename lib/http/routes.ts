@@ -4,7 +4,11 @@
  * answers 404 `not_found` (D2).
  */
 import type { Route } from './route.js';
+import { authRoutes } from './routes-auth.js';
+import { userRoutes } from './routes-users.js';
+import { orgRoutes } from './routes-org.js';
+import { auditRoutes } from './routes-audit.js';
 
 export function allRoutes(): Route[] {
-  return [];
+  return [...authRoutes, ...userRoutes, ...orgRoutes(), ...auditRoutes()];
 }

@@ -367,6 +367,15 @@ export interface WriteOps extends ReadOps {
   deleteUserRoleAssignments(userId: number): Promise<void>;
 
   insertAudit(row: NewAudit): Promise<AuditRow>;
+
+  /**
+   * Serialises owner-reducing changes per group (D17) until the transaction
+   * ends, so two concurrent revocations cannot each see the other's owner
+   * and leave the group with none. PostgreSQL locks the group rows (in id
+   * order, so callers never deadlock); SQLite already serialises write
+   * transactions, so there it does nothing. Used by the sole-owner guard.
+   */
+  lockGroups(groupIds: number[]): Promise<void>;
 }
 
 export interface Storage extends ReadOps {

@@ -1,0 +1,120 @@
+/**
+ * `logkeep serve`: open (and migrate) the database, create the first
+ * administrator if needed, and only then listen (D33), so `/healthz`
+ * never answers before the service is ready. SIGTERM/SIGINT stop accepting,
+ * let in-flight requests finish, close the service and exit 0.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogService, type LogService } from '../lib/service.js';
+import type { ResolvedConfig } from '../lib/config-resolve.js';
+import type { CreatedAdmin } from '../lib/admin/create-admin.js';
+import type { ServiceLogger } from '../lib/logger.js';
+import { createConsoleLogger } from './console-logger.js';
+import { EXIT_CONFIG, configurationFailure } from './startup-failure.js';
+
+/** How long in-flight requests (live streams included) get after a stop signal before their connections are cut. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export async function serve(resolved: ResolvedConfig): Promise<void> {
+  const { config } = resolved;
+  const logger = createConsoleLogger(config.logLevel);
+  for (const warning of resolved.warnings) logger.warn(warning);
+  if (config.logFormat !== 'console' || config.logFile !== null) {
+    logger.warn('--log-format json and --log-file are not supported yet; diagnostics go to the console as plain lines');
+  }
+  let service: LogService;
+  try {
+    service = await createLogService(config, { logger });
+  } catch (err) {
+    const message = configurationFailure(err);
+    if (message === null) throw err;
+    process.stderr.write(`logkeep: cannot start: ${message}\n`);
+    process.exitCode = EXIT_CONFIG;
+    return;
+  }
+  if (service.bootstrapAdmin) announceBootstrapAdmin(service.bootstrapAdmin, logger);
+  const server = createServer(service.handler);
+  try {
+    await listen(server, config.httpPort, config.httpHost);
+  } catch (err) {
+    await service.close();
+    process.stderr.write(`logkeep: cannot listen on ${config.httpHost}:${config.httpPort}: ${(err as Error).message}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  logger.info(`logkeep listening on ${addressUrl(server)}`);
+  stopOnSignals(server, service, logger);
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function addressUrl(server: Server): string {
+  const { address, port, family } = server.address() as AddressInfo;
+  return `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`;
+}
+
+/**
+ * The generated password goes straight to stdout, whatever the log level:
+ * it is shown this once and never again (spec, general convention 7).
+ */
+function announceBootstrapAdmin(admin: CreatedAdmin, logger: ServiceLogger): void {
+  if (!admin.generated) {
+    logger.info(`created the first administrator '${admin.user.username}' with the configured password; it must be changed at first login`);
+    return;
+  }
+  process.stdout.write(
+    `\nlogkeep: created the first administrator '${admin.user.username}'.\n` +
+      `TEMPORARY password, shown only this once (it must be changed at first login):\n\n` +
+      `    ${admin.password}\n\n`,
+  );
+}
+
+function stopOnSignals(server: Server, service: LogService, logger: ServiceLogger): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn(`${signal} again: closing open connections now`);
+      server.closeAllConnections();
+      return;
+    }
+    stopping = true;
+    logger.info(`${signal} received: finishing in-flight requests, then closing the database`);
+    shutdown(server, service, logger).then(
+      () => {
+        logger.info('logkeep stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error('shutdown failed', { error: err });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+async function shutdown(server: Server, service: LogService, logger: ServiceLogger): Promise<void> {
+  // Stop accepting; idle keep-alive connections close now, busy ones when their request ends.
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const grace = setTimeout(() => {
+    logger.warn(`requests still open after ${SHUTDOWN_GRACE_MS / 1000} s: closing their connections`);
+    server.closeAllConnections();
+  }, SHUTDOWN_GRACE_MS);
+  try {
+    await closed;
+  } finally {
+    clearTimeout(grace);
+  }
+  await service.close();
+}

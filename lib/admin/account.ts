@@ -1,0 +1,72 @@
+/**
+ * What a signed-in person does to their own account: change the password
+ * (D11) and delete the account (D16). Both confirm the current password
+ * (401 `invalid_grant` in the general envelope when wrong) behind the
+ * subject bucket `user:<id>` (D12), and both are allowed while
+ * `must_change_password` is set.
+ */
+import { LogServiceError } from '../errors.js';
+import type { ServiceDeps } from '../service-deps.js';
+import type { UserRow } from '../storage/storage.js';
+import { checkPasswordRule } from '../auth/passwords.js';
+import type { ThrottleOrigin } from '../auth/throttle.js';
+import { recordAudit } from './audit.js';
+import { deleteUserInTransaction, findUserOr404 } from './users.js';
+
+function wrongPassword(): LogServiceError {
+  return new LogServiceError('invalid_grant', 401, 'The current password is incorrect.');
+}
+
+/**
+ * Confirms the caller's password behind their subject bucket; a wrong one
+ * spends the token and answers 401, a right one refills the bucket.
+ */
+async function confirmPassword(deps: ServiceDeps, user: UserRow, password: string, origin: ThrottleOrigin): Promise<void> {
+  const attempt = await deps.throttle.beginAttempt(origin, { key: `user:${user.id}`, actorUserId: async () => user.id });
+  try {
+    const ok = await deps.passwords.verify(user.passwordHash, password);
+    if (!ok) {
+      attempt.failed();
+      throw wrongPassword();
+    }
+    attempt.succeeded();
+  } finally {
+    attempt.abandoned();
+  }
+}
+
+/**
+ * `POST /v1/auth/change-password`: the rule is checked before the current
+ * password (D11); success stores the new hash, clears
+ * `must_change_password`, bumps token_version (every access token, the
+ * caller's included, answers 401 from now on) and keeps refresh tokens.
+ */
+export async function changeOwnPassword(
+  deps: ServiceDeps,
+  user: UserRow,
+  input: { currentPassword: string; newPassword: string },
+  origin: ThrottleOrigin,
+): Promise<void> {
+  checkPasswordRule(input.newPassword, 'new_password');
+  await confirmPassword(deps, user, input.currentPassword, origin);
+  const passwordHash = await deps.passwords.hash(input.newPassword);
+  const now = deps.now();
+  await deps.storage.write(async (tx) => {
+    await tx.updateUser(user.id, { passwordHash, mustChangePassword: false });
+    await tx.bumpTokenVersion([user.id]);
+    await recordAudit(tx, { actorUserId: user.id, action: 'user.password_changed', targetType: 'user', targetId: user.id }, now);
+  });
+}
+
+/**
+ * `DELETE /v1/users/me`: password first, then the primary-admin and
+ * sole-owner guards and the deletion itself, as for an admin deletion (D16).
+ */
+export async function deleteOwnAccount(deps: ServiceDeps, user: UserRow, password: string, origin: ThrottleOrigin): Promise<void> {
+  await confirmPassword(deps, user, password, origin);
+  const now = deps.now();
+  await deps.storage.write(async (tx) => {
+    const current = await findUserOr404(tx, user.id);
+    await deleteUserInTransaction(tx, current, user.id, now);
+  });
+}

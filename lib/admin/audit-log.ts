@@ -1,0 +1,30 @@
+/**
+ * Reading the audit log (`GET /v1/audit-log`, admin only): filters on
+ * actor, action (the closed set of D13; anything else is 400 with reason
+ * `unknown`, D14), target, and an inclusive `from`/`to` range on
+ * `created_at`; newest first; the retention policy in force is reported
+ * alongside. Query-string parsing is the route's (`http/routes-audit.ts`).
+ */
+import { invalidRequest } from '../errors.js';
+import type { LogServiceConfig } from '../config.js';
+import type { AuditFilter, AuditRow, Storage } from '../storage/storage.js';
+import { isAuditAction } from './audit.js';
+
+/** 400 `{field: action, reason: unknown}` for an action outside the closed set (D14). */
+export function checkAuditActionFilter(action: string): void {
+  if (!isAuditAction(action)) throw invalidRequest(`'${action}' is not an audit action.`, 'action', 'unknown');
+}
+
+/** Rows matching the filter, newest first (ask for limit + 1 to learn whether more exist). */
+export function listAuditEntries(storage: Storage, filter: AuditFilter): Promise<AuditRow[]> {
+  if (filter.action !== undefined) checkAuditActionFilter(filter.action);
+  return storage.listAudit(filter);
+}
+
+/** The two retention settings in force (days, or null = kept indefinitely). */
+export function auditRetention(config: Pick<LogServiceConfig, 'auditRetentionDays' | 'authEventRetentionDays'>): {
+  audit_retention_days: number | null;
+  auth_event_retention_days: number | null;
+} {
+  return { audit_retention_days: config.auditRetentionDays, auth_event_retention_days: config.authEventRetentionDays };
+}

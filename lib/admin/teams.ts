@@ -1,0 +1,66 @@
+/**
+ * Teams and their members. A team belongs to exactly one group; membership
+ * changes move the member's token_version (spec: the added or removed user
+ * only), and removing a member runs the sole-owner guard over the groups the
+ * team owns (D17, D19).
+ */
+import { notFound } from '../errors.js';
+import type { Storage, TeamMemberRow, TeamRow, WriteOps } from '../storage/storage.js';
+import { recordAudit } from './audit.js';
+import { guardGroupOwners } from './owner-guard.js';
+import type { Actor } from './org-access.js';
+
+/** Inserts the team and its `team.created` audit row. The caller checked it may manage the group. */
+export function createTeam(storage: Storage, actor: Actor, groupId: number, name: string, now: number): Promise<TeamRow> {
+  return storage.write(async (tx) => {
+    const team = await tx.insertTeam(groupId, name, now);
+    await recordAudit(
+      tx,
+      { actorUserId: actor.userId, action: 'team.created', targetType: 'team', targetId: team.id, metadata: { name, group_id: groupId } },
+      now,
+    );
+    return team;
+  });
+}
+
+/**
+ * Adds a live user to the team. Adding an existing member changes nothing
+ * (no bump, no audit row; D19). A missing or deleted user is 404.
+ */
+export function addTeamMember(storage: Storage, actor: Actor, team: TeamRow, userId: number, now: number): Promise<void> {
+  return storage.write(async (tx) => {
+    const user = await tx.getUserById(userId);
+    if (!user || user.deletedAt !== null) throw notFound('No such user.');
+    if (!(await tx.addTeamMember(team.id, userId))) return;
+    await tx.bumpTokenVersion([userId]);
+    await recordAudit(tx, { actorUserId: actor.userId, action: 'team.member_added', targetType: 'team', targetId: team.id, metadata: { user_id: userId } }, now);
+  });
+}
+
+/**
+ * Removes a member: 404 when the user is not a member (D19); 409
+ * `sole_group_owner` when the team owns a group that would be left without
+ * an owner.
+ */
+export function removeTeamMember(storage: Storage, actor: Actor, team: TeamRow, userId: number, now: number): Promise<void> {
+  return storage.write(async (tx) => {
+    if (!(await tx.isTeamMember(team.id, userId))) throw notFound('That user is not a member of this team.');
+    await guardGroupOwners(tx, await groupsOwnedByTeam(tx, team.id), () => tx.removeTeamMember(team.id, userId));
+    await tx.bumpTokenVersion([userId]);
+    await recordAudit(tx, { actorUserId: actor.userId, action: 'team.member_removed', targetType: 'team', targetId: team.id, metadata: { user_id: userId } }, now);
+  });
+}
+
+/** Groups in which the team holds an `owner` grant at group scope. */
+export async function groupsOwnedByTeam(tx: WriteOps, teamId: number): Promise<number[]> {
+  const grants = await tx.listRoleAssignments({ subjectType: 'team', subjectId: teamId, scopeType: 'group' });
+  return grants.filter((g) => g.role === 'owner' && g.scopeId !== null).map((g) => g.scopeId as number);
+}
+
+export function listTeams(storage: Storage, groupId: number): Promise<TeamRow[]> {
+  return storage.listTeams(groupId);
+}
+
+export function listTeamMembers(storage: Storage, teamId: number): Promise<TeamMemberRow[]> {
+  return storage.listTeamMembers(teamId);
+}

@@ -1,0 +1,188 @@
+/**
+ * The public token endpoint (spec "Token endpoint rules", D8–D10, D13):
+ * `POST /v1/auth/token` with the password and refresh grants, and
+ * `DELETE /v1/auth/token` (RFC 7009 revocation). Errors are RFC 6749 codes;
+ * every response of the endpoint, success or error, carries
+ * `Cache-Control: no-store`.
+ */
+import { LogServiceError } from '../errors.js';
+import type { ServiceDeps } from '../service-deps.js';
+import type { RoleGrant, UserRow } from '../storage/storage.js';
+import { recordAudit, type AuditEvent } from '../admin/audit.js';
+import { PASSWORD_MAX_BYTES } from './passwords.js';
+import { claimRefreshToken, issueRefreshToken, REFRESH_TOKEN_TTL_SECONDS, hashRefreshToken } from './refresh-tokens.js';
+import type { ThrottleOrigin } from './throttle.js';
+
+/** RFC 6749 §5.1: token responses must never be cached. */
+export const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
+
+/** The TokenResponse resource. */
+export interface TokenResponse {
+  access_token: string;
+  refresh_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_expires_in: number;
+}
+
+/** Who is asking, for rate limiting and the audit rows. */
+export interface TokenRequestOrigin extends ThrottleOrigin {
+  userAgent: string | null;
+}
+
+// One description for every credential failure (D8): nothing tells a blocked,
+// deleted or unknown account from a wrong password.
+const BAD_CREDENTIALS = 'The username or password is incorrect.';
+const BAD_REFRESH_TOKEN = 'The refresh token is invalid, expired or revoked.';
+/** User agents are stored in audit rows; a header can be long, the row need not be. */
+const MAX_USER_AGENT_CHARS = 512;
+
+function oauthError(code: 'invalid_request' | 'unsupported_grant_type' | 'invalid_grant', description: string): LogServiceError {
+  return new LogServiceError(code, 400, description, undefined, { ...NO_STORE });
+}
+
+/** Adds `no-store` to any error leaving the token endpoint (form errors, 413, 429 included). */
+export function withNoStore(err: unknown): unknown {
+  if (!(err instanceof LogServiceError)) return err;
+  return new LogServiceError(err.code, err.status, err.message, err.details, { ...err.headers, ...NO_STORE });
+}
+
+/**
+ * A form field: RFC 6749 §3.1 treats an empty value as absent and refuses a
+ * repeated parameter. Returns null when absent.
+ */
+function formField(form: URLSearchParams, name: string): string | null {
+  const values = form.getAll(name);
+  if (values.length > 1) throw oauthError('invalid_request', `The parameter '${name}' must not be repeated.`);
+  const value = values[0];
+  return value === undefined || value === '' ? null : value;
+}
+
+function requiredField(form: URLSearchParams, name: string): string {
+  const value = formField(form, name);
+  if (value === null) throw oauthError('invalid_request', `The parameter '${name}' is required.`);
+  return value;
+}
+
+function auditOrigin(origin: TokenRequestOrigin): { client_ip: string; user_agent: string | null } {
+  return { client_ip: origin.clientIp, user_agent: origin.userAgent === null ? null : origin.userAgent.slice(0, MAX_USER_AGENT_CHARS) };
+}
+
+async function tokenResponse(deps: ServiceDeps, user: UserRow, roles: RoleGrant[], refreshToken: string, now: number): Promise<TokenResponse> {
+  const access = await deps.accessTokens.issue(user, roles, now);
+  return {
+    access_token: access.token,
+    refresh_token: refreshToken,
+    token_type: 'Bearer',
+    expires_in: access.expiresIn,
+    refresh_expires_in: REFRESH_TOKEN_TTL_SECONDS,
+  };
+}
+
+/** `POST /v1/auth/token`: dispatches on `grant_type` (D8). */
+export async function grantToken(deps: ServiceDeps, form: URLSearchParams, origin: TokenRequestOrigin): Promise<TokenResponse> {
+  const grantType = formField(form, 'grant_type');
+  if (grantType === 'password') return passwordGrant(deps, form, origin);
+  if (grantType === 'refresh_token') return refreshGrant(deps, form);
+  throw oauthError('unsupported_grant_type', "grant_type must be 'password' or 'refresh_token'.");
+}
+
+type LoginFailure = { reason: 'invalid_password' | 'blocked' | 'deleted' } | { unknownUser: true };
+
+/** Why a login with a known or unknown account fails, or null when it succeeds. */
+function loginFailure(user: UserRow | null, passwordOk: boolean): LoginFailure | null {
+  if (!user) return { unknownUser: true };
+  // The account's state explains the refusal whatever the password was.
+  if (user.deletedAt !== null) return { reason: 'deleted' };
+  if (!user.isActive) return { reason: 'blocked' };
+  return passwordOk ? null : { reason: 'invalid_password' };
+}
+
+/** D13: a known account is actor and target; an unknown username is not stored at all. */
+function loginFailedEvent(user: UserRow | null, failure: LoginFailure, meta: Record<string, unknown>): AuditEvent {
+  if (!user || 'unknownUser' in failure) {
+    return { actorUserId: null, action: 'auth.login_failed', targetType: 'user', targetId: null, metadata: { unknown_user: true, ...meta } };
+  }
+  return { actorUserId: user.id, action: 'auth.login_failed', targetType: 'user', targetId: user.id, metadata: { reason: failure.reason, ...meta } };
+}
+
+async function passwordGrant(deps: ServiceDeps, form: URLSearchParams, origin: TokenRequestOrigin): Promise<TokenResponse> {
+  const username = requiredField(form, 'username');
+  const password = requiredField(form, 'password');
+  // D12: the subject key is the submitted string, never the row it may name.
+  const attempt = await deps.throttle.beginAttempt(origin, {
+    key: username,
+    actorUserId: async () => (await deps.storage.getUserByUsername(username))?.id ?? null,
+  });
+  try {
+    const found = await deps.storage.getUserByUsername(username);
+    // D5: an unknown account, or a password no rule could have allowed, still costs one hash.
+    const candidate = found && Buffer.byteLength(password, 'utf8') <= PASSWORD_MAX_BYTES ? found.passwordHash : null;
+    const passwordOk = (await deps.passwords.verify(candidate, password)) && candidate !== null;
+
+    const now = deps.now();
+    const meta = auditOrigin(origin);
+    const outcome = await deps.storage.write(async (tx) => {
+      // Re-read inside the transaction: a block or delete that landed during the hash wins.
+      const user = found ? await tx.getUserById(found.id) : null;
+      const failure = loginFailure(user, passwordOk);
+      if (failure || !user) {
+        await recordAudit(tx, loginFailedEvent(user, failure ?? { unknownUser: true }, meta), now);
+        return { ok: false as const };
+      }
+      const roles = await tx.effectiveGrants(user.id);
+      const refreshToken = await issueRefreshToken(tx, user.id, now);
+      await recordAudit(tx, { actorUserId: user.id, action: 'auth.login_succeeded', targetType: 'user', targetId: user.id, metadata: meta }, now);
+      return { ok: true as const, user, roles, refreshToken };
+    });
+
+    if (!outcome.ok) {
+      attempt.failed();
+      throw oauthError('invalid_grant', BAD_CREDENTIALS);
+    }
+    attempt.succeeded();
+    return await tokenResponse(deps, outcome.user, outcome.roles, outcome.refreshToken, now);
+  } finally {
+    // An unexpected failure never reached a verdict: give the subject token back.
+    attempt.abandoned();
+  }
+}
+
+/**
+ * Refresh (D9): rotates the token and re-resolves roles and `tv` from the
+ * database. No audit row (D14). The transaction commits even on refusal, so
+ * a reuse's family revocation sticks.
+ */
+async function refreshGrant(deps: ServiceDeps, form: URLSearchParams): Promise<TokenResponse> {
+  const presented = requiredField(form, 'refresh_token');
+  const now = deps.now();
+  const outcome = await deps.storage.write(async (tx) => {
+    const claim = await claimRefreshToken(tx, presented, now);
+    if (claim.kind !== 'claimed') return { ok: false as const };
+    const user = await tx.getUserById(claim.row.userId);
+    if (!user || !user.isActive || user.deletedAt !== null) return { ok: false as const };
+    const roles = await tx.effectiveGrants(user.id);
+    const refreshToken = await issueRefreshToken(tx, user.id, now);
+    return { ok: true as const, user, roles, refreshToken };
+  });
+  if (!outcome.ok) throw oauthError('invalid_grant', BAD_REFRESH_TOKEN);
+  return tokenResponse(deps, outcome.user, outcome.roles, outcome.refreshToken, now);
+}
+
+/**
+ * `DELETE /v1/auth/token` (RFC 7009): revokes the token if it is live and
+ * audits `auth.logged_out` only then; answers the same either way. Only a
+ * missing `refresh_token` is an error (a repeated one uses the first value).
+ */
+export async function revokeToken(deps: ServiceDeps, form: URLSearchParams, origin: TokenRequestOrigin): Promise<void> {
+  const presented = form.get('refresh_token');
+  if (presented === null || presented === '') throw oauthError('invalid_request', "The parameter 'refresh_token' is required.");
+  const now = deps.now();
+  const meta = auditOrigin(origin);
+  await deps.storage.write(async (tx) => {
+    const row = await tx.revokeRefreshToken(hashRefreshToken(presented), now);
+    if (row) {
+      await recordAudit(tx, { actorUserId: row.userId, action: 'auth.logged_out', targetType: 'user', targetId: row.userId, metadata: meta }, now);
+    }
+  });
+}

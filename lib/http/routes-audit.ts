@@ -1,0 +1,52 @@
+/**
+ * `GET /v1/audit-log` (admin only, not owner; refused with 403 before the
+ * query is read, D3): filters, pages newest first, and the retention policy
+ * in force.
+ */
+import type { AuditFilter } from '../storage/storage.js';
+import { requireAdmin } from '../admin/org-access.js';
+import { auditRetention, listAuditEntries } from '../admin/audit-log.js';
+import { readPageRequest, toPage } from './pagination.js';
+import { queryId, queryInstant, queryString } from './query-params.js';
+import { actorOf } from './org-request.js';
+import { presentAuditEntry } from './present-org.js';
+import type { Route } from './route.js';
+
+/** Reads the filters (400 naming the parameter on a bad value; D14 for `action`). */
+function auditFilterFrom(query: URLSearchParams, page: { limit: number; beforeId: number | undefined }): AuditFilter {
+  const filter: AuditFilter = { limit: page.limit + 1 };
+  if (page.beforeId !== undefined) filter.beforeId = page.beforeId;
+  const actorUserId = queryId(query, 'actor_user_id');
+  if (actorUserId !== undefined) filter.actorUserId = actorUserId;
+  const action = queryString(query, 'action');
+  if (action !== undefined) filter.action = action;
+  const targetType = queryString(query, 'target_type');
+  if (targetType !== undefined) filter.targetType = targetType;
+  const targetId = queryId(query, 'target_id');
+  if (targetId !== undefined) filter.targetId = targetId;
+  const from = queryInstant(query, 'from');
+  if (from !== undefined) filter.from = from;
+  const to = queryInstant(query, 'to');
+  if (to !== undefined) filter.to = to;
+  return filter;
+}
+
+export function auditRoutes(): Route[] {
+  return [
+    {
+      auth: 'user',
+      envelope: 'general',
+      method: 'GET',
+      path: '/v1/audit-log',
+      async handle(ctx) {
+        requireAdmin(actorOf(ctx));
+        const page = readPageRequest(ctx.query, 'audit', ctx.deps.cursors);
+        const rows = await listAuditEntries(ctx.deps.storage, auditFilterFrom(ctx.query, page));
+        return {
+          status: 200,
+          body: { ...toPage(rows, page, 'audit', ctx.deps.cursors, presentAuditEntry), ...auditRetention(ctx.deps.config) },
+        };
+      },
+    },
+  ];
+}

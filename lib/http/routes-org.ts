@@ -1,0 +1,243 @@
+/**
+ * Route rows for groups, teams, members, projects and secret keys. Each
+ * handler follows D3: the admin check (admin-only routes) or the 404/403
+ * lookup of the path resource first, then the body, then the operation.
+ */
+import { optional, type } from 'superstruct';
+import { requireAdmin, requireExistingProject, requireGroup, requireProject, requireTeam } from '../admin/org-access.js';
+import { createGroup, listVisibleGroups } from '../admin/groups.js';
+import { addTeamMember, createTeam, listTeamMembers, listTeams, removeTeamMember } from '../admin/teams.js';
+import { createProject, listVisibleProjects, setProjectBlocked, updateProjectSettings } from '../admin/projects.js';
+import { createSecretKey, listSecretKeys, revokeSecretKey } from '../admin/secret-keys.js';
+import { readPageRequest, toPage } from './pagination.js';
+import { queryId, queryString } from './query-params.js';
+import { BodyId, Name, OptionalLabel, Quota, RetentionDays, actorOf, optionalJson } from './org-request.js';
+import {
+  presentGroup,
+  presentProject,
+  presentProjectWithUsage,
+  presentSecretKey,
+  presentTeam,
+  presentTeamMember,
+} from './present-org.js';
+import { roleAssignmentRoutes } from './routes-roles.js';
+import type { Route } from './route.js';
+
+const NameBody = type({ name: Name });
+const MemberBody = type({ user_id: BodyId });
+const NewProjectBody = type({ name: Name, retention_days: RetentionDays, max_entries: optional(Quota), max_bytes: optional(Quota) });
+const ProjectPatchBody = type({ retention_days: optional(RetentionDays), max_entries: optional(Quota), max_bytes: optional(Quota) });
+const NewKeyBody = type({ label: OptionalLabel });
+
+const user = { auth: 'user', envelope: 'general' } as const;
+
+export function groupRoutes(): Route[] {
+  return [
+    {
+      ...user,
+      method: 'POST',
+      path: '/v1/groups',
+      async handle(ctx) {
+        const actor = actorOf(ctx);
+        requireAdmin(actor);
+        const body = await ctx.json(NameBody);
+        const group = await createGroup(ctx.deps.storage, actor, body.name, ctx.deps.now());
+        return { status: 201, body: presentGroup(group) };
+      },
+    },
+    {
+      ...user,
+      method: 'GET',
+      path: '/v1/groups',
+      async handle(ctx) {
+        const page = readPageRequest(ctx.query, 'groups', ctx.deps.cursors);
+        const name = queryString(ctx.query, 'name');
+        const rows = await listVisibleGroups(ctx.deps.storage, actorOf(ctx), {
+          limit: page.limit + 1,
+          ...(page.beforeId === undefined ? {} : { beforeId: page.beforeId }),
+          ...(name === undefined ? {} : { nameContains: name }),
+        });
+        return { status: 200, body: toPage(rows, page, 'groups', ctx.deps.cursors, presentGroup) };
+      },
+    },
+    {
+      ...user,
+      method: 'POST',
+      path: '/v1/groups/:groupId/teams',
+      async handle(ctx) {
+        const actor = actorOf(ctx);
+        const group = await requireGroup(ctx.deps.storage, actor, ctx.params.groupId!, 'manage');
+        const body = await ctx.json(NameBody);
+        const team = await createTeam(ctx.deps.storage, actor, group.id, body.name, ctx.deps.now());
+        return { status: 201, body: presentTeam(team) };
+      },
+    },
+    {
+      ...user,
+      method: 'GET',
+      path: '/v1/groups/:groupId/teams',
+      async handle(ctx) {
+        const group = await requireGroup(ctx.deps.storage, actorOf(ctx), ctx.params.groupId!, 'see');
+        return { status: 200, body: { items: (await listTeams(ctx.deps.storage, group.id)).map(presentTeam) } };
+      },
+    },
+    {
+      ...user,
+      method: 'GET',
+      path: '/v1/teams/:teamId/members',
+      async handle(ctx) {
+        const team = await requireTeam(ctx.deps.storage, actorOf(ctx), ctx.params.teamId!, 'see');
+        return { status: 200, body: { items: (await listTeamMembers(ctx.deps.storage, team.id)).map(presentTeamMember) } };
+      },
+    },
+    {
+      ...user,
+      method: 'POST',
+      path: '/v1/teams/:teamId/members',
+      async handle(ctx) {
+        const actor = actorOf(ctx);
+        const team = await requireTeam(ctx.deps.storage, actor, ctx.params.teamId!, 'manage');
+        const body = await ctx.json(MemberBody);
+        await addTeamMember(ctx.deps.storage, actor, team, body.user_id, ctx.deps.now());
+        return { status: 204 };
+      },
+    },
+    {
+      ...user,
+      method: 'DELETE',
+      path: '/v1/teams/:teamId/members/:userId',
+      async handle(ctx) {
+        const actor = actorOf(ctx);
+        const team = await requireTeam(ctx.deps.storage, actor, ctx.params.teamId!, 'manage');
+        await removeTeamMember(ctx.deps.storage, actor, team, ctx.params.userId!, ctx.deps.now());
+        return { status: 204 };
+      },
+    },
+  ];
+}
+
+export function projectRoutes(): Route[] {
+  return [
+    {
+      ...user,
+      method: 'GET',
+      path: '/v1/projects',
+      async handle(ctx) {
+        const page = readPageRequest(ctx.query, 'projects', ctx.deps.cursors);
+        const groupId = queryId(ctx.query, 'group_id');
+        const name = queryString(ctx.query, 'name');
+        const rows = await listVisibleProjects(ctx.deps.storage, actorOf(ctx), {
+          limit: page.limit + 1,
+          ...(page.beforeId === undefined ? {} : { beforeId: page.beforeId }),
+          ...(groupId === undefined ? {} : { groupId }),
+          ...(name === undefined ? {} : { nameContains: name }),
+        });
+        return { status: 200, body: toPage(rows, page, 'projects', ctx.deps.cursors, presentProject) };
+      },
+    },
+    {
+      ...user,
+      method: 'POST',
+      path: '/v1/groups/:groupId/projects',
+      async handle(ctx) {
+        const actor = actorOf(ctx);
+        const group = await requireGroup(ctx.deps.storage, actor, ctx.params.groupId!, 'manage');
+        const body = await ctx.json(NewProjectBody);
+        const project = await createProject(
+          ctx.deps.storage,
+          actor,
+          group.id,
+          { name: body.name, retentionDays: body.retention_days, maxEntries: body.max_entries ?? null, maxBytes: body.max_bytes ?? null },
+          ctx.deps.now(),
+        );
+        return { status: 201, body: presentProject(project) };
+      },
+    },
+    {
+      ...user,
+      method: 'GET',
+      path: '/v1/projects/:id',
+      async handle(ctx) {
+        const project = await requireProject(ctx.deps.storage, actorOf(ctx), ctx.params.id!, 'see');
+        return { status: 200, body: presentProjectWithUsage(project) };
+      },
+    },
+    {
+      ...user,
+      method: 'PATCH',
+      path: '/v1/projects/:id',
+      async handle(ctx) {
+        const actor = actorOf(ctx);
+        const project = await requireProject(ctx.deps.storage, actor, ctx.params.id!, 'manage');
+        const body = await ctx.json(ProjectPatchBody);
+        const updated = await updateProjectSettings(
+          ctx.deps.storage,
+          actor,
+          project.id,
+          {
+            ...(body.retention_days === undefined ? {} : { retentionDays: body.retention_days }),
+            ...(body.max_entries === undefined ? {} : { maxEntries: body.max_entries }),
+            ...(body.max_bytes === undefined ? {} : { maxBytes: body.max_bytes }),
+          },
+          ctx.deps.now(),
+        );
+        return { status: 200, body: presentProject(updated) };
+      },
+    },
+    blockRoute('/v1/projects/:id/block', true),
+    blockRoute('/v1/projects/:id/unblock', false),
+    {
+      ...user,
+      method: 'POST',
+      path: '/v1/projects/:id/secret-keys',
+      async handle(ctx) {
+        const actor = actorOf(ctx);
+        const project = await requireProject(ctx.deps.storage, actor, ctx.params.id!, 'manage');
+        const body = await optionalJson(ctx, NewKeyBody);
+        const { key, secret } = await createSecretKey(ctx.deps.storage, actor, project, body.label ?? null, ctx.deps.now());
+        return { status: 201, body: presentSecretKey(key, secret) };
+      },
+    },
+    {
+      ...user,
+      method: 'GET',
+      path: '/v1/projects/:id/secret-keys',
+      async handle(ctx) {
+        const project = await requireProject(ctx.deps.storage, actorOf(ctx), ctx.params.id!, 'see');
+        return { status: 200, body: { items: (await listSecretKeys(ctx.deps.storage, project)).map((k) => presentSecretKey(k)) } };
+      },
+    },
+    {
+      ...user,
+      method: 'DELETE',
+      path: '/v1/projects/:id/secret-keys/:keyId',
+      async handle(ctx) {
+        const actor = actorOf(ctx);
+        const project = await requireProject(ctx.deps.storage, actor, ctx.params.id!, 'manage');
+        await revokeSecretKey(ctx.deps.storage, actor, project, ctx.params.keyId!, ctx.deps.now());
+        return { status: 204 };
+      },
+    },
+  ];
+}
+
+/** Block and unblock: admin only, refused before any lookup (D3); no body. */
+function blockRoute(path: string, blocked: boolean): Route {
+  return {
+    ...user,
+    method: 'POST',
+    path,
+    async handle(ctx) {
+      const actor = actorOf(ctx);
+      requireAdmin(actor);
+      const project = await requireExistingProject(ctx.deps.storage, ctx.params.id!);
+      const updated = await setProjectBlocked(ctx.deps.storage, actor, project.id, blocked, ctx.deps.now());
+      return { status: 200, body: presentProject(updated) };
+    },
+  };
+}
+
+/** Every organisation route: groups, teams, projects, keys and role assignments. */
+export function orgRoutes(): Route[] {
+  return [...groupRoutes(), ...projectRoutes(), ...roleAssignmentRoutes()];
+}

@@ -1,0 +1,130 @@
+/**
+ * What makes a submitted log entry acceptable (D21) and a submitted batch
+ * readable (D22). Pure functions: no storage, no HTTP.
+ *
+ * D21's checks run in a fixed order and the first failure is the entry's
+ * `validation_error` message, so a client always learns about the same
+ * problem first whatever else is wrong with the entry.
+ */
+import { invalidRequest } from '../errors.js';
+
+/** The five levels, lowest first; a level's index is its stored number (0 debug … 4 critical). */
+export const LEVELS = ['debug', 'info', 'warning', 'error', 'critical'] as const;
+export type LevelName = (typeof LEVELS)[number];
+
+/** The six correlation fields (spec LogEntry). */
+export const CORRELATION_FIELDS = ['session_id', 'request_id', 'connection_generation', 'tool_call_id', 'message_id', 'operation_id'] as const;
+
+/**
+ * Fields that are `null` on output when the entry did not submit them (D21),
+ * in the order the presenter appends them.
+ */
+export const NULLABLE_FIELDS = ['category', 'logger', ...CORRELATION_FIELDS] as const;
+
+/** Keys the server assigns; an entry that submits one is rejected (D21). */
+export const SERVER_ASSIGNED_KEYS = ['id', 'project_id', 'received_at'] as const;
+
+/** The stored number of a level name, or undefined when it is not one of the five. */
+export function levelNumber(name: unknown): number | undefined {
+  if (typeof name !== 'string') return undefined;
+  const n = (LEVELS as readonly string[]).indexOf(name);
+  return n < 0 ? undefined : n;
+}
+
+// YYYY-MM-DD[T ]HH:MM[:SS[.fraction]] then Z, ±HH:MM or nothing (UTC). `\d` is ASCII-only without the u flag.
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2})?$/;
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+/**
+ * Parses D21's ISO 8601 date-time into epoch milliseconds, or null.
+ * Impossible dates and times (Feb 30, 24:00, :60) are refused; fractions
+ * beyond milliseconds are truncated; no offset means UTC. The same parser
+ * reads the `from`/`to` query parameters, so both sides agree on instants.
+ */
+export function parseIsoTimestamp(text: string): number | null {
+  const m = ISO_DATE_TIME.exec(text);
+  if (!m) return null;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  const hour = Number(m[4]);
+  const minute = Number(m[5]);
+  const second = m[6] === undefined ? 0 : Number(m[6]);
+  const millis = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'));
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  let offsetMinutes = 0;
+  const zone = m[8];
+  if (zone !== undefined && zone !== 'Z') {
+    const offsetHours = Number(zone.slice(1, 3));
+    const offsetMins = Number(zone.slice(4, 6));
+    if (offsetHours > 23 || offsetMins > 59) return null;
+    offsetMinutes = (zone[0] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMins);
+  }
+  // setUTCFullYear, not Date.UTC: Date.UTC maps years 0–99 to 1900–1999.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, millis);
+  return date.getTime() - offsetMinutes * 60_000;
+}
+
+/** An entry that passed D21, with what storage needs from its fields. */
+export interface ValidEntry {
+  ok: true;
+  /** The submitted object itself (never copied). */
+  entry: Record<string, unknown>;
+  level: number;
+  timestamp: number;
+}
+
+export interface InvalidEntry {
+  ok: false;
+  /** The first failed rule, as text for `rejected[].message`. */
+  message: string;
+}
+
+function own(entry: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(entry, key) ? entry[key] : undefined;
+}
+
+/** Applies D21's rules in order to one submitted value. */
+export function validateEntry(value: unknown): ValidEntry | InvalidEntry {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, message: 'The entry is not a JSON object.' };
+  }
+  const entry = value as Record<string, unknown>;
+  for (const key of SERVER_ASSIGNED_KEYS) {
+    if (Object.hasOwn(entry, key)) return { ok: false, message: `The entry contains '${key}', which the server assigns.` };
+  }
+  const level = levelNumber(own(entry, 'level'));
+  if (level === undefined) return { ok: false, message: `'level' must be one of ${LEVELS.join(', ')}.` };
+  const event = own(entry, 'event');
+  if (typeof event !== 'string' || event.length === 0) return { ok: false, message: "'event' must be a non-empty string." };
+  const rawTimestamp = own(entry, 'timestamp');
+  const timestamp = typeof rawTimestamp === 'string' ? parseIsoTimestamp(rawTimestamp) : null;
+  if (timestamp === null) return { ok: false, message: "'timestamp' must be an ISO 8601 date-time." };
+  for (const field of NULLABLE_FIELDS) {
+    if (!Object.hasOwn(entry, field)) continue;
+    const v = entry[field];
+    if (v === null || typeof v === 'string') continue;
+    if (field === 'connection_generation') {
+      if (typeof v === 'number' && Number.isInteger(v)) continue;
+      return { ok: false, message: `'${field}' must be a string, an integer or null.` };
+    }
+    return { ok: false, message: `'${field}' must be a string or null.` };
+  }
+  return { ok: true, entry, level, timestamp };
+}
+
+/**
+ * D22: the body must be a JSON array (of anything: each element is judged
+ * on its own). Anything else is a 400 for the whole request.
+ */
+export function readBatch(parsed: unknown): unknown[] {
+  if (!Array.isArray(parsed)) throw invalidRequest('The request body must be a JSON array of log entries.');
+  return parsed;
+}

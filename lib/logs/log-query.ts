@@ -1,0 +1,129 @@
+/**
+ * The query string of `GET /v1/logs` (and of the live stream) read into a
+ * typed filter, in D20's order: the scope first (`readLogScope`, before any
+ * lookup), everything else only after the route's 404/403 checks
+ * (`readLogListQuery`, `readLogStreamQuery`).
+ *
+ * Exact-match filters (`category`, `logger`, the correlation ids and every
+ * `context.<path>`) become search terms here (see search-terms.ts), so a
+ * backend sees one list of terms to intersect, plus a level floor and a time
+ * range. Repeating a parameter ANDs its values, like distinct `context.` keys.
+ */
+import { invalidRequest } from '../errors.js';
+import { readPageRequest, type CursorCodec, type PageRequest } from '../http/pagination.js';
+import { CORRELATION_FIELDS, levelNumber, LEVELS, parseIsoTimestamp } from './entry-validation.js';
+import { exactTerm, parseTextQuery } from './search-terms.js';
+
+/** Whose entries: one project, or every unblocked project of one group. */
+export type LogScope = { kind: 'project'; projectId: number } | { kind: 'group'; groupId: number };
+
+/** Filters every backend applies identically. All conditions are ANDed. */
+export interface LogFilter {
+  /** Lowest level number included (D24), or null for all. */
+  minLevel: number | null;
+  /** Inclusive bounds on the entry's `timestamp`, epoch ms (D24). */
+  from: number | null;
+  to: number | null;
+  /** Terms that must all be indexed for the entry: `q` words and exact-match terms. */
+  terms: string[];
+  /** Each must be the start of some indexed word (`q` words written with `*`). */
+  prefixes: string[];
+}
+
+/** The cursor namespace of the log list. */
+export const LOG_CURSOR_LIST = 'logs';
+
+const ID = /^[1-9][0-9]{0,15}$/;
+const EXACT_FIELDS = ['category', 'logger', ...CORRELATION_FIELDS] as const;
+const CONTEXT_PREFIX = 'context.';
+
+/**
+ * D20's first check: exactly one of `project_id` and `group_id`, as a
+ * positive integer. Both or neither is 400 `{field: project_id, reason: invalid}`.
+ */
+export function readLogScope(query: URLSearchParams): LogScope {
+  const projectId = query.get('project_id');
+  const groupId = query.get('group_id');
+  if ((projectId === null) === (groupId === null)) {
+    throw invalidRequest('Exactly one of project_id and group_id is required.', 'project_id', 'invalid');
+  }
+  if (projectId !== null) {
+    if (!ID.test(projectId)) throw invalidRequest('project_id must be a positive integer.', 'project_id', 'invalid');
+    return { kind: 'project', projectId: Number(projectId) };
+  }
+  if (!ID.test(groupId!)) throw invalidRequest('group_id must be a positive integer.', 'group_id', 'invalid');
+  return { kind: 'group', groupId: Number(groupId) };
+}
+
+/** The filters of the list and the stream, in D20's order of complaints. */
+export function readLogFilter(query: URLSearchParams): LogFilter {
+  let minLevel: number | null = null;
+  const rawLevel = query.get('level');
+  if (rawLevel !== null) {
+    const n = levelNumber(rawLevel);
+    if (n === undefined) throw invalidRequest(`level must be one of ${LEVELS.join(', ')}.`, 'level', 'invalid');
+    minLevel = n;
+  }
+  const from = readInstant(query, 'from');
+  const to = readInstant(query, 'to');
+
+  const terms = new Set<string>();
+  for (const field of EXACT_FIELDS) {
+    for (const value of query.getAll(field)) terms.add(exactTerm([field], value));
+  }
+  for (const [key, value] of query) {
+    if (!key.startsWith(CONTEXT_PREFIX)) continue;
+    const segments = key.slice(CONTEXT_PREFIX.length).split('.');
+    if (segments.some((s) => s.length === 0)) {
+      throw invalidRequest(`'${key}' is not a valid context path (empty segment).`, key, 'invalid');
+    }
+    terms.add(exactTerm(segments, value));
+  }
+
+  const prefixes: string[] = [];
+  const q = query.get('q');
+  if (q !== null) {
+    const text = parseTextQuery(q);
+    for (const w of text.words) terms.add(w);
+    prefixes.push(...text.prefixes);
+  }
+  return { minLevel, from, to, terms: [...terms], prefixes };
+}
+
+function readInstant(query: URLSearchParams, field: 'from' | 'to'): number | null {
+  const raw = query.get(field);
+  if (raw === null) return null;
+  const ms = parseIsoTimestamp(raw);
+  if (ms === null) throw invalidRequest(`${field} must be an ISO 8601 date-time.`, field, 'invalid');
+  return ms;
+}
+
+/** `GET /v1/logs` after its scope checks: filters, then `limit` and `cursor`. */
+export function readLogListQuery(query: URLSearchParams, cursors: CursorCodec): { filter: LogFilter; page: PageRequest } {
+  const filter = readLogFilter(query);
+  const page = readPageRequest(query, LOG_CURSOR_LIST, cursors);
+  return { filter, page };
+}
+
+/** The stream after its scope checks: filters, then `since_id` (null when absent). */
+export function readLogStreamQuery(query: URLSearchParams): { filter: LogFilter; sinceId: number | null } {
+  const filter = readLogFilter(query);
+  const raw = query.get('since_id');
+  return { filter, sinceId: raw === null ? null : parseSinceId(raw, 'since_id') };
+}
+
+/**
+ * A catch-up position: a non-negative integer id (`0` replays everything).
+ * Also used for the `Last-Event-ID` header, named by `field`.
+ */
+export function parseSinceId(raw: string, field: string): number {
+  if (!/^[0-9]{1,16}$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+    throw invalidRequest(`${field} must be a non-negative integer.`, field, 'invalid');
+  }
+  return Number(raw);
+}
+
+/** True when the filter cannot match anything (an empty time range), so no query is needed. */
+export function filterIsEmpty(filter: LogFilter): boolean {
+  return filter.from !== null && filter.to !== null && filter.from > filter.to;
+}

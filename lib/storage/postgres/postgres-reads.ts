@@ -1,0 +1,185 @@
+/**
+ * The read verbs of the PostgreSQL backend, over any pg-promise protocol
+ * object: the pool (plain reads outside a transaction) or a transaction task
+ * (reads inside `Storage.write`). The same code serves both.
+ */
+import type { IBaseProtocol } from 'pg-promise';
+import type {
+  AuditFilter,
+  AuditRow,
+  GroupFilter,
+  GroupOwnerCount,
+  GroupRow,
+  ProjectFilter,
+  ProjectRow,
+  ReadOps,
+  RefreshTokenRow,
+  RoleAssignmentFilter,
+  RoleAssignmentRow,
+  RoleGrant,
+  SecretKeyLookup,
+  SecretKeyRow,
+  TeamMemberRow,
+  TeamRow,
+  UserFilter,
+  UserRow,
+  Visibility,
+} from '../storage.js';
+import * as sql from './sql.js';
+
+/** The pool or a task/transaction: what every verb runs its SQL on. */
+export type Queryable = IBaseProtocol<unknown>;
+
+/** An audit row as selected: metadata still JSON text. */
+export type StoredAuditRow = Omit<AuditRow, 'metadata'> & { metadata: string };
+
+/** Parses the stored metadata text back into the object that was written. */
+export function toAuditRow(row: StoredAuditRow): AuditRow {
+  return { ...row, metadata: JSON.parse(row.metadata) as Record<string, unknown> };
+}
+
+/** The lower-cased needle of a substring filter, null when absent. */
+function needleOf(text: string | undefined): string | null {
+  return text === undefined ? null : text.toLowerCase();
+}
+
+/** Visibility as bound parameters: a flag plus (possibly empty) id arrays. */
+function visibilityParams(visibility: Visibility): { all: boolean; groupIds: number[]; projectIds: number[] } {
+  return visibility.all ? { all: true, groupIds: [], projectIds: [] } : { all: false, groupIds: visibility.groupIds, projectIds: visibility.projectIds };
+}
+
+export class PostgresReads implements ReadOps {
+  constructor(protected readonly db: Queryable) {}
+
+  async countUsers(): Promise<number> {
+    return (await this.db.one<{ n: number }>(sql.COUNT_USERS)).n;
+  }
+
+  getUserById(id: number): Promise<UserRow | null> {
+    return this.db.oneOrNone<UserRow>(sql.SELECT_USER_BY_ID, [id]);
+  }
+
+  getUserByUsername(username: string): Promise<UserRow | null> {
+    return this.db.oneOrNone<UserRow>(sql.SELECT_USER_BY_USERNAME, [username]);
+  }
+
+  listUsers(filter: UserFilter): Promise<UserRow[]> {
+    return this.db.any<UserRow>(sql.LIST_USERS, {
+      beforeId: filter.beforeId ?? null,
+      needle: needleOf(filter.usernameContains),
+      limit: filter.limit,
+    });
+  }
+
+  async hasPrimaryAdmin(): Promise<boolean> {
+    return (await this.db.one<{ present: boolean }>(sql.HAS_PRIMARY_ADMIN)).present;
+  }
+
+  getRefreshToken(tokenHash: string): Promise<RefreshTokenRow | null> {
+    return this.db.oneOrNone<RefreshTokenRow>(sql.SELECT_REFRESH_TOKEN, [tokenHash]);
+  }
+
+  getGroup(id: number): Promise<GroupRow | null> {
+    return this.db.oneOrNone<GroupRow>(sql.SELECT_GROUP, [id]);
+  }
+
+  listGroups(filter: GroupFilter): Promise<GroupRow[]> {
+    return this.db.any<GroupRow>(sql.LIST_GROUPS, {
+      ...visibilityParams(filter.visibility),
+      beforeId: filter.beforeId ?? null,
+      needle: needleOf(filter.nameContains),
+      limit: filter.limit,
+    });
+  }
+
+  getTeam(id: number): Promise<TeamRow | null> {
+    return this.db.oneOrNone<TeamRow>(sql.SELECT_TEAM, [id]);
+  }
+
+  listTeams(groupId: number): Promise<TeamRow[]> {
+    return this.db.any<TeamRow>(sql.LIST_TEAMS, [groupId]);
+  }
+
+  listTeamMembers(teamId: number): Promise<TeamMemberRow[]> {
+    return this.db.any<TeamMemberRow>(sql.LIST_TEAM_MEMBERS, [teamId]);
+  }
+
+  async isTeamMember(teamId: number, userId: number): Promise<boolean> {
+    return (await this.db.one<{ present: boolean }>(sql.IS_TEAM_MEMBER, [teamId, userId])).present;
+  }
+
+  teamIdsOfUser(userId: number): Promise<number[]> {
+    return this.db.map(sql.TEAM_IDS_OF_USER, [userId], (row: { id: number }) => row.id);
+  }
+
+  getProject(id: number): Promise<ProjectRow | null> {
+    return this.db.oneOrNone<ProjectRow>(sql.SELECT_PROJECT, [id]);
+  }
+
+  listProjects(filter: ProjectFilter): Promise<ProjectRow[]> {
+    return this.db.any<ProjectRow>(sql.LIST_PROJECTS, {
+      ...visibilityParams(filter.visibility),
+      groupId: filter.groupId ?? null,
+      beforeId: filter.beforeId ?? null,
+      needle: needleOf(filter.nameContains),
+      limit: filter.limit,
+    });
+  }
+
+  projectIdsOfGroup(groupId: number): Promise<{ id: number; isBlocked: boolean }[]> {
+    return this.db.any<{ id: number; isBlocked: boolean }>(sql.PROJECT_IDS_OF_GROUP, [groupId]);
+  }
+
+  getSecretKey(id: number): Promise<SecretKeyRow | null> {
+    return this.db.oneOrNone<SecretKeyRow>(sql.SELECT_SECRET_KEY, [id]);
+  }
+
+  listSecretKeys(projectId: number): Promise<SecretKeyRow[]> {
+    return this.db.any<SecretKeyRow>(sql.LIST_SECRET_KEYS, [projectId]);
+  }
+
+  findSecretKeyByHash(keyHash: string): Promise<SecretKeyLookup | null> {
+    return this.db.oneOrNone<SecretKeyLookup>(sql.FIND_SECRET_KEY_BY_HASH, [keyHash]);
+  }
+
+  getRoleAssignment(id: number): Promise<RoleAssignmentRow | null> {
+    return this.db.oneOrNone<RoleAssignmentRow>(sql.SELECT_ROLE_ASSIGNMENT, [id]);
+  }
+
+  listRoleAssignments(filter: RoleAssignmentFilter): Promise<RoleAssignmentRow[]> {
+    return this.db.any<RoleAssignmentRow>(sql.LIST_ROLE_ASSIGNMENTS, {
+      subjectType: filter.subjectType ?? null,
+      subjectId: filter.subjectId ?? null,
+      scopeType: filter.scopeType ?? null,
+      scopeId: filter.scopeId ?? null,
+      withinGroupId: filter.withinGroupId ?? null,
+    });
+  }
+
+  effectiveGrants(userId: number): Promise<RoleGrant[]> {
+    return this.db.any<RoleGrant>(sql.EFFECTIVE_GRANTS, [userId]);
+  }
+
+  async countGroupOwners(groupIds: number[]): Promise<GroupOwnerCount[]> {
+    if (groupIds.length === 0) return [];
+    return this.db.any<GroupOwnerCount>(sql.COUNT_GROUP_OWNERS, [groupIds]);
+  }
+
+  groupsOwnedBy(userId: number): Promise<GroupRow[]> {
+    return this.db.any<GroupRow>(sql.GROUPS_OWNED_BY, [userId]);
+  }
+
+  async listAudit(filter: AuditFilter): Promise<AuditRow[]> {
+    const rows = await this.db.any<StoredAuditRow>(sql.LIST_AUDIT, {
+      beforeId: filter.beforeId ?? null,
+      actorUserId: filter.actorUserId ?? null,
+      action: filter.action ?? null,
+      targetType: filter.targetType ?? null,
+      targetId: filter.targetId ?? null,
+      from: filter.from ?? null,
+      to: filter.to ?? null,
+      limit: filter.limit,
+    });
+    return rows.map(toAuditRow);
+  }
+}

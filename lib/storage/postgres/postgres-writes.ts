@@ -1,0 +1,201 @@
+/**
+ * The write verbs of the PostgreSQL backend, always bound to the transaction
+ * `Storage.write` opened.
+ *
+ * Statements that may hit a unique constraint run inside a savepoint: in
+ * PostgreSQL a failed statement poisons the whole transaction (every later
+ * statement fails with 25P02), whereas in SQLite only that statement is
+ * undone. With the savepoint a caught StorageConflict leaves the transaction
+ * usable on both backends alike.
+ */
+import type {
+  AuditRow,
+  GroupRow,
+  NewAudit,
+  NewProject,
+  NewRoleAssignment,
+  NewUser,
+  ProjectChanges,
+  ProjectRow,
+  RefreshTokenRow,
+  RoleAssignmentRow,
+  SecretKeyRow,
+  TeamRow,
+  UserChanges,
+  UserRow,
+  WriteOps,
+} from '../storage.js';
+import { toStorageError } from './pg-errors.js';
+import { PostgresReads, toAuditRow, type Queryable, type StoredAuditRow } from './postgres-reads.js';
+import * as sql from './sql.js';
+
+/** Whether a change set carries a key (undefined counts as absent), and its value. */
+function change<C extends object, K extends keyof C>(changes: C, key: K): [boolean, Exclude<C[K], undefined> | null] {
+  const value = changes[key];
+  return value === undefined ? [false, null] : [true, value as Exclude<C[K], undefined>];
+}
+
+export class PostgresWrites extends PostgresReads implements WriteOps {
+  constructor(db: Queryable) {
+    super(db);
+  }
+
+  /** Runs `statement` in a savepoint, mapping unique violations to StorageConflict. */
+  private async mayConflict<T>(statement: (q: Queryable) => Promise<T>): Promise<T> {
+    try {
+      return await this.db.tx((savepoint) => statement(savepoint));
+    } catch (err) {
+      throw toStorageError(err);
+    }
+  }
+
+  insertUser(user: NewUser): Promise<UserRow> {
+    return this.mayConflict((q) =>
+      q.one<UserRow>(sql.INSERT_USER, {
+        username: user.username,
+        usernameLower: user.username.toLowerCase(),
+        displayName: user.displayName,
+        email: user.email,
+        passwordHash: user.passwordHash,
+        mustChangePassword: user.mustChangePassword,
+        isPrimaryAdmin: user.isPrimaryAdmin,
+        createdAt: user.createdAt,
+      }),
+    );
+  }
+
+  async updateUser(id: number, changes: UserChanges): Promise<UserRow> {
+    const [setDisplayName, displayName] = change(changes, 'displayName');
+    const [setEmail, email] = change(changes, 'email');
+    const [setEmailVerifiedAt, emailVerifiedAt] = change(changes, 'emailVerifiedAt');
+    const [setPasswordHash, passwordHash] = change(changes, 'passwordHash');
+    const [setMustChangePassword, mustChangePassword] = change(changes, 'mustChangePassword');
+    const [setIsActive, isActive] = change(changes, 'isActive');
+    const [setDeletedAt, deletedAt] = change(changes, 'deletedAt');
+    const anything = setDisplayName || setEmail || setEmailVerifiedAt || setPasswordHash || setMustChangePassword || setIsActive || setDeletedAt;
+    const row = anything
+      ? await this.mayConflict((q) =>
+          q.oneOrNone<UserRow>(sql.UPDATE_USER, {
+            id,
+            setDisplayName, displayName,
+            setEmail, email,
+            setEmailVerifiedAt, emailVerifiedAt,
+            setPasswordHash, passwordHash,
+            setMustChangePassword, mustChangePassword,
+            setIsActive, isActive,
+            setDeletedAt, deletedAt,
+          }),
+        )
+      : await this.getUserById(id);
+    if (!row) throw new Error(`updateUser: no user ${id}`);
+    return row;
+  }
+
+  async bumpTokenVersion(userIds: number[]): Promise<void> {
+    if (userIds.length === 0) return;
+    await this.db.none(sql.BUMP_TOKEN_VERSION, [userIds]);
+  }
+
+  async insertRefreshToken(row: Omit<RefreshTokenRow, 'id' | 'revokedAt'>): Promise<void> {
+    await this.mayConflict((q) => q.none(sql.INSERT_REFRESH_TOKEN, row));
+  }
+
+  revokeRefreshToken(tokenHash: string, now: number): Promise<RefreshTokenRow | null> {
+    return this.db.oneOrNone<RefreshTokenRow>(sql.REVOKE_REFRESH_TOKEN, [tokenHash, now]);
+  }
+
+  revokeUserRefreshTokens(userId: number, now: number): Promise<number> {
+    return this.db.result(sql.REVOKE_USER_REFRESH_TOKENS, [userId, now], (r) => r.rowCount);
+  }
+
+  insertGroup(name: string, createdAt: number): Promise<GroupRow> {
+    return this.db.one<GroupRow>(sql.INSERT_GROUP, [name, name.toLowerCase(), createdAt]);
+  }
+
+  insertTeam(groupId: number, name: string, createdAt: number): Promise<TeamRow> {
+    return this.db.one<TeamRow>(sql.INSERT_TEAM, [groupId, name, createdAt]);
+  }
+
+  async addTeamMember(teamId: number, userId: number): Promise<boolean> {
+    // ON CONFLICT DO NOTHING: an existing membership is not an error here.
+    return (await this.db.result(sql.ADD_TEAM_MEMBER, [teamId, userId], (r) => r.rowCount)) === 1;
+  }
+
+  async removeTeamMember(teamId: number, userId: number): Promise<boolean> {
+    return (await this.db.result(sql.REMOVE_TEAM_MEMBER, [teamId, userId], (r) => r.rowCount)) > 0;
+  }
+
+  async removeUserFromAllTeams(userId: number): Promise<void> {
+    await this.db.none(sql.REMOVE_USER_FROM_ALL_TEAMS, [userId]);
+  }
+
+  insertProject(project: NewProject): Promise<ProjectRow> {
+    return this.db.one<ProjectRow>(sql.INSERT_PROJECT, {
+      groupId: project.groupId,
+      name: project.name,
+      nameLower: project.name.toLowerCase(),
+      retentionDays: project.retentionDays,
+      maxEntries: project.maxEntries,
+      maxBytes: project.maxBytes,
+      createdAt: project.createdAt,
+    });
+  }
+
+  async updateProject(id: number, changes: ProjectChanges): Promise<ProjectRow> {
+    const [setRetentionDays, retentionDays] = change(changes, 'retentionDays');
+    const [setMaxEntries, maxEntries] = change(changes, 'maxEntries');
+    const [setMaxBytes, maxBytes] = change(changes, 'maxBytes');
+    const [setIsBlocked, isBlocked] = change(changes, 'isBlocked');
+    const row =
+      setRetentionDays || setMaxEntries || setMaxBytes || setIsBlocked
+        ? await this.db.oneOrNone<ProjectRow>(sql.UPDATE_PROJECT, {
+            id,
+            setRetentionDays, retentionDays,
+            setMaxEntries, maxEntries,
+            setMaxBytes, maxBytes,
+            setIsBlocked, isBlocked,
+          })
+        : await this.getProject(id);
+    if (!row) throw new Error(`updateProject: no project ${id}`);
+    return row;
+  }
+
+  insertSecretKey(row: { projectId: number; label: string | null; keyHash: string; createdAt: number }): Promise<SecretKeyRow> {
+    return this.mayConflict((q) => q.one<SecretKeyRow>(sql.INSERT_SECRET_KEY, row));
+  }
+
+  async revokeSecretKey(id: number, now: number): Promise<SecretKeyRow> {
+    const row = await this.db.oneOrNone<SecretKeyRow>(sql.REVOKE_SECRET_KEY, [id, now]);
+    if (!row) throw new Error(`revokeSecretKey: no secret key ${id}`);
+    return row;
+  }
+
+  insertRoleAssignment(row: NewRoleAssignment): Promise<RoleAssignmentRow> {
+    return this.db.one<RoleAssignmentRow>(sql.INSERT_ROLE_ASSIGNMENT, row);
+  }
+
+  async deleteRoleAssignment(id: number): Promise<void> {
+    await this.db.none(sql.DELETE_ROLE_ASSIGNMENT, [id]);
+  }
+
+  async deleteUserRoleAssignments(userId: number): Promise<void> {
+    await this.db.none(sql.DELETE_USER_ROLE_ASSIGNMENTS, [userId]);
+  }
+
+  async insertAudit(row: NewAudit): Promise<AuditRow> {
+    const stored = await this.db.one<StoredAuditRow>(sql.INSERT_AUDIT, {
+      actorUserId: row.actorUserId,
+      action: row.action,
+      targetType: row.targetType,
+      targetId: row.targetId,
+      // Compact JSON text, so both backends store the same bytes.
+      metadata: JSON.stringify(row.metadata),
+      createdAt: row.createdAt,
+    });
+    return toAuditRow(stored);
+  }
+
+  async lockGroups(groupIds: number[]): Promise<void> {
+    if (groupIds.length > 0) await this.db.any(sql.LOCK_GROUPS, [groupIds]);
+  }
+}

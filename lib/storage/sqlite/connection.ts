@@ -1,0 +1,121 @@
+/**
+ * SQLite connections and the one narrow interface the verbs run SQL through.
+ * The writer is read-write with WAL and `synchronous=FULL` (D34); readers are
+ * read-only (`query_only`) and, under WAL, see only committed transactions.
+ * Every driver error passes through `mapSqliteError`, so unique violations
+ * surface as StorageConflict.
+ */
+import { open, type Database } from 'sqlite';
+import sqlite3 from 'sqlite3';
+import { StorageConflict } from '../storage.js';
+import type { SqlRow } from './row-mappers.js';
+
+/** How long a connection waits on another process's lock before SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 5000;
+
+/** What the verbs need from a connection (or from a pool of them). */
+export interface SqlExecutor {
+  all(sql: string, params?: readonly unknown[]): Promise<SqlRow[]>;
+  get(sql: string, params?: readonly unknown[]): Promise<SqlRow | undefined>;
+  /** `changes`: rows inserted, updated or deleted. */
+  run(sql: string, params?: readonly unknown[]): Promise<{ changes: number }>;
+}
+
+const WRITER_PRAGMAS = [
+  `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`,
+  'PRAGMA foreign_keys = ON',
+  'PRAGMA synchronous = FULL',
+] as const;
+const READER_PRAGMAS = [`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`, 'PRAGMA foreign_keys = ON', 'PRAGMA query_only = ON'] as const;
+const SET_WAL = 'PRAGMA journal_mode = WAL';
+
+/**
+ * Which unique index a SQLite message names ("UNIQUE constraint failed:
+ * users.username") and the contract's name for it.
+ */
+const UNIQUE_CONSTRAINTS: readonly (readonly [string, string])[] = [
+  ['users.username', 'username'],
+  ['users.email', 'email'],
+  ['users.is_primary_admin', 'primary_admin'],
+  ['refresh_tokens.token_hash', 'token_hash'],
+  ['secret_keys.key_hash', 'key_hash'],
+  ['team_members.team_id, team_members.user_id', 'team_member'],
+];
+
+/** A unique violation becomes StorageConflict; anything else is returned as is. */
+export function mapSqliteError(err: unknown): unknown {
+  if (!(err instanceof Error) || (err as { code?: unknown }).code !== 'SQLITE_CONSTRAINT') return err;
+  const marker = 'UNIQUE constraint failed: ';
+  const at = err.message.indexOf(marker);
+  if (at < 0) return err;
+  const columns = err.message.slice(at + marker.length).trim();
+  const known = UNIQUE_CONSTRAINTS.find(([cols]) => cols === columns);
+  return known ? new StorageConflict(known[1]) : err;
+}
+
+async function mapped<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    throw mapSqliteError(err);
+  }
+}
+
+/** The executor of one connection. */
+export function connectionExecutor(db: Database): SqlExecutor {
+  return {
+    all: (sql, params = []) => mapped(db.all<SqlRow[]>(sql, params as unknown[])),
+    get: (sql, params = []) => mapped(db.get<SqlRow>(sql, params as unknown[])),
+    run: async (sql, params = []) => {
+      const result = await mapped(db.run(sql, params as unknown[]));
+      return { changes: result.changes ?? 0 };
+    },
+  };
+}
+
+/**
+ * Opens the writer: creates the file if missing (its directory must exist)
+ * and switches it to WAL. Throws the driver's error when the file cannot be
+ * opened; the caller turns it into StorageUnavailableError.
+ */
+export async function openWriter(path: string): Promise<Database> {
+  const db = await open({ filename: path, driver: sqlite3.Database, mode: sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE });
+  try {
+    for (const pragma of WRITER_PRAGMAS) await db.exec(pragma);
+    const mode = await retryWhileBusy(() => db.get<{ journal_mode: string }>(SET_WAL));
+    if (mode?.journal_mode?.toLowerCase() !== 'wal') throw new Error(`could not switch ${path} to WAL (journal_mode is ${String(mode?.journal_mode)})`);
+    return db;
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Switching a new file to WAL needs an exclusive lock, and SQLite answers
+ * SQLITE_BUSY at once (without the busy handler) when another process is
+ * doing the same: retry for up to the busy timeout.
+ */
+async function retryWhileBusy<T>(work: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
+    try {
+      return await work();
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() + delay > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
+/** Opens one read-only reader on a file the writer has already set up. */
+export async function openReader(path: string): Promise<Database> {
+  const db = await open({ filename: path, driver: sqlite3.Database, mode: sqlite3.OPEN_READONLY });
+  try {
+    for (const pragma of READER_PRAGMAS) await db.exec(pragma);
+    return db;
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+}

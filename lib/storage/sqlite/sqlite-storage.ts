@@ -1,0 +1,113 @@
+/**
+ * The `file` backend: one SQLite database file, one writer connection and
+ * `readPoolSize` read-only reader connections (sqlite3 runs each statement
+ * on the libuv pool, so the event loop never blocks on disk).
+ *
+ * - `write(fn)` transactions are serialised by an async mutex on the writer
+ *   (`BEGIN IMMEDIATE` … `COMMIT`/`ROLLBACK`), so statements of two
+ *   transactions never interleave on the one connection.
+ * - Plain reads go to the readers (least busy first); with no readers they
+ *   run on the writer between transactions, never inside one.
+ * - `write` must not be called from inside `fn` (it would wait for itself).
+ */
+import type { Database } from 'sqlite';
+import type { ServiceLogger } from '../../logger.js';
+import { SchemaTooNewError, StorageUnavailableError, type Storage, type WriteOps } from '../storage.js';
+import { connectionExecutor, openReader, openWriter, type SqlExecutor } from './connection.js';
+import { migrate } from './migrations.js';
+import { AsyncMutex } from './mutex.js';
+import { lockedWriterExecutor, readerPoolExecutor } from './read-routing.js';
+import { SqliteReadOps, SqliteWriteOps } from './sqlite-ops.js';
+import { SELECT_SCHEMA_VERSION } from './sql.js';
+
+export interface SqliteStorageOptions {
+  /** The database file; created if missing, its directory must exist. */
+  path: string;
+  /** Read-only connections for plain reads, 0–16. */
+  readPoolSize: number;
+  logger: ServiceLogger;
+}
+
+class SqliteStorage extends SqliteReadOps implements Storage {
+  readonly backend = 'file' as const;
+  private closing: Promise<void> | null = null;
+
+  constructor(
+    reads: SqlExecutor,
+    private readonly writer: Database,
+    private readonly readers: readonly Database[],
+    private readonly writerMutex: AsyncMutex,
+    private readonly logger: ServiceLogger,
+  ) {
+    super(reads);
+  }
+
+  write<T>(fn: (tx: WriteOps) => Promise<T>): Promise<T> {
+    if (this.closing) return Promise.reject(new StorageUnavailableError('the storage is closed'));
+    return this.writerMutex.runExclusive(async () => {
+      await this.writer.exec('BEGIN IMMEDIATE');
+      let result: T;
+      try {
+        result = await fn(new SqliteWriteOps(connectionExecutor(this.writer)));
+        await this.writer.exec('COMMIT');
+      } catch (err) {
+        await this.rollback();
+        throw err;
+      }
+      return result;
+    });
+  }
+
+  async schemaVersion(): Promise<number> {
+    const row = await this.db.get(SELECT_SCHEMA_VERSION);
+    return Number(row?.version ?? 0);
+  }
+
+  close(): Promise<void> {
+    // Queued behind the in-flight transaction (and any already waiting).
+    this.closing ??= this.writerMutex.runExclusive(async () => {
+      await Promise.allSettled(this.readers.map((r) => r.close()));
+      await this.writer.close();
+    });
+    return this.closing;
+  }
+
+  /** Rolls back unless SQLite already did (some errors end the transaction). */
+  private async rollback(): Promise<void> {
+    try {
+      await this.writer.exec('ROLLBACK');
+    } catch (err) {
+      this.logger.debug('sqlite rollback found no open transaction', { error: String(err) });
+    }
+  }
+}
+
+/**
+ * Opens (creating if needed) and migrates the database file. Throws
+ * SchemaTooNewError for a newer schema and StorageUnavailableError when the
+ * file cannot be opened or used.
+ */
+export async function openSqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
+  const { path, readPoolSize, logger } = options;
+  if (!path) throw new StorageUnavailableError('no database file path given');
+  if (!Number.isInteger(readPoolSize) || readPoolSize < 0 || readPoolSize > 16) {
+    throw new RangeError(`readPoolSize must be an integer from 0 to 16, got ${readPoolSize}`);
+  }
+  let writer: Database | null = null;
+  const readers: Database[] = [];
+  try {
+    writer = await openWriter(path);
+    const version = await migrate(writer);
+    // Readers open after the writer set WAL and created the schema.
+    for (let i = 0; i < readPoolSize; i++) readers.push(await openReader(path));
+    logger.debug('sqlite storage open', { path, schemaVersion: version, readers: readPoolSize });
+  } catch (err) {
+    await Promise.allSettled([...readers.map((r) => r.close()), ...(writer ? [writer.close()] : [])]);
+    if (err instanceof SchemaTooNewError) throw err;
+    throw new StorageUnavailableError(`cannot open the database file ${path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  const mutex = new AsyncMutex();
+  const writerExecutor = connectionExecutor(writer);
+  const reads = readers.length > 0 ? readerPoolExecutor(readers) : lockedWriterExecutor(writerExecutor, mutex);
+  return new SqliteStorage(reads, writer, readers, mutex, logger);
+}

@@ -1,0 +1,189 @@
+/**
+ * What only the file backend promises, beyond the shared contract suite:
+ * connection pragmas (WAL, synchronous=FULL, foreign keys, read-only
+ * readers), the log tables of schema v1, the migration step machinery, and
+ * how `close()` treats a transaction in flight.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Database } from 'sqlite';
+import { silentLogger } from '../../lib/logger.js';
+import { openReader, openWriter } from '../../lib/storage/sqlite/connection.js';
+import { SQLITE_MIGRATIONS, migrate, readSchemaVersion } from '../../lib/storage/sqlite/migrations.js';
+import { openSqliteStorage } from '../../lib/storage/sqlite/sqlite-storage.js';
+import { SCHEMA_VERSION, SchemaTooNewError, StorageUnavailableError, type Storage } from '../../lib/storage/storage.js';
+
+const dirs: string[] = [];
+const opened: { close(): Promise<void> }[] = [];
+after(async () => {
+  for (const c of opened) await c.close().catch(() => undefined);
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function newPath(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'logkeep-sqlite-'));
+  dirs.push(dir);
+  return join(dir, 'logkeep.db');
+}
+
+async function openFresh(readPoolSize = 2): Promise<{ path: string; storage: Storage }> {
+  const path = newPath();
+  const storage = await openSqliteStorage({ path, readPoolSize, logger: silentLogger });
+  opened.push(storage);
+  return { path, storage };
+}
+
+async function pragma(db: Database, name: string): Promise<unknown> {
+  const row = await db.get<Record<string, unknown>>(`PRAGMA ${name}`);
+  return row ? Object.values(row)[0] : undefined;
+}
+
+describe('sqlite connections', () => {
+  it('the writer runs WAL with synchronous=FULL, foreign keys and a busy timeout', async () => {
+    const writer = await openWriter(newPath());
+    opened.push(writer);
+    assert.equal(await pragma(writer, 'journal_mode'), 'wal');
+    assert.equal(await pragma(writer, 'synchronous'), 2); // FULL
+    assert.equal(await pragma(writer, 'foreign_keys'), 1);
+    assert.equal(await pragma(writer, 'busy_timeout'), 5000);
+  });
+
+  it('readers are read-only with foreign keys and a busy timeout', async () => {
+    const path = newPath();
+    const writer = await openWriter(path);
+    opened.push(writer);
+    await migrate(writer);
+    const reader = await openReader(path);
+    opened.push(reader);
+    assert.equal(await pragma(reader, 'query_only'), 1);
+    assert.equal(await pragma(reader, 'foreign_keys'), 1);
+    assert.equal(await pragma(reader, 'busy_timeout'), 5000);
+    await assert.rejects(reader.run('INSERT INTO org_groups (name, name_lower, created_at) VALUES (?, ?, ?)', ['g', 'g', 1]), /SQLITE_READONLY/);
+  });
+
+  it('foreign keys are enforced through the storage', async () => {
+    const { storage } = await openFresh();
+    await assert.rejects(storage.write((tx) => tx.insertTeam(12345, 'orphan', 1)), /FOREIGN KEY/);
+  });
+
+  it('a path that is not a database file is StorageUnavailableError', async () => {
+    const path = newPath();
+    writeFileSync(path, 'this is not a database, just some text that is long enough to have a header'.repeat(20));
+    await assert.rejects(openSqliteStorage({ path, readPoolSize: 1, logger: silentLogger }), StorageUnavailableError);
+    await assert.rejects(openSqliteStorage({ path: '', readPoolSize: 1, logger: silentLogger }), StorageUnavailableError);
+  });
+});
+
+describe('sqlite schema v1', () => {
+  it('creates log_entries and the contentless FTS5 log_terms table', async () => {
+    const path = newPath();
+    const writer = await openWriter(path);
+    opened.push(writer);
+    assert.equal(await migrate(writer), SCHEMA_VERSION);
+    await writer.exec('BEGIN');
+    await writer.run('INSERT INTO org_groups (name, name_lower, created_at) VALUES (?, ?, ?)', ['g', 'g', 1]);
+    await writer.run('INSERT INTO projects (group_id, name, name_lower, retention_days, created_at) VALUES (1, ?, ?, 30, 1)', ['p', 'p']);
+    const entry = await writer.get<{ id: number }>(
+      'INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body) VALUES (1, 1, 1, 2, 2, ?) RETURNING id',
+      ['{}'],
+    );
+    assert.ok(entry);
+    await writer.run('INSERT INTO log_terms (rowid, terms) VALUES (?, ?)', [entry.id, 'hello world2']);
+    const hit = await writer.all<{ rowid: number }[]>('SELECT rowid FROM log_terms WHERE log_terms MATCH ?', ['world2']);
+    assert.deepEqual(hit.map((r) => r.rowid), [entry.id]);
+    // contentless_delete: a row can be removed by rowid.
+    await writer.run('DELETE FROM log_terms WHERE rowid = ?', [entry.id]);
+    assert.deepEqual(await writer.all('SELECT rowid FROM log_terms WHERE log_terms MATCH ?', ['world2']), []);
+    await writer.exec('COMMIT');
+    await assert.rejects(
+      writer.run('INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body) VALUES (1, 1, 1, 5, 2, ?)', ['{}']),
+      /CHECK/,
+    );
+  });
+
+  it('runs only the steps above the stored version, in one transaction', async () => {
+    const writer = await openWriter(newPath());
+    opened.push(writer);
+    await migrate(writer);
+    const ran: number[] = [];
+    const v2 = {
+      version: 2,
+      async up(db: Database) {
+        ran.push(2);
+        await db.exec('CREATE TABLE added_in_v2 (x INTEGER)');
+      },
+    };
+    assert.equal(await migrate(writer, { migrations: [...SQLITE_MIGRATIONS, v2], target: 2 }), 2);
+    assert.deepEqual(ran, [2]);
+    assert.equal(await readSchemaVersion(writer), 2);
+    // Already there: nothing runs again.
+    await migrate(writer, { migrations: [...SQLITE_MIGRATIONS, v2], target: 2 });
+    assert.deepEqual(ran, [2]);
+    // Newer than the target: refused, nothing changed.
+    await assert.rejects(migrate(writer), SchemaTooNewError);
+    assert.equal(await readSchemaVersion(writer), 2);
+  });
+
+  it('a failing step rolls back every step of that run', async () => {
+    const writer = await openWriter(newPath());
+    opened.push(writer);
+    await migrate(writer);
+    const v2 = { version: 2, up: (db: Database) => db.exec('CREATE TABLE partial_v2 (x INTEGER)') };
+    const v3 = {
+      version: 3,
+      up: async () => {
+        throw new Error('step 3 fails');
+      },
+    };
+    await assert.rejects(migrate(writer, { migrations: [...SQLITE_MIGRATIONS, v2, v3], target: 3 }), /step 3 fails/);
+    assert.equal(await readSchemaVersion(writer), 1);
+    assert.equal(await writer.get(`SELECT name FROM sqlite_master WHERE name = 'partial_v2'`), undefined);
+  });
+});
+
+describe('sqlite storage lifecycle', () => {
+  it('close() waits for the transaction in flight, which commits; later writes are refused', async () => {
+    const { path, storage } = await openFresh();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const inTransaction = new Promise<void>((resolve) => (started = resolve));
+    const writing = storage.write(async (tx) => {
+      const group = await tx.insertGroup('in flight', 1);
+      started();
+      await gate;
+      return group;
+    });
+    await inTransaction;
+    let closed = false;
+    const closing = storage.close().then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.equal(closed, false, 'close() returned while a transaction was open');
+    release();
+    const group = await writing;
+    await closing;
+    assert.equal(closed, true);
+    await storage.close(); // idempotent
+    await assert.rejects(storage.write(async () => 1), StorageUnavailableError);
+
+    const reopened = await openSqliteStorage({ path, readPoolSize: 0, logger: silentLogger });
+    opened.push(reopened);
+    assert.deepEqual(await reopened.getGroup(group.id), group);
+  });
+
+  it('with no reader connections, every verb still works (reads wait between transactions)', async () => {
+    const { storage } = await openFresh(0);
+    const user = await storage.write((tx) =>
+      tx.insertUser({ username: 'solo', passwordHash: 'h', displayName: null, email: null, mustChangePassword: false, isPrimaryAdmin: false, createdAt: 1 }),
+    );
+    const reads = await Promise.all([storage.getUserById(user.id), storage.countUsers(), storage.schemaVersion()]);
+    assert.deepEqual(reads, [user, 1, SCHEMA_VERSION]);
+  });
+
+  it('refuses a read pool size outside 0–16', async () => {
+    await assert.rejects(openSqliteStorage({ path: newPath(), readPoolSize: 17, logger: silentLogger }), RangeError);
+  });
+});

@@ -1,0 +1,167 @@
+/**
+ * The built `logkeep` binary as a child process: run it to completion, or
+ * start it and watch its output. Tests run what `npm test` built
+ * (`dist/bin/logkeep.cjs`); a missing build fails them with a clear message.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/** The executable `package.json` names under `bin.logkeep`. */
+export const BIN_PATH = fileURLToPath(new URL('../../dist/bin/logkeep.cjs', import.meta.url));
+
+/** Throws unless the binary has been built. */
+export function assertBinBuilt(): void {
+  if (!existsSync(BIN_PATH)) {
+    throw new Error(`${BIN_PATH} is missing: run \`npm run build\` first (\`npm test\` builds before testing)`);
+  }
+}
+
+/**
+ * The parent's environment without any `SERVICE_*` variable (so a
+ * developer's own settings never leak into a test), plus `env`. A value of
+ * undefined removes the variable.
+ */
+export function binEnvironment(env: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const clean: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('SERVICE_')) clean[name] = value;
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) delete clean[name];
+    else clean[name] = value;
+  }
+  return clean;
+}
+
+export interface BinResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  /** Kill the process (and fail) after this long. Default 30 s. */
+  timeoutMs?: number;
+}
+
+/** Runs `logkeep <args>` to completion. */
+export async function runBin(args: readonly string[], options: RunOptions = {}): Promise<BinResult> {
+  const running = startBin(args, options);
+  return running.exited(options.timeoutMs ?? 30_000);
+}
+
+export interface RunningBin {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves once stdout + stderr match `pattern`; rejects if the process exits first or time runs out. */
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** Resolves with the result once the process exits; kills it after `timeoutMs`. */
+  exited(timeoutMs?: number): Promise<BinResult>;
+  /** Kills the process if it still runs (for cleanup). */
+  kill(): void;
+}
+
+/** Starts `logkeep <args>` and returns a handle on it. */
+export function startBin(args: readonly string[], options: RunOptions = {}): RunningBin {
+  assertBinBuilt();
+  const child = spawn(process.execPath, [BIN_PATH, ...args], { env: binEnvironment(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const listeners = new Set<() => void>();
+  const notify = () => {
+    for (const listener of [...listeners]) listener();
+  };
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    notify();
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+    notify();
+  });
+  const exit = new Promise<BinResult>((resolve) => {
+    child.on('close', (code, signal) => {
+      resolve({ code, signal, stdout, stderr });
+      notify();
+    });
+  });
+  let done = false;
+  void exit.then(() => {
+    done = true;
+  });
+  return {
+    child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    waitForOutput(pattern, timeoutMs = 30_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const match = (stdout + stderr).match(pattern);
+          if (match) finish(() => resolve(match));
+          else if (done) finish(() => reject(new Error(`logkeep exited before printing ${pattern}\nstdout:\n${stdout}\nstderr:\n${stderr}`)));
+        };
+        const timer = setTimeout(
+          () => finish(() => reject(new Error(`logkeep did not print ${pattern} within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`))),
+          timeoutMs,
+        );
+        const finish = (settle: () => void) => {
+          clearTimeout(timer);
+          listeners.delete(check);
+          settle();
+        };
+        listeners.add(check);
+        check();
+      });
+    },
+    async exited(timeoutMs = 30_000) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          reject(new Error(`logkeep did not exit within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+        }, timeoutMs);
+      });
+      try {
+        return await Promise.race([exit, timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    kill() {
+      if (!done) child.kill('SIGKILL');
+    },
+  };
+}
+
+/** A TCP port that was free a moment ago on 127.0.0.1 (the binary is given it explicitly). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls `GET <url>/healthz` until it answers 200; returns the body. */
+export async function waitForHealthz(baseUrl: string, timeoutMs = 30_000): Promise<unknown> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown = null;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${baseUrl}/healthz`);
+      if (res.status === 200) return (await res.json()) as unknown;
+      lastError = new Error(`status ${res.status}`);
+    } catch (err) {
+      lastError = err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${baseUrl}/healthz did not answer 200 within ${timeoutMs} ms: ${String(lastError)}`);
+}

@@ -1,0 +1,104 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { filterIsEmpty, parseSinceId, readLogFilter, readLogListQuery, readLogScope, readLogStreamQuery } from '../../lib/logs/log-query.js';
+import { exactTerm } from '../../lib/logs/search-terms.js';
+import { createCursorCodec } from '../../lib/http/pagination.js';
+import { LogServiceError } from '../../lib/errors.js';
+
+const cursors = createCursorCodec('query-test-secret');
+
+function fails(fn: () => unknown, field: string): void {
+  assert.throws(fn, (e: unknown) => {
+    assert.ok(e instanceof LogServiceError);
+    assert.equal(e.status, 400);
+    assert.equal(e.code, 'invalid_request');
+    assert.deepEqual(e.details, { field, reason: 'invalid' });
+    return true;
+  });
+}
+
+const qs = (s: string) => new URLSearchParams(s);
+
+describe('log query scope (D20, first check)', () => {
+  it('needs exactly one of project_id and group_id', () => {
+    assert.deepEqual(readLogScope(qs('project_id=3')), { kind: 'project', projectId: 3 });
+    assert.deepEqual(readLogScope(qs('group_id=12&level=bogus')), { kind: 'group', groupId: 12 });
+    fails(() => readLogScope(qs('')), 'project_id');
+    fails(() => readLogScope(qs('level=info')), 'project_id');
+    fails(() => readLogScope(qs('project_id=1&group_id=2')), 'project_id');
+    fails(() => readLogScope(qs('project_id=&group_id=2')), 'project_id');
+  });
+
+  it('needs a positive integer id', () => {
+    for (const v of ['0', '-1', 'abc', '1.0', '01', '', '99999999999999999']) fails(() => readLogScope(qs(`project_id=${v}`)), 'project_id');
+    fails(() => readLogScope(qs('group_id=x')), 'group_id');
+  });
+});
+
+describe('log filters', () => {
+  it('reads nothing into an open filter', () => {
+    assert.deepEqual(readLogFilter(qs('project_id=1')), { minLevel: null, from: null, to: null, terms: [], prefixes: [] });
+  });
+
+  it('reads level as a minimum', () => {
+    assert.equal(readLogFilter(qs('level=warning')).minLevel, 2);
+    for (const v of ['WARNING', 'warn', '', '3']) fails(() => readLogFilter(qs(`level=${v}`)), 'level');
+  });
+
+  it('reads from/to with the entry timestamp parser', () => {
+    const f = readLogFilter(qs('from=2024-01-01T00:00:00%2B01:00&to=2024-01-02 00:00'));
+    assert.equal(f.from, Date.UTC(2023, 11, 31, 23));
+    assert.equal(f.to, Date.UTC(2024, 0, 2));
+    fails(() => readLogFilter(qs('from=yesterday')), 'from');
+    fails(() => readLogFilter(qs('to=2024-02-30T00:00Z')), 'to');
+    assert.ok(filterIsEmpty(readLogFilter(qs('from=2024-01-02T00:00Z&to=2024-01-01T00:00Z'))));
+    assert.ok(!filterIsEmpty(readLogFilter(qs('from=2024-01-01T00:00Z&to=2024-01-01T00:00Z'))));
+  });
+
+  it('turns exact-match fields and context paths into the terms entries carry', () => {
+    const f = readLogFilter(qs('category=db&request_id=r-1&connection_generation=4&context.user.id=42&context.ok=true&logger=a.b'));
+    assert.deepEqual(new Set(f.terms), new Set([
+      exactTerm(['category'], 'db'),
+      exactTerm(['request_id'], 'r-1'),
+      exactTerm(['connection_generation'], '4'),
+      exactTerm(['user', 'id'], '42'),
+      exactTerm(['ok'], 'true'),
+      exactTerm(['logger'], 'a.b'),
+    ]));
+  });
+
+  it('refuses a context path with an empty segment', () => {
+    for (const key of ['context.', 'context..a', 'context.a.', 'context.a..b']) fails(() => readLogFilter(qs(`${key}=1`)), key);
+  });
+
+  it('reads q into words and prefixes', () => {
+    const f = readLogFilter(qs('q=Disk full* disk'));
+    assert.deepEqual(f.terms, ['disk']);
+    assert.deepEqual(f.prefixes, ['full']);
+    fails(() => readLogFilter(qs('q=***')), 'q');
+  });
+
+  it('complains in D20 order: level, from/to, context, q, then limit and cursor', () => {
+    const all = 'level=x&from=x&to=x&context..=1&q=*&limit=0&cursor=x';
+    fails(() => readLogListQuery(qs(all), cursors), 'level');
+    fails(() => readLogListQuery(qs(all.replace('level=x&', '')), cursors), 'from');
+    fails(() => readLogListQuery(qs(all.replace(/level=x&from=x&/, '')), cursors), 'to');
+    fails(() => readLogListQuery(qs('context..=1&q=*&limit=0&cursor=x'), cursors), 'context..');
+    fails(() => readLogListQuery(qs('q=*&limit=0&cursor=x'), cursors), 'q');
+    fails(() => readLogListQuery(qs('limit=0&cursor=x'), cursors), 'limit');
+    fails(() => readLogListQuery(qs('cursor=x'), cursors), 'cursor');
+  });
+
+  it('pages with the logs cursor namespace', () => {
+    const c = cursors.encode('logs', 77);
+    assert.deepEqual(readLogListQuery(qs(`limit=500&cursor=${c}`), cursors).page, { limit: 200, beforeId: 77 });
+    fails(() => readLogListQuery(qs(`cursor=${cursors.encode('users', 77)}`), cursors), 'cursor');
+  });
+
+  it('reads since_id for the stream', () => {
+    assert.equal(readLogStreamQuery(qs('since_id=0')).sinceId, 0);
+    assert.equal(readLogStreamQuery(qs('')).sinceId, null);
+    for (const v of ['-1', 'x', '1.5', '', '99999999999999999']) fails(() => readLogStreamQuery(qs(`since_id=${v}`)), 'since_id');
+    fails(() => parseSinceId('abc', 'Last-Event-ID'), 'Last-Event-ID');
+  });
+});

@@ -1,0 +1,187 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { EXACT_TERM_MARK, entryTerms, exactTerm, normalizeWord, parseTextQuery, wordsOf } from '../../lib/logs/search-terms.js';
+import { LogServiceError } from '../../lib/errors.js';
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+const EXACT = /^§[0-9a-f]{24}$/;
+const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
+
+/** Every string and number leaf's text, by walking the value (keys excluded). */
+function valueTexts(v: Json, out: string[] = []): string[] {
+  if (typeof v === 'string') out.push(v);
+  else if (typeof v === 'number') out.push(JSON.stringify(v));
+  else if (Array.isArray(v)) for (const x of v) valueTexts(x, out);
+  else if (v !== null && typeof v === 'object') for (const k of Object.keys(v)) valueTexts(v[k]!, out);
+  return out;
+}
+
+/** Any text mixing ASCII, accents, CJK, digits of other scripts, astral letters and separators. */
+const text = fc.string({
+  unit: fc.constantFrom(...[...'aZ9 _-.,:/é ÉßİΣς中文٣𝒳𐐀😀\u0307\t\n*"\\§'], '\ud800'),
+  maxLength: 40,
+});
+const jsonValue: fc.Arbitrary<Json> = fc.letrec<{ v: Json }>((tie) => ({
+  v: fc.oneof(
+    { depthSize: 'small' },
+    text,
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('v'), { maxLength: 3 }),
+    fc.dictionary(fc.oneof(text, fc.constantFrom('__proto__', 'a.b', '')), tie('v'), { maxKeys: 4 }),
+  ),
+})).v;
+const entry = fc.dictionary(fc.oneof(text, fc.constantFrom('__proto__', 'constructor')), jsonValue, { maxKeys: 6 });
+
+describe('words (D25)', () => {
+  it('splits on anything that is not a letter or digit, lower-cases, and cuts at 64 code points', () => {
+    assert.deepEqual(wordsOf('User-42 logged_in FROM 10.0.0.1; Ünïcödé ΣΑΣ 中文 ٣٤'), ['user', '42', 'logged', 'in', 'from', '10', '0', '1', 'ünïcödé', 'σας', '中文', '٣٤']);
+    assert.deepEqual(wordsOf('a'.repeat(70)), ['a'.repeat(64)]);
+    assert.deepEqual(wordsOf('😀'.repeat(3) + 'x'), ['x']);
+    assert.deepEqual(wordsOf('𝒳'.repeat(70)), ['𝒳'.repeat(64)]);
+    assert.equal(normalizeWord('İ'), 'i̇');
+    assert.deepEqual(wordsOf(''), []);
+  });
+
+  it('never yields an empty word or one containing an ASCII separator (property)', () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        for (const w of wordsOf(t)) {
+          assert.ok(w.length > 0);
+          assert.ok(!/[\x00-\x2f\x3a-\x60\x7b-\x7f]/.test(w), JSON.stringify(w));
+          assert.ok(!w.startsWith(EXACT_TERM_MARK));
+          assert.ok([...w].length <= 64);
+        }
+      }),
+    );
+  });
+
+  it('agrees with a slow reference (split first, then lower-case and cut)', () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        const ref = [...new Set((t.match(/[\p{L}\p{N}]+/gu) ?? []).map((w) => [...w.toLowerCase()].slice(0, 64).join('')))];
+        assert.deepEqual(wordsOf(t), ref);
+      }),
+    );
+  });
+});
+
+describe('entry terms', () => {
+  it('makes every value findable by q: its text as typed, or any run cut short with * (property)', () => {
+    fc.assert(
+      fc.property(entry, (e) => {
+        const terms = new Set(entryTerms(e));
+        for (const t of valueTexts(e)) {
+          if (!/[\p{L}\p{N}]/u.test(t)) continue;
+          const q = parseTextQuery(t);
+          for (const w of q.words) assert.ok(terms.has(w), `word ${w}`);
+          for (const run of t.match(/[\p{L}\p{N}]+/gu) ?? []) {
+            const cps = [...run];
+            const typed = cps.slice(0, Math.max(1, cps.length - 1)).join('');
+            // toLowerCase is context-sensitive (final sigma): a cut run may
+            // lower-case differently; that is D25's definition, not a miss.
+            if (!normalizeWord(run).startsWith(normalizeWord(typed))) continue;
+            for (const p of parseTextQuery(`${typed}*`).prefixes) assert.ok([...terms].some((x) => x.startsWith(p)), `prefix ${p}`);
+          }
+        }
+      }),
+    );
+  });
+
+  it('never yields a term containing a separator: words of letters and digits, or § + 24 hex (property)', () => {
+    fc.assert(
+      fc.property(entry, (e) => {
+        for (const t of entryTerms(e)) {
+          if (t.startsWith(EXACT_TERM_MARK)) assert.match(t, EXACT);
+          else {
+            assert.ok(!/[\x00-\x2f\x3a-\x60\x7b-\x7f]/.test(t), JSON.stringify(t));
+            assert.ok(t.length > 0);
+          }
+        }
+      }),
+    );
+  });
+
+  it('takes no word from keys, booleans or null', () => {
+    const terms = entryTerms({ secretkey: 'visible', flag: true, nothing: null, nested: { innerkey: [false, 12.5] } });
+    const words = terms.filter((t) => !t.startsWith(EXACT_TERM_MARK));
+    assert.deepEqual(words.sort(), ['12', '5', 'visible']);
+  });
+
+  it('indexes numbers by their JSON text', () => {
+    const terms = entryTerms({ big: 1e21, neg: -0.5 });
+    for (const w of ['1e', '21', '0', '5']) assert.ok(terms.includes(w), w);
+    assert.ok(terms.includes(exactTerm(['big'], '1e+21')));
+    assert.ok(terms.includes(exactTerm(['neg'], '-0.5')));
+  });
+
+  it('has an exact term for each addressable leaf: strings, and numbers and booleans by JSON text (D26)', () => {
+    const terms = new Set(entryTerms({ category: 'db', a: { b: { c: 'x y' } }, n: 5, t: true, z: null, o: {}, arr: ['q'], connection_generation: 3 }));
+    assert.ok(terms.has(exactTerm(['category'], 'db')));
+    assert.ok(terms.has(exactTerm(['a', 'b', 'c'], 'x y')));
+    assert.ok(terms.has(exactTerm(['n'], '5')));
+    assert.ok(terms.has(exactTerm(['t'], 'true')));
+    assert.ok(terms.has(exactTerm(['connection_generation'], '3')));
+    // Null, objects and arrays never match, nor does an inner path of an array.
+    assert.ok(!terms.has(exactTerm(['z'], 'null')));
+    assert.ok(!terms.has(exactTerm(['o'], '{}')));
+    assert.ok(!terms.has(exactTerm(['arr'], 'q')));
+    assert.ok(!terms.has(exactTerm(['arr', '0'], 'q')));
+    assert.ok(!terms.has(exactTerm(['a', 'b'], 'x y')));
+  });
+
+  it('does not confuse a key "a.b" with the path a → b, nor values with paths', () => {
+    const dotted = new Set(entryTerms({ 'a.b': 'v' }));
+    assert.ok(!dotted.has(exactTerm(['a', 'b'], 'v')));
+    const nested = new Set(entryTerms({ a: { b: 'v' } }));
+    assert.ok(nested.has(exactTerm(['a', 'b'], 'v')));
+    assert.notEqual(exactTerm(['a'], 'b,v'), exactTerm(['a', 'b'], 'v'));
+    assert.notEqual(exactTerm(['a","b'], 'v'), exactTerm(['a', 'b'], 'v'));
+    assert.notEqual(exactTerm(['category'], 'x'), exactTerm(['logger'], 'x'));
+  });
+
+  it('handles __proto__-named keys as ordinary keys', () => {
+    const e = JSON.parse('{"__proto__":{"user":"Ada"}}');
+    const terms = entryTerms(e);
+    assert.ok(terms.includes('ada'));
+    assert.ok(terms.includes(exactTerm(['__proto__', 'user'], 'Ada')));
+  });
+});
+
+describe('q (D25)', () => {
+  it('splits like entries; a trailing * makes a prefix; duplicates go', () => {
+    assert.deepEqual(parseTextQuery('Disk-FULL  disk err*'), { words: ['disk', 'full'], prefixes: ['err'] });
+    assert.deepEqual(parseTextQuery('"timeout" AND conn*ection'), { words: ['timeout', 'and', 'ection'], prefixes: ['conn'] });
+    assert.deepEqual(parseTextQuery('abc abc*'), { words: ['abc'], prefixes: [] });
+  });
+
+  it('refuses a q with no word', () => {
+    for (const q of ['', '   ', '***', '-- ::', '😀']) {
+      assert.throws(
+        () => parseTextQuery(q),
+        (e: unknown) => e instanceof LogServiceError && e.status === 400 && JSON.stringify(e.details) === '{"field":"q","reason":"invalid"}',
+        q,
+      );
+    }
+  });
+
+  it('yields only terms that are letters and digits (property)', () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        let parsed;
+        try {
+          parsed = parseTextQuery(t);
+        } catch {
+          return;
+        }
+        for (const w of [...parsed.words, ...parsed.prefixes]) {
+          assert.ok([...w].every((c) => LETTER_OR_DIGIT.test(c) || /\p{M}/u.test(c)), JSON.stringify(w));
+        }
+      }),
+    );
+  });
+});

@@ -76,7 +76,8 @@ export function validateBody<T, S>(value: unknown, struct: Struct<T, S>): T {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw invalidRequest('The request body must be a JSON object.');
   }
-  const [error, result] = validate(value, struct, { coerce: false });
+  // Masking (which needs coerce) drops unknown fields: they are ignored (D4), never an error.
+  const [error, result] = validate(value, struct, { coerce: true, mask: true });
   if (error) throw structErrorToInvalidRequest(error);
   return result as T;
 }

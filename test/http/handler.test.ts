@@ -113,7 +113,7 @@ describe('request handler', () => {
   it('parses JSON whatever the content type and validates it into {field, reason}', async () => {
     const ok = await api(url, 'POST', '/v1/echo', { raw: '{"name":"a","extra":1}', headers: { 'content-type': 'text/plain' } });
     assert.equal(ok.status, 201);
-    assert.deepEqual(ok.body, { name: 'a', extra: 1 });
+    assert.deepEqual(ok.body, { name: 'a' });
     const missing = await api(url, 'POST', '/v1/echo', { json: {} });
     assert.equal(missing.status, 400);
     assert.deepEqual(missing.body.details, { field: 'name', reason: 'required' });
@@ -140,7 +140,7 @@ describe('request handler', () => {
     });
     const chunked = await fetch(`${url}/v1/echo`, { method: 'POST', body: stream, duplex: 'half' } as RequestInit);
     assert.equal(chunked.status, 413);
-    assert.equal((await chunked.json()).error, 'payload_too_large');
+    assert.equal(((await chunked.json()) as { error: string }).error, 'payload_too_large');
     const exact = await api(url, 'POST', '/v1/echo', { raw: JSON.stringify({ name: 'x'.repeat(1024 * 1024 - 20) }) });
     assert.equal(exact.status, 201);
   });

@@ -52,14 +52,17 @@ export function normalizeWord(run: string): string {
   return out;
 }
 
+// Characters that end an ASCII word; the joiner of collected texts is one.
+const ASCII_NON_WORD = /[^a-z0-9]+/;
+const TEXT_JOINER = '\n';
+
 /** Adds the words of `text` to `into`. */
 export function addWords(text: string, into: Set<string>): void {
   // Fast path: for ASCII, lower-casing first cannot merge or split runs, so
-  // one toLowerCase serves every word.
+  // one toLowerCase and one split serve every word.
   if (ASCII_ONLY.test(text)) {
-    const lower = text.toLowerCase();
-    for (const m of lower.matchAll(WORD_RUN)) {
-      const w = m[0];
+    for (const w of text.toLowerCase().split(ASCII_NON_WORD)) {
+      if (w.length === 0) continue;
       into.add(w.length <= MAX_WORD_LENGTH ? w : w.slice(0, MAX_WORD_LENGTH));
     }
     return;
@@ -85,9 +88,34 @@ export function exactTerm(segments: readonly string[], valueText: string): strin
   return exactLeaf(JSON.stringify(segments).slice(0, -1), valueText);
 }
 
+// Most leaves repeat (levels, hosts, status codes, categories), and a hash
+// costs about a microsecond, so recent terms are remembered. Cleared when
+// full rather than evicted one by one: simple, and O(1) amortised.
+const EXACT_CACHE_LIMIT = 50_000;
+const exactCache = new Map<string, string>();
+
+// `prefix` is `["a","b"` (at least one segment); the tag versions the encoding.
+function exactLeaf(prefix: string, valueText: string): string {
+  const encoded = `${prefix},${JSON.stringify(valueText)}]`;
+  let term = exactCache.get(encoded);
+  if (term === undefined) {
+    term = EXACT_TERM_MARK + hash('sha256', `logkeep-exact-v1\u0000${encoded}`, 'hex').slice(0, 24);
+    if (exactCache.size >= EXACT_CACHE_LIMIT) exactCache.clear();
+    exactCache.set(encoded, term);
+  }
+  return term;
+}
+
 /** Whether a key can be named in a dotted `context.` path (D26). */
 function addressable(key: string): boolean {
   return key.length > 0 && !key.includes('.');
+}
+
+/** What a walk over one entry gathers. */
+interface Collected {
+  /** Every string value and number JSON text, for words. */
+  texts: string[];
+  exact: Set<string>;
 }
 
 /**
@@ -95,52 +123,51 @@ function addressable(key: string): boolean {
  * without repeats. `entry` is the parsed object as submitted.
  */
 export function entryTerms(entry: Record<string, unknown>): string[] {
+  const collected: Collected = { texts: [], exact: new Set() };
+  collectObject(entry, '[', collected);
   const terms = new Set<string>();
-  collectObject(entry, '[', terms);
+  // One split over all texts: the joiner is a separator, so no word spans two values.
+  addWords(collected.texts.join(TEXT_JOINER), terms);
+  for (const t of collected.exact) terms.add(t);
   return [...terms];
 }
 
 // `prefix` is the JSON-array text of the path so far without its closing
 // bracket, or null once the path went through an array or an unaddressable
 // key (words are still collected below it, exact terms are not).
-function collectObject(obj: Record<string, unknown>, prefix: string | null, terms: Set<string>): void {
+function collectObject(obj: Record<string, unknown>, prefix: string | null, into: Collected): void {
   for (const key of Object.keys(obj)) {
     const childPrefix = prefix !== null && addressable(key) ? `${prefix}${prefix.length > 1 ? ',' : ''}${JSON.stringify(key)}` : null;
-    collectValue(obj[key], childPrefix, terms);
+    collectValue(obj[key], childPrefix, into);
   }
 }
 
-function collectValue(value: unknown, prefix: string | null, terms: Set<string>): void {
+function collectValue(value: unknown, prefix: string | null, into: Collected): void {
   switch (typeof value) {
     case 'string':
-      addWords(value, terms);
-      if (prefix !== null) terms.add(exactLeaf(prefix, value));
+      into.texts.push(value);
+      if (prefix !== null) into.exact.add(exactLeaf(prefix, value));
       return;
     case 'number': {
       const text = JSON.stringify(value);
-      addWords(text, terms);
-      if (prefix !== null) terms.add(exactLeaf(prefix, text));
+      into.texts.push(text);
+      if (prefix !== null) into.exact.add(exactLeaf(prefix, text));
       return;
     }
     case 'boolean':
-      if (prefix !== null) terms.add(exactLeaf(prefix, value ? 'true' : 'false'));
+      if (prefix !== null) into.exact.add(exactLeaf(prefix, value ? 'true' : 'false'));
       return;
     case 'object':
       if (value === null) return;
       if (Array.isArray(value)) {
-        for (const item of value) collectValue(item, null, terms);
+        for (const item of value) collectValue(item, null, into);
         return;
       }
-      collectObject(value as Record<string, unknown>, prefix, terms);
+      collectObject(value as Record<string, unknown>, prefix, into);
       return;
     default:
       return;
   }
-}
-
-// `prefix` is `["a","b"` (at least one segment); the tag versions the encoding.
-function exactLeaf(prefix: string, valueText: string): string {
-  return EXACT_TERM_MARK + hash('sha256', `logkeep-exact-v1\u0000${prefix},${JSON.stringify(valueText)}]`, 'hex').slice(0, 24);
 }
 
 /** A parsed `q`: whole words (exact terms) and prefixes (`word*`). */

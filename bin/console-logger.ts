@@ -1,35 +1,33 @@
 /**
- * The binary's diagnostics for now: one plain line per message, levels at
- * or above `--log-level` only; info and debug to stdout, warnings and errors
- * to stderr. (`--log-format` and `--log-file` belong to a later logging
- * library.)
+ * The binary's diagnostics: `lib/logging.ts` wired to this process's
+ * console, or to `--log-file`, from the resolved configuration. On the
+ * console, debug and info go to stdout, warnings and errors to stderr.
  */
-import type { LogLevelName } from '../lib/config.js';
+import type { LogLevelName, LogServiceConfig } from '../lib/config.js';
+import { CONFIG_DEFAULTS } from '../lib/config.js';
 import type { ServiceLogger } from '../lib/logger.js';
+import { createServiceLogging, type ServiceLogging } from '../lib/logging.js';
 
-const RANK: Readonly<Record<LogLevelName, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
-
-export function createConsoleLogger(level: LogLevelName): ServiceLogger {
-  const threshold = RANK[level];
-  const line = (name: 'debug' | 'info' | 'warn' | 'error', stream: NodeJS.WriteStream) => (msg: string, fields?: Record<string, unknown>) => {
-    if (RANK[name] < threshold) return;
-    const extra = fields && Object.keys(fields).length > 0 ? ` ${safeJson(fields)}` : '';
-    stream.write(`${new Date().toISOString()} ${name.toUpperCase().padEnd(5)} ${msg}${extra}\n`);
-  };
-  return {
-    debug: line('debug', process.stdout),
-    info: line('info', process.stdout),
-    warn: line('warn', process.stderr),
-    error: line('error', process.stderr),
-  };
+/**
+ * `--log-level`, `--log-format`, `--log-file`, `--log-max-file-bytes` and
+ * `--log-max-files` applied. Throws ConfigError when the log file cannot be
+ * written. Close it before the process exits, so the file gets every line.
+ */
+export function createBinLogging(
+  config: Pick<LogServiceConfig, 'logLevel' | 'logFormat' | 'logFile' | 'logMaxFileBytes' | 'logMaxFiles'>,
+): ServiceLogging {
+  return createServiceLogging({
+    level: config.logLevel,
+    format: config.logFormat,
+    file: config.logFile,
+    maxFileBytes: config.logMaxFileBytes,
+    maxFiles: config.logMaxFiles,
+    stdout: process.stdout,
+    stderr: process.stderr,
+  });
 }
 
-function safeJson(fields: Record<string, unknown>): string {
-  try {
-    return JSON.stringify(fields, (_key, value: unknown) =>
-      value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value,
-    );
-  } catch {
-    return '[unserialisable fields]';
-  }
+/** Console lines at or above `level`, for commands without the own-log settings (`create-admin`). */
+export function createConsoleLogger(level: LogLevelName): ServiceLogger {
+  return createBinLogging({ ...CONFIG_DEFAULTS, logLevel: level, logFormat: 'console', logFile: null }).logger;
 }

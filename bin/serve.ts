@@ -10,7 +10,8 @@ import { createLogService, type LogService } from '../lib/service.js';
 import type { ResolvedConfig } from '../lib/config-resolve.js';
 import type { CreatedAdmin } from '../lib/admin/create-admin.js';
 import type { ServiceLogger } from '../lib/logger.js';
-import { createConsoleLogger } from './console-logger.js';
+import type { ServiceLogging } from '../lib/logging.js';
+import { createBinLogging } from './console-logger.js';
 import { EXIT_CONFIG, configurationFailure } from './startup-failure.js';
 
 /** How long in-flight requests (live streams included) get after a stop signal before their connections are cut. */
@@ -18,15 +19,23 @@ const SHUTDOWN_GRACE_MS = 10_000;
 
 export async function serve(resolved: ResolvedConfig): Promise<void> {
   const { config } = resolved;
-  const logger = createConsoleLogger(config.logLevel);
-  for (const warning of resolved.warnings) logger.warn(warning);
-  if (config.logFormat !== 'console' || config.logFile !== null) {
-    logger.warn('--log-format json and --log-file are not supported yet; diagnostics go to the console as plain lines');
+  let logging: ServiceLogging;
+  try {
+    logging = createBinLogging(config);
+  } catch (err) {
+    const message = configurationFailure(err);
+    if (message === null) throw err;
+    process.stderr.write(`logkeep: cannot start: ${message}\n`);
+    process.exitCode = EXIT_CONFIG;
+    return;
   }
+  const logger = logging.logger;
+  for (const warning of resolved.warnings) logger.warn(warning);
   let service: LogService;
   try {
     service = await createLogService(config, { logger });
   } catch (err) {
+    await logging.close();
     const message = configurationFailure(err);
     if (message === null) throw err;
     process.stderr.write(`logkeep: cannot start: ${message}\n`);
@@ -39,12 +48,13 @@ export async function serve(resolved: ResolvedConfig): Promise<void> {
     await listen(server, config.httpPort, config.httpHost);
   } catch (err) {
     await service.close();
+    await logging.close();
     process.stderr.write(`logkeep: cannot listen on ${config.httpHost}:${config.httpPort}: ${(err as Error).message}\n`);
     process.exitCode = 1;
     return;
   }
   logger.info(`logkeep listening on ${addressUrl(server)}`);
-  stopOnSignals(server, service, logger);
+  stopOnSignals(server, service, logging);
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {
@@ -78,7 +88,8 @@ function announceBootstrapAdmin(admin: CreatedAdmin, logger: ServiceLogger): voi
   );
 }
 
-function stopOnSignals(server: Server, service: LogService, logger: ServiceLogger): void {
+function stopOnSignals(server: Server, service: LogService, logging: ServiceLogging): void {
+  const logger = logging.logger;
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -89,12 +100,15 @@ function stopOnSignals(server: Server, service: LogService, logger: ServiceLogge
     stopping = true;
     logger.info(`${signal} received: finishing in-flight requests, then closing the database`);
     shutdown(server, service, logger).then(
-      () => {
+      async () => {
         logger.info('logkeep stopped');
+        // The log file gets its last lines before the process ends.
+        await logging.close();
         process.exit(0);
       },
-      (err: unknown) => {
+      async (err: unknown) => {
         logger.error('shutdown failed', { error: err });
+        await logging.close();
         process.exit(1);
       },
     );
@@ -106,6 +120,8 @@ function stopOnSignals(server: Server, service: LogService, logger: ServiceLogge
 async function shutdown(server: Server, service: LogService, logger: ServiceLogger): Promise<void> {
   // Stop accepting; idle keep-alive connections close now, busy ones when their request ends.
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // Live streams end now (`end` `server_shutdown`, D30) instead of holding the close for the grace period.
+  service.beginShutdown();
   server.closeIdleConnections();
   const grace = setTimeout(() => {
     logger.warn(`requests still open after ${SHUTDOWN_GRACE_MS / 1000} s: closing their connections`);

@@ -97,7 +97,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   setting('logFormat', 'string', "Own diagnostics format: 'console' or 'json'"),
   setting('logFile', 'optional-string', 'Own diagnostics file (unset: the console)'),
   setting('logMaxFileBytes', 'integer', 'Own log file size before rotation, in bytes'),
-  setting('logMaxFiles', 'integer', 'Own log files kept'),
+  setting('logMaxFiles', 'integer', 'Rotated own log files kept besides the current one (file.1 … file.N)'),
   setting('bootstrapAdminEnabled', 'boolean', 'Create the first administrator when there are no users'),
   setting('bootstrapAdminUsername', 'string', 'Username of the first administrator'),
   setting('bootstrapAdminPassword', 'secret', 'Password of the first administrator (unset: generated and printed once)'),

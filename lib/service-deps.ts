@@ -10,6 +10,8 @@ import type { ServiceLogger } from './logger.js';
 import type { AccessTokenService } from './auth/access-tokens.js';
 import type { PasswordHasher } from './auth/passwords.js';
 import type { Throttle } from './auth/throttle.js';
+import type { Ingestion } from './logs/ingestion.js';
+import type { StreamHub } from './live/stream-hub.js';
 
 export interface ServiceDeps {
   config: LogServiceConfig;
@@ -20,6 +22,10 @@ export interface ServiceDeps {
   passwords: PasswordHasher;
   /** IP and subject token buckets (no-ops when rate limiting is off). */
   throttle: Throttle;
+  /** Ingestion's body budget and group-commit queue (D34). */
+  ingestion: Ingestion;
+  /** Open live streams (`GET /v1/logs/stream`), woken by ingestion commits. */
+  liveStreams: StreamHub;
   logger: ServiceLogger;
   /** Milliseconds since the epoch; replaceable in tests. */
   now(): number;

@@ -16,6 +16,10 @@ import { createHandler, type RequestHandler } from './http/handler.js';
 import { allRoutes } from './http/routes.js';
 import { bootstrapFirstAdmin, type CreatedAdmin } from './admin/create-admin.js';
 import type { ServiceDeps } from './service-deps.js';
+import { createIngestion } from './logs/ingestion.js';
+import { createStreamHub } from './live/stream-hub.js';
+import { startPurgeJob } from './ops/purge-job.js';
+import type { PurgeReport } from './ops/purge.js';
 
 export interface LogServiceOptions {
   /** Where the service's own diagnostics go (default: the console). */
@@ -26,6 +30,12 @@ export interface LogServiceOptions {
   passwordHashLogN?: number;
   /** Clock, for tests. */
   now?: () => number;
+  /**
+   * Run the retention purge on its own timer (default true): soon after
+   * start, then every `retentionPurgeIntervalSeconds`. With false, passes
+   * run only through `runPurgeOnce()`.
+   */
+  scheduledPurge?: boolean;
 }
 
 export interface LogService {
@@ -34,6 +44,17 @@ export interface LogService {
   readonly config: LogServiceConfig;
   /** The first administrator created at this start, if any (its password is shown once by the caller). */
   readonly bootstrapAdmin: CreatedAdmin | null;
+  /**
+   * Operator and test hook: runs one retention pass now (after any pass in
+   * progress) and reports what it removed. The timer keeps running.
+   */
+  runPurgeOnce(): Promise<PurgeReport>;
+  /**
+   * Ends every live stream with `end` `server_shutdown` and ends new ones at
+   * once. Call it when the server stops accepting connections, so stopping
+   * never waits for open streams; `close()` does it too.
+   */
+  beginShutdown(): void;
   /** Stops background work and closes the database. Idempotent. */
   close(): Promise<void>;
 }
@@ -52,6 +73,12 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
     const bootstrapAdmin = config.bootstrapAdminEnabled
       ? await bootstrapFirstAdmin(storage, hasher, { username: config.bootstrapAdminUsername, password: config.bootstrapAdminPassword, now: now() })
       : null;
+    const liveStreams = await createStreamHub({
+      db: storage,
+      heartbeatMs: config.sseHeartbeatIntervalSeconds * 1000,
+      logger,
+      signals: storage.signals,
+    });
     const deps: ServiceDeps = {
       config,
       storage,
@@ -65,21 +92,41 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
         logger,
         now,
       }),
+      ingestion: createIngestion(storage, config, logger),
+      liveStreams,
       logger,
       now,
     };
+    // Streams read what each commit stored (D29), in this process and, through storage signals, in others (D31).
+    deps.ingestion.queue.onCommit(({ projectIds, maxId }) => liveStreams.entriesCommitted(projectIds, maxId));
     const handler = createHandler(deps, allRoutes(), {
       ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
       // D12: the IP bucket is spent before the body is read or anyone is authenticated.
       beforeRateLimitedRoute: (ctx) => deps.throttle.checkIp({ clientIp: ctx.clientIp, path: ctx.route.path }),
     });
+    const purge = startPurgeJob({
+      storage,
+      settings: config,
+      intervalSeconds: config.retentionPurgeIntervalSeconds,
+      logger,
+      now,
+      scheduled: options.scheduledPurge ?? true,
+    });
     return {
       handler,
       config,
       bootstrapAdmin,
+      runPurgeOnce: () => purge.runOnce(),
+      beginShutdown: () => liveStreams.beginShutdown(),
       async close() {
         if (closed) return;
         closed = true;
+        liveStreams.beginShutdown();
+        // A pass in progress ends at its next chunk boundary.
+        await purge.stop();
+        // Pending ingestion commits finish (and are answered) before the database closes (D33).
+        await deps.ingestion.close();
+        await liveStreams.close();
         await storage.close();
       },
     };

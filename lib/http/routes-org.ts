@@ -232,6 +232,8 @@ function blockRoute(path: string, blocked: boolean): Route {
       requireAdmin(actor);
       const project = await requireExistingProject(ctx.deps.storage, ctx.params.id!);
       const updated = await setProjectBlocked(ctx.deps.storage, actor, project.id, blocked, ctx.deps.now());
+      // Open streams of the project end now, here and in other processes (spec state table).
+      if (blocked) ctx.deps.liveStreams.projectBlocked(project.id);
       return { status: 200, body: presentProject(updated) };
     },
   };

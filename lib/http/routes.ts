@@ -8,7 +8,9 @@ import { authRoutes } from './routes-auth.js';
 import { userRoutes } from './routes-users.js';
 import { orgRoutes } from './routes-org.js';
 import { auditRoutes } from './routes-audit.js';
+import { logRoutes } from './routes-logs.js';
+import { streamRoutes } from './routes-stream.js';
 
 export function allRoutes(): Route[] {
-  return [...authRoutes, ...userRoutes, ...orgRoutes(), ...auditRoutes()];
+  return [...authRoutes, ...userRoutes, ...orgRoutes(), ...auditRoutes(), ...logRoutes, ...streamRoutes];
 }

@@ -13,22 +13,12 @@ import { invalidRequest } from '../errors.js';
 import { readPageRequest, type CursorCodec, type PageRequest } from '../http/pagination.js';
 import { CORRELATION_FIELDS, levelNumber, LEVELS, parseIsoTimestamp } from './entry-validation.js';
 import { exactTerm, parseTextQuery } from './search-terms.js';
+import type { LogFilter } from '../storage/storage.js';
+
+export type { LogFilter };
 
 /** Whose entries: one project, or every unblocked project of one group. */
 export type LogScope = { kind: 'project'; projectId: number } | { kind: 'group'; groupId: number };
-
-/** Filters every backend applies identically. All conditions are ANDed. */
-export interface LogFilter {
-  /** Lowest level number included (D24), or null for all. */
-  minLevel: number | null;
-  /** Inclusive bounds on the entry's `timestamp`, epoch ms (D24). */
-  from: number | null;
-  to: number | null;
-  /** Terms that must all be indexed for the entry: `q` words and exact-match terms. */
-  terms: string[];
-  /** Each must be the start of some indexed word (`q` words written with `*`). */
-  prefixes: string[];
-}
 
 /** The cursor namespace of the log list. */
 export const LOG_CURSOR_LIST = 'logs';

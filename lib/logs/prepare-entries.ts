@@ -23,7 +23,21 @@ export interface PreparedBatch {
   rejected: Rejection[];
 }
 
-/** Validates and prepares every element of a batch (D21). */
+/**
+ * The most bytes an entry's distinct terms may add up to. PostgreSQL refuses
+ * a tsvector whose lexemes exceed 1 MiB (and would fail the whole commit),
+ * so both backends refuse such an entry the same way: it takes far more
+ * than a megabyte of distinct words to get there.
+ */
+export const MAX_TERM_BYTES = 1_000_000;
+
+function termBytes(terms: readonly string[]): number {
+  let sum = 0;
+  for (const t of terms) sum += Buffer.byteLength(t, 'utf8');
+  return sum;
+}
+
+/** Validates and prepares every element of a batch (D21, then the term budget). */
 export function prepareBatch(values: readonly unknown[]): PreparedBatch {
   const entries: PreparedEntry[] = [];
   const positions: number[] = [];
@@ -37,13 +51,15 @@ export function prepareBatch(values: readonly unknown[]): PreparedBatch {
     // The stored text is the parsed object's compact JSON (D21); its UTF-8
     // length is the entry's size for quotas (D23).
     const body = JSON.stringify(checked.entry);
-    entries.push({
-      body,
-      bytes: Buffer.byteLength(body, 'utf8'),
-      level: checked.level,
-      timestamp: checked.timestamp,
-      terms: entryTerms(checked.entry),
-    });
+    const bytes = Buffer.byteLength(body, 'utf8');
+    const terms = entryTerms(checked.entry);
+    // Each leaf adds at most a 26-byte exact term plus its words, so a body
+    // under an eighth of the budget cannot exceed it: skip the count then.
+    if (bytes > MAX_TERM_BYTES / 8 && termBytes(terms) > MAX_TERM_BYTES) {
+      rejected.push({ index, error: 'validation_error', message: `The entry has too many distinct words to index (over ${MAX_TERM_BYTES} bytes of search terms).` });
+      continue;
+    }
+    entries.push({ body, bytes, level: checked.level, timestamp: checked.timestamp, terms });
     positions.push(index);
   }
   return { entries, positions, rejected };

@@ -15,6 +15,7 @@
  *   identically;
  * - unique violations surface as `StorageConflict` with a domain name.
  */
+import type { StorageSignals } from './signals.js';
 
 export type Role = 'admin' | 'owner' | 'user';
 export type ScopeType = 'global' | 'group' | 'project';
@@ -236,13 +237,79 @@ export interface PreparedEntry {
   /** The entry's `timestamp`, as epoch milliseconds. */
   timestamp: number;
   /**
-   * Search terms computed by logkeep: words of `q` (D25) and hashed
-   * `field=value` terms for exact-match filters. Each term is a string of
-   * Unicode letters and digits only (lower-case), so no backend tokenizer
-   * splits it further.
+   * Search terms computed by logkeep (`logs/search-terms.ts`): words of `q`
+   * (D25), lower-case runs of Unicode letters and digits, and exact-match
+   * terms (D24, D26), `§` plus hex digits. No term contains a space or an
+   * ASCII character other than a–z and 0–9, so no backend tokenizer splits
+   * it further and a space can join them.
    */
   terms: string[];
 }
+
+/** One ingestion request's valid entries, all for one project (D23). */
+export interface LogIngestRequest {
+  projectId: number;
+  receivedAt: number;
+  entries: PreparedEntry[];
+}
+
+/** What became of one entry: stored under `id`, or refused by a quota (D23). */
+export type LogEntryOutcome = { id: number } | { quota: 'max_entries' | 'max_bytes' };
+
+/**
+ * The filters of a log query or stream (D20, D24–D26), all ANDed. Built by
+ * `logs/log-query.ts`; `terms` and `prefixes` are in the form of
+ * PreparedEntry.terms.
+ */
+export interface LogFilter {
+  /** Lowest level number included, or null for all. */
+  minLevel: number | null;
+  /** Inclusive bounds on the entry's `timestamp` (epoch ms), or null. */
+  from: number | null;
+  to: number | null;
+  /** Every one must be among the entry's terms. */
+  terms: string[];
+  /** Every one must start some term of the entry (`q` words written with `*`). */
+  prefixes: string[];
+}
+
+/** A log filter over a set of projects (one, or a group's unblocked ones). */
+export interface LogSelection extends LogFilter {
+  /** Non-empty. */
+  projectIds: number[];
+}
+
+/**
+ * A project holding log entries past its retention (D28) at the time asked,
+ * and the cutoff that applies to it.
+ */
+export interface ExpiredLogScope {
+  projectId: number;
+  /** Entries with `received_at` strictly below this are past retention. */
+  receivedBefore: number;
+}
+
+/** What one retention chunk removed from one project. */
+export interface PurgedLogChunk {
+  entries: number;
+  /** Sum of the removed entries' sizes (D23), taken off `total_bytes`. */
+  bytes: number;
+}
+
+/** One chunk of audit rows to delete: those of one retention class (D15) past its cutoff. */
+export interface AuditPurgeChunk {
+  /** Every action of the class, spelled out (served by the (action, created_at) index). */
+  actions: readonly string[];
+  /** Only rows with `created_at` strictly below this (the cutoff is strict). */
+  createdBefore: number;
+  limit: number;
+}
+
+/**
+ * What a maintenance pass runs on: reads and transactions, bound on
+ * PostgreSQL to the one connection that holds the maintenance lock.
+ */
+export type StorageSession = ReadOps & Pick<Storage, 'write'>;
 
 /** The sole-owner guard's unit: a group and how many distinct owners it has. */
 export interface GroupOwnerCount {
@@ -327,6 +394,24 @@ export interface ReadOps {
   groupsOwnedBy(userId: number): Promise<GroupRow[]>;
 
   listAudit(filter: AuditFilter): Promise<AuditRow[]>;
+
+  /**
+   * Log entries matching the selection, newest first (largest id first),
+   * strictly below `beforeId`, at most `limit`. Served from indexes: never
+   * a scan of a whole project.
+   */
+  queryLogs(selection: LogSelection, page: Page): Promise<LogRow[]>;
+  /** Entries matching the selection with id > `afterId`, oldest first, at most `limit` (stream catch-up, D29). */
+  logsAfter(selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]>;
+  /** The largest log entry id stored so far, 0 when none. */
+  lastLogId(): Promise<number>;
+
+  /**
+   * Projects that hold entries received before `now` minus their
+   * `retention_days` (D28), by id, with that cutoff. One index probe per
+   * project on (project_id, received_at).
+   */
+  expiredLogScopes(now: number): Promise<ExpiredLogScope[]>;
 }
 
 /** Verbs that write. Only inside `Storage.write`. */
@@ -376,10 +461,44 @@ export interface WriteOps extends ReadOps {
    * transactions, so there it does nothing. Used by the sole-owner guard.
    */
   lockGroups(groupIds: number[]): Promise<void>;
+
+  /**
+   * Stores the entries of several ingestion requests in this transaction,
+   * quotas checked entry by entry in order (D23: `max_entries` first, then
+   * `max_bytes`; a refused entry consumes nothing), and adds the accepted
+   * ones to the projects' `entry_count` and `total_bytes`. Exact under
+   * concurrency: PostgreSQL locks the project rows (in id order) until the
+   * transaction ends. Returns one outcome per entry, per request, in order.
+   */
+  ingestLogs(requests: LogIngestRequest[]): Promise<LogEntryOutcome[][]>;
+
+  /**
+   * Retention (D28): deletes up to `limit` of the project's entries received
+   * before `receivedBefore`, oldest first, with their search terms, and
+   * subtracts them from the project's `entry_count` and `total_bytes` in this
+   * same transaction, so the counters always equal the stored rows.
+   */
+  purgeLogEntries(projectId: number, receivedBefore: number, limit: number): Promise<PurgedLogChunk>;
+  /** Deletes up to `chunk.limit` audit rows of one retention class past its cutoff; returns how many. */
+  purgeAuditRows(chunk: AuditPurgeChunk): Promise<number>;
+  /** Deletes up to `limit` refresh tokens expired at `now` (revoked or not); returns how many. */
+  purgeExpiredRefreshTokens(now: number, limit: number): Promise<number>;
+  /**
+   * Gives free space back to the operating system, at most `maxPages` pages
+   * per call: SQLite runs `PRAGMA incremental_vacuum` (the file is created
+   * with auto_vacuum = INCREMENTAL) and returns the free pages left;
+   * PostgreSQL leaves it to autovacuum and returns 0.
+   */
+  reclaimFreePages(maxPages: number): Promise<number>;
 }
 
 export interface Storage extends ReadOps {
   readonly backend: 'file' | 'server';
+  /**
+   * Messages between processes sharing this database (D31; live streams):
+   * PostgreSQL LISTEN/NOTIFY. Absent on the file backend (one process per file).
+   */
+  readonly signals?: StorageSignals;
   /**
    * Runs `fn` in one transaction and commits when it resolves, rolls back
    * when it throws. On SQLite write transactions are serialised on the one
@@ -388,6 +507,14 @@ export interface Storage extends ReadOps {
   write<T>(fn: (tx: WriteOps) => Promise<T>): Promise<T>;
   /** The schema version this database is at. */
   schemaVersion(): Promise<number>;
+  /**
+   * Runs `fn` unless another process already runs a maintenance pass on
+   * this database: PostgreSQL takes a session advisory lock
+   * (`pg_try_advisory_lock`) on a connection of its own for the whole of
+   * `fn` and hands `fn` a session bound to it; SQLite hands `fn` the
+   * storage itself. `{ran: false}` when the lock is taken.
+   */
+  withMaintenanceLock<T>(fn: (session: StorageSession) => Promise<T>): Promise<{ ran: true; result: T } | { ran: false }>;
   close(): Promise<void>;
 }
 

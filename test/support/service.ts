@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogService, type LogService } from '../../lib/service.js';
 import type { LogServiceSettings } from '../../lib/config.js';
-import { silentLogger } from '../../lib/logger.js';
+import { silentLogger, type ServiceLogger } from '../../lib/logger.js';
 import { newTestDatabase, type BackendName, type TestDatabase } from './backends.js';
 
 export const TEST_JWT_SECRET = 'test-secret-0123456789abcdef0123456789abcdef';
@@ -28,6 +28,8 @@ export interface StartOptions {
   database?: TestDatabase;
   basePath?: string;
   now?: () => number;
+  /** Where the service's diagnostics go (default: nowhere). */
+  logger?: ServiceLogger;
 }
 
 export async function startService(backend: BackendName, options: StartOptions = {}): Promise<RunningService> {
@@ -41,7 +43,7 @@ export async function startService(backend: BackendName, options: StartOptions =
       ...options.settings,
     },
     {
-      logger: silentLogger,
+      logger: options.logger ?? silentLogger,
       passwordHashLogN: TEST_SCRYPT_LOG_N,
       ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
       ...(options.now === undefined ? {} : { now: options.now }),

@@ -133,6 +133,8 @@ CREATE INDEX audit_log_action ON audit_log (action, id);
 CREATE INDEX audit_log_actor ON audit_log (actor_user_id, id);
 CREATE INDEX audit_log_target ON audit_log (target_type, target_id, id);
 CREATE INDEX audit_log_created ON audit_log (created_at);
+-- Audit retention deletes by class (a list of actions) and age (D15).
+CREATE INDEX audit_log_action_created ON audit_log (action, created_at);
 
 -- body is the submitted object's compact JSON text, key order kept: text,
 -- never jsonb. terms holds logkeep's own search terms (lower-case letters
@@ -150,7 +152,8 @@ CREATE TABLE log_entries (
 CREATE INDEX log_entries_project ON log_entries (project_id, id);
 CREATE INDEX log_entries_project_level ON log_entries (project_id, level, id);
 CREATE INDEX log_entries_project_ts ON log_entries (project_id, ts);
-CREATE INDEX log_entries_received ON log_entries (received_at);
+-- Retention deletes per project by received_at (D28).
+CREATE INDEX log_entries_received ON log_entries (project_id, received_at);
 CREATE INDEX log_entries_terms ON log_entries USING GIN (terms);
 
 INSERT INTO schema_version (version) VALUES (1);

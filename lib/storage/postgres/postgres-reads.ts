@@ -5,11 +5,15 @@
  */
 import type { IBaseProtocol } from 'pg-promise';
 import type {
+  ExpiredLogScope,
   AuditFilter,
   AuditRow,
   GroupFilter,
   GroupOwnerCount,
   GroupRow,
+  LogRow,
+  LogSelection,
+  Page,
   ProjectFilter,
   ProjectRow,
   ReadOps,
@@ -26,6 +30,8 @@ import type {
   Visibility,
 } from '../storage.js';
 import * as sql from './sql.js';
+import * as Logs from './postgres-logs.js';
+import * as Retention from './postgres-retention.js';
 
 /** The pool or a task/transaction: what every verb runs its SQL on. */
 export type Queryable = IBaseProtocol<unknown>;
@@ -181,5 +187,21 @@ export class PostgresReads implements ReadOps {
       limit: filter.limit,
     });
     return rows.map(toAuditRow);
+  }
+
+  queryLogs(selection: LogSelection, page: Page): Promise<LogRow[]> {
+    return Logs.queryLogs(this.db, selection, page);
+  }
+
+  logsAfter(selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
+    return Logs.logsAfter(this.db, selection, afterId, limit);
+  }
+
+  lastLogId(): Promise<number> {
+    return Logs.lastLogId(this.db);
+  }
+
+  expiredLogScopes(now: number): Promise<ExpiredLogScope[]> {
+    return Retention.expiredLogScopes(this.db, now);
   }
 }

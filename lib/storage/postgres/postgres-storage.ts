@@ -8,12 +8,14 @@
 import { checkServerIdentity } from 'node:tls';
 import pgPromise from 'pg-promise';
 import type { ServiceLogger } from '../../logger.js';
-import { SchemaTooNewError, StorageUnavailableError, type Storage, type WriteOps } from '../storage.js';
+import { SchemaTooNewError, StorageUnavailableError, type Storage, type StorageSession, type WriteOps } from '../storage.js';
 import { migrate } from './migrations.js';
 import { describeConnectionError } from './pg-errors.js';
 import { PostgresReads } from './postgres-reads.js';
 import { PostgresWrites } from './postgres-writes.js';
 import * as sql from './sql.js';
+import * as Retention from './postgres-retention.js';
+import { createPostgresSignals } from './postgres-signals.js';
 
 export interface PostgresStorageOptions {
   host: string;
@@ -63,15 +65,28 @@ function tlsOptions(mode: PostgresStorageOptions['sslMode'], host: string): fals
   return { rejectUnauthorized: true, checkServerIdentity: (_servername, cert) => checkServerIdentity(host, cert) };
 }
 
+/** Reads and transactions on one connection: what a maintenance pass runs on. */
+class PostgresSession extends PostgresReads implements StorageSession {
+  write<T>(fn: (tx: WriteOps) => Promise<T>): Promise<T> {
+    return this.db.tx((t) => fn(new PostgresWrites(t)));
+  }
+}
+
 /** Distinguishes storages in pg-promise's process-wide registry (and its duplicate-connection warning). */
 let storageCount = 0;
 
 class PostgresStorage extends PostgresReads implements Storage {
   readonly backend = 'server' as const;
   private closing: Promise<void> | null = null;
+  /** LISTEN/NOTIFY between processes sharing the database (D31). */
+  readonly signals: ReturnType<typeof createPostgresSignals>;
 
-  constructor(private readonly pool: pgPromise.IDatabase<unknown>) {
+  constructor(
+    private readonly pool: pgPromise.IDatabase<unknown>,
+    logger: ServiceLogger,
+  ) {
     super(pool);
+    this.signals = createPostgresSignals(pool, logger);
   }
 
   write<T>(fn: (tx: WriteOps) => Promise<T>): Promise<T> {
@@ -82,9 +97,28 @@ class PostgresStorage extends PostgresReads implements Storage {
     return (await this.pool.one<{ version: number }>(sql.SELECT_SCHEMA_VERSION)).version;
   }
 
+  /**
+   * The lock lives as long as its session, so the pass runs on a connection
+   * of its own, opened outside the pool: requests keep every pooled
+   * connection (even with a pool of one), and if the connection dies the
+   * server releases the lock with it.
+   */
+  async withMaintenanceLock<T>(fn: (session: StorageSession) => Promise<T>): Promise<{ ran: true; result: T } | { ran: false }> {
+    const connection = await this.pool.connect({ direct: true });
+    try {
+      const { locked } = await connection.one<{ locked: boolean }>(Retention.TRY_MAINTENANCE_LOCK, [Retention.MAINTENANCE_LOCK_KEY]);
+      if (!locked) return { ran: false };
+      // No explicit unlock: closing the session below releases the lock.
+      return { ran: true, result: await fn(new PostgresSession(connection)) };
+    } finally {
+      // A direct connection's done() closes it and returns a promise.
+      await Promise.resolve(connection.done()).catch(() => undefined);
+    }
+  }
+
   close(): Promise<void> {
     // Only this storage's pool: pgp.end() would end every pool pg-promise knows in the process.
-    this.closing ??= this.pool.$pool.end();
+    this.closing ??= this.signals.closeAll().then(() => this.pool.$pool.end());
     return this.closing;
   }
 }
@@ -139,5 +173,5 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     if (err instanceof SchemaTooNewError || err instanceof StorageUnavailableError) throw err;
     throw new StorageUnavailableError(`cannot migrate PostgreSQL database ${target}: ${describeConnectionError(err)}`, { cause: err });
   }
-  return new PostgresStorage(db);
+  return new PostgresStorage(db, options.logger);
 }

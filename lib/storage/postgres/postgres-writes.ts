@@ -9,8 +9,12 @@
  * usable on both backends alike.
  */
 import type {
+  AuditPurgeChunk,
+  PurgedLogChunk,
   AuditRow,
   GroupRow,
+  LogEntryOutcome,
+  LogIngestRequest,
   NewAudit,
   NewProject,
   NewRoleAssignment,
@@ -28,6 +32,8 @@ import type {
 import { toStorageError } from './pg-errors.js';
 import { PostgresReads, toAuditRow, type Queryable, type StoredAuditRow } from './postgres-reads.js';
 import * as sql from './sql.js';
+import * as Logs from './postgres-logs.js';
+import * as Retention from './postgres-retention.js';
 
 /** Whether a change set carries a key (undefined counts as absent), and its value. */
 function change<C extends object, K extends keyof C>(changes: C, key: K): [boolean, Exclude<C[K], undefined> | null] {
@@ -197,5 +203,27 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
 
   async lockGroups(groupIds: number[]): Promise<void> {
     if (groupIds.length > 0) await this.db.any(sql.LOCK_GROUPS, [groupIds]);
+  }
+
+  /** Locks the projects' rows (id order) for the rest of the transaction: quotas stay exact across processes. */
+  ingestLogs(requests: LogIngestRequest[]): Promise<LogEntryOutcome[][]> {
+    return Logs.ingestLogs(this.db, requests);
+  }
+
+  purgeLogEntries(projectId: number, receivedBefore: number, limit: number): Promise<PurgedLogChunk> {
+    return Retention.purgeLogEntries(this.db, projectId, receivedBefore, limit);
+  }
+
+  purgeAuditRows(chunk: AuditPurgeChunk): Promise<number> {
+    return Retention.purgeAuditRows(this.db, chunk);
+  }
+
+  purgeExpiredRefreshTokens(now: number, limit: number): Promise<number> {
+    return Retention.purgeExpiredRefreshTokens(this.db, now, limit);
+  }
+
+  /** Autovacuum reuses and returns the space of deleted rows; nothing to do per pass. */
+  async reclaimFreePages(_maxPages: number): Promise<number> {
+    return 0;
   }
 }

@@ -22,6 +22,11 @@ export interface SqlExecutor {
 }
 
 const WRITER_PRAGMAS = [
+  // Lets the purge give freed pages back with `PRAGMA incremental_vacuum`.
+  // It only takes effect on a new, empty file, before the switch to WAL
+  // writes the header (and outside a transaction); on an existing file it
+  // changes nothing.
+  'PRAGMA auto_vacuum = INCREMENTAL',
   `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`,
   'PRAGMA foreign_keys = ON',
   'PRAGMA synchronous = FULL',

@@ -126,6 +126,8 @@ CREATE INDEX audit_log_action ON audit_log (action, id);
 CREATE INDEX audit_log_actor ON audit_log (actor_user_id, id);
 CREATE INDEX audit_log_target ON audit_log (target_type, target_id, id);
 CREATE INDEX audit_log_created ON audit_log (created_at);
+-- Audit retention deletes by class (a list of actions) and age (D15).
+CREATE INDEX audit_log_action_created ON audit_log (action, created_at);
 
 CREATE TABLE log_entries (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -139,11 +141,14 @@ CREATE TABLE log_entries (
 CREATE INDEX log_entries_project ON log_entries (project_id, id);
 CREATE INDEX log_entries_project_level ON log_entries (project_id, level, id);
 CREATE INDEX log_entries_project_ts ON log_entries (project_id, ts);
-CREATE INDEX log_entries_received ON log_entries (received_at);
+-- Retention deletes per project by received_at (D28).
+CREATE INDEX log_entries_received ON log_entries (project_id, received_at);
 
--- Search terms are computed by logkeep (lower-case letters and digits only),
--- so the plain ascii tokenizer never splits them further; rowid = log_entries.id.
-CREATE VIRTUAL TABLE log_terms USING fts5 (terms, content = '', contentless_delete = 1, tokenize = 'ascii');
+-- Search terms are computed by logkeep (lower-case letters and digits, or
+-- '§' + hex; see logs/search-terms.ts), so the plain ascii tokenizer never
+-- splits them further; rowid = log_entries.id. detail = 'none': queries only
+-- intersect terms (no phrases), so positions would be dead weight.
+CREATE VIRTUAL TABLE log_terms USING fts5 (terms, content = '', contentless_delete = 1, tokenize = 'ascii', detail = 'none');
 
 INSERT INTO schema_version (version) VALUES (1);
 `;

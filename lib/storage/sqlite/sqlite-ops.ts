@@ -7,14 +7,22 @@
  */
 import type {
   AuditFilter,
+  AuditPurgeChunk,
+  ExpiredLogScope,
+  PurgedLogChunk,
   AuditRow,
   GroupFilter,
   GroupOwnerCount,
   GroupRow,
+  LogEntryOutcome,
+  LogIngestRequest,
+  LogRow,
+  LogSelection,
   NewAudit,
   NewProject,
   NewRoleAssignment,
   NewUser,
+  Page,
   ProjectChanges,
   ProjectFilter,
   ProjectRow,
@@ -50,6 +58,8 @@ import {
   type SqlRow,
 } from './row-mappers.js';
 import * as SQL from './sql.js';
+import * as Logs from './sqlite-logs.js';
+import * as Retention from './sqlite-retention.js';
 
 /** Bound for `id < ?` when the caller gave no `beforeId`. */
 const NO_UPPER_ID = Number.MAX_SAFE_INTEGER;
@@ -230,6 +240,22 @@ export class SqliteReadOps implements ReadOps {
     const sql = [SQL.LIST_AUDIT_BASE, where.length ? `WHERE ${where.join(' AND ')}` : '', SQL.LIST_AUDIT_TAIL].join(' ');
     return (await this.db.all(sql, [...params, filter.limit])).map(toAudit);
   }
+
+  queryLogs(selection: LogSelection, page: Page): Promise<LogRow[]> {
+    return Logs.queryLogs(this.db, selection, page);
+  }
+
+  logsAfter(selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
+    return Logs.logsAfter(this.db, selection, afterId, limit);
+  }
+
+  lastLogId(): Promise<number> {
+    return Logs.lastLogId(this.db);
+  }
+
+  expiredLogScopes(now: number): Promise<ExpiredLogScope[]> {
+    return Retention.expiredLogScopes(this.db, now);
+  }
 }
 
 export class SqliteWriteOps extends SqliteReadOps implements WriteOps {
@@ -368,4 +394,25 @@ export class SqliteWriteOps extends SqliteReadOps implements WriteOps {
 
   /** Write transactions are already serialised on the one writer connection. */
   async lockGroups(_groupIds: number[]): Promise<void> {}
+
+  /** The writer lock held by the transaction makes the quota checks exact. */
+  ingestLogs(requests: LogIngestRequest[]): Promise<LogEntryOutcome[][]> {
+    return Logs.ingestLogs(this.db, requests);
+  }
+
+  purgeLogEntries(projectId: number, receivedBefore: number, limit: number): Promise<PurgedLogChunk> {
+    return Retention.purgeLogEntries(this.db, projectId, receivedBefore, limit);
+  }
+
+  purgeAuditRows(chunk: AuditPurgeChunk): Promise<number> {
+    return Retention.purgeAuditRows(this.db, chunk);
+  }
+
+  purgeExpiredRefreshTokens(now: number, limit: number): Promise<number> {
+    return Retention.purgeExpiredRefreshTokens(this.db, now, limit);
+  }
+
+  reclaimFreePages(maxPages: number): Promise<number> {
+    return Retention.reclaimFreePages(this.db, maxPages);
+  }
 }

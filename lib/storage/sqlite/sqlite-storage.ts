@@ -12,7 +12,7 @@
  */
 import type { Database } from 'sqlite';
 import type { ServiceLogger } from '../../logger.js';
-import { SchemaTooNewError, StorageUnavailableError, type Storage, type WriteOps } from '../storage.js';
+import { SchemaTooNewError, StorageUnavailableError, type Storage, type StorageSession, type WriteOps } from '../storage.js';
 import { connectionExecutor, openReader, openWriter, type SqlExecutor } from './connection.js';
 import { migrate } from './migrations.js';
 import { AsyncMutex } from './mutex.js';
@@ -61,6 +61,14 @@ class SqliteStorage extends SqliteReadOps implements Storage {
   async schemaVersion(): Promise<number> {
     const row = await this.db.get(SELECT_SCHEMA_VERSION);
     return Number(row?.version ?? 0);
+  }
+
+  /**
+   * One file, one writer: a pass needs no lock beyond the writer's. (Two
+   * processes purging one file would only split the work between them.)
+   */
+  async withMaintenanceLock<T>(fn: (session: StorageSession) => Promise<T>): Promise<{ ran: true; result: T }> {
+    return { ran: true, result: await fn(this) };
   }
 
   close(): Promise<void> {

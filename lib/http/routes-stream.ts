@@ -1,0 +1,44 @@
+/**
+ * `GET /v1/logs/stream`: the live stream (spec Events, D29–D31). Every check
+ * is `GET /v1/logs`'s, in D20's order and with the same code, so a refused
+ * subscription answers exactly the same plain JSON error and never opens a
+ * stream. Only then does the hub take the response over.
+ */
+import type { IncomingMessage } from 'node:http';
+import { createCors } from './cors.js';
+import { requireLogScope } from '../logs/log-access.js';
+import { parseSinceId, readLogScope, readLogStreamQuery } from '../logs/log-query.js';
+import type { LiveScope } from '../live/live-scope.js';
+import { STREAMED, type Reply, type RequestContext, type Route } from './route.js';
+
+/** D20: scope shape → 404 → 403 forbidden → 403 project_blocked → filters → since_id (→ Last-Event-ID). */
+async function streamLogs(ctx: RequestContext): Promise<Reply> {
+  const principal = ctx.principal!;
+  const checked = await requireLogScope(ctx.deps.storage, principal.grants, readLogScope(ctx.query));
+  const { filter, sinceId } = readLogStreamQuery(ctx.query);
+  // D29: since_id wins; without it a reconnecting client's Last-Event-ID means the same.
+  const start = sinceId ?? lastEventId(ctx.req);
+  const scope: LiveScope =
+    checked.kind === 'project'
+      ? { kind: 'project', projectId: checked.project.id, groupId: checked.project.groupId }
+      : { kind: 'group', groupId: checked.group.id };
+  await ctx.deps.liveStreams.open({
+    res: ctx.res,
+    scope,
+    filter,
+    sinceId: start,
+    caller: { userId: principal.user.id, tokenVersion: principal.claims.tv },
+    // The handler adds CORS headers only to replies it writes itself.
+    headers: createCors(ctx.deps.config.corsAllowedOrigins)(ctx.req).headers,
+  });
+  return STREAMED;
+}
+
+/** The `Last-Event-ID` header as a catch-up position; absent or empty means none. */
+function lastEventId(req: IncomingMessage): number | null {
+  const raw = req.headers['last-event-id'];
+  if (typeof raw !== 'string' || raw.trim() === '') return null;
+  return parseSinceId(raw.trim(), 'Last-Event-ID');
+}
+
+export const streamRoutes: Route[] = [{ method: 'GET', path: '/v1/logs/stream', auth: 'user', envelope: 'general', handle: streamLogs }];

@@ -1,0 +1,171 @@
+/**
+ * A feed serves every open stream with the same scope and filter. When new
+ * entries may exist, it reads them from storage by id (`id > cursor`,
+ * ascending, the same filter as `GET /v1/logs`) and writes each page to the
+ * streams waiting at that cursor. Storage is the only buffer, so:
+ * - gapless resume is the same code as live delivery (`since_id` is just a
+ *   starting cursor);
+ * - a slow stream falls behind on its own cursor and catches up later, never
+ *   holding more than one page, never losing an entry;
+ * - streams at the same cursor (the usual case: every caught-up stream of a
+ *   feed) share one query and one page of frame text per notification.
+ *
+ * Fairness: each round serves one page per cursor, so a long catch-up
+ * replay never delays live delivery to the other streams of the feed.
+ */
+import type { LogFilter, LogSelection, ReadOps } from '../storage/storage.js';
+import { filterIsEmpty } from '../logs/log-query.js';
+import { selectionOf } from '../logs/log-reader.js';
+import { logEntryJson } from '../logs/present-log.js';
+import { logFrame } from '../http/sse.js';
+import type { LiveScope } from './live-scope.js';
+import type { Subscription } from './subscription.js';
+
+/** Bookkeeping a feed keeps per stream. */
+interface Member {
+  /** The feed generation this stream was last found caught up at (-1: never). */
+  caughtUpAt: number;
+}
+
+export class Feed {
+  private readonly members = new Map<Subscription, Member>();
+  /** Bumped on every hint that entries may be new. */
+  private generation = 0;
+  private running: Promise<void> | null = null;
+  /** The last read failed; the hub retries at the next heartbeat. */
+  failed = false;
+  private readonly empty: boolean;
+  /**
+   * What is read: the filter over the one project, or over the group's
+   * unblocked projects as last resolved (null: nothing to read; undefined:
+   * resolve before the next read).
+   */
+  private selected: LogSelection | null | undefined = undefined;
+
+  constructor(
+    readonly key: string,
+    readonly scope: LiveScope,
+    readonly filter: LogFilter,
+    private readonly db: ReadOps,
+    private readonly pageSize: number,
+    private readonly onReadError: (err: unknown) => void,
+  ) {
+    this.empty = filterIsEmpty(filter);
+  }
+
+  /**
+   * A group's set of unblocked projects may have changed (a project was
+   * created, blocked or unblocked): resolve it again before the next read.
+   */
+  refreshProjects(): void {
+    if (this.scope.kind === 'group') this.selected = undefined;
+  }
+
+  /** Whether entries of this project are read now (a group's project not yet known answers false). */
+  reads(projectId: number): boolean {
+    return this.selected?.projectIds.includes(projectId) ?? false;
+  }
+
+  get size(): number {
+    return this.members.size;
+  }
+
+  add(sub: Subscription): void {
+    this.members.set(sub, { caughtUpAt: -1 });
+    sub.onDrain = () => this.kick();
+  }
+
+  remove(sub: Subscription): void {
+    this.members.delete(sub);
+  }
+
+  /** Entries up to `maxId` may be new: serve every stream not already past it. */
+  entriesMayExist(maxId = Number.POSITIVE_INFINITY): void {
+    let behind = false;
+    for (const sub of this.members.keys()) {
+      if (sub.cursor === null || sub.cursor < maxId) {
+        behind = true;
+        break;
+      }
+    }
+    if (!behind) return;
+    this.generation += 1;
+    this.kick();
+  }
+
+  /** Runs a serving pass unless one is running (which will see the new generation). */
+  kick(): Promise<void> {
+    if (this.empty) return Promise.resolve();
+    this.running ??= this.serve().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  /** Resolves when no read is in flight (for shutdown). */
+  idle(): Promise<void> {
+    return this.running ?? Promise.resolve();
+  }
+
+  private async serve(): Promise<void> {
+    this.failed = false;
+    for (;;) {
+      const waiting = this.waitingByCursor();
+      if (waiting.size === 0) return;
+      for (const [cursor, subs] of waiting) {
+        try {
+          await this.servePage(cursor, subs);
+        } catch (err) {
+          // Nothing was sent for this page; the cursors still point before
+          // it, so a later pass (next notification or heartbeat) resends.
+          this.failed = true;
+          this.onReadError(err);
+          return;
+        }
+      }
+    }
+  }
+
+  /** Ready streams not yet caught up with the current generation, grouped by cursor. */
+  private waitingByCursor(): Map<number, Subscription[]> {
+    const groups = new Map<number, Subscription[]>();
+    for (const [sub, member] of this.members) {
+      if (!sub.ready || member.caughtUpAt >= this.generation) continue;
+      const cursor = sub.cursor as number;
+      const group = groups.get(cursor);
+      if (group) group.push(sub);
+      else groups.set(cursor, [sub]);
+    }
+    return groups;
+  }
+
+  private async servePage(cursor: number, subs: Subscription[]): Promise<void> {
+    // Notifications arriving during the read bump the generation, so they
+    // are served by a later round even if this page comes back short.
+    const generation = this.generation;
+    const selection = await this.selection();
+    const rows = selection ? await this.db.logsAfter(selection, cursor, this.pageSize) : [];
+    // A stream may have ended, paused or moved while the read ran.
+    const takers = subs.filter((s) => s.ready && s.cursor === cursor);
+    if (rows.length > 0) {
+      const text = rows.map((row) => logFrame(row.id, logEntryJson(row))).join('');
+      const lastId = rows[rows.length - 1]!.id;
+      for (const sub of takers) sub.deliver(text, lastId);
+    }
+    if (rows.length < this.pageSize) {
+      for (const sub of takers) {
+        const member = this.members.get(sub);
+        if (member) member.caughtUpAt = generation;
+      }
+    }
+  }
+
+  /** The same selection `GET /v1/logs` would query (a group: its projects unblocked now), resolved once per change. */
+  private async selection(): Promise<LogSelection | null> {
+    if (this.selected === undefined) {
+      const scope = this.scope.kind === 'project' ? { kind: 'project' as const, projectId: this.scope.projectId } : this.scope;
+      this.selected = await selectionOf(this.db, scope, this.filter);
+    }
+    return this.selected;
+  }
+}

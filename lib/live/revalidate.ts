@@ -1,0 +1,64 @@
+/**
+ * D30's re-validation of open streams, run at every heartbeat: the caller's
+ * token_version unchanged, the user active and not deleted, a grant (read
+ * fresh from storage: the token's `roles` are only a snapshot) still
+ * covering the scope, and a direct project not blocked. Access-token expiry
+ * alone does not end a stream.
+ *
+ * Cost does not grow with the number of streams: one user lookup and one
+ * grant resolution per distinct user, one project lookup per distinct
+ * directly streamed project.
+ */
+import { canSeeGroup, canSeeProject } from '../auth/rbac.js';
+import type { ReadOps, RoleGrant, UserRow } from '../storage/storage.js';
+import type { StreamEndReason } from '../http/sse.js';
+import type { LiveScope } from './live-scope.js';
+import type { Subscription } from './subscription.js';
+
+/** The reads re-validation needs. */
+export type RevalidationReads = Pick<ReadOps, 'getUserById' | 'effectiveGrants' | 'getProject'>;
+
+/** The streams that must end now, each with its reason. */
+export async function findInvalidStreams(db: RevalidationReads, subs: Iterable<Subscription>): Promise<Map<Subscription, StreamEndReason>> {
+  const live = [...subs].filter((s) => !s.ended);
+  const userIds = new Set(live.map((s) => s.caller.userId));
+  const projectIds = new Set(live.flatMap((s) => (s.scope.kind === 'project' ? [s.scope.projectId] : [])));
+
+  const [users, blocked] = await Promise.all([
+    Promise.all([...userIds].map(async (id) => [id, await userStanding(db, id)] as const)),
+    Promise.all([...projectIds].map(async (id) => [id, (await db.getProject(id))?.isBlocked ?? true] as const)),
+  ]);
+  const standing = new Map(users);
+  const projectBlocked = new Map(blocked);
+
+  const verdicts = new Map<Subscription, StreamEndReason>();
+  for (const sub of live) {
+    const user = standing.get(sub.caller.userId);
+    if (!user || !tokenStillValid(user.row, sub.caller.tokenVersion) || !grantsCover(user.grants, sub.scope)) {
+      verdicts.set(sub, 'token_revoked');
+    } else if (sub.scope.kind === 'project' && projectBlocked.get(sub.scope.projectId) === true) {
+      verdicts.set(sub, 'project_blocked');
+    }
+  }
+  return verdicts;
+}
+
+interface UserStanding {
+  row: UserRow;
+  grants: RoleGrant[];
+}
+
+async function userStanding(db: RevalidationReads, userId: number): Promise<UserStanding | null> {
+  const [row, grants] = await Promise.all([db.getUserById(userId), db.effectiveGrants(userId)]);
+  return row ? { row, grants } : null;
+}
+
+/** The checks every authenticated request makes on the token's user (D7), minus expiry. */
+export function tokenStillValid(user: UserRow, tokenVersion: number): boolean {
+  return user.tokenVersion === tokenVersion && user.isActive && user.deletedAt === null;
+}
+
+/** The scope check of `GET /v1/logs`, on fresh grants. */
+export function grantsCover(grants: readonly RoleGrant[], scope: LiveScope): boolean {
+  return scope.kind === 'project' ? canSeeProject(grants, { id: scope.projectId, groupId: scope.groupId }) : canSeeGroup(grants, scope.groupId);
+}

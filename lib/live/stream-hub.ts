@@ -1,0 +1,330 @@
+/**
+ * The live-stream hub of one service: every open `GET /v1/logs/stream`,
+ * grouped into feeds (same scope and filter), told when entries may be new
+ * (after each committed ingestion transaction, in this process or, through
+ * storage signals, in another), and kept honest by one shared heartbeat.
+ *
+ * Costs, by design:
+ * - an idle stream costs its socket and two small objects: no timer of its
+ *   own (one interval per service) and no query of its own (re-validation
+ *   is per distinct user and project, catch-up per feed);
+ * - a notification costs one read per feed touching the projects, not one
+ *   per stream and never one per entry;
+ * - memory per stream is bounded by one page, whatever the consumer's speed.
+ */
+import type { ServerResponse } from 'node:http';
+import type { ServiceLogger } from '../logger.js';
+import type { LogFilter, ReadOps } from '../storage/storage.js';
+import type { StorageSignals } from '../storage/signals.js';
+import { endFrame, openEventStream } from '../http/sse.js';
+import { Feed } from './feed.js';
+import { feedKey, type LiveScope } from './live-scope.js';
+import { linkProcesses, type LiveSignalLink } from './live-signals.js';
+import { findInvalidStreams } from './revalidate.js';
+import { Subscription, type StreamCaller } from './subscription.js';
+
+export interface StreamHubOptions {
+  db: ReadOps;
+  /** Between `: ping` frames, and re-validations (D30). */
+  heartbeatMs: number;
+  logger: ServiceLogger;
+  /** Present with the server backend: news from and to other processes (D31). */
+  signals?: StorageSignals;
+  /** Entries per storage read and per write to a stream. Default 200. */
+  pageSize?: number;
+}
+
+export interface OpenStreamRequest {
+  res: ServerResponse;
+  scope: LiveScope;
+  filter: LogFilter;
+  /** Replay entries with id > this first (`since_id`, `Last-Event-ID`); null: only entries stored from now on (D29). */
+  sinceId: number | null;
+  caller: StreamCaller;
+  /** Headers the response carries besides the event-stream ones (CORS). */
+  headers?: Record<string, string>;
+}
+
+export interface StreamHub {
+  /**
+   * Takes over the response and streams until the client leaves or the
+   * stream ends. Resolves once the stream is open; rejects (nothing written)
+   * only if storage fails before that.
+   */
+  open(request: OpenStreamRequest): Promise<void>;
+  /** An ingestion transaction committed entries up to `maxId` for these projects. */
+  entriesCommitted(projectIds: readonly number[], maxId: number): void;
+  /** A project was just blocked: its direct streams end with `project_blocked`. */
+  projectBlocked(projectId: number): void;
+  /** Ends every stream with `server_shutdown`; streams opened later end at once. */
+  beginShutdown(): void;
+  /** `beginShutdown`, then waits for reads in flight and stops listening to other processes. */
+  close(): Promise<void>;
+  /** Streams open now. */
+  readonly openStreams: number;
+}
+
+const DEFAULT_PAGE_SIZE = 200;
+
+export async function createStreamHub(options: StreamHubOptions): Promise<StreamHub> {
+  const hub = new LiveStreamHub(options);
+  if (options.signals) await hub.linkTo(options.signals);
+  return hub;
+}
+
+class LiveStreamHub implements StreamHub {
+  private readonly subs = new Set<Subscription>();
+  private readonly feeds = new Map<string, Feed>();
+  private readonly feedsByProject = new Map<number, Set<Feed>>();
+  private readonly feedsByGroup = new Map<number, Set<Feed>>();
+  /** Project → group; a project never changes group, so entries never go stale. */
+  private readonly groupOfProject = new Map<number, number>();
+  /** The largest entry id this process has heard of. */
+  private knownMaxId = 0;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private revalidating = false;
+  private checkingForMissed = false;
+  private shuttingDown = false;
+  private link: LiveSignalLink | null = null;
+  private readonly db: ReadOps;
+  private readonly logger: ServiceLogger;
+  private readonly pageSize: number;
+
+  constructor(private readonly options: StreamHubOptions) {
+    this.db = options.db;
+    this.logger = options.logger;
+    this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  }
+
+  get openStreams(): number {
+    return this.subs.size;
+  }
+
+  async linkTo(signals: StorageSignals): Promise<void> {
+    this.link = await linkProcesses(
+      signals,
+      {
+        entriesCommitted: (projectIds, maxId) => this.onEntries(projectIds, maxId),
+        projectBlocked: (projectId) => this.onProjectBlocked(projectId),
+        newsMayBeMissing: () => {
+          void this.checkForMissedEntries();
+          void this.revalidate();
+        },
+      },
+      this.logger,
+    );
+  }
+
+  async open(request: OpenStreamRequest): Promise<void> {
+    const { res, scope } = request;
+    if (this.shuttingDown) {
+      openEventStream(res, request.headers);
+      res.end(endFrame('server_shutdown'));
+      return;
+    }
+    const sub = new Subscription(res, scope, request.caller);
+    if (scope.kind === 'project') this.groupOfProject.set(scope.projectId, scope.groupId);
+    // Registered before the start position is read, so an entry committed
+    // meanwhile is not missed: its notification marks the feed, and the
+    // first read below starts from that position anyway.
+    const feed = this.attach(sub, request.filter);
+    let start: number;
+    try {
+      start = request.sinceId ?? (await this.db.lastLogId());
+    } catch (err) {
+      this.forget(sub, feed);
+      throw err;
+    }
+    if (sub.ended) return; // the client left while we looked
+    openEventStream(res, request.headers);
+    if (this.shuttingDown) {
+      sub.end('server_shutdown');
+      return;
+    }
+    if (request.sinceId === null) this.knownMaxId = Math.max(this.knownMaxId, start);
+    sub.cursor = start;
+    this.startHeartbeat();
+    void feed.kick();
+  }
+
+  entriesCommitted(projectIds: readonly number[], maxId: number): void {
+    this.onEntries(projectIds, maxId);
+    this.link?.publishEntries(projectIds, maxId);
+  }
+
+  projectBlocked(projectId: number): void {
+    this.onProjectBlocked(projectId);
+    this.link?.publishBlocked(projectId);
+  }
+
+  beginShutdown(): void {
+    this.shuttingDown = true;
+    this.stopHeartbeat();
+    for (const sub of [...this.subs]) sub.end('server_shutdown');
+  }
+
+  async close(): Promise<void> {
+    const reading = [...this.feeds.values()].map((f) => f.idle());
+    this.beginShutdown();
+    await Promise.allSettled(reading);
+    const link = this.link;
+    this.link = null;
+    await link?.close();
+  }
+
+  private attach(sub: Subscription, filter: LogFilter): Feed {
+    const key = feedKey(sub.scope, filter);
+    let feed = this.feeds.get(key);
+    if (!feed) {
+      feed = new Feed(key, sub.scope, filter, this.db, this.pageSize, (err) => {
+        this.logger.warn('live streams: reading new entries failed; retrying at the next heartbeat', { error: String(err) });
+      });
+      this.feeds.set(key, feed);
+      const index = sub.scope.kind === 'project' ? this.feedsByProject : this.feedsByGroup;
+      const id = sub.scope.kind === 'project' ? sub.scope.projectId : sub.scope.groupId;
+      addTo(index, id, feed);
+    }
+    feed.add(sub);
+    this.subs.add(sub);
+    const joined = feed;
+    sub.onEnded = () => this.forget(sub, joined);
+    return feed;
+  }
+
+  private forget(sub: Subscription, feed: Feed): void {
+    this.subs.delete(sub);
+    feed.remove(sub);
+    if (feed.size === 0 && this.feeds.get(feed.key) === feed) {
+      this.feeds.delete(feed.key);
+      const index = feed.scope.kind === 'project' ? this.feedsByProject : this.feedsByGroup;
+      removeFrom(index, feed.scope.kind === 'project' ? feed.scope.projectId : feed.scope.groupId, feed);
+    }
+    if (this.subs.size === 0) this.stopHeartbeat();
+  }
+
+  /** Entries up to `maxId` were committed for these projects (null: any). */
+  private onEntries(projectIds: readonly number[] | null, maxId: number): void {
+    this.knownMaxId = Math.max(this.knownMaxId, maxId);
+    if (this.feeds.size === 0) return;
+    if (projectIds === null) {
+      for (const feed of this.feeds.values()) {
+        feed.refreshProjects();
+        feed.entriesMayExist(maxId);
+      }
+      return;
+    }
+    const unknownGroup: number[] = [];
+    for (const projectId of projectIds) {
+      for (const feed of this.feedsByProject.get(projectId) ?? []) feed.entriesMayExist(maxId);
+      if (this.feedsByGroup.size === 0) continue;
+      const groupId = this.groupOfProject.get(projectId);
+      if (groupId === undefined) unknownGroup.push(projectId);
+      else this.wakeGroupFeeds(groupId, projectId, maxId);
+    }
+    if (unknownGroup.length > 0) void this.wakeGroupFeedsOfNewProjects(unknownGroup, maxId);
+  }
+
+  private wakeGroupFeeds(groupId: number, projectId: number, maxId: number): void {
+    for (const feed of this.feedsByGroup.get(groupId) ?? []) {
+      // A project the feed does not read yet: created (or unblocked) since.
+      if (!feed.reads(projectId)) feed.refreshProjects();
+      feed.entriesMayExist(maxId);
+    }
+  }
+
+  /** Projects never seen before: one lookup each (cached), then their group's feeds. */
+  private async wakeGroupFeedsOfNewProjects(projectIds: number[], maxId: number): Promise<void> {
+    try {
+      const projects = await Promise.all(projectIds.map((id) => this.db.getProject(id)));
+      for (const project of projects) {
+        if (!project) continue;
+        this.groupOfProject.set(project.id, project.groupId);
+        this.wakeGroupFeeds(project.groupId, project.id, maxId);
+      }
+    } catch (err) {
+      this.logger.warn('live streams: cannot look up projects; waking every group stream', { error: String(err) });
+      for (const feeds of this.feedsByGroup.values()) for (const feed of feeds) feed.entriesMayExist(maxId);
+    }
+  }
+
+  private onProjectBlocked(projectId: number): void {
+    for (const sub of [...this.subs]) {
+      if (sub.scope.kind === 'project' && sub.scope.projectId === projectId) sub.end('project_blocked');
+    }
+    // Group streams leave the project out from their next read on.
+    const groupId = this.groupOfProject.get(projectId);
+    const groupFeeds = groupId === undefined ? [...this.feedsByGroup.values()] : [this.feedsByGroup.get(groupId) ?? new Set<Feed>()];
+    for (const feeds of groupFeeds) for (const feed of feeds) feed.refreshProjects();
+  }
+
+  private startHeartbeat(): void {
+    if (this.heartbeat) return;
+    this.heartbeat = setInterval(() => this.beat(), this.options.heartbeatMs);
+    // Open streams keep their sockets (and so the process) alive; the timer need not.
+    this.heartbeat.unref();
+  }
+
+  private stopHeartbeat(): void {
+    if (!this.heartbeat) return;
+    clearInterval(this.heartbeat);
+    this.heartbeat = null;
+  }
+
+  /** One tick for every stream: ping, re-validate, and repair anything missed. */
+  private beat(): void {
+    for (const sub of this.subs) sub.ping();
+    void this.revalidate();
+    for (const feed of this.feeds.values()) {
+      // Another process may have blocked or unblocked a project unseen.
+      feed.refreshProjects();
+      if (feed.failed) void feed.kick();
+    }
+    void this.checkForMissedEntries();
+  }
+
+  /** D30: ends the streams whose caller or project no longer qualifies. */
+  private async revalidate(): Promise<void> {
+    if (this.revalidating || this.subs.size === 0) return;
+    this.revalidating = true;
+    try {
+      const verdicts = await findInvalidStreams(this.db, this.subs);
+      for (const [sub, reason] of verdicts) sub.end(reason);
+    } catch (err) {
+      // Unknown is not revoked: the streams stay until a check succeeds.
+      this.logger.warn('live streams: re-validation failed; retrying at the next heartbeat', { error: String(err) });
+    } finally {
+      this.revalidating = false;
+    }
+  }
+
+  /**
+   * One query per heartbeat, not per stream: if storage holds entries newer
+   * than any notification told us of (a notification from another process
+   * lost while its link was down), every feed reads.
+   */
+  private async checkForMissedEntries(): Promise<void> {
+    if (this.checkingForMissed || this.feeds.size === 0) return;
+    this.checkingForMissed = true;
+    try {
+      const last = await this.db.lastLogId();
+      if (last > this.knownMaxId) this.onEntries(null, last);
+    } catch (err) {
+      this.logger.debug('live streams: cannot read the last entry id', { error: String(err) });
+    } finally {
+      this.checkingForMissed = false;
+    }
+  }
+}
+
+function addTo(index: Map<number, Set<Feed>>, id: number, feed: Feed): void {
+  const set = index.get(id);
+  if (set) set.add(feed);
+  else index.set(id, new Set([feed]));
+}
+
+function removeFrom(index: Map<number, Set<Feed>>, id: number, feed: Feed): void {
+  const set = index.get(id);
+  if (!set) return;
+  set.delete(feed);
+  if (set.size === 0) index.delete(id);
+}

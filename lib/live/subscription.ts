@@ -1,0 +1,85 @@
+/**
+ * One open live stream: the response it writes to, how far it has been
+ * served (`cursor`: the id of the last entry sent, or the catch-up start),
+ * and who it was opened for (what re-validation checks at every heartbeat).
+ *
+ * A subscription never buffers entries itself. Its feed reads pages from
+ * storage by id and hands each page's text to `deliver`; when the socket's
+ * buffer is full (`write` returns false) the subscription is `paused` and
+ * takes no more pages until the socket drains, then its feed reads from its
+ * cursor again. So a slow consumer costs at most one page in memory, and
+ * nothing is ever dropped.
+ */
+import type { ServerResponse } from 'node:http';
+import { endFrame, PING_FRAME, type StreamEndReason } from '../http/sse.js';
+import type { LiveScope } from './live-scope.js';
+
+/** Who opened the stream, as re-validation needs it (D30). */
+export interface StreamCaller {
+  userId: number;
+  /** `tv` of the access token the stream was opened with. */
+  tokenVersion: number;
+}
+
+export class Subscription {
+  /** The last entry id sent (or the catch-up start); null until the stream has started. */
+  cursor: number | null = null;
+  /** The socket buffer is full: no more pages until it drains. */
+  paused = false;
+  /** Ended (by us, or the client went away). */
+  ended = false;
+  /** Called once the socket drains after a pause. */
+  onDrain: (() => void) | null = null;
+  /** Called once when the subscription ends, whichever side ended it. */
+  onEnded: (() => void) | null = null;
+
+  constructor(
+    readonly res: ServerResponse,
+    readonly scope: LiveScope,
+    readonly caller: StreamCaller,
+  ) {
+    res.on('drain', () => {
+      if (!this.paused || this.ended) return;
+      this.paused = false;
+      this.onDrain?.();
+    });
+    // The client went away (or the socket failed): stop serving it.
+    res.on('close', () => this.markEnded());
+  }
+
+  /** Ready for the next page: started, open and not held back by backpressure. */
+  get ready(): boolean {
+    return this.cursor !== null && !this.paused && !this.ended;
+  }
+
+  /**
+   * Writes the text of one page of log frames whose last entry is `lastId`.
+   * The whole page is handed to the socket even if its buffer fills part-way
+   * (the text is in memory already); the subscription then pauses.
+   */
+  deliver(pageText: string, lastId: number): void {
+    if (this.ended) return;
+    this.cursor = lastId;
+    if (!this.res.write(pageText)) this.paused = true;
+  }
+
+  /** A heartbeat comment; skipped while paused (bytes are flowing, or the client is stuck and a ping would only queue). */
+  ping(): void {
+    if (this.ended || this.paused) return;
+    this.res.write(PING_FRAME);
+  }
+
+  /** Sends the terminal `end` frame and closes the response. Idempotent. */
+  end(reason: StreamEndReason): void {
+    if (this.ended) return;
+    this.res.end(endFrame(reason));
+    this.markEnded();
+  }
+
+  private markEnded(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.paused = false;
+    this.onEnded?.();
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * Group commit (D34): ingestion requests that arrive while a transaction is
+ * being written wait together and go into the next transaction as one, so
+ * many small batches share one commit (one fsync on SQLite) instead of
+ * paying one each. Every request's promise settles only after the
+ * transaction holding its entries has committed (or failed).
+ *
+ * SQLite has one writer, so one flush runs at a time; PostgreSQL runs a few
+ * at once (row locks on the projects keep the quotas exact).
+ * If a transaction holding several requests fails, each request is retried
+ * alone, so one request's failure never fails the others.
+ */
+import type { LogEntryOutcome, LogIngestRequest, Storage } from '../storage/storage.js';
+import { StorageUnavailableError } from '../storage/storage.js';
+import type { ServiceLogger } from '../logger.js';
+
+export interface IngestQueueOptions {
+  /** Transactions written at once (1 on SQLite). */
+  concurrency: number;
+  /** A transaction takes more waiting requests only while it stays within these (one request always fits). */
+  maxEntriesPerCommit: number;
+  maxBytesPerCommit: number;
+  logger: ServiceLogger;
+}
+
+/** What a committed transaction stored, for listeners (e.g. live streams waking up). */
+export interface CommittedEntries {
+  /** Projects that received entries. */
+  projectIds: number[];
+  /** The largest id stored by the transaction. */
+  maxId: number;
+}
+
+interface Pending {
+  request: LogIngestRequest;
+  bytes: number;
+  resolve(outcomes: LogEntryOutcome[]): void;
+  reject(err: unknown): void;
+}
+
+export class IngestQueue {
+  private readonly pending: Pending[] = [];
+  private active = 0;
+  private closed = false;
+  private drained: (() => void) | null = null;
+  private readonly listeners: ((committed: CommittedEntries) => void)[] = [];
+
+  constructor(
+    private readonly storage: Pick<Storage, 'write'>,
+    private readonly options: IngestQueueOptions,
+  ) {}
+
+  /** Stores the request's entries (quota-checked); resolves with one outcome per entry once committed. */
+  submit(request: LogIngestRequest): Promise<LogEntryOutcome[]> {
+    if (this.closed) return Promise.reject(new StorageUnavailableError('the service is shutting down'));
+    if (request.entries.length === 0) return Promise.resolve([]);
+    return new Promise((resolve, reject) => {
+      const bytes = request.entries.reduce((sum, e) => sum + e.bytes, 0);
+      this.pending.push({ request, bytes, resolve, reject });
+      this.startFlushes();
+    });
+  }
+
+  /** Refuses new requests and resolves once every accepted one is committed (D33). */
+  close(): Promise<void> {
+    this.closed = true;
+    if (this.active === 0 && this.pending.length === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.drained = resolve;
+    });
+  }
+
+  /** Calls `listener` after each commit that stored at least one entry (listener errors are logged, never thrown). */
+  onCommit(listener: (committed: CommittedEntries) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Requests waiting for a transaction (not counting those being written). */
+  get waiting(): number {
+    return this.pending.length;
+  }
+
+  private startFlushes(): void {
+    while (this.active < this.options.concurrency && this.pending.length > 0) {
+      const group = this.takeGroup();
+      this.active += 1;
+      void this.flush(group).finally(() => {
+        this.active -= 1;
+        this.startFlushes();
+        if (this.active === 0 && this.pending.length === 0) this.drained?.();
+      });
+    }
+  }
+
+  private takeGroup(): Pending[] {
+    const group = [this.pending.shift()!];
+    let entries = group[0]!.request.entries.length;
+    let bytes = group[0]!.bytes;
+    while (this.pending.length > 0) {
+      const next = this.pending[0]!;
+      if (entries + next.request.entries.length > this.options.maxEntriesPerCommit) break;
+      if (bytes + next.bytes > this.options.maxBytesPerCommit) break;
+      entries += next.request.entries.length;
+      bytes += next.bytes;
+      group.push(this.pending.shift()!);
+    }
+    return group;
+  }
+
+  private async flush(group: Pending[]): Promise<void> {
+    try {
+      const outcomes = await this.storage.write((tx) => tx.ingestLogs(group.map((p) => p.request)));
+      group.forEach((p, i) => p.resolve(outcomes[i]!));
+      this.announce(group, outcomes);
+    } catch (err) {
+      if (group.length === 1) {
+        group[0]!.reject(err);
+        return;
+      }
+      this.options.logger.warn('group commit failed; retrying its requests one by one', { requests: group.length, error: String(err) });
+      for (const p of group) await this.flush([p]);
+    }
+  }
+
+  private announce(group: Pending[], outcomes: LogEntryOutcome[][]): void {
+    if (this.listeners.length === 0) return;
+    let maxId = 0;
+    const projectIds = new Set<number>();
+    outcomes.forEach((request, i) => {
+      for (const outcome of request) {
+        if (!('id' in outcome)) continue;
+        if (outcome.id > maxId) maxId = outcome.id;
+        projectIds.add(group[i]!.request.projectId);
+      }
+    });
+    if (maxId === 0) return;
+    const committed = { projectIds: [...projectIds], maxId };
+    for (const listener of this.listeners) {
+      try {
+        listener(committed);
+      } catch (err) {
+        this.options.logger.error('an ingest commit listener failed', { error: String(err) });
+      }
+    }
+  }
+}

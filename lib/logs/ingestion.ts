@@ -1,0 +1,66 @@
+/**
+ * `POST /v1/logs` below the HTTP layer: the ingestion pipeline a service
+ * owns (body budget + group-commit queue) and the turning of a parsed batch
+ * into an IngestionResponse.
+ */
+import type { LogServiceConfig } from '../config.js';
+import type { ServiceLogger } from '../logger.js';
+import type { Storage } from '../storage/storage.js';
+import { ByteBudget } from './byte-budget.js';
+import { IngestQueue } from './ingest-queue.js';
+import { prepareBatch, type Rejection } from './prepare-entries.js';
+
+/** At most this many bytes of ingestion bodies are buffered, parsed or awaiting commit at once (beyond one body that is larger). */
+export const INGEST_BUDGET_FLOOR = 16 * 1024 * 1024;
+const MAX_ENTRIES_PER_COMMIT = 20_000;
+const MAX_BYTES_PER_COMMIT = 16 * 1024 * 1024;
+
+export interface Ingestion {
+  readonly queue: IngestQueue;
+  readonly budget: ByteBudget;
+  /** Finishes every accepted request's commit, then refuses new ones. */
+  close(): Promise<void>;
+}
+
+export function createIngestion(storage: Storage, config: LogServiceConfig, logger: ServiceLogger): Ingestion {
+  // One writer on SQLite; on PostgreSQL a few transactions at once, leaving
+  // pool connections for queries.
+  const concurrency = storage.backend === 'file' ? 1 : Math.max(1, Math.min(4, Math.floor(config.dbServerPoolSize / 2)));
+  const queue = new IngestQueue(storage, {
+    concurrency,
+    maxEntriesPerCommit: MAX_ENTRIES_PER_COMMIT,
+    maxBytesPerCommit: MAX_BYTES_PER_COMMIT,
+    logger,
+  });
+  const budget = new ByteBudget(Math.max(INGEST_BUDGET_FLOOR, config.maxIngestBodyBytes));
+  return { queue, budget, close: () => queue.close() };
+}
+
+/** The 202 body (spec IngestionResponse). */
+export interface IngestionResponse {
+  accepted: number;
+  rejected: Rejection[];
+}
+
+const QUOTA_MESSAGES = {
+  max_entries: "Accepting this entry would exceed the project's max_entries quota.",
+  max_bytes: "Accepting this entry would exceed the project's max_bytes quota.",
+} as const;
+
+/**
+ * Validates every element (D21), stores the valid ones under the project
+ * with quotas checked entry by entry (D23), and resolves once they are
+ * committed (D34).
+ */
+export async function ingestBatch(queue: IngestQueue, projectId: number, values: readonly unknown[], receivedAt: number): Promise<IngestionResponse> {
+  const batch = prepareBatch(values);
+  const outcomes = await queue.submit({ projectId, receivedAt, entries: batch.entries });
+  let accepted = 0;
+  const quotaRejections: Rejection[] = [];
+  outcomes.forEach((outcome, i) => {
+    if ('id' in outcome) accepted += 1;
+    else quotaRejections.push({ index: batch.positions[i]!, error: 'quota_exceeded', message: QUOTA_MESSAGES[outcome.quota] });
+  });
+  const rejected = quotaRejections.length === 0 ? batch.rejected : [...batch.rejected, ...quotaRejections].sort((a, b) => a.index - b.index);
+  return { accepted, rejected };
+}

@@ -1,0 +1,34 @@
+/**
+ * D20's scope checks for `GET /v1/logs` (and the stream), after the
+ * `project_id`/`group_id` shape check: 404 for a scope that does not exist,
+ * 403 `forbidden` when no grant covers it (here, unlike D3's other lookups,
+ * an existing scope without a grant is 403, not 404), then 403
+ * `project_blocked` for a blocked direct project. Visibility follows D18
+ * through the shared rbac predicates.
+ */
+import { LogServiceError, forbidden, notFound } from '../errors.js';
+import { canSeeGroup, canSeeProject } from '../auth/rbac.js';
+import type { GroupRow, ProjectRow, ReadOps, RoleGrant } from '../storage/storage.js';
+import type { LogScope } from './log-query.js';
+
+export function projectBlocked(): LogServiceError {
+  return new LogServiceError('project_blocked', 403, 'The project is blocked.');
+}
+
+export type CheckedLogScope = { kind: 'project'; project: ProjectRow } | { kind: 'group'; group: GroupRow };
+
+/** Looks the scope up and applies D20's 404 → 403 forbidden → 403 project_blocked order. */
+export async function requireLogScope(db: ReadOps, grants: readonly RoleGrant[], scope: LogScope): Promise<CheckedLogScope> {
+  if (scope.kind === 'project') {
+    const project = await db.getProject(scope.projectId);
+    if (!project) throw notFound('No such project.');
+    if (!canSeeProject(grants, project)) throw forbidden('No role of yours covers this project.');
+    if (project.isBlocked) throw projectBlocked();
+    return { kind: 'project', project };
+  }
+  const group = await db.getGroup(scope.groupId);
+  if (!group) throw notFound('No such group.');
+  // D18: a grant on one of its projects does not reveal the group.
+  if (!canSeeGroup(grants, group.id)) throw forbidden('No role of yours covers this group.');
+  return { kind: 'group', group };
+}

@@ -1,0 +1,42 @@
+/**
+ * Reads log entries for a scope: one project, or every project of a group
+ * that is not blocked at the time of the read (D20: a group query silently
+ * leaves blocked projects out; D30: a group stream includes projects created
+ * later). Shared by `GET /v1/logs` and the live stream.
+ */
+import type { LogFilter, LogRow, LogSelection, Page, ReadOps } from '../storage/storage.js';
+import { filterIsEmpty, type LogScope } from './log-query.js';
+
+/** The selection a scope stands for now, or null when it can match nothing. */
+export async function selectionOf(storage: ReadOps, scope: LogScope, filter: LogFilter): Promise<LogSelection | null> {
+  if (filterIsEmpty(filter)) return null;
+  if (scope.kind === 'project') return { ...filter, projectIds: [scope.projectId] };
+  const projects = await storage.projectIdsOfGroup(scope.groupId);
+  const projectIds = projects.filter((p) => !p.isBlocked).map((p) => p.id);
+  return projectIds.length === 0 ? null : { ...filter, projectIds };
+}
+
+/** Newest first, strictly below `page.beforeId`, at most `page.limit`. */
+export async function readLogsPage(storage: ReadOps, scope: LogScope, filter: LogFilter, page: Page): Promise<LogRow[]> {
+  const selection = await selectionOf(storage, scope, filter);
+  return selection === null ? [] : storage.queryLogs(selection, page);
+}
+
+/** Oldest first, ids above `afterId`, at most `limit` (stream catch-up and live delivery, D29). */
+export async function readLogsAfter(storage: ReadOps, scope: LogScope, filter: LogFilter, afterId: number, limit: number): Promise<LogRow[]> {
+  const selection = await selectionOf(storage, scope, filter);
+  return selection === null ? [] : storage.logsAfter(selection, afterId, limit);
+}
+
+/** What the live stream reads through (`lib/live/feed.ts` LiveLogReader). */
+export interface LogReader {
+  logsAfter(scope: LogScope, filter: LogFilter, afterId: number, limit: number): Promise<LogRow[]>;
+  maxLogId(): Promise<number>;
+}
+
+export function createLogReader(storage: ReadOps): LogReader {
+  return {
+    logsAfter: (scope, filter, afterId, limit) => readLogsAfter(storage, scope, filter, afterId, limit),
+    maxLogId: () => storage.lastLogId(),
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * D23's quota arithmetic, shared by both backends so they admit exactly the
+ * same entries: each backend reads (and on PostgreSQL locks) the projects'
+ * counters, runs `planIngest`, then inserts what it says and adds the totals.
+ */
+import type { LogEntryOutcome, LogIngestRequest, PreparedEntry } from './storage.js';
+
+/** A project's quotas and usage as read inside the ingest transaction. */
+export interface ProjectUsage {
+  maxEntries: number | null;
+  maxBytes: number | null;
+  entryCount: number;
+  totalBytes: number;
+}
+
+/** One entry to insert. */
+export interface AdmittedEntry {
+  projectId: number;
+  receivedAt: number;
+  entry: PreparedEntry;
+}
+
+export interface IngestPlan {
+  /** Entries to insert, in request order then entry order; ids follow this order. */
+  admitted: AdmittedEntry[];
+  /** Per request, per entry: the index into `admitted`, or the quota that refused it. */
+  slots: (number | { quota: 'max_entries' | 'max_bytes' })[][];
+  /** What to add to each project's counters. */
+  added: Map<number, { entries: number; bytes: number }>;
+}
+
+/**
+ * Decides entry by entry, in order: `max_entries` first, then `max_bytes`;
+ * a refused entry consumes nothing, so a later smaller one may still fit.
+ * `usage` is updated in place. Throws if a request names a project missing
+ * from `usage`.
+ */
+export function planIngest(requests: readonly LogIngestRequest[], usage: Map<number, ProjectUsage>): IngestPlan {
+  const admitted: AdmittedEntry[] = [];
+  const added = new Map<number, { entries: number; bytes: number }>();
+  const slots = requests.map((request) => {
+    const project = usage.get(request.projectId);
+    if (!project) throw new Error(`project ${request.projectId} not found while ingesting`);
+    let sum = added.get(request.projectId);
+    if (!sum) added.set(request.projectId, (sum = { entries: 0, bytes: 0 }));
+    return request.entries.map((entry) => {
+      if (project.maxEntries !== null && project.entryCount + 1 > project.maxEntries) return { quota: 'max_entries' as const };
+      if (project.maxBytes !== null && project.totalBytes + entry.bytes > project.maxBytes) return { quota: 'max_bytes' as const };
+      project.entryCount += 1;
+      project.totalBytes += entry.bytes;
+      sum.entries += 1;
+      sum.bytes += entry.bytes;
+      admitted.push({ projectId: request.projectId, receivedAt: request.receivedAt, entry });
+      return admitted.length - 1;
+    });
+  });
+  return { admitted, slots, added };
+}
+
+/** Turns a plan's slots into outcomes once the admitted entries have ids (`ids[i]` for `admitted[i]`). */
+export function outcomesOf(plan: IngestPlan, ids: readonly number[]): LogEntryOutcome[][] {
+  if (ids.length !== plan.admitted.length) throw new Error(`expected ${plan.admitted.length} ids, got ${ids.length}`);
+  return plan.slots.map((request) => request.map((slot) => (typeof slot === 'number' ? { id: ids[slot]! } : slot)));
+}
+
+/** The distinct project ids of the requests, ascending (the order locks are taken in). */
+export function projectIdsOf(requests: readonly LogIngestRequest[]): number[] {
+  return [...new Set(requests.map((r) => r.projectId))].sort((a, b) => a - b);
+}

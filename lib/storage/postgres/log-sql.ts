@@ -1,0 +1,80 @@
+/**
+ * The log statements of the PostgreSQL backend (values through pg-promise's
+ * formatter, like `sql.ts`). A batch travels as one JSON array parameter
+ * expanded by json_to_recordset; search terms become a tsvector with
+ * array_to_tsvector, so PostgreSQL never re-tokenizes logkeep's terms, and
+ * queries match them with a tsquery built from quoted lexemes.
+ */
+
+const LOG_COLUMNS = `id, project_id AS "projectId", received_at AS "receivedAt", body`;
+
+// ---- ingestion ---------------------------------------------------------------
+
+/**
+ * Reads and locks the projects' counters until the transaction ends, in id
+ * order so concurrent ingesters (in this or another process) never deadlock:
+ * this row lock is what makes the quotas exact (D23).
+ */
+export const LOCK_PROJECT_USAGE = `SELECT id, max_entries AS "maxEntries", max_bytes AS "maxBytes",
+    entry_count AS "entryCount", total_bytes AS "totalBytes"
+  FROM projects WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`;
+
+/**
+ * $1: JSON array of `{p, r, t, l, b, body, terms}` (terms space-separated).
+ * Rows are produced in array order, so the identity values they draw
+ * ascend in that order; the caller sorts the returned ids to match.
+ */
+export const INSERT_LOG_ENTRIES = `INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body, terms)
+  SELECT x.p, x.r, x.t, x.l, x.b, x.body, array_to_tsvector(string_to_array(x.terms, ' '))
+  FROM ROWS FROM (json_to_recordset($1::json) AS (p bigint, r bigint, t bigint, l smallint, b integer, body text, terms text))
+    WITH ORDINALITY AS x(p, r, t, l, b, body, terms, n)
+  ORDER BY x.n
+  RETURNING id`;
+
+/** $1: project ids, $2: entries to add, $3: bytes to add (parallel arrays). */
+export const ADD_PROJECT_USAGE = `UPDATE projects AS p
+  SET entry_count = p.entry_count + d.n, total_bytes = p.total_bytes + d.b
+  FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS d(id, n, b)
+  WHERE p.id = d.id`;
+
+// ---- queries -------------------------------------------------------------------
+
+export const SELECT_LAST_LOG_ID = `SELECT COALESCE(MAX(id), 0) AS id FROM log_entries`;
+
+/**
+ * The filter shared by every query. Params by name: project (one id),
+ * minLevel, from, to, tsquery (null when no term: the planner folds the
+ * branch away because pg-promise inlines the value).
+ */
+const FILTER = `level >= $(minLevel) AND ts >= $(from) AND ts <= $(to)
+    AND ($(tsquery) IS NULL OR terms @@ $(tsquery)::tsquery)`;
+
+/** One project, newest first. Params: project, beforeId, limit + FILTER's. */
+export const QUERY_PROJECT_LOGS = `SELECT ${LOG_COLUMNS} FROM log_entries
+  WHERE project_id = $(project) AND id < $(beforeId) AND ${FILTER}
+  ORDER BY id DESC LIMIT $(limit)`;
+
+/**
+ * Several projects: each project's newest page through its own index walk
+ * (LATERAL), then the pages merged. Params: projects, beforeId, limit + FILTER's.
+ */
+export const QUERY_PROJECTS_LOGS = `SELECT e.* FROM unnest($(projects)::bigint[]) AS p(id)
+  CROSS JOIN LATERAL (
+    SELECT ${LOG_COLUMNS} FROM log_entries
+    WHERE project_id = p.id AND id < $(beforeId) AND ${FILTER}
+    ORDER BY id DESC LIMIT $(limit)) AS e
+  ORDER BY e.id DESC LIMIT $(limit)`;
+
+/**
+ * Waits for ingestion in flight into these projects (it holds FOR UPDATE)
+ * and keeps new ingestion out until the transaction ends; see `logsAfter`.
+ */
+export const SHARE_LOCK_PROJECTS = `SELECT 1 FROM projects WHERE id = ANY($1::bigint[]) ORDER BY id FOR KEY SHARE`;
+
+/** Several projects, oldest first above afterId. Params: projects, afterId, limit + FILTER's. */
+export const QUERY_PROJECTS_LOGS_ASC = `SELECT e.* FROM unnest($(projects)::bigint[]) AS p(id)
+  CROSS JOIN LATERAL (
+    SELECT ${LOG_COLUMNS} FROM log_entries
+    WHERE project_id = p.id AND id > $(afterId) AND ${FILTER}
+    ORDER BY id ASC LIMIT $(limit)) AS e
+  ORDER BY e.id ASC LIMIT $(limit)`;

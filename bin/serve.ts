@@ -6,7 +6,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogService, type LogService } from '../lib/service.js';
+import { createLogService, MAX_HEADER_BYTES, type LogService } from '../lib/service.js';
 import type { ResolvedConfig } from '../lib/config-resolve.js';
 import type { CreatedAdmin } from '../lib/admin/create-admin.js';
 import type { ServiceLogger } from '../lib/logger.js';
@@ -43,7 +43,9 @@ export async function serve(resolved: ResolvedConfig): Promise<void> {
     return;
   }
   if (service.bootstrapAdmin) announceBootstrapAdmin(service.bootstrapAdmin, logger);
-  const server = createServer(service.handler);
+  // Access tokens carry every grant (spec: roles come from the claims), about 65 bytes each:
+  // Node's default 16 KiB header limit would refuse users with a few hundred grants (431).
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, service.handler);
   try {
     await listen(server, config.httpPort, config.httpHost);
   } catch (err) {

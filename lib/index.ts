@@ -1,7 +1,7 @@
 /**
  * logkeep's public surface: explicit named exports only.
  */
-export { createLogService } from './service.js';
+export { createLogService, MAX_HEADER_BYTES } from './service.js';
 export type { LogService, LogServiceOptions } from './service.js';
 export { createAdmin, generatePassword } from './admin/create-admin.js';
 export type { CreateAdminOptions, CreatedAdmin } from './admin/create-admin.js';

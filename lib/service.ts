@@ -21,6 +21,14 @@ import { createStreamHub } from './live/stream-hub.js';
 import { startPurgeJob } from './ops/purge-job.js';
 import type { PurgeReport } from './ops/purge.js';
 
+/**
+ * The request-header size a server mounting the handler should allow
+ * (`http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, handler)`): access
+ * tokens carry every grant of the user, about 65 bytes each, so Node's
+ * default of 16 KiB is too small for users with a few hundred grants.
+ */
+export const MAX_HEADER_BYTES = 1024 * 1024;
+
 export interface LogServiceOptions {
   /** Where the service's own diagnostics go (default: the console). */
   logger?: ServiceLogger;

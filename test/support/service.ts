@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogService, type LogService } from '../../lib/service.js';
+import { createLogService, MAX_HEADER_BYTES, type LogService } from '../../lib/service.js';
 import type { LogServiceSettings } from '../../lib/config.js';
 import { silentLogger, type ServiceLogger } from '../../lib/logger.js';
 import { newTestDatabase, type BackendName, type TestDatabase } from './backends.js';
@@ -49,7 +49,7 @@ export async function startService(backend: BackendName, options: StartOptions =
       ...(options.now === undefined ? {} : { now: options.now }),
     },
   );
-  const server = createServer(service.handler);
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, service.handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -1,0 +1,244 @@
+/**
+ * Shared benchmark machinery: forking the process under test, a throwaway
+ * PostgreSQL database, an organisation made through the HTTP API, an HTTP
+ * loader (undici pool) and percentile arithmetic.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pgPromise from 'pg-promise';
+import { Pool } from 'undici';
+import type { LogServiceSettings } from '../../lib/config.js';
+import type { ChildMode } from './serve-child.js';
+
+export const JWT_SECRET = 'bench-secret-0123456789abcdef0123456789abcdef';
+export const ADMIN_PASSWORD = 'bench-admin-password-1';
+const FINAL_PASSWORD = 'bench-admin-password-2';
+
+export interface Child {
+  url: string;
+  /** Peak RSS since the previous call, and the current RSS (bytes). */
+  rss(): Promise<{ peak: number; now: number }>;
+  stop(): Promise<void>;
+}
+
+/** Forks the process under test and waits until it listens. */
+export function startChild(mode: ChildMode): Promise<Child> {
+  const script = fileURLToPath(new URL('./serve-child.ts', import.meta.url));
+  const child: ChildProcess = fork(script, [], {
+    execArgv: ['--import', 'tsx'],
+    // As the bin does (D35): a pool big enough for sqlite3 and scrypt together.
+    env: { ...process.env, LOGKEEP_BENCH_CHILD: JSON.stringify(mode), UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? '8' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const waiters: ((m: any) => void)[] = [];
+  child.on('message', (m: any) => {
+    const w = waiters.shift();
+    if (w) w(m);
+  });
+  const next = () => new Promise<any>((resolve) => waiters.push(resolve));
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`benchmark child exited with ${code}`)));
+    next().then((ready: { url: string }) => {
+      child.removeAllListeners('exit');
+      resolve({
+        url: ready.url,
+        async rss() {
+          const reply = next();
+          child.send({ type: 'rss' });
+          return reply;
+        },
+        async stop() {
+          const done = new Promise<void>((r) => child.once('exit', () => r()));
+          child.send({ type: 'stop' });
+          await done;
+        },
+      });
+    }, reject);
+  });
+}
+
+// ---- databases -------------------------------------------------------------------
+
+export interface BenchDatabase {
+  settings: Partial<LogServiceSettings>;
+  drop(): Promise<void>;
+}
+
+export function fileDatabase(): BenchDatabase {
+  const dir = mkdtempSync(join(process.env.LOGKEEP_BENCH_DIR ?? tmpdir(), 'logkeep-bench-'));
+  return {
+    settings: { dbBackend: 'file', dbPath: join(dir, 'bench.db') },
+    async drop() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const PG = {
+  host: process.env.LOGKEEP_BENCH_PG_HOST ?? '127.0.0.1',
+  port: Number(process.env.LOGKEEP_BENCH_PG_PORT ?? 5432),
+  user: process.env.LOGKEEP_BENCH_PG_USER ?? 'postgres',
+  password: process.env.LOGKEEP_BENCH_PG_PASSWORD ?? 'postgres',
+  adminDatabase: process.env.LOGKEEP_BENCH_PG_DATABASE ?? 'test',
+};
+
+/** A fresh PostgreSQL database, or null (with the reason printed) when none is reachable. */
+export async function serverDatabase(): Promise<BenchDatabase | null> {
+  const pgp = pgPromise({ noWarnings: true });
+  const admin = pgp({ ...PG, database: PG.adminDatabase, max: 1 });
+  const name = `logkeep_bench_${process.pid}_${Date.now() % 100000}`;
+  try {
+    await admin.none('CREATE DATABASE $1:name', [name]);
+  } catch (err) {
+    console.log(`  (server backend skipped: ${err instanceof Error ? err.message : String(err)})`);
+    pgp.end();
+    return null;
+  }
+  return {
+    settings: {
+      dbBackend: 'server',
+      dbServerHost: PG.host,
+      dbServerPort: PG.port,
+      dbServerDatabase: name,
+      dbServerUsername: PG.user,
+      dbServerPassword: PG.password,
+      dbServerSslMode: 'disable',
+    },
+    async drop() {
+      await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [name]).catch(() => undefined);
+      pgp.end();
+    },
+  };
+}
+
+/** Service settings for a benchmark run on `db`. */
+export function serviceSettings(db: BenchDatabase, extra: Partial<LogServiceSettings> = {}): LogServiceSettings {
+  return { ...db.settings, jwtSecret: JWT_SECRET, bootstrapAdminPassword: ADMIN_PASSWORD, rateLimitEnabled: false, ...extra } as LogServiceSettings;
+}
+
+// ---- HTTP client ---------------------------------------------------------------------
+
+async function call(url: string, method: string, path: string, token: string | null, body?: unknown, form?: Record<string, string>): Promise<any> {
+  const headers: Record<string, string> = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  let payload: string | undefined;
+  if (form) {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    payload = new URLSearchParams(form).toString();
+  } else if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  const res = await fetch(url + path, { method, headers, body: payload });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+export async function login(url: string, username: string, password: string): Promise<string> {
+  return (await call(url, 'POST', '/v1/auth/token', null, undefined, { grant_type: 'password', username, password })).access_token;
+}
+
+/** The bootstrap admin, its temporary password replaced; returns a token. */
+export async function adminToken(url: string): Promise<string> {
+  const first = await login(url, 'admin', ADMIN_PASSWORD);
+  await call(url, 'POST', '/v1/auth/change-password', first, { current_password: ADMIN_PASSWORD, new_password: FINAL_PASSWORD });
+  return login(url, 'admin', FINAL_PASSWORD);
+}
+
+export function adminLogin(url: string): Promise<string> {
+  return login(url, 'admin', FINAL_PASSWORD);
+}
+
+export interface BenchOrg {
+  token: string;
+  groupId: number;
+  projectIds: number[];
+  keys: string[];
+}
+
+/** One group with `projects` projects and one key each, through the API. */
+export async function createOrg(url: string, projects: number): Promise<BenchOrg> {
+  const token = await adminToken(url);
+  const group = await call(url, 'POST', '/v1/groups', token, { name: 'bench' });
+  const projectIds: number[] = [];
+  const keys: string[] = [];
+  for (let i = 0; i < projects; i++) {
+    const project = await call(url, 'POST', `/v1/groups/${group.id}/projects`, token, { name: `p${i}`, retention_days: 3650 });
+    projectIds.push(project.id);
+    keys.push((await call(url, 'POST', `/v1/projects/${project.id}/secret-keys`, token, { label: 'bench' })).secret);
+  }
+  return { token, groupId: group.id, projectIds, keys };
+}
+
+// ---- loading ---------------------------------------------------------------------------
+
+export interface LoadOptions {
+  url: string;
+  /** Pre-serialised bodies, sent in turn; `entries[i]` is how many entries `bodies[i]` holds. */
+  bodies: Buffer[];
+  entries: number[];
+  keys: string[];
+  connections: number;
+  /** Stop when this many entries were sent, or when `until()` turns true. */
+  totalEntries?: number;
+  until?: () => boolean;
+  /** Called after every response with the running total of accepted entries. */
+  onProgress?: (accepted: number) => void;
+}
+
+export interface LoadResult {
+  entries: number;
+  requests: number;
+  seconds: number;
+  rate: number;
+  latencies: number[];
+}
+
+/** Sends bodies over `connections` keep-alive connections until told to stop. */
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  const pool = new Pool(options.url, { connections: options.connections, pipelining: 1, keepAliveTimeout: 60_000 });
+  let next = 0;
+  let sent = 0;
+  let accepted = 0;
+  let requests = 0;
+  const latencies: number[] = [];
+  const started = performance.now();
+  const done = () => (options.totalEntries !== undefined && sent >= options.totalEntries) || (options.until?.() ?? false);
+  async function worker(): Promise<void> {
+    while (!done()) {
+      const i = next++ % options.bodies.length;
+      sent += options.entries[i]!;
+      const key = options.keys[i % options.keys.length]!;
+      const t = performance.now();
+      const res = await pool.request({ path: '/v1/logs', method: 'POST', body: options.bodies[i]!, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } });
+      const text = await res.body.text();
+      latencies.push(performance.now() - t);
+      if (res.statusCode !== 202) throw new Error(`ingest answered ${res.statusCode}: ${text.slice(0, 200)}`);
+      accepted += (JSON.parse(text) as { accepted: number }).accepted;
+      requests += 1;
+      options.onProgress?.(accepted);
+    }
+  }
+  await Promise.all(Array.from({ length: options.connections }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  return { entries: accepted, requests, seconds, rate: accepted / seconds, latencies };
+}
+
+// ---- numbers ------------------------------------------------------------------------------
+
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+export const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+export function verdict(ok: boolean): string {
+  return ok ? 'meets target' : 'BELOW TARGET';
+}

@@ -176,12 +176,17 @@ export async function createOrg(url: string, projects: number): Promise<BenchOrg
 
 // ---- loading ---------------------------------------------------------------------------
 
+/** One request to send: a body, how many entries it holds, and the key to send it with. */
+export interface Shot {
+  body: Buffer;
+  entries: number;
+  key: string;
+}
+
 export interface LoadOptions {
   url: string;
-  /** Pre-serialised bodies, sent in turn; `entries[i]` is how many entries `bodies[i]` holds. */
-  bodies: Buffer[];
-  entries: number[];
-  keys: string[];
+  /** The next request to send (called once per request). */
+  next: () => Shot;
   connections: number;
   /** Stop when this many entries were sent, or when `until()` turns true. */
   totalEntries?: number;
@@ -201,7 +206,6 @@ export interface LoadResult {
 /** Sends bodies over `connections` keep-alive connections until told to stop. */
 export async function load(options: LoadOptions): Promise<LoadResult> {
   const pool = new Pool(options.url, { connections: options.connections, pipelining: 1, keepAliveTimeout: 60_000 });
-  let next = 0;
   let sent = 0;
   let accepted = 0;
   let requests = 0;
@@ -210,11 +214,10 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   const done = () => (options.totalEntries !== undefined && sent >= options.totalEntries) || (options.until?.() ?? false);
   async function worker(): Promise<void> {
     while (!done()) {
-      const i = next++ % options.bodies.length;
-      sent += options.entries[i]!;
-      const key = options.keys[i % options.keys.length]!;
+      const shot = options.next();
+      sent += shot.entries;
       const t = performance.now();
-      const res = await pool.request({ path: '/v1/logs', method: 'POST', body: options.bodies[i]!, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } });
+      const res = await pool.request({ path: '/v1/logs', method: 'POST', body: shot.body, headers: { authorization: `Bearer ${shot.key}`, 'content-type': 'application/json' } });
       const text = await res.body.text();
       latencies.push(performance.now() - t);
       if (res.statusCode !== 202) throw new Error(`ingest answered ${res.statusCode}: ${text.slice(0, 200)}`);

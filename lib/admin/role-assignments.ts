@@ -129,7 +129,10 @@ export function deleteRoleAssignment(storage: Storage, actor: Actor, id: number,
     if (!(await mayManageAssignment(tx, actor, row))) throw forbidden('You may not revoke this role assignment.');
     const affected = await affectedUsers(tx, row.subjectType, row.subjectId);
     const ownedGroups = row.role === 'owner' && row.scopeType === 'group' && row.scopeId !== null ? [row.scopeId] : [];
-    await guardGroupOwners(tx, ownedGroups, () => tx.deleteRoleAssignment(row.id));
+    await guardGroupOwners(tx, ownedGroups, async () => {
+      // A concurrent revocation may have won since the read above (PostgreSQL row lock).
+      if (!(await tx.deleteRoleAssignment(row.id))) throw notFound('No such role assignment.');
+    });
     await tx.bumpTokenVersion(affected);
     await recordAudit(
       tx,

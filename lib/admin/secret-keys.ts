@@ -58,8 +58,9 @@ export function revokeSecretKey(storage: Storage, actor: Actor, project: Project
   return storage.write(async (tx) => {
     const key = await tx.getSecretKey(keyId);
     if (!key || key.projectId !== project.id) throw notFound('No such secret key.');
-    if (key.revokedAt !== null) return key;
     const revoked = await tx.revokeSecretKey(keyId, now);
+    // Already revoked (also by a concurrent request that won): keep the first revoked_at, no second audit row.
+    if (revoked === null) return (await tx.getSecretKey(keyId)) ?? key;
     await recordAudit(
       tx,
       { actorUserId: actor.userId, action: 'secret_key.revoked', targetType: 'secret_key', targetId: keyId, metadata: { project_id: project.id, label: key.label } },

@@ -123,7 +123,8 @@ function logRequestWhenDone(deps: ServiceDeps, req: IncomingMessage, res: Server
       path: (req.url ?? '/').split('?')[0],
       status: res.statusCode,
       duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
-      caller,
+      // Not `caller`: log formatters read that key as a source location.
+      caller_kind: caller,
     });
   });
 }

@@ -443,11 +443,15 @@ export interface WriteOps extends ReadOps {
   updateProject(id: number, changes: ProjectChanges): Promise<ProjectRow>;
 
   insertSecretKey(row: { projectId: number; label: string | null; keyHash: string; createdAt: number }): Promise<SecretKeyRow>;
-  /** Sets revoked_at if not set; returns the row. */
-  revokeSecretKey(id: number, now: number): Promise<SecretKeyRow>;
+  /**
+   * Sets revoked_at on a key that is not revoked and returns it; null when it
+   * was already revoked (or does not exist). Of two concurrent calls, one wins.
+   */
+  revokeSecretKey(id: number, now: number): Promise<SecretKeyRow | null>;
 
   insertRoleAssignment(row: NewRoleAssignment): Promise<RoleAssignmentRow>;
-  deleteRoleAssignment(id: number): Promise<void>;
+  /** false when no such assignment existed (e.g. a concurrent revocation won). */
+  deleteRoleAssignment(id: number): Promise<boolean>;
   /** Deletes the grants whose subject is this user. */
   deleteUserRoleAssignments(userId: number): Promise<void>;
 

@@ -275,4 +275,14 @@ describeEachBackend('role assignments', (backend) => {
     const reader = await createActor(url, admin.token, 'listing-reader', { grants: [{ role: 'user', scope_type: 'group', scope_id: group }] });
     assertStatus(await api(url, 'GET', '/v1/role-assignments', { token: reader.token }), 403, 'forbidden');
   });
+
+  it('concurrent revocations of one assignment: one 204, the others 404, one audit row', async () => {
+    const subject = await createActor(url, admin.token, 'race-subject');
+    const created = await post(admin.token, body('user', subject.id, 'user', 'project', p));
+    assert.equal(created.status, 201);
+    const results = await Promise.all([1, 2, 3, 4].map(() => api(url, 'DELETE', `/v1/role-assignments/${created.body.id}`, { token: admin.token })));
+    assert.deepEqual(results.map((r) => r.status).sort(), [204, 404, 404, 404]);
+    const rows = await auditRows(url, admin.token, { action: 'role_assignment.revoked', target_id: created.body.id });
+    assert.equal(rows.length, 1);
+  });
 });

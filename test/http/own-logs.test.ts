@@ -140,7 +140,7 @@ describeEachBackend('own diagnostics', (backend: BackendName) => {
     for (const line of requestLines) {
       assert.equal(line.level, 'info');
       assert.deepEqual(Object.keys(line).filter((k) => !['level', 'time', 'pid', 'hostname', 'msg'].includes(k)).sort(), [
-        'caller',
+        'caller_kind',
         'duration_ms',
         'method',
         'path',
@@ -152,7 +152,7 @@ describeEachBackend('own diagnostics', (backend: BackendName) => {
     const seen = requestLines.map((l) => `${String(l.method)} ${String(l.path)} ${String(l.status)}`).sort();
     const sent = requests.map((r) => `${r.method} ${r.path} ${r.status}`).sort();
     assert.deepEqual(seen, sent);
-    const callers = new Set(requestLines.map((l) => l.caller));
+    const callers = new Set(requestLines.map((l) => l.caller_kind));
     assert.deepEqual([...callers].sort(), ['anonymous', 'project-key', 'user']);
     assert.ok(requestLines.every((l) => !String(l.path).includes('?')), 'never the query string');
   });

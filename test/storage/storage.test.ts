@@ -564,12 +564,15 @@ describeEachBackend('storage contract', (backend) => {
       assert.equal(await storage.findSecretKeyByHash(`kh-unknown-${tag()}`), null);
     });
 
-    it('revokeSecretKey sets revoked_at once and keeps the first time', async () => {
+    it('revokeSecretKey sets revoked_at once, keeps the first time, and lets one of two concurrent calls win', async () => {
       const g = await addGroup();
       const p = await addProject(g.id);
       const key = await storage.write((tx) => tx.insertSecretKey({ projectId: p.id, label: 'l', keyHash: `kh-${tag()}`, createdAt: T0 }));
       assert.deepEqual(await storage.write((tx) => tx.revokeSecretKey(key.id, T0 + 10)), { ...key, revokedAt: T0 + 10 });
-      assert.deepEqual(await storage.write((tx) => tx.revokeSecretKey(key.id, T0 + 20)), { ...key, revokedAt: T0 + 10 });
+      assert.equal(await storage.write((tx) => tx.revokeSecretKey(key.id, T0 + 20)), null);
+      const other = await storage.write((tx) => tx.insertSecretKey({ projectId: p.id, label: null, keyHash: `kh-${tag()}`, createdAt: T0 }));
+      const results = await Promise.all([1, 2, 3].map((i) => storage.write((tx) => tx.revokeSecretKey(other.id, T0 + i))));
+      assert.equal(results.filter((r) => r !== null).length, 1);
       assert.deepEqual(await storage.getSecretKey(key.id), { ...key, revokedAt: T0 + 10 });
     });
   });
@@ -581,9 +584,9 @@ describeEachBackend('storage contract', (backend) => {
       const ra = await storage.write((tx) => tx.insertRoleAssignment(row));
       assert.deepEqual(ra, { id: ra.id, ...row });
       assert.deepEqual(await storage.getRoleAssignment(ra.id), ra);
-      await storage.write((tx) => tx.deleteRoleAssignment(ra.id));
+      assert.equal(await storage.write((tx) => tx.deleteRoleAssignment(ra.id)), true);
       assert.equal(await storage.getRoleAssignment(ra.id), null);
-      await storage.write((tx) => tx.deleteRoleAssignment(ra.id));
+      assert.equal(await storage.write((tx) => tx.deleteRoleAssignment(ra.id)), false);
     });
 
     it('duplicate grants are allowed (D19)', async () => {

@@ -170,18 +170,17 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
     return this.mayConflict((q) => q.one<SecretKeyRow>(sql.INSERT_SECRET_KEY, row));
   }
 
-  async revokeSecretKey(id: number, now: number): Promise<SecretKeyRow> {
-    const row = await this.db.oneOrNone<SecretKeyRow>(sql.REVOKE_SECRET_KEY, [id, now]);
-    if (!row) throw new Error(`revokeSecretKey: no secret key ${id}`);
-    return row;
+  revokeSecretKey(id: number, now: number): Promise<SecretKeyRow | null> {
+    return this.db.oneOrNone<SecretKeyRow>(sql.REVOKE_SECRET_KEY, [id, now]);
   }
 
   insertRoleAssignment(row: NewRoleAssignment): Promise<RoleAssignmentRow> {
     return this.db.one<RoleAssignmentRow>(sql.INSERT_ROLE_ASSIGNMENT, row);
   }
 
-  async deleteRoleAssignment(id: number): Promise<void> {
-    await this.db.none(sql.DELETE_ROLE_ASSIGNMENT, [id]);
+  async deleteRoleAssignment(id: number): Promise<boolean> {
+    const result = await this.db.result(sql.DELETE_ROLE_ASSIGNMENT, [id]);
+    return result.rowCount > 0;
   }
 
   async deleteUserRoleAssignments(userId: number): Promise<void> {

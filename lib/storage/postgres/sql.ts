@@ -129,7 +129,7 @@ export const INSERT_SECRET_KEY = `INSERT INTO secret_keys (project_id, label, ke
   VALUES ($(projectId), $(label), $(keyHash), $(createdAt))
   RETURNING ${SECRET_KEY_COLUMNS}`;
 /** Keeps the first revocation time. */
-export const REVOKE_SECRET_KEY = `UPDATE secret_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1
+export const REVOKE_SECRET_KEY = `UPDATE secret_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL
   RETURNING ${SECRET_KEY_COLUMNS}`;
 
 // Role assignments

@@ -124,7 +124,7 @@ export const FIND_SECRET_KEY_BY_HASH = `SELECT k.id AS key_id, k.project_id, k.r
 export const INSERT_SECRET_KEY = `INSERT INTO secret_keys (project_id, label, key_hash, created_at) VALUES (?, ?, ?, ?)
   RETURNING ${SECRET_KEY_COLUMNS}`;
 /** Params: now, id. The first revocation time is kept. */
-export const REVOKE_SECRET_KEY = `UPDATE secret_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?
+export const REVOKE_SECRET_KEY = `UPDATE secret_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL
   RETURNING ${SECRET_KEY_COLUMNS}`;
 
 // ---- role assignments ------------------------------------------------------------

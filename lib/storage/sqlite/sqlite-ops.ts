@@ -356,8 +356,9 @@ export class SqliteWriteOps extends SqliteReadOps implements WriteOps {
     return one(inserted, toSecretKey, 'inserted secret key');
   }
 
-  async revokeSecretKey(id: number, now: number): Promise<SecretKeyRow> {
-    return one(await this.db.get(SQL.REVOKE_SECRET_KEY, [now, id]), toSecretKey, `secret key ${id}`);
+  async revokeSecretKey(id: number, now: number): Promise<SecretKeyRow | null> {
+    const row = await this.db.get(SQL.REVOKE_SECRET_KEY, [now, id]);
+    return row ? toSecretKey(row) : null;
   }
 
   async insertRoleAssignment(row: NewRoleAssignment): Promise<RoleAssignmentRow> {
@@ -372,8 +373,9 @@ export class SqliteWriteOps extends SqliteReadOps implements WriteOps {
     return one(inserted, toRoleAssignment, 'inserted role assignment');
   }
 
-  async deleteRoleAssignment(id: number): Promise<void> {
-    await this.db.run(SQL.DELETE_ROLE_ASSIGNMENT, [id]);
+  async deleteRoleAssignment(id: number): Promise<boolean> {
+    const result = await this.db.run(SQL.DELETE_ROLE_ASSIGNMENT, [id]);
+    return (result.changes ?? 0) > 0;
   }
 
   async deleteUserRoleAssignments(userId: number): Promise<void> {

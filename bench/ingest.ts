@@ -160,6 +160,7 @@ export async function memoryUnderLargeBodies(options: IngestOptions): Promise<nu
   await child.stop();
   await db.drop();
   const mib = rss.peak / 2 ** 20;
+  if (process.env.LOGKEEP_BENCH_VERBOSE) console.log('    at peak:', JSON.stringify(rss.atPeak));
   console.log(
     `  memory: 4 clients × ${fmt(bigBody.length / 2 ** 20, 1)} MiB bodies (${rounds} rounds) + 500/batch ingestion: peak RSS ${fmt(mib)} MiB — target ≤ 256: ${verdict(mib <= 256)} (${fmt(bigResult.rate)} entries/s from the large bodies)`,
   );

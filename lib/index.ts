@@ -11,3 +11,19 @@ export { LogServiceError, ConfigError } from './errors.js';
 export { SchemaTooNewError, StorageUnavailableError } from './storage/storage.js';
 export type { RequestHandler } from './http/handler.js';
 export type { ServiceLogger } from './logger.js';
+export { createServiceLogging } from './logging.js';
+export type { LoggingOptions, ServiceLogging, TextSink } from './logging.js';
+export type { PurgeReport } from './ops/purge.js';
+export { IngestClient, IngestBatchError } from './client/ingest-client.js';
+export type {
+  IngestClientOptions,
+  IngestClientStats,
+  IngestClientClock,
+  IngestLogEntry,
+  IngestLogLevel,
+  IngestRejection,
+  IngestRetry,
+  IngestFailureKind,
+  OverflowPolicy,
+} from './client/ingest-client.js';
+export type { BackoffPolicy } from './client/backoff.js';

@@ -55,14 +55,20 @@ async function main(): Promise<void> {
   const { port } = server.address() as AddressInfo;
 
   let peak = process.memoryUsage().rss;
+  let atPeak = process.memoryUsage();
   const sampler = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
+    const usage = process.memoryUsage();
+    if (usage.rss > peak) {
+      peak = usage.rss;
+      atPeak = usage;
+    }
   }, 20);
   process.on('message', async (message: { type: string }) => {
     if (message.type === 'rss') {
       const now = process.memoryUsage().rss;
-      process.send!({ type: 'rss', peak: Math.max(peak, now), now });
+      process.send!({ type: 'rss', peak: Math.max(peak, now), now, atPeak });
       peak = now;
+      atPeak = process.memoryUsage();
     } else if (message.type === 'stop') {
       clearInterval(sampler);
       server.closeAllConnections();

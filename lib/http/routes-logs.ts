@@ -4,8 +4,9 @@
  */
 import { unauthorized } from '../errors.js';
 import { payloadTooLarge } from './body.js';
+import { readIngestBody } from './ingest-body.js';
 import { hashSecretKey } from '../admin/secret-keys.js';
-import { readBatch } from '../logs/entry-validation.js';
+import { prepareBody } from '../logs/batch-body.js';
 import { ingestBatch } from '../logs/ingestion.js';
 import { projectBlocked, requireLogScope } from '../logs/log-access.js';
 import { LOG_CURSOR_LIST, readLogListQuery, readLogScope } from '../logs/log-query.js';
@@ -34,8 +35,8 @@ async function postLogs(ctx: RequestContext) {
   if (known && declared > limit) throw payloadTooLarge(limit);
   const release = await budget.acquire(known ? declared : limit);
   try {
-    const values = readBatch(await ctx.rawJson());
-    const body = await ingestBatch(queue, key.projectId, values, ctx.deps.now());
+    const batch = prepareBody(await readIngestBody(ctx.req, limit));
+    const body = await ingestBatch(queue, key.projectId, batch, ctx.deps.now());
     return { status: 202, body };
   } finally {
     release();

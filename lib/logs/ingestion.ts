@@ -8,10 +8,15 @@ import type { ServiceLogger } from '../logger.js';
 import type { Storage } from '../storage/storage.js';
 import { ByteBudget } from './byte-budget.js';
 import { IngestQueue } from './ingest-queue.js';
-import { prepareBatch, type Rejection } from './prepare-entries.js';
+import type { PreparedBatch, Rejection } from './prepare-entries.js';
 
-/** At most this many bytes of ingestion bodies are buffered, parsed or awaiting commit at once (beyond one body that is larger). */
-export const INGEST_BUDGET_FLOOR = 16 * 1024 * 1024;
+/**
+ * Bodies buffered, parsed or awaiting their commit at once are bounded to
+ * one maximal body plus this much: a 10 MiB batch goes alone (with small
+ * batches beside it), and four clients sending 10 MiB bodies take turns.
+ * Prepared entries take about three times their body's bytes.
+ */
+export const INGEST_BUDGET_SLACK = 2 * 1024 * 1024;
 const MAX_ENTRIES_PER_COMMIT = 20_000;
 const MAX_BYTES_PER_COMMIT = 16 * 1024 * 1024;
 
@@ -32,7 +37,7 @@ export function createIngestion(storage: Storage, config: LogServiceConfig, logg
     maxBytesPerCommit: MAX_BYTES_PER_COMMIT,
     logger,
   });
-  const budget = new ByteBudget(Math.max(INGEST_BUDGET_FLOOR, config.maxIngestBodyBytes));
+  const budget = new ByteBudget(config.maxIngestBodyBytes + INGEST_BUDGET_SLACK);
   return { queue, budget, close: () => queue.close() };
 }
 
@@ -48,12 +53,11 @@ const QUOTA_MESSAGES = {
 } as const;
 
 /**
- * Validates every element (D21), stores the valid ones under the project
- * with quotas checked entry by entry (D23), and resolves once they are
- * committed (D34).
+ * Stores a prepared batch's valid entries under the project with quotas
+ * checked entry by entry (D23), and resolves once they are committed (D34)
+ * with the response listing every rejection by index.
  */
-export async function ingestBatch(queue: IngestQueue, projectId: number, values: readonly unknown[], receivedAt: number): Promise<IngestionResponse> {
-  const batch = prepareBatch(values);
+export async function ingestBatch(queue: IngestQueue, projectId: number, batch: PreparedBatch, receivedAt: number): Promise<IngestionResponse> {
   const outcomes = await queue.submit({ projectId, receivedAt, entries: batch.entries });
   let accepted = 0;
   const quotaRejections: Rejection[] = [];

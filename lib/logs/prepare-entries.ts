@@ -31,36 +31,42 @@ export interface PreparedBatch {
  */
 export const MAX_TERM_BYTES = 1_000_000;
 
-function termBytes(terms: readonly string[]): number {
-  let sum = 0;
-  for (const t of terms) sum += Buffer.byteLength(t, 'utf8');
-  return sum;
-}
+/** Collects a batch's entries one element at a time, in order. */
+export class BatchPreparer {
+  private readonly batch: PreparedBatch = { entries: [], positions: [], rejected: [] };
+  private index = 0;
 
-/** Validates and prepares every element of a batch (D21, then the term budget). */
-export function prepareBatch(values: readonly unknown[]): PreparedBatch {
-  const entries: PreparedEntry[] = [];
-  const positions: number[] = [];
-  const rejected: Rejection[] = [];
-  for (let index = 0; index < values.length; index++) {
-    const checked = validateEntry(values[index]);
+  /** Validates (D21, then the term budget) and prepares the next element. */
+  add(value: unknown): void {
+    const index = this.index++;
+    const checked = validateEntry(value);
     if (!checked.ok) {
-      rejected.push({ index, error: 'validation_error', message: checked.message });
-      continue;
+      this.batch.rejected.push({ index, error: 'validation_error', message: checked.message });
+      return;
     }
     // The stored text is the parsed object's compact JSON (D21); its UTF-8
     // length is the entry's size for quotas (D23).
     const body = JSON.stringify(checked.entry);
     const bytes = Buffer.byteLength(body, 'utf8');
-    const terms = entryTerms(checked.entry);
+    const terms = entryTerms(checked.entry).join(' ');
     // Each leaf adds at most a 26-byte exact term plus its words, so a body
     // under an eighth of the budget cannot exceed it: skip the count then.
-    if (bytes > MAX_TERM_BYTES / 8 && termBytes(terms) > MAX_TERM_BYTES) {
-      rejected.push({ index, error: 'validation_error', message: `The entry has too many distinct words to index (over ${MAX_TERM_BYTES} bytes of search terms).` });
-      continue;
+    if (bytes > MAX_TERM_BYTES / 8 && Buffer.byteLength(terms, 'utf8') > MAX_TERM_BYTES) {
+      this.batch.rejected.push({ index, error: 'validation_error', message: `The entry has too many distinct words to index (over ${MAX_TERM_BYTES} bytes of search terms).` });
+      return;
     }
-    entries.push({ body, bytes, level: checked.level, timestamp: checked.timestamp, terms });
-    positions.push(index);
+    this.batch.entries.push({ body, bytes, level: checked.level, timestamp: checked.timestamp, terms });
+    this.batch.positions.push(index);
   }
-  return { entries, positions, rejected };
+
+  result(): PreparedBatch {
+    return this.batch;
+  }
+}
+
+/** Validates and prepares every element of a batch. */
+export function prepareBatch(values: readonly unknown[]): PreparedBatch {
+  const preparer = new BatchPreparer();
+  for (const value of values) preparer.add(value);
+  return preparer.result();
 }

@@ -94,17 +94,27 @@ export function exactTerm(segments: readonly string[], valueText: string): strin
 const EXACT_CACHE_LIMIT = 50_000;
 const exactCache = new Map<string, string>();
 
-// `prefix` is `["a","b"` (at least one segment); the tag versions the encoding.
+/**
+ * `prefix` is the path as a JSON array's text without its closing bracket
+ * (`["a","b"`, at least one segment). JSON escapes every control character
+ * in keys, so the NUL after it marks where the path ends and the raw value
+ * begins: path and value are read back unambiguously. The tag versions the
+ * encoding.
+ */
 function exactLeaf(prefix: string, valueText: string): string {
-  const encoded = `${prefix},${JSON.stringify(valueText)}]`;
+  // Hashing encodes text as UTF-8, which turns every lone surrogate into
+  // U+FFFD; such a value is hashed as its JSON text instead (marked apart).
+  const encoded = isWellFormed(valueText) ? `${prefix}]\u0000${valueText}` : `${prefix}]\u0001${JSON.stringify(valueText)}`;
   let term = exactCache.get(encoded);
   if (term === undefined) {
-    term = EXACT_TERM_MARK + hash('sha256', `logkeep-exact-v1\u0000${encoded}`, 'hex').slice(0, 24);
+    term = EXACT_TERM_MARK + hash('sha256', `logkeep-exact-v2\u0000${encoded}`, 'hex').slice(0, 24);
     if (exactCache.size >= EXACT_CACHE_LIMIT) exactCache.clear();
     exactCache.set(encoded, term);
   }
   return term;
 }
+
+const isWellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed();
 
 /** Whether a key can be named in a dotted `context.` path (D26). */
 function addressable(key: string): boolean {

@@ -237,13 +237,14 @@ export interface PreparedEntry {
   /** The entry's `timestamp`, as epoch milliseconds. */
   timestamp: number;
   /**
-   * Search terms computed by logkeep (`logs/search-terms.ts`): words of `q`
-   * (D25), lower-case runs of Unicode letters and digits, and exact-match
-   * terms (D24, D26), `§` plus hex digits. No term contains a space or an
-   * ASCII character other than a–z and 0–9, so no backend tokenizer splits
-   * it further and a space can join them.
+   * Search terms computed by logkeep (`logs/search-terms.ts`), distinct and
+   * joined by single spaces: words of `q` (D25), lower-case runs of Unicode
+   * letters and digits, and exact-match terms (D24, D26), `§` plus hex
+   * digits. No term contains a space or an ASCII character other than a–z
+   * and 0–9, so no backend tokenizer splits one further. (One string rather
+   * than an array: a 10 MiB batch holds about a million terms.)
    */
-  terms: string[];
+  terms: string;
 }
 
 /** One ingestion request's valid entries, all for one project (D23). */

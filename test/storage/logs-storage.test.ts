@@ -54,8 +54,8 @@ describeEachBackend('log storage verbs', (backend) => {
         { projectId: projectB, receivedAt: T0, entries: b.prepared },
       ]),
     );
-    outA!.forEach((o, i) => stored.push({ id: (o as { id: number }).id, projectId: projectA, level: a.prepared[i]!.level, ts: a.prepared[i]!.timestamp, terms: new Set(a.prepared[i]!.terms) }));
-    outB!.forEach((o, i) => stored.push({ id: (o as { id: number }).id, projectId: projectB, level: b.prepared[i]!.level, ts: b.prepared[i]!.timestamp, terms: new Set(b.prepared[i]!.terms) }));
+    outA!.forEach((o, i) => stored.push({ id: (o as { id: number }).id, projectId: projectA, level: a.prepared[i]!.level, ts: a.prepared[i]!.timestamp, terms: new Set(a.prepared[i]!.terms.split(' ')) }));
+    outB!.forEach((o, i) => stored.push({ id: (o as { id: number }).id, projectId: projectB, level: b.prepared[i]!.level, ts: b.prepared[i]!.timestamp, terms: new Set(b.prepared[i]!.terms.split(' ')) }));
   });
   after(async () => {
     await storage.close();

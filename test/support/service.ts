@@ -30,6 +30,8 @@ export interface StartOptions {
   now?: () => number;
   /** Where the service's diagnostics go (default: nowhere). */
   logger?: ServiceLogger;
+  /** false: the retention purge runs only through `service.runPurgeOnce()`. */
+  scheduledPurge?: boolean;
 }
 
 export async function startService(backend: BackendName, options: StartOptions = {}): Promise<RunningService> {
@@ -47,6 +49,7 @@ export async function startService(backend: BackendName, options: StartOptions =
       passwordHashLogN: TEST_SCRYPT_LOG_N,
       ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
       ...(options.now === undefined ? {} : { now: options.now }),
+      ...(options.scheduledPurge === undefined ? {} : { scheduledPurge: options.scheduledPurge }),
     },
   );
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, service.handler);

@@ -5,7 +5,7 @@ import { outcomesOf, planIngest, type ProjectUsage } from '../../lib/storage/log
 import type { PreparedEntry } from '../../lib/storage/storage.js';
 import { ByteBudget } from '../../lib/logs/byte-budget.js';
 
-const entry = (bytes: number): PreparedEntry => ({ body: '{}', bytes, level: 1, timestamp: 0, terms: [] });
+const entry = (bytes: number): PreparedEntry => ({ body: '{}', bytes, level: 1, timestamp: 0, terms: 'x' });
 const usage = (u: Partial<ProjectUsage>): ProjectUsage => ({ maxEntries: null, maxBytes: null, entryCount: 0, totalBytes: 0, ...u });
 
 describe('quota plan (D23)', () => {

@@ -142,6 +142,10 @@ describe('entry terms', () => {
     assert.notEqual(exactTerm(['a'], 'b,v'), exactTerm(['a', 'b'], 'v'));
     assert.notEqual(exactTerm(['a","b'], 'v'), exactTerm(['a', 'b'], 'v'));
     assert.notEqual(exactTerm(['category'], 'x'), exactTerm(['logger'], 'x'));
+    assert.notEqual(exactTerm(['a'], 'b\u0000c'), exactTerm(['a', 'b'], 'c'));
+    // Lone surrogates survive: values differing only there stay apart.
+    assert.notEqual(exactTerm(['a'], '\ud800'), exactTerm(['a'], '\ud801'));
+    assert.notEqual(exactTerm(['a'], '\ud800'), exactTerm(['a'], '\ufffd'));
   });
 
   it('handles __proto__-named keys as ordinary keys', () => {

@@ -11,6 +11,8 @@ import * as sql from './log-sql.js';
 const NO_UPPER_ID = Number.MAX_SAFE_INTEGER;
 const MIN_TS = -Number.MAX_SAFE_INTEGER;
 const MAX_TS = Number.MAX_SAFE_INTEGER;
+/** Rows per INSERT statement. */
+const INSERT_CHUNK = 500;
 
 /** Quotes one lexeme for tsquery input (terms never need it; escaping keeps it safe anyway). */
 function lexeme(term: string): string {
@@ -33,19 +35,24 @@ export async function ingestLogs(db: Queryable, requests: readonly LogIngestRequ
   const plan = planIngest(requests, new Map(rows.map((r) => [Number(r.id), { ...r }])));
   if (plan.admitted.length === 0) return outcomesOf(plan, []);
 
-  const batch = JSON.stringify(
-    plan.admitted.map((a) => ({
-      p: a.projectId,
-      r: a.receivedAt,
-      t: a.entry.timestamp,
-      l: a.entry.level,
-      b: a.entry.bytes,
-      body: a.entry.body,
-      terms: a.entry.terms.join(' '),
-    })),
-  );
-  const inserted = await db.any<{ id: number }>(sql.INSERT_LOG_ENTRIES, [batch]);
-  const ids = inserted.map((r) => Number(r.id)).sort((a, b) => a - b);
+  const ids: number[] = [];
+  // Bounded statements: a 10 MiB request never becomes one 30 MB parameter.
+  // Ids ascend across the chunks too (one session, one statement after another).
+  for (let from = 0; from < plan.admitted.length; from += INSERT_CHUNK) {
+    const batch = JSON.stringify(
+      plan.admitted.slice(from, from + INSERT_CHUNK).map((a) => ({
+        p: a.projectId,
+        r: a.receivedAt,
+        t: a.entry.timestamp,
+        l: a.entry.level,
+        b: a.entry.bytes,
+        body: a.entry.body,
+        terms: a.entry.terms,
+      })),
+    );
+    const inserted = await db.any<{ id: number }>(sql.INSERT_LOG_ENTRIES, [batch]);
+    ids.push(...inserted.map((r) => Number(r.id)).sort((a, b) => a - b));
+  }
   const added = [...plan.added].filter(([, sum]) => sum.entries > 0);
   await db.none(sql.ADD_PROJECT_USAGE, [added.map(([id]) => id), added.map(([, s]) => s.entries), added.map(([, s]) => s.bytes)]);
   return outcomesOf(plan, ids);

@@ -30,6 +30,8 @@ const RANGE_CAP = 4000;
  * larger group is filtered on the joined row only.
  */
 const MAX_PROJECT_TERMS = 64;
+/** Rows per INSERT statement. */
+const INSERT_CHUNK = 500;
 
 /** The FTS5 token marking an entry's project (`§` + `p` + id cannot collide with a word or a hex term). */
 export function projectTerm(projectId: number): string {
@@ -37,7 +39,7 @@ export function projectTerm(projectId: number): string {
 }
 
 function ftsText(a: AdmittedEntry): string {
-  return `${a.entry.terms.join(' ')} ${projectTerm(a.projectId)}`;
+  return `${a.entry.terms} ${projectTerm(a.projectId)}`;
 }
 
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
@@ -60,11 +62,16 @@ export async function ingestLogs(db: SqlExecutor, requests: readonly LogIngestRe
 
   const sequence = await db.get(SQL.SELECT_LOG_SEQUENCE);
   const firstId = Number(sequence?.seq ?? 0) + 1;
-  const rows = JSON.stringify(
-    plan.admitted.map((a) => [a.projectId, a.receivedAt, a.entry.timestamp, a.entry.level, a.entry.bytes, a.entry.body, ftsText(a)]),
-  );
-  await db.run(SQL.INSERT_LOG_ENTRIES, [firstId, rows]);
-  await db.run(SQL.INSERT_LOG_TERMS, [firstId, rows]);
+  // Bounded statements: a 10 MiB request never becomes one 30 MB parameter.
+  for (let from = 0; from < plan.admitted.length; from += INSERT_CHUNK) {
+    const rows = JSON.stringify(
+      plan.admitted
+        .slice(from, from + INSERT_CHUNK)
+        .map((a) => [a.projectId, a.receivedAt, a.entry.timestamp, a.entry.level, a.entry.bytes, a.entry.body, ftsText(a)]),
+    );
+    await db.run(SQL.INSERT_LOG_ENTRIES, [firstId + from, rows]);
+    await db.run(SQL.INSERT_LOG_TERMS, [firstId + from, rows]);
+  }
   const added = [...plan.added].filter(([, sum]) => sum.entries > 0).map(([id, sum]) => [id, sum.entries, sum.bytes]);
   await db.run(SQL.ADD_PROJECT_USAGE, [JSON.stringify(added)]);
   return outcomesOf(

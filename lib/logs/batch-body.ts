@@ -1,0 +1,105 @@
+/**
+ * Turns a raw ingestion body into a prepared batch (D22: a JSON array;
+ * anything else, or malformed JSON, is 400 and nothing is stored).
+ *
+ * A large body is not handed to one JSON.parse: the parsed tree of a 10 MiB
+ * batch costs well over 100 MB of heap. Instead the top-level array is cut
+ * into its elements by a byte scanner and each element is parsed and
+ * prepared on its own, so only the (compact) prepared entries stay alive
+ * and the garbage of each parse dies young. Every element is read before
+ * anything is stored, so a malformed element still refuses the whole body.
+ */
+import { invalidRequest } from '../errors.js';
+import { readBatch } from './entry-validation.js';
+import { BatchPreparer, prepareBatch, type PreparedBatch } from './prepare-entries.js';
+
+/** Bodies up to this size are parsed whole (fastest for the usual batches). */
+export const WHOLE_PARSE_LIMIT = 1024 * 1024;
+
+const OPEN_ARRAY = 0x5b; // [
+const CLOSE_ARRAY = 0x5d; // ]
+const OPEN_OBJECT = 0x7b; // {
+const CLOSE_OBJECT = 0x7d; // }
+const COMMA = 0x2c;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+const malformed = () => invalidRequest('The request body is not valid JSON.');
+
+// JSON's four whitespace bytes.
+const isSpace = (b: number | undefined) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+
+function skipSpace(raw: Buffer, i: number): number {
+  while (i < raw.length && isSpace(raw[i])) i++;
+  return i;
+}
+
+/**
+ * Reads and prepares the batch in `raw`; 400 when it is not a JSON array.
+ * `wholeParseLimit` is for tests (default WHOLE_PARSE_LIMIT).
+ */
+export function prepareBody(raw: Buffer, wholeParseLimit = WHOLE_PARSE_LIMIT): PreparedBatch {
+  const start = skipSpace(raw, 0);
+  if (raw.length <= wholeParseLimit || raw[start] !== OPEN_ARRAY) return prepareBatch(readBatch(parseWhole(raw)));
+  const preparer = new BatchPreparer();
+  forEachElement(raw, start, (text) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw malformed();
+    }
+    preparer.add(value);
+  });
+  return preparer.result();
+}
+
+function parseWhole(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw malformed();
+  }
+}
+
+/**
+ * Calls `each` with the text of every element of the array opening at
+ * `open`, in order. Element boundaries are the commas and the closing
+ * bracket at depth 0 outside strings; multi-byte UTF-8 never contains these
+ * ASCII bytes, so decoding each slice alone gives the same text as decoding
+ * the whole. Structure errors the slices cannot reveal (a stray closing
+ * bracket, trailing bytes) are caught here.
+ */
+function forEachElement(raw: Buffer, open: number, each: (text: string) => void): void {
+  let i = skipSpace(raw, open + 1);
+  if (raw[i] === CLOSE_ARRAY) {
+    if (skipSpace(raw, i + 1) !== raw.length) throw malformed();
+    return;
+  }
+  for (;;) {
+    const from = i;
+    let depth = 0;
+    let inString = false;
+    for (; i < raw.length; i++) {
+      const b = raw[i]!;
+      if (inString) {
+        if (b === BACKSLASH) i++;
+        else if (b === QUOTE) inString = false;
+        continue;
+      }
+      if (b === QUOTE) inString = true;
+      else if (b === OPEN_ARRAY || b === OPEN_OBJECT) depth++;
+      else if (b === CLOSE_ARRAY || b === CLOSE_OBJECT) {
+        if (depth === 0) break;
+        depth--;
+      } else if (b === COMMA && depth === 0) break;
+    }
+    if (i >= raw.length || (raw[i] !== COMMA && raw[i] !== CLOSE_ARRAY)) throw malformed();
+    each(raw.toString('utf8', from, i));
+    if (raw[i] === CLOSE_ARRAY) {
+      if (skipSpace(raw, i + 1) !== raw.length) throw malformed();
+      return;
+    }
+    i++;
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Retention through the running service (spec: Quotas and retention, the
+ * audit log; D15, D28): `runPurgeOnce()` on a service whose clock is moved
+ * forward removes each project's expired entries (queries and usage
+ * counters follow), purges both audit classes and leaves `audit.purged`
+ * rows that the audit log shows like any other.
+ */
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
+import { describeEachBackend, type BackendName } from '../support/backends.js';
+import { ingestAll } from '../support/logs.js';
+import { api, startService, type RunningService } from '../support/service.js';
+
+const DAY = 86_400_000;
+
+describeEachBackend('retention through the service', (backend: BackendName) => {
+  let running: RunningService;
+  /** Added to the real clock: access tokens are checked against real time, so they are all issued before it moves. */
+  let offset = 0;
+  const now = () => Date.now() + offset;
+  let admin: TestActor;
+
+  before(async () => {
+    // Only runPurgeOnce() purges here, so each pass's report is exactly this test's.
+    running = await startService(backend, { now, scheduledPurge: false, settings: { auditRetentionDays: 30, authEventRetentionDays: 7 } });
+    admin = await signInAdmin(running.url);
+  });
+  after(() => running.stop({ dropDatabase: true }));
+
+  async function usage(projectId: number): Promise<{ entry_count: number; total_bytes: number }> {
+    const res = await api(running.url, 'GET', `/v1/projects/${projectId}`, { token: admin.token });
+    assert.equal(res.status, 200, res.text);
+    return { entry_count: res.body.entry_count, total_bytes: res.body.total_bytes };
+  }
+
+  async function events(projectId: number): Promise<string[]> {
+    const res = await api(running.url, 'GET', `/v1/logs?project_id=${projectId}&limit=100`, { token: admin.token });
+    assert.equal(res.status, 200, res.text);
+    return res.body.items.map((item: { event: string }) => item.event).sort();
+  }
+
+  const entry = (event: string) => ({ level: 'info', event, timestamp: '2026-01-01T00:00:00Z' });
+
+  it('purges each project by its retention and both audit classes, and the API shows the result', async () => {
+    const url = running.url;
+    const groupId = await createGroup(url, admin.token, 'retention');
+    const shortId = await createProject(url, admin.token, groupId, 'short', { retention_days: 1 });
+    const longId = await createProject(url, admin.token, groupId, 'long', { retention_days: 60 });
+    const shortKey = await createKey(url, admin.token, shortId);
+    const longKey = await createKey(url, admin.token, longId);
+    await ingestAll(url, shortKey.secret, [entry('old one'), entry('old two'), entry('old three')]);
+    await ingestAll(url, longKey.secret, [entry('kept one'), entry('kept two')]);
+
+    offset = 2 * DAY;
+    await ingestAll(url, shortKey.secret, [entry('new one')]);
+    const first = await running.service.runPurgeOnce();
+    assert.equal(first.ran, true);
+    assert.equal(first.logEntries, 3);
+    assert.deepEqual(await events(shortId), ['new one']);
+    assert.deepEqual(await events(longId), ['kept one', 'kept two']);
+    const bytesOf = (e: object) => Buffer.byteLength(JSON.stringify(e), 'utf8');
+    assert.deepEqual(await usage(shortId), { entry_count: 1, total_bytes: bytesOf(entry('new one')) });
+    assert.deepEqual(await usage(longId), { entry_count: 2, total_bytes: bytesOf(entry('kept one')) + bytesOf(entry('kept two')) });
+    assert.deepEqual(first.audit, { auth: 0, admin: 0 }, 'no audit row is old enough yet');
+
+    const before = await api(url, 'GET', '/v1/audit-log?limit=200', { token: admin.token });
+    assert.equal(before.status, 200, before.text);
+    assert.equal(before.body.audit_retention_days, 30);
+    assert.equal(before.body.auth_event_retention_days, 7);
+    const authRows = before.body.items.filter((row: { action: string }) => row.action.startsWith('auth.')).length;
+    const adminRows = before.body.items.length - authRows;
+    assert.ok(authRows > 0 && adminRows > 0);
+
+    offset = 40 * DAY;
+    const second = await running.service.runPurgeOnce();
+    assert.deepEqual(second.audit, { auth: authRows, admin: adminRows });
+    assert.equal(second.logEntries, 1, 'the short project\'s last entry expired too');
+    assert.deepEqual(await usage(shortId), { entry_count: 0, total_bytes: 0 });
+    assert.equal((await usage(longId)).entry_count, 2);
+
+    const after = await api(url, 'GET', '/v1/audit-log?limit=200', { token: admin.token });
+    assert.equal(after.status, 200, after.text);
+    const purged = after.body.items.filter((row: { action: string }) => row.action === 'audit.purged');
+    assert.equal(purged.length, 2);
+    assert.deepEqual(
+      purged.map((row: { metadata: { scope: string; deleted_count: number } }) => [row.metadata.scope, row.metadata.deleted_count]).sort(),
+      [['admin', adminRows], ['auth', authRows]],
+    );
+    for (const row of purged) {
+      assert.equal(row.actor_user_id, null);
+      assert.equal(row.target_type, 'audit');
+      assert.equal(row.target_id, null);
+      assert.match(row.metadata.older_than, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    }
+    // Only the purge's own rows remain.
+    assert.equal(after.body.items.length, 2);
+
+    const third = await running.service.runPurgeOnce();
+    assert.deepEqual(third.audit, { auth: 0, admin: 0 });
+    const unchanged = await api(url, 'GET', '/v1/audit-log?action=audit.purged', { token: admin.token });
+    assert.equal(unchanged.body.items.length, 2, 'a pass that removes nothing writes no audit.purged row');
+  });
+});

@@ -1,0 +1,66 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { prepareBody } from '../../lib/logs/batch-body.js';
+import { prepareBatch } from '../../lib/logs/prepare-entries.js';
+import { LogServiceError } from '../../lib/errors.js';
+
+const ELEMENTWISE = 0;
+const entry = (i: number) => ({ level: 'info', event: `e${i} "quoted" [x] {y}, z\\`, timestamp: '2025-01-01T00:00:00Z', nested: { a: [1, { b: ']' }] } });
+
+function outcome(run: () => unknown): unknown {
+  try {
+    return run();
+  } catch (err) {
+    assert.ok(err instanceof LogServiceError && err.status === 400, String(err));
+    return 'rejected';
+  }
+}
+
+describe('ingestion bodies read element by element', () => {
+  it('prepares exactly what a whole JSON.parse would (property)', () => {
+    const spaced = fc.array(fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.integer().map(entry)), { maxLength: 12 }).chain((values) =>
+      fc.constantFrom('', ' ', '\n\t ', '\r\n').map((ws) => ({ values, text: `${ws}[${ws}${values.map((v) => JSON.stringify(v, null, ws ? 1 : 0)).join(`${ws},${ws}`)}${ws}]${ws}` })),
+    );
+    fc.assert(
+      fc.property(spaced, ({ values, text }) => {
+        const raw = Buffer.from(text);
+        assert.deepEqual(prepareBody(raw, ELEMENTWISE), prepareBatch(JSON.parse(text) as unknown[]));
+        assert.deepEqual(prepareBody(raw, ELEMENTWISE), prepareBody(raw));
+        assert.equal(values.length, JSON.parse(text).length);
+      }),
+    );
+  });
+
+  it('refuses whatever JSON.parse refuses, and any non-array, the same way (property)', () => {
+    const base = JSON.stringify([entry(1), { a: '[]{},"' }, [1, 2, { c: null }], 'x', 3]);
+    const mutated = fc.tuple(fc.nat(base.length), fc.nat(base.length), fc.constantFrom('', ',', ']', '}', '[', '{', '"', '\\', 'x', ' ')).map(([at, len, ins]) =>
+      base.slice(0, at) + ins + base.slice(Math.min(base.length, at + (len % 3))),
+    );
+    fc.assert(
+      fc.property(mutated, (text) => {
+        const whole = outcome(() => prepareBatch((() => {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            throw new LogServiceError('invalid_request', 400, 'malformed');
+          }
+          if (!Array.isArray(parsed)) throw new LogServiceError('invalid_request', 400, 'not an array');
+          return parsed;
+        })()));
+        assert.deepEqual(outcome(() => prepareBody(Buffer.from(text), ELEMENTWISE)), whole, JSON.stringify(text));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('handles the edges: empty arrays, trailing bytes, a stray bracket, multi-byte text', () => {
+    assert.deepEqual(prepareBody(Buffer.from(' [ ] '), ELEMENTWISE), { entries: [], positions: [], rejected: [] });
+    for (const bad of ['[] x', '[1]]', '[{"a":1}}, 2]', '[1,]', '[,1]', '[', '[1', '["\\"]']) {
+      assert.equal(outcome(() => prepareBody(Buffer.from(bad), ELEMENTWISE)), 'rejected', bad);
+    }
+    const text = JSON.stringify([{ level: 'info', event: 'ünï😀,]', timestamp: '2025-01-01T00:00:00Z' }]);
+    assert.equal(prepareBody(Buffer.from(text), ELEMENTWISE).entries[0]!.body, JSON.stringify(JSON.parse(text)[0]));
+  });
+});

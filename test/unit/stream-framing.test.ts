@@ -1,0 +1,59 @@
+/**
+ * Pure parts of the live stream: event-stream frames (spec Events, D30),
+ * the feed key that lets equal streams share reads, and the payloads of the
+ * cross-process signals (D31).
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { endFrame, logFrame, OPEN_FRAME, PING_FRAME } from '../../lib/http/sse.js';
+import { feedKey } from '../../lib/live/live-scope.js';
+import { decodeBlocked, decodeEntries, encodeEntries } from '../../lib/live/live-signals.js';
+
+describe('event-stream frames', () => {
+  it('frames a log entry as id, event and one data line, ended by a blank line', () => {
+    assert.equal(logFrame(42, '{"id":42,"event":"a\\nb"}'), 'id: 42\nevent: log\ndata: {"id":42,"event":"a\\nb"}\n\n');
+  });
+
+  it('splits a payload holding raw line breaks into several data lines', () => {
+    assert.equal(logFrame(1, 'a\nb\r\nc\rd'), 'id: 1\nevent: log\ndata: a\ndata: b\ndata: c\ndata: d\n\n');
+  });
+
+  it('ends with an id-less end frame carrying the reason', () => {
+    assert.equal(endFrame('token_revoked'), 'event: end\ndata: {"reason":"token_revoked"}\n\n');
+    assert.equal(endFrame('server_shutdown'), 'event: end\ndata: {"reason":"server_shutdown"}\n\n');
+  });
+
+  it('opens and pings with comment frames', () => {
+    assert.match(OPEN_FRAME, /^:[^\n]*\n\n$/);
+    assert.equal(PING_FRAME, ': ping\n\n');
+  });
+});
+
+describe('feed keys', () => {
+  const filter = { minLevel: null, from: null, to: null, terms: ['b', 'a'], prefixes: [] };
+  it('ignores the order of ANDed terms', () => {
+    assert.equal(feedKey({ kind: 'group', groupId: 1 }, filter), feedKey({ kind: 'group', groupId: 1 }, { ...filter, terms: ['a', 'b'] }));
+  });
+  it('tells scopes and filters apart', () => {
+    const project = feedKey({ kind: 'project', projectId: 1, groupId: 1 }, filter);
+    assert.notEqual(project, feedKey({ kind: 'group', groupId: 1 }, filter));
+    assert.notEqual(project, feedKey({ kind: 'project', projectId: 1, groupId: 1 }, { ...filter, minLevel: 3 }));
+  });
+});
+
+describe('cross-process signal payloads', () => {
+  it('round-trips committed entries', () => {
+    assert.deepEqual(decodeEntries(encodeEntries('me', [3, 7], 120)), { sender: 'me', maxId: 120, projectIds: [3, 7] });
+  });
+  it('says "any project" when the list would not fit a NOTIFY payload', () => {
+    const many = Array.from({ length: 5000 }, (_, i) => i + 1);
+    const payload = encodeEntries('me', many, 9);
+    assert.ok(payload.length < 8000);
+    assert.deepEqual(decodeEntries(payload), { sender: 'me', maxId: 9, projectIds: null });
+  });
+  it('ignores malformed payloads', () => {
+    for (const bad of ['', 'me', 'me x 1', 'me 5 1,a', 'me 5 0']) assert.equal(decodeEntries(bad), null, bad);
+    assert.deepEqual(decodeBlocked('me 12'), { sender: 'me', projectId: 12 });
+    for (const bad of ['', 'me', 'me x', 'me -1']) assert.equal(decodeBlocked(bad), null, bad);
+  });
+});

@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { EventSource } from 'eventsource';
 import { Pool } from 'undici';
 import { createBatchPool, type BatchPool } from './support/dataset.js';
-import { createOrg, fileDatabase, fmt, percentile, serverDatabase, serviceSettings, startChild, verdict, type BenchDatabase, type BenchOrg } from './support/harness.js';
+import { createOrg, fileDatabase, fmt, percentile, serverDatabase, serviceSettings, startChild, verdict, type BenchDatabase, type BenchOrg, type Child } from './support/harness.js';
 
 export interface StreamBenchOptions {
   quick: boolean;
@@ -66,7 +66,16 @@ interface LatencyResult {
  */
 async function deliveryLatency(db: BenchDatabase, seconds: number, backgroundRate: number | null, pool: BatchPool): Promise<LatencyResult> {
   const child = await startChild({ kind: 'service', settings: serviceSettings(db) });
-  const org = await createOrg(child.url, 4);
+  try {
+    return await measureLatency(child.url, seconds, backgroundRate, pool);
+  } finally {
+    await child.stop();
+    await db.drop();
+  }
+}
+
+async function measureLatency(url: string, seconds: number, backgroundRate: number | null, pool: BatchPool): Promise<LatencyResult> {
+  const org = await createOrg(url, 4);
   const queries = streamQueries(org);
   const acked = new Map<number, number>();
   const received: Map<number, number>[] = [];
@@ -76,7 +85,7 @@ async function deliveryLatency(db: BenchDatabase, seconds: number, backgroundRat
     Array.from({ length: STREAMS }, (_, i) => {
       const seen = new Map<number, number>();
       received.push(seen);
-      const source = new EventSource(`${child.url}/v1/logs/stream?${queries[i % queries.length]}`, { fetch: authFetch });
+      const source = new EventSource(`${url}/v1/logs/stream?${queries[i % queries.length]}`, { fetch: authFetch });
       sources.push(source);
       source.addEventListener('log', (e) => {
         seen.set((JSON.parse(e.data) as { tag: number }).tag, performance.now());
@@ -88,7 +97,7 @@ async function deliveryLatency(db: BenchDatabase, seconds: number, backgroundRat
     }),
   );
 
-  const http = new Pool(child.url, { connections: 6, keepAliveTimeout: 60_000 });
+  const http = new Pool(url, { connections: 6, keepAliveTimeout: 60_000 });
   const deadline = performance.now() + seconds * 1000;
   let backgroundEntries = 0;
   const backgroundStart = performance.now();
@@ -120,7 +129,7 @@ async function deliveryLatency(db: BenchDatabase, seconds: number, backgroundRat
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     }
   };
-  const workers = backgroundRate === null ? 4 : 2;
+  const workers = backgroundRate === null ? 4 : backgroundRate === 0 ? 0 : 2;
   await Promise.all([tracer(), ...Array.from({ length: workers }, (_, w) => backgroundWorker(w, workers))]);
   const backgroundSeconds = (performance.now() - backgroundStart) / 1000;
   // Stragglers: the last tracers' frames may still be on their way.
@@ -143,7 +152,6 @@ async function deliveryLatency(db: BenchDatabase, seconds: number, backgroundRat
   }
   for (const source of sources) source.close();
   await http.close();
-  await child.stop();
   return { latencies, missing, early, backgroundRate: backgroundEntries / backgroundSeconds };
 }
 
@@ -186,6 +194,15 @@ async function openIdleStreams(url: string, token: string, query: string, count:
 async function idleMemory(db: BenchDatabase, label: string): Promise<number> {
   // Two heartbeats (ping + re-validation) run while the streams sit open.
   const child = await startChild({ kind: 'service', settings: serviceSettings(db, { sseHeartbeatIntervalSeconds: 2 }) });
+  try {
+    return await measureIdle(child, label);
+  } finally {
+    await child.stop();
+    await db.drop();
+  }
+}
+
+async function measureIdle(child: Child, label: string): Promise<number> {
   const org = await createOrg(child.url, 2);
   const warm = await openIdleStreams(child.url, org.token, `project_id=${org.projectIds[0]}`, 50);
   await new Promise((r) => setTimeout(r, 500));
@@ -199,7 +216,6 @@ async function idleMemory(db: BenchDatabase, label: string): Promise<number> {
   const after = (await child.rss()).now;
   project.close();
   group.close();
-  await child.stop();
   const perStream = (after - before) / IDLE_STREAMS;
   console.log(
     `  ${label}: ${fmt(IDLE_STREAMS)} idle streams: RSS ${fmt(before / 2 ** 20, 1)} → ${fmt(after / 2 ** 20, 1)} MiB, ` +
@@ -212,37 +228,15 @@ export async function runStreamBench(options: StreamBenchOptions): Promise<void>
   const seconds = options.quick ? 5 : 15;
   const pool = createBatchPool(options.quick ? 40 : 120, 500, 7);
   console.log(`live stream: ${STREAMS} streams (10 filter shapes), one tracer entry every ${TRACER_INTERVAL_MS} ms, ${seconds} s per run`);
-
-  const file = fileDatabase();
-  try {
-    printLatency('file, background 5,000 entries/s', await deliveryLatency(file, seconds, 5_000, pool), LATENCY_TARGET_MS);
-    printLatency('file, background saturating the writer', await deliveryLatency(file, seconds, null, pool), null);
-  } finally {
-    await file.drop();
-  }
+  printLatency('file, no background ingestion', await deliveryLatency(fileDatabase(), seconds, 0, pool), null);
+  printLatency('file, background 5,000 entries/s', await deliveryLatency(fileDatabase(), seconds, 5_000, pool), LATENCY_TARGET_MS);
+  printLatency('file, background saturating the writer', await deliveryLatency(fileDatabase(), seconds, null, pool), null);
   const server = await serverDatabase();
-  if (server) {
-    try {
-      printLatency('server, background 5,000 entries/s', await deliveryLatency(server, seconds, 5_000, pool), null);
-    } finally {
-      await server.drop();
-    }
-  }
+  if (server) printLatency('server, background 5,000 entries/s', await deliveryLatency(server, seconds, 5_000, pool), null);
 
-  const idleFile = fileDatabase();
-  try {
-    await idleMemory(idleFile, 'file');
-  } finally {
-    await idleFile.drop();
-  }
+  await idleMemory(fileDatabase(), 'file');
   const idleServer = await serverDatabase();
-  if (idleServer) {
-    try {
-      await idleMemory(idleServer, 'server');
-    } finally {
-      await idleServer.drop();
-    }
-  }
+  if (idleServer) await idleMemory(idleServer, 'server');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -106,13 +106,15 @@ export function createServiceLogging(options: LoggingOptions): ServiceLogging {
   };
 }
 
-/** One readable line per record: `[time] LEVEL: message {fields}`, times in UTC. */
+/** One readable line per record, errors included: `[time] LEVEL: message {fields}`, times in UTC. */
 function consoleFormatter(): (line: string) => string {
   const pretty = PinoPretty.prettyFactory({
     colorize: false,
     singleLine: true,
     translateTime: "UTC:yyyy-mm-dd'T'HH:MM:ss.l'Z'",
     ignore: 'pid,hostname',
+    // Errors inline as JSON too (their stack's newlines escaped): one record is always one line.
+    errorLikeObjectKeys: [],
   });
   return (line) => pretty(line);
 }

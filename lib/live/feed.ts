@@ -61,6 +61,17 @@ export class Feed {
     if (this.scope.kind === 'group') this.selected = undefined;
   }
 
+  /**
+   * Where a stream opened now without since_id starts (D29): the last id
+   * stored, once ingestion in flight into the feed's projects has committed,
+   * so an entry of theirs committing after the subscription is never left
+   * below the start.
+   */
+  async startPosition(): Promise<number> {
+    const selection = await this.selection();
+    return this.db.lastLogId(selection?.projectIds);
+  }
+
   /** Whether entries of this project are read now (a group's project not yet known answers false). */
   reads(projectId: number): boolean {
     return this.selected?.projectIds.includes(projectId) ?? false;

@@ -86,6 +86,8 @@ class LiveStreamHub implements StreamHub {
   private checkingForMissed = false;
   private shuttingDown = false;
   private link: LiveSignalLink | null = null;
+  /** Reads still running for feeds already dropped; `close` waits for them before storage closes. */
+  private readonly draining = new Set<Promise<void>>();
   private readonly db: ReadOps;
   private readonly logger: ServiceLogger;
   private readonly pageSize: number;
@@ -130,7 +132,7 @@ class LiveStreamHub implements StreamHub {
     const feed = this.attach(sub, request.filter);
     let start: number;
     try {
-      start = request.sinceId ?? (await this.db.lastLogId());
+      start = request.sinceId ?? (await feed.startPosition());
     } catch (err) {
       this.forget(sub, feed);
       throw err;
@@ -164,9 +166,8 @@ class LiveStreamHub implements StreamHub {
   }
 
   async close(): Promise<void> {
-    const reading = [...this.feeds.values()].map((f) => f.idle());
     this.beginShutdown();
-    await Promise.allSettled(reading);
+    await Promise.allSettled([...this.draining]);
     const link = this.link;
     this.link = null;
     await link?.close();
@@ -196,6 +197,9 @@ class LiveStreamHub implements StreamHub {
     feed.remove(sub);
     if (feed.size === 0 && this.feeds.get(feed.key) === feed) {
       this.feeds.delete(feed.key);
+      const reading = feed.idle();
+      this.draining.add(reading);
+      void reading.finally(() => this.draining.delete(reading));
       const index = feed.scope.kind === 'project' ? this.feedsByProject : this.feedsByGroup;
       removeFrom(index, feed.scope.kind === 'project' ? feed.scope.projectId : feed.scope.groupId, feed);
     }

@@ -404,8 +404,14 @@ export interface ReadOps {
   queryLogs(selection: LogSelection, page: Page): Promise<LogRow[]>;
   /** Entries matching the selection with id > `afterId`, oldest first, at most `limit` (stream catch-up, D29). */
   logsAfter(selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]>;
-  /** The largest log entry id stored so far, 0 when none. */
-  lastLogId(): Promise<number>;
+  /**
+   * The largest log entry id stored so far, 0 when none. With
+   * `settledProjects`, first waits until no ingestion into those projects is
+   * in flight, so none of their entries can commit later below the answer (a
+   * live stream's start, D29). SQLite commits one transaction at a time, so
+   * there the argument changes nothing.
+   */
+  lastLogId(settledProjects?: readonly number[]): Promise<number>;
 
   /**
    * Projects that hold entries received before `now` minus their

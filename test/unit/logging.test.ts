@@ -38,12 +38,15 @@ describe('own logging', () => {
     logger.info('request', { method: 'GET', path: '/v1/groups', status: 200 });
     logger.warn('careful');
     logger.error('broken', { code: 7 });
+    logger.error('failed', { error: new Error('boom') });
     await close();
     assert.equal(s.out.length, 1);
     assert.match(s.out[0]!, /^\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\] INFO: request \{"method":"GET","path":"\/v1\/groups","status":200\}\n$/);
-    assert.equal(s.err.length, 2);
+    assert.equal(s.err.length, 3);
     assert.match(s.err[0]!, /WARN: careful/);
     assert.match(s.err[1]!, /ERROR: broken \{"code":7\}/);
+    // An error and its stack stay on the record's one line.
+    assert.match(s.err[2]!, /^\[[^\]]+\] ERROR: failed \{"error":\{"type":"Error","message":"boom","stack":"Error: boom\\n[^\n]*\}\}\n$/);
   });
 
   it('json format: one object per line with the level name, an ISO time, the message and the fields', async () => {

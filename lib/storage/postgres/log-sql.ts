@@ -49,21 +49,39 @@ export const SELECT_LAST_LOG_ID = `SELECT COALESCE(MAX(id), 0) AS id FROM log_en
 const FILTER = `level >= $(minLevel) AND ts >= $(from) AND ts <= $(to)
     AND ($(tsquery) IS NULL OR terms @@ $(tsquery)::tsquery)`;
 
-/** One project, newest first. Params: project, beforeId, limit + FILTER's. */
-export const QUERY_PROJECT_LOGS = `SELECT ${LOG_COLUMNS} FROM log_entries
-  WHERE project_id = $(project) AND id < $(beforeId) AND ${FILTER}
-  ORDER BY id DESC LIMIT $(limit)`;
+/**
+ * The conditions of `GET /v1/logs`, each a fixed fragment with named
+ * parameters, ANDed only when its filter is given: a neutral bound such as
+ * `ts >= -2^53` is not free here, the planner takes it for a real range and
+ * may walk (project_id, ts) instead of (project_id, id).
+ */
+export const LOG_CONDITIONS = {
+  project: 'project_id = $(project)',
+  projects: 'project_id = ANY($(projects)::bigint[])',
+  /** Inside the per-project LATERAL below. */
+  eachProject: 'project_id = p.id',
+  beforeId: 'id < $(beforeId)',
+  minLevel: 'level >= $(minLevel)',
+  from: 'ts >= $(from)',
+  to: 'ts <= $(to)',
+  tsquery: 'terms @@ $(tsquery)::tsquery',
+} as const;
+
+/** Newest first under `conditions` (fragments of LOG_CONDITIONS). Params: limit + the fragments'. */
+export function selectLogsNewestFirst(conditions: readonly string[]): string {
+  return `SELECT ${LOG_COLUMNS} FROM log_entries WHERE ${conditions.join(' AND ')} ORDER BY id DESC LIMIT $(limit)`;
+}
 
 /**
- * Several projects: each project's newest page through its own index walk
- * (LATERAL), then the pages merged. Params: projects, beforeId, limit + FILTER's.
+ * Several projects without a term: each project's newest page through its
+ * own (project_id, id) walk (LATERAL), then the pages merged. `conditions`
+ * include LOG_CONDITIONS.eachProject. Params: projects, limit + the fragments'.
  */
-export const QUERY_PROJECTS_LOGS = `SELECT e.* FROM unnest($(projects)::bigint[]) AS p(id)
-  CROSS JOIN LATERAL (
-    SELECT ${LOG_COLUMNS} FROM log_entries
-    WHERE project_id = p.id AND id < $(beforeId) AND ${FILTER}
-    ORDER BY id DESC LIMIT $(limit)) AS e
+export function selectLogsPerProjectNewestFirst(conditions: readonly string[]): string {
+  return `SELECT e.* FROM unnest($(projects)::bigint[]) AS p(id)
+  CROSS JOIN LATERAL (${selectLogsNewestFirst(conditions)}) AS e
   ORDER BY e.id DESC LIMIT $(limit)`;
+}
 
 /**
  * Waits for ingestion in flight into these projects (it holds FOR UPDATE)

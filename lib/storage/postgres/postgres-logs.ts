@@ -5,10 +5,10 @@
  */
 import type { LogEntryOutcome, LogFilter, LogIngestRequest, LogRow, LogSelection, Page } from '../storage.js';
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-quota.js';
+import { MAX_PROJECT_TERMS, projectTerm } from '../log-terms.js';
 import type { Queryable } from './postgres-reads.js';
 import * as sql from './log-sql.js';
 
-const NO_UPPER_ID = Number.MAX_SAFE_INTEGER;
 const MIN_TS = -Number.MAX_SAFE_INTEGER;
 const MAX_TS = Number.MAX_SAFE_INTEGER;
 /** Rows per INSERT statement. */
@@ -19,10 +19,15 @@ function lexeme(term: string): string {
   return `'${term.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 }
 
-/** The tsquery text of the selection's terms and prefixes (ANDed), or null when it has none. */
-export function tsqueryOf(filter: LogFilter): string | null {
+/**
+ * The tsquery text of the selection's terms and prefixes (ANDed), with its
+ * projects' terms ORed in when there are few, or null when it has no term.
+ */
+export function tsqueryOf(filter: LogFilter, projectIds: readonly number[] = []): string | null {
   if (filter.terms.length === 0 && filter.prefixes.length === 0) return null;
-  return [...filter.terms.map(lexeme), ...filter.prefixes.map((p) => `${lexeme(p)}:*`)].join(' & ');
+  const parts = [...filter.terms.map(lexeme), ...filter.prefixes.map((p) => `${lexeme(p)}:*`)];
+  if (projectIds.length > 0 && projectIds.length <= MAX_PROJECT_TERMS) parts.push(`(${projectIds.map((id) => lexeme(projectTerm(id))).join(' | ')})`);
+  return parts.join(' & ');
 }
 
 function filterParams(filter: LogFilter): { minLevel: number; from: number; to: number; tsquery: string | null } {
@@ -47,7 +52,7 @@ export async function ingestLogs(db: Queryable, requests: readonly LogIngestRequ
         l: a.entry.level,
         b: a.entry.bytes,
         body: a.entry.body,
-        terms: a.entry.terms,
+        terms: `${a.entry.terms} ${projectTerm(a.projectId)}`,
       })),
     );
     const inserted = await db.any<{ id: number }>(sql.INSERT_LOG_ENTRIES, [batch]);
@@ -58,16 +63,34 @@ export async function ingestLogs(db: Queryable, requests: readonly LogIngestRequ
   return outcomesOf(plan, ids);
 }
 
-export async function lastLogId(db: Queryable): Promise<number> {
-  return Number((await db.one<{ id: number }>(sql.SELECT_LAST_LOG_ID)).id);
+/** See `logsAfter` for why settling takes FOR KEY SHARE on the projects. */
+export async function lastLogId(db: Queryable, settledProjects?: readonly number[]): Promise<number> {
+  if (!settledProjects?.length) return Number((await db.one<{ id: number }>(sql.SELECT_LAST_LOG_ID)).id);
+  return db.tx(async (t) => {
+    await t.any(sql.SHARE_LOCK_PROJECTS, [settledProjects]);
+    return Number((await t.one<{ id: number }>(sql.SELECT_LAST_LOG_ID)).id);
+  });
 }
 
+/**
+ * One statement, with only the conditions actually given. A term query over
+ * several projects stays one statement (the GIN index finds the few matches
+ * of a rare term across all of them at once); without a term each project
+ * walks its own (project_id, id) index and the pages are merged.
+ */
 export function queryLogs(db: Queryable, selection: LogSelection, page: Page): Promise<LogRow[]> {
-  const params = { ...filterParams(selection), beforeId: page.beforeId ?? NO_UPPER_ID, limit: page.limit };
-  if (selection.projectIds.length === 1) {
-    return db.any<LogRow>(sql.QUERY_PROJECT_LOGS, { ...params, project: selection.projectIds[0] });
-  }
-  return db.any<LogRow>(sql.QUERY_PROJECTS_LOGS, { ...params, projects: selection.projectIds });
+  const C = sql.LOG_CONDITIONS;
+  const tsquery = tsqueryOf(selection, selection.projectIds);
+  const filters: string[] = [];
+  if (page.beforeId !== undefined) filters.push(C.beforeId);
+  if (selection.minLevel !== null && selection.minLevel > 0) filters.push(C.minLevel);
+  if (selection.from !== null) filters.push(C.from);
+  if (selection.to !== null) filters.push(C.to);
+  if (tsquery !== null) filters.push(C.tsquery);
+  const params = { ...selection, tsquery, beforeId: page.beforeId, limit: page.limit, projects: selection.projectIds, project: selection.projectIds[0] };
+  if (selection.projectIds.length === 1) return db.any<LogRow>(sql.selectLogsNewestFirst([C.project, ...filters]), params);
+  if (tsquery !== null) return db.any<LogRow>(sql.selectLogsNewestFirst([C.projects, ...filters]), params);
+  return db.any<LogRow>(sql.selectLogsPerProjectNewestFirst([C.eachProject, ...filters]), params);
 }
 
 /**

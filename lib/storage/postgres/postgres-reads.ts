@@ -197,8 +197,8 @@ export class PostgresReads implements ReadOps {
     return Logs.logsAfter(this.db, selection, afterId, limit);
   }
 
-  lastLogId(): Promise<number> {
-    return Logs.lastLogId(this.db);
+  lastLogId(settledProjects?: readonly number[]): Promise<number> {
+    return Logs.lastLogId(this.db, settledProjects);
   }
 
   expiredLogScopes(now: number): Promise<ExpiredLogScope[]> {

@@ -14,6 +14,7 @@
  */
 import type { LogEntryOutcome, LogFilter, LogIngestRequest, LogRow, LogSelection, Page } from '../storage.js';
 import { outcomesOf, planIngest, projectIdsOf, type AdmittedEntry, type ProjectUsage } from '../log-quota.js';
+import { MAX_PROJECT_TERMS, projectTerm } from '../log-terms.js';
 import type { SqlExecutor } from './connection.js';
 import type { SqlRow } from './row-mappers.js';
 import * as SQL from './log-sql.js';
@@ -25,18 +26,9 @@ const MAX_TS = Number.MAX_SAFE_INTEGER;
 const HIGHEST_LEVEL = 4;
 /** A time range with fewer entries than this is read through (project_id, ts) and sorted. */
 const RANGE_CAP = 4000;
-/**
- * Up to this many projects are ORed as project terms inside the MATCH; a
- * larger group is filtered on the joined row only.
- */
-const MAX_PROJECT_TERMS = 64;
 /** Rows per INSERT statement. */
 const INSERT_CHUNK = 500;
 
-/** The FTS5 token marking an entry's project (`§` + `p` + id cannot collide with a word or a hex term). */
-export function projectTerm(projectId: number): string {
-  return `§p${projectId}`;
-}
 
 function ftsText(a: AdmittedEntry): string {
   return `${a.entry.terms} ${projectTerm(a.projectId)}`;

@@ -1,0 +1,171 @@
+/**
+ * Query benchmarks (issue 5) over HTTP, on a database holding N entries in
+ * 10 projects (filled by `bench/ingest.ts`, or here when run alone):
+ * p50/p99 of every single filter and `q`, of `context.*` and `q` matching
+ * nothing, of `from`/`to` ranges; then ingestion and queries together
+ * (does ingestion keep its rate?), then a login burst during both (D35:
+ * p99 may rise by at most 20 ms).
+ *
+ * Standalone: `node --import tsx bench/query.ts [--quick]`.
+ */
+import { Pool } from 'undici';
+import type { BatchPool } from './support/dataset.js';
+import { createBatchPool } from './support/dataset.js';
+import { adminLogin, fileDatabase, fmt, load, percentile, serverDatabase, serviceSettings, startChild, verdict, type BenchOrg } from './support/harness.js';
+import { ingestFromEmpty, shots, type FilledDatabase } from './ingest.js';
+
+export interface QueryOptions {
+  quick: boolean;
+}
+
+interface QueryCase {
+  name: string;
+  /** `single` ≤ 25 ms, `nothing` and `range` ≤ 100 ms (p99). */
+  kind: 'single' | 'nothing' | 'range' | 'other';
+  params: (n: number) => string;
+}
+
+const DAY = 86_400_000;
+
+function cases(org: BenchOrg, pool: BatchPool, cycles: number): QueryCase[] {
+  const project = (n: number) => org.projectIds[n % org.projectIds.length]!;
+  const p = (n: number) => `project_id=${project(n)}`;
+  const common = pool.vocabulary[0]!;
+  const middle = pool.vocabulary[300]!;
+  const rare = pool.vocabulary[4900]!;
+  const instant = (n: number, fraction: number) => pool.startMs + (n % cycles) * DAY + Math.floor(fraction * pool.cycleSpanMs);
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return [
+    { name: 'newest page', kind: 'single', params: p },
+    { name: 'level=error', kind: 'single', params: (n) => `${p(n)}&level=error` },
+    { name: 'level=critical', kind: 'single', params: (n) => `${p(n)}&level=critical` },
+    { name: 'category=db', kind: 'single', params: (n) => `${p(n)}&category=db` },
+    { name: 'logger=app.http', kind: 'single', params: (n) => `${p(n)}&logger=app.http` },
+    { name: 'request_id (exact)', kind: 'single', params: (n) => `${p(n)}&request_id=${pool.requestIds[n % pool.requestIds.length]}` },
+    { name: 'session_id (exact)', kind: 'single', params: (n) => `${p(n)}&session_id=s-${n % 5000}` },
+    { name: 'context.user.plan=pro', kind: 'single', params: (n) => `${p(n)}&context.user.plan=pro` },
+    { name: 'context.http.status=500', kind: 'single', params: (n) => `${p(n)}&context.http.status=500` },
+    { name: `q=${common} (common word)`, kind: 'single', params: (n) => `${p(n)}&q=${common}` },
+    { name: `q=${middle} (mid word)`, kind: 'single', params: (n) => `${p(n)}&q=${middle}` },
+    { name: `q=${rare} (rare word)`, kind: 'single', params: (n) => `${p(n)}&q=${rare}` },
+    { name: `q=${middle.slice(0, 4)}* (prefix)`, kind: 'single', params: (n) => `${p(n)}&q=${middle.slice(0, 4)}*` },
+    { name: 'q=two words', kind: 'single', params: (n) => `${p(n)}&q=${common}+${middle}` },
+    { name: 'group of 10 projects', kind: 'single', params: () => `group_id=${org.groupId}` },
+    { name: 'group + q rare', kind: 'single', params: () => `group_id=${org.groupId}&q=${rare}` },
+    { name: 'level=error + q common', kind: 'other', params: (n) => `${p(n)}&level=error&q=${common}` },
+    { name: 'context.* matching nothing', kind: 'nothing', params: (n) => `${p(n)}&context.user.name=nobody-${n}` },
+    { name: 'q matching nothing', kind: 'nothing', params: (n) => `${p(n)}&q=zzqx${n}` },
+    { name: 'group, q matching nothing', kind: 'nothing', params: (n) => `group_id=${org.groupId}&q=zzqx${n}` },
+    { name: 'from/to: 1 minute', kind: 'range', params: (n) => `${p(n)}&from=${iso(instant(n, 0.37))}&to=${iso(instant(n, 0.37) + 60_000)}` },
+    { name: 'from/to: 10 % of history', kind: 'range', params: (n) => `${p(n)}&from=${iso(instant(n, 0.2))}&to=${iso(instant(n, 0.2) + DAY / 10)}` },
+    { name: 'from only (last part)', kind: 'range', params: (n) => `${p(n)}&from=${iso(instant(cycles - 1, 0.9))}` },
+    { name: 'to only (oldest part)', kind: 'range', params: (n) => `${p(n)}&to=${iso(instant(0, 0.1 + (n % 5) / 100))}` },
+    { name: 'from/to + level=error', kind: 'range', params: (n) => `${p(n)}&level=error&from=${iso(instant(n, 0.5))}&to=${iso(instant(n, 0.5) + 600_000)}` },
+  ];
+}
+
+async function timeQueries(token: string, c: QueryCase, runs: number, client: Pool, first = 0): Promise<number[]> {
+  const latencies: number[] = [];
+  for (let n = first; n < first + runs; n++) {
+    const t = performance.now();
+    const res = await client.request({ path: `/v1/logs?${c.params(n)}&limit=50`, method: 'GET', headers: { authorization: `Bearer ${token}` } });
+    const text = await res.body.text();
+    latencies.push(performance.now() - t);
+    if (res.statusCode !== 200) throw new Error(`${c.name}: ${res.statusCode} ${text.slice(0, 200)}`);
+  }
+  return latencies;
+}
+
+const TARGET = { single: 25, nothing: 100, range: 100, other: Infinity } as const;
+
+async function querySuite(label: string, filled: FilledDatabase, runs: number): Promise<void> {
+  const child = await startChild({ kind: 'service', settings: serviceSettings(filled.db) });
+  const token = await adminLogin(child.url);
+  const client = new Pool(child.url, { connections: 1 });
+  const cycles = Math.max(1, Math.floor(filled.entries / (filled.pool.bodies.length * filled.pool.entries[0]!)));
+  console.log(`  ${label}: ${fmt(filled.entries)} entries in 10 projects, ${runs} runs per query, limit 50`);
+  let misses = 0;
+  for (const c of cases(filled.org, filled.pool, cycles)) {
+    await timeQueries(token, c, 3, client, 1000);
+    const lat = await timeQueries(token, c, runs, client);
+    const p99 = percentile(lat, 99);
+    const target = TARGET[c.kind];
+    const ok = p99 <= target;
+    if (!ok) misses += 1;
+    console.log(
+      `    ${c.name.padEnd(34)} p50 ${fmt(percentile(lat, 50), 1).padStart(7)} ms  p99 ${fmt(p99, 1).padStart(7)} ms${Number.isFinite(target) ? `  (≤ ${target}: ${ok ? 'ok' : 'OVER'})` : ''}`,
+    );
+  }
+  console.log(`    ${misses === 0 ? 'every query within its target' : `${misses} queries over their target`}`);
+  await client.close();
+  await child.stop();
+}
+
+/** Ingestion (500/batch) and queries at once; then the same with a burst of logins. */
+async function mixedLoad(label: string, filled: FilledDatabase, seconds: number): Promise<void> {
+  const child = await startChild({ kind: 'service', settings: serviceSettings(filled.db) });
+  const token = await adminLogin(child.url);
+  const cycles = Math.max(1, Math.floor(filled.entries / (filled.pool.bodies.length * filled.pool.entries[0]!)));
+  const all = cases(filled.org, filled.pool, cycles).filter((c) => c.kind === 'single');
+  const client = new Pool(child.url, { connections: 2 });
+
+  async function phase(burst: boolean): Promise<{ ingest: number; ingestP99: number; queryP99: number; logins: number }> {
+    const deadline = Date.now() + seconds * 1000;
+    const stop = () => Date.now() > deadline;
+    const ingest = load({ url: child.url, next: shots(filled.pool, filled.org.keys), connections: 2, until: stop });
+    const queryLatencies: number[] = [];
+    const queries = (async () => {
+      for (let n = 0; !stop(); n++) queryLatencies.push(...(await timeQueries(token, all[n % all.length]!, 1, client, n)));
+    })();
+    let logins = 0;
+    const burster = (async () => {
+      if (!burst) return;
+      // Twenty people signing in at once, twice (production scrypt cost, D35's cap applies).
+      for (let round = 0; round < 2 && !stop(); round++) {
+        await Promise.all(Array.from({ length: 20 }, () => adminLogin(child.url).then(() => (logins += 1))));
+      }
+    })();
+    const [result] = await Promise.all([ingest, queries, burster]);
+    return { ingest: result.rate, ingestP99: percentile(result.latencies, 99), queryP99: percentile(queryLatencies, 99), logins };
+  }
+
+  const quiet = await phase(false);
+  const burst = await phase(true);
+  await client.close();
+  await child.stop();
+  console.log(`  ${label}, ingestion (2 connections, 500/batch) and queries together for ${seconds} s:`);
+  console.log(`    ingest ${fmt(quiet.ingest)} entries/s (request p99 ${fmt(quiet.ingestP99, 1)} ms), query p99 ${fmt(quiet.queryP99, 1)} ms`);
+  console.log(
+    `    with ${burst.logins} logins in bursts of 20: ingest ${fmt(burst.ingest)} entries/s (request p99 ${fmt(burst.ingestP99, 1)} ms, +${fmt(burst.ingestP99 - quiet.ingestP99, 1)}), query p99 ${fmt(burst.queryP99, 1)} ms (+${fmt(burst.queryP99 - quiet.queryP99, 1)}) — target +20 ms: ${verdict(burst.queryP99 - quiet.queryP99 <= 20 && burst.ingestP99 - quiet.ingestP99 <= 20)}`,
+  );
+}
+
+export async function benchQuery(options: QueryOptions, filled: { file: FilledDatabase; server: FilledDatabase | null }): Promise<void> {
+  const runs = options.quick ? 30 : 100;
+  console.log('Queries over HTTP');
+  await querySuite('file', filled.file, runs);
+  if (filled.server) await querySuite('server (PostgreSQL)', filled.server, runs);
+  await mixedLoad('file', filled.file, options.quick ? 8 : 20);
+  if (filled.server) await mixedLoad('server (PostgreSQL)', filled.server, options.quick ? 8 : 20);
+}
+
+/** Fills a database of each backend for a standalone run. */
+async function fill(options: QueryOptions): Promise<{ file: FilledDatabase; server: FilledDatabase | null }> {
+  const total = options.quick ? 100_000 : 1_000_000;
+  const pool = createBatchPool(options.quick ? 40 : 100, 500);
+  const none = { bareHttp: Number.NaN, rawInsert: Number.NaN };
+  console.log(`Filling (${fmt(total)} entries per backend)`);
+  const file = await ingestFromEmpty(fileDatabase(), pool, total, none, 'file', 0);
+  const serverDb = await serverDatabase();
+  const server = serverDb ? await ingestFromEmpty(serverDb, pool, total, none, 'server', 0) : null;
+  return { file, server };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const options = { quick: process.argv.includes('--quick') };
+  const filled = await fill(options);
+  await benchQuery(options, filled);
+  await filled.file.db.drop();
+  await filled.server?.db.drop();
+}
+

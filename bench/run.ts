@@ -1,0 +1,20 @@
+/**
+ * `npm run bench`: every issue-5 benchmark in sequence, each bounded in
+ * time. `--quick` uses 100k entries per backend instead of 1M (about two
+ * minutes instead of about ten). The query benchmark runs on the databases
+ * the ingestion benchmark filled.
+ */
+import { benchIngest } from './ingest.js';
+import { benchQuery } from './query.js';
+
+const quick = process.argv.includes('--quick');
+const started = Date.now();
+console.log(`logkeep benchmarks (${quick ? 'quick' : 'full'}), Node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
+const filled = await benchIngest({ quick });
+try {
+  await benchQuery({ quick }, filled);
+} finally {
+  await filled.file.db.drop();
+  await filled.server?.db.drop();
+}
+console.log(`done in ${Math.round((Date.now() - started) / 1000)} s`);

@@ -6,6 +6,7 @@
  */
 import { benchIngest } from './ingest.js';
 import { benchQuery } from './query.js';
+import { runStreamBench } from './stream.js';
 
 const quick = process.argv.includes('--quick');
 const started = Date.now();
@@ -17,4 +18,5 @@ try {
   await filled.file.db.drop();
   await filled.server?.db.drop();
 }
+await runStreamBench({ quick });
 console.log(`done in ${Math.round((Date.now() - started) / 1000)} s`);

@@ -21,7 +21,7 @@ export interface StreamBenchOptions {
   quick: boolean;
 }
 
-const STREAMS = 100;
+const STREAMS = Number(process.env.LOGKEEP_BENCH_STREAMS ?? 100);
 const IDLE_STREAMS = 1_000;
 const TRACER_INTERVAL_MS = 20;
 const LATENCY_TARGET_MS = 50;
@@ -53,6 +53,9 @@ function tracerBody(tag: number): string {
 
 interface LatencyResult {
   latencies: number[];
+  /** The same, split by the streams' scope. */
+  projectLatencies: number[];
+  groupLatencies: number[];
   missing: number;
   early: number;
   backgroundRate: number;
@@ -97,7 +100,8 @@ async function measureLatency(url: string, seconds: number, backgroundRate: numb
     }),
   );
 
-  const http = new Pool(url, { connections: 6, keepAliveTimeout: 60_000 });
+  const http = new Pool(url, { connections: 4, keepAliveTimeout: 60_000 });
+  const tracerHttp = new Pool(url, { connections: 32, keepAliveTimeout: 60_000 });
   const deadline = performance.now() + seconds * 1000;
   let backgroundEntries = 0;
   const backgroundStart = performance.now();
@@ -118,16 +122,23 @@ async function measureLatency(url: string, seconds: number, backgroundRate: numb
       }
     }
   };
+  // Tracers leave on a fixed schedule, each on its own (not after the previous 202), so
+  // their number does not depend on how long commits take under the background load.
+  const sendTracer = async (tag: number) => {
+    const res = await tracerHttp.request({ path: '/v1/logs', method: 'POST', body: tracerBody(tag), headers: { authorization: `Bearer ${org.keys[0]}` } });
+    await res.body.text();
+    if (res.statusCode !== 202) throw new Error(`tracer ingest answered ${res.statusCode}`);
+    acked.set(tag, performance.now());
+  };
   const tracer = async () => {
+    const inFlight: Promise<void>[] = [];
+    const started = performance.now();
     for (let tag = 1; performance.now() < deadline; tag++) {
-      const next = performance.now() + TRACER_INTERVAL_MS;
-      const res = await http.request({ path: '/v1/logs', method: 'POST', body: tracerBody(tag), headers: { authorization: `Bearer ${org.keys[0]}` } });
-      await res.body.text();
-      if (res.statusCode !== 202) throw new Error(`tracer ingest answered ${res.statusCode}`);
-      acked.set(tag, performance.now());
-      const wait = next - performance.now();
+      inFlight.push(sendTracer(tag));
+      const wait = started + tag * TRACER_INTERVAL_MS - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     }
+    await Promise.all(inFlight);
   };
   const workers = backgroundRate === null ? 4 : backgroundRate === 0 ? 0 : 2;
   await Promise.all([tracer(), ...Array.from({ length: workers }, (_, w) => backgroundWorker(w, workers))]);
@@ -137,9 +148,12 @@ async function measureLatency(url: string, seconds: number, backgroundRate: numb
   while (performance.now() < settle && received.some((seen) => seen.size < acked.size)) await new Promise((r) => setTimeout(r, 50));
 
   const latencies: number[] = [];
+  const projectLatencies: number[] = [];
+  const groupLatencies: number[] = [];
   let missing = 0;
   let early = 0;
-  for (const seen of received) {
+  received.forEach((seen, i) => {
+    const byScope = queries[i % queries.length]!.startsWith('project_id') ? projectLatencies : groupLatencies;
     for (const [tag, ackAt] of acked) {
       const at = seen.get(tag);
       if (at === undefined) missing += 1;
@@ -147,12 +161,14 @@ async function measureLatency(url: string, seconds: number, backgroundRate: numb
         // A frame may beat the 202 to the client (the notification and the response race): count it as 0.
         if (at < ackAt) early += 1;
         latencies.push(Math.max(0, at - ackAt));
+        byScope.push(Math.max(0, at - ackAt));
       }
     }
-  }
+  });
   for (const source of sources) source.close();
   await http.close();
-  return { latencies, missing, early, backgroundRate: backgroundEntries / backgroundSeconds };
+  await tracerHttp.close();
+  return { latencies, projectLatencies, groupLatencies, missing, early, backgroundRate: backgroundEntries / backgroundSeconds };
 }
 
 function printLatency(label: string, r: LatencyResult, target: number | null): void {
@@ -163,6 +179,8 @@ function printLatency(label: string, r: LatencyResult, target: number | null): v
     `  ${label}: p50 ${fmt(p50, 1)} ms, p99 ${fmt(p99, 1)} ms, max ${fmt(Math.max(...r.latencies), 1)} ms over ${fmt(r.latencies.length)} frames` +
       ` (background ${fmt(r.backgroundRate)} entries/s; ${r.early} frames before their 202; missing ${r.missing})${judged}`,
   );
+  const split = (xs: number[]) => `p50 ${fmt(percentile(xs, 50), 1)} ms, p99 ${fmt(percentile(xs, 99), 1)} ms`;
+  console.log(`    project streams ${split(r.projectLatencies)}; group streams ${split(r.groupLatencies)}`);
 }
 
 /** Opens `count` streams through node:http and keeps them open, reading and discarding. */

@@ -86,6 +86,10 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
       heartbeatMs: config.sseHeartbeatIntervalSeconds * 1000,
       logger,
       signals: storage.signals,
+      // PostgreSQL runs ingestion transactions concurrently (SQLite one at a time).
+      commitsOutOfOrder: storage.backend === 'server',
+      // A settle may wait on ingestion in flight holding a pooled connection: leave most to requests.
+      maxConcurrentSettles: Math.max(1, Math.floor(config.dbServerPoolSize / 4)),
     });
     const deps: ServiceDeps = {
       config,

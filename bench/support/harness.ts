@@ -20,15 +20,15 @@ const FINAL_PASSWORD = 'bench-admin-password-2';
 export interface Child {
   url: string;
   /** Peak RSS since the previous call, and the current RSS (bytes). */
-  rss(): Promise<{ peak: number; now: number; atPeak: NodeJS.MemoryUsage }>;
+  rss(): Promise<{ peak: number; now: number; atPeak: Record<string, unknown> }>;
   stop(): Promise<void>;
 }
 
-/** Forks the process under test and waits until it listens. */
-export function startChild(mode: ChildMode): Promise<Child> {
+/** Forks the process under test and waits until it listens; `nodeArgs` go to its `node`. */
+export function startChild(mode: ChildMode, options: { nodeArgs?: string[] } = {}): Promise<Child> {
   const script = fileURLToPath(new URL('./serve-child.ts', import.meta.url));
   const child: ChildProcess = fork(script, [], {
-    execArgv: ['--import', 'tsx', ...(process.env.LOGKEEP_BENCH_NODE_ARGS ? process.env.LOGKEEP_BENCH_NODE_ARGS.split(' ') : []), ...(process.env.LOGKEEP_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.LOGKEEP_BENCH_CPU_PROF}`] : [])],
+    execArgv: ['--import', 'tsx', ...(options.nodeArgs ?? []), ...(process.env.LOGKEEP_BENCH_NODE_ARGS ? process.env.LOGKEEP_BENCH_NODE_ARGS.split(' ') : []), ...(process.env.LOGKEEP_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.LOGKEEP_BENCH_CPU_PROF}`] : [])],
     // As the bin does (D35): a pool big enough for sqlite3 and scrypt together.
     env: { ...process.env, LOGKEEP_BENCH_CHILD: JSON.stringify(mode), UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? '8' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -6,6 +6,7 @@
  * `rss` with the peak RSS since the last `rss`, and exits on `stop`.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { getHeapSpaceStatistics } from 'node:v8';
 import type { AddressInfo } from 'node:net';
 import { createLogService, type LogService } from '../../lib/service.js';
 import { silentLogger } from '../../lib/logger.js';
@@ -55,12 +56,13 @@ async function main(): Promise<void> {
   const { port } = server.address() as AddressInfo;
 
   let peak = process.memoryUsage().rss;
-  let atPeak = process.memoryUsage();
+  let atPeak: Record<string, unknown> = { ...process.memoryUsage() };
   const sampler = setInterval(() => {
     const usage = process.memoryUsage();
     if (usage.rss > peak) {
       peak = usage.rss;
-      atPeak = usage;
+      atPeak = { ...usage };
+      if (process.env.LOGKEEP_BENCH_VERBOSE) for (const space of getHeapSpaceStatistics()) atPeak[space.space_name] = Math.round(space.space_used_size / 1e6);
     }
   }, 20);
   process.on('message', async (message: { type: string }) => {
@@ -68,7 +70,7 @@ async function main(): Promise<void> {
       const now = process.memoryUsage().rss;
       process.send!({ type: 'rss', peak: Math.max(peak, now), now, atPeak });
       peak = now;
-      atPeak = process.memoryUsage();
+      atPeak = { ...process.memoryUsage() };
     } else if (message.type === 'stop') {
       clearInterval(sampler);
       server.closeAllConnections();

@@ -35,7 +35,7 @@ async function postLogs(ctx: RequestContext) {
   if (known && declared > limit) throw payloadTooLarge(limit);
   const release = await budget.acquire(known ? declared : limit);
   try {
-    const batch = prepareBody(await readIngestBody(ctx.req, limit));
+    const batch = await prepareBody(await readIngestBody(ctx.req, limit));
     const body = await ingestBatch(queue, key.projectId, batch, ctx.deps.now());
     return { status: 202, body };
   } finally {

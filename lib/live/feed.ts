@@ -19,6 +19,7 @@ import { selectionOf } from '../logs/log-reader.js';
 import { logEntryJson } from '../logs/present-log.js';
 import { logFrame } from '../http/sse.js';
 import type { LiveScope } from './live-scope.js';
+import type { Horizons } from './horizons.js';
 import type { Subscription } from './subscription.js';
 
 /** Bookkeeping a feed keeps per stream. */
@@ -31,6 +32,8 @@ export class Feed {
   private readonly members = new Map<Subscription, Member>();
   /** Bumped on every hint that entries may be new. */
   private generation = 0;
+  /** Settles must have started at or after this horizon clock to serve the next read. */
+  private needClock = 0;
   private running: Promise<void> | null = null;
   /** The last read failed; the hub retries at the next heartbeat. */
   failed = false;
@@ -41,12 +44,16 @@ export class Feed {
    * resolve before the next read).
    */
   private selected: LogSelection | null | undefined = undefined;
+  /** Bumped by `refreshProjects`, so a resolution already under way is not kept. */
+  private selectionVersion = 0;
 
   constructor(
     readonly key: string,
     readonly scope: LiveScope,
     readonly filter: LogFilter,
     private readonly db: ReadOps,
+    /** Present when ids of different projects may commit out of order (PostgreSQL). */
+    private readonly horizons: Horizons | null,
     private readonly pageSize: number,
     private readonly onReadError: (err: unknown) => void,
   ) {
@@ -58,7 +65,9 @@ export class Feed {
    * created, blocked or unblocked): resolve it again before the next read.
    */
   refreshProjects(): void {
-    if (this.scope.kind === 'group') this.selected = undefined;
+    if (this.scope.kind !== 'group') return;
+    this.selected = undefined;
+    this.selectionVersion += 1;
   }
 
   /**
@@ -69,7 +78,8 @@ export class Feed {
    */
   async startPosition(): Promise<number> {
     const selection = await this.selection();
-    return this.db.lastLogId(selection?.projectIds);
+    if (this.horizons && selection) return this.horizons.settle(selection.projectIds, this.horizons.tick());
+    return this.db.lastLogId();
   }
 
   /** Whether entries of this project are read now (a group's project not yet known answers false). */
@@ -90,8 +100,12 @@ export class Feed {
     this.members.delete(sub);
   }
 
-  /** Entries up to `maxId` may be new: serve every stream not already past it. */
-  entriesMayExist(maxId = Number.POSITIVE_INFINITY): void {
+  /**
+   * Entries up to `maxId` may be new: serve every stream not already past
+   * it. `clock`: the horizon clock when the news arrived.
+   */
+  entriesMayExist(maxId = Number.POSITIVE_INFINITY, clock = 0): void {
+    this.needClock = Math.max(this.needClock, clock);
     let behind = false;
     for (const sub of this.members.keys()) {
       if (sub.cursor === null || sub.cursor < maxId) {
@@ -155,7 +169,16 @@ export class Feed {
     // are served by a later round even if this page comes back short.
     const generation = this.generation;
     const selection = await this.selection();
-    const rows = selection ? await this.db.logsAfter(selection, cursor, this.pageSize) : [];
+    if (!selection) {
+      this.markCaughtUp(subs, generation);
+      return;
+    }
+    // Settle first, then read: every entry at or below the horizon is
+    // committed before the read starts, so the read sees all of them.
+    const horizon =
+      this.horizons && selection.projectIds.length > 1 ? await this.horizons.settle(selection.projectIds, this.needClock) : Number.POSITIVE_INFINITY;
+    const read = await this.db.logsAfter(selection, cursor, this.pageSize);
+    const rows = read.filter((row) => row.id <= horizon);
     // A stream may have ended, paused or moved while the read ran.
     const takers = subs.filter((s) => s.ready && s.cursor === cursor);
     if (rows.length > 0) {
@@ -163,20 +186,28 @@ export class Feed {
       const lastId = rows[rows.length - 1]!.id;
       for (const sub of takers) sub.deliver(text, lastId);
     }
-    if (rows.length < this.pageSize) {
-      for (const sub of takers) {
-        const member = this.members.get(sub);
-        if (member) member.caughtUpAt = generation;
-      }
+    if (rows.length < read.length) {
+      // Entries beyond the horizon were seen: the next round needs a settle started after this read.
+      this.needClock = this.horizons!.tick();
+    } else if (read.length < this.pageSize) {
+      this.markCaughtUp(takers, generation);
+    }
+  }
+
+  private markCaughtUp(subs: readonly Subscription[], generation: number): void {
+    for (const sub of subs) {
+      const member = this.members.get(sub);
+      if (member) member.caughtUpAt = generation;
     }
   }
 
   /** The same selection `GET /v1/logs` would query (a group: its projects unblocked now), resolved once per change. */
   private async selection(): Promise<LogSelection | null> {
-    if (this.selected === undefined) {
-      const scope = this.scope.kind === 'project' ? { kind: 'project' as const, projectId: this.scope.projectId } : this.scope;
-      this.selected = await selectionOf(this.db, scope, this.filter);
-    }
-    return this.selected;
+    if (this.selected !== undefined) return this.selected;
+    const version = this.selectionVersion;
+    const scope = this.scope.kind === 'project' ? { kind: 'project' as const, projectId: this.scope.projectId } : this.scope;
+    const resolved = await selectionOf(this.db, scope, this.filter);
+    if (version === this.selectionVersion) this.selected = resolved;
+    return resolved;
   }
 }

@@ -20,6 +20,8 @@ import { endFrame, openEventStream } from '../http/sse.js';
 import { Feed } from './feed.js';
 import { feedKey, type LiveScope } from './live-scope.js';
 import { linkProcesses, type LiveSignalLink } from './live-signals.js';
+import { Horizons } from './horizons.js';
+import { ReadGate } from './read-gate.js';
 import { findInvalidStreams } from './revalidate.js';
 import { Subscription, type StreamCaller } from './subscription.js';
 
@@ -32,6 +34,14 @@ export interface StreamHubOptions {
   signals?: StorageSignals;
   /** Entries per storage read and per write to a stream. Default 200. */
   pageSize?: number;
+  /**
+   * Ids of different projects may commit out of id order (PostgreSQL with
+   * concurrent ingestion): reads over several projects stop at a settled
+   * position (see horizons.ts). False on SQLite, which commits one at a time.
+   */
+  commitsOutOfOrder: boolean;
+  /** Settles running at once (each may hold a pooled connection while it waits). Default 2. */
+  maxConcurrentSettles?: number;
 }
 
 export interface OpenStreamRequest {
@@ -64,7 +74,15 @@ export interface StreamHub {
   readonly openStreams: number;
 }
 
+/** What a notification says, as feeds take it. */
+interface News {
+  maxId: number;
+  /** The horizon clock when it arrived (0 without horizons). */
+  clock: number;
+}
+
 const DEFAULT_PAGE_SIZE = 200;
+const DEFAULT_CONCURRENT_SETTLES = 2;
 
 export async function createStreamHub(options: StreamHubOptions): Promise<StreamHub> {
   const hub = new LiveStreamHub(options);
@@ -91,11 +109,13 @@ class LiveStreamHub implements StreamHub {
   private readonly db: ReadOps;
   private readonly logger: ServiceLogger;
   private readonly pageSize: number;
+  private readonly horizons: Horizons | null;
 
   constructor(private readonly options: StreamHubOptions) {
     this.db = options.db;
     this.logger = options.logger;
     this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+    this.horizons = options.commitsOutOfOrder ? new Horizons(options.db, new ReadGate(options.maxConcurrentSettles ?? DEFAULT_CONCURRENT_SETTLES)) : null;
   }
 
   get openStreams(): number {
@@ -137,12 +157,15 @@ class LiveStreamHub implements StreamHub {
       this.forget(sub, feed);
       throw err;
     }
-    if (sub.ended) return; // the client left while we looked
-    openEventStream(res, request.headers);
-    if (this.shuttingDown) {
-      sub.end('server_shutdown');
+    if (sub.ended) {
+      // Ended while we looked: by shutdown or re-validation (say so), or by the client leaving.
+      if (sub.unsentEnd && !res.destroyed) {
+        openEventStream(res, request.headers);
+        res.end(endFrame(sub.unsentEnd));
+      }
       return;
     }
+    openEventStream(res, request.headers);
     if (request.sinceId === null) this.knownMaxId = Math.max(this.knownMaxId, start);
     sub.cursor = start;
     this.startHeartbeat();
@@ -177,7 +200,7 @@ class LiveStreamHub implements StreamHub {
     const key = feedKey(sub.scope, filter);
     let feed = this.feeds.get(key);
     if (!feed) {
-      feed = new Feed(key, sub.scope, filter, this.db, this.pageSize, (err) => {
+      feed = new Feed(key, sub.scope, filter, this.db, this.horizons, this.pageSize, (err) => {
         this.logger.warn('live streams: reading new entries failed; retrying at the next heartbeat', { error: String(err) });
       });
       this.feeds.set(key, feed);
@@ -210,44 +233,46 @@ class LiveStreamHub implements StreamHub {
   private onEntries(projectIds: readonly number[] | null, maxId: number): void {
     this.knownMaxId = Math.max(this.knownMaxId, maxId);
     if (this.feeds.size === 0) return;
+    // Reads this news wakes need settles started from now on (PostgreSQL).
+    const news = { maxId, clock: this.horizons?.tick() ?? 0 };
     if (projectIds === null) {
       for (const feed of this.feeds.values()) {
         feed.refreshProjects();
-        feed.entriesMayExist(maxId);
+        feed.entriesMayExist(news.maxId, news.clock);
       }
       return;
     }
     const unknownGroup: number[] = [];
     for (const projectId of projectIds) {
-      for (const feed of this.feedsByProject.get(projectId) ?? []) feed.entriesMayExist(maxId);
+      for (const feed of this.feedsByProject.get(projectId) ?? []) feed.entriesMayExist(news.maxId, news.clock);
       if (this.feedsByGroup.size === 0) continue;
       const groupId = this.groupOfProject.get(projectId);
       if (groupId === undefined) unknownGroup.push(projectId);
-      else this.wakeGroupFeeds(groupId, projectId, maxId);
+      else this.wakeGroupFeeds(groupId, projectId, news);
     }
-    if (unknownGroup.length > 0) void this.wakeGroupFeedsOfNewProjects(unknownGroup, maxId);
+    if (unknownGroup.length > 0) void this.wakeGroupFeedsOfNewProjects(unknownGroup, news);
   }
 
-  private wakeGroupFeeds(groupId: number, projectId: number, maxId: number): void {
+  private wakeGroupFeeds(groupId: number, projectId: number, news: News): void {
     for (const feed of this.feedsByGroup.get(groupId) ?? []) {
       // A project the feed does not read yet: created (or unblocked) since.
       if (!feed.reads(projectId)) feed.refreshProjects();
-      feed.entriesMayExist(maxId);
+      feed.entriesMayExist(news.maxId, news.clock);
     }
   }
 
   /** Projects never seen before: one lookup each (cached), then their group's feeds. */
-  private async wakeGroupFeedsOfNewProjects(projectIds: number[], maxId: number): Promise<void> {
+  private async wakeGroupFeedsOfNewProjects(projectIds: number[], news: News): Promise<void> {
     try {
       const projects = await Promise.all(projectIds.map((id) => this.db.getProject(id)));
       for (const project of projects) {
         if (!project) continue;
         this.groupOfProject.set(project.id, project.groupId);
-        this.wakeGroupFeeds(project.groupId, project.id, maxId);
+        this.wakeGroupFeeds(project.groupId, project.id, news);
       }
     } catch (err) {
       this.logger.warn('live streams: cannot look up projects; waking every group stream', { error: String(err) });
-      for (const feeds of this.feedsByGroup.values()) for (const feed of feeds) feed.entriesMayExist(maxId);
+      for (const feeds of this.feedsByGroup.values()) for (const feed of feeds) feed.entriesMayExist(news.maxId, news.clock);
     }
   }
 

@@ -28,6 +28,8 @@ export class Subscription {
   paused = false;
   /** Ended (by us, or the client went away). */
   ended = false;
+  /** Ended by us before the stream was opened: the reason still to send. */
+  unsentEnd: StreamEndReason | null = null;
   /** Called once the socket drains after a pause. */
   onDrain: (() => void) | null = null;
   /** Called once when the subscription ends, whichever side ended it. */
@@ -63,16 +65,24 @@ export class Subscription {
     if (!this.res.write(pageText)) this.paused = true;
   }
 
-  /** A heartbeat comment; skipped while paused (bytes are flowing, or the client is stuck and a ping would only queue). */
+  /**
+   * A heartbeat comment; skipped before the stream is open, and while paused
+   * (bytes are flowing, or the client is stuck and a ping would only queue).
+   */
   ping(): void {
-    if (this.ended || this.paused) return;
+    if (this.ended || this.paused || this.cursor === null) return;
     this.res.write(PING_FRAME);
   }
 
-  /** Sends the terminal `end` frame and closes the response. Idempotent. */
+  /**
+   * Sends the terminal `end` frame and closes the response. Idempotent. A
+   * stream not opened yet (its start position is still being read) only
+   * records the reason: whoever opens it sends the frame.
+   */
   end(reason: StreamEndReason): void {
     if (this.ended) return;
-    this.res.end(endFrame(reason));
+    if (this.cursor === null) this.unsentEnd = reason;
+    else this.res.end(endFrame(reason));
     this.markEnded();
   }
 

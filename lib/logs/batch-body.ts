@@ -11,7 +11,7 @@
  */
 import { invalidRequest } from '../errors.js';
 import { readBatch } from './entry-validation.js';
-import { BatchPreparer, prepareBatch, type PreparedBatch } from './prepare-entries.js';
+import { BatchPreparer, type PreparedBatch } from './prepare-entries.js';
 
 /** Bodies up to this size are parsed whole (fastest for the usual batches). */
 export const WHOLE_PARSE_LIMIT = 1024 * 1024;
@@ -34,23 +34,37 @@ function skipSpace(raw: Buffer, i: number): number {
   return i;
 }
 
+/** Entries prepared between two turns of the event loop (about 10–20 ms of work). */
+const YIELD_EVERY = 256;
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /**
  * Reads and prepares the batch in `raw`; 400 when it is not a JSON array.
+ * Yields to the event loop every few hundred entries, so a 10 MiB batch
+ * (a second or more of work) never stalls other requests.
  * `wholeParseLimit` is for tests (default WHOLE_PARSE_LIMIT).
  */
-export function prepareBody(raw: Buffer, wholeParseLimit = WHOLE_PARSE_LIMIT): PreparedBatch {
+export async function prepareBody(raw: Buffer, wholeParseLimit = WHOLE_PARSE_LIMIT): Promise<PreparedBatch> {
   const start = skipSpace(raw, 0);
-  if (raw.length <= wholeParseLimit || raw[start] !== OPEN_ARRAY) return prepareBatch(readBatch(parseWhole(raw)));
   const preparer = new BatchPreparer();
-  forEachElement(raw, start, (text) => {
+  let prepared = 0;
+  const add = async (value: unknown) => {
+    preparer.add(value);
+    if (++prepared % YIELD_EVERY === 0) await yieldToLoop();
+  };
+  if (raw.length <= wholeParseLimit || raw[start] !== OPEN_ARRAY) {
+    for (const value of readBatch(parseWhole(raw))) await add(value);
+    return preparer.result();
+  }
+  for (const text of elementsOf(raw, start)) {
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch {
       throw malformed();
     }
-    preparer.add(value);
-  });
+    await add(value);
+  }
   return preparer.result();
 }
 
@@ -63,14 +77,13 @@ function parseWhole(raw: Buffer): unknown {
 }
 
 /**
- * Calls `each` with the text of every element of the array opening at
- * `open`, in order. Element boundaries are the commas and the closing
+ * The text of every element of the array opening at `open`, in order. Element boundaries are the commas and the closing
  * bracket at depth 0 outside strings; multi-byte UTF-8 never contains these
  * ASCII bytes, so decoding each slice alone gives the same text as decoding
  * the whole. Structure errors the slices cannot reveal (a stray closing
  * bracket, trailing bytes) are caught here.
  */
-function forEachElement(raw: Buffer, open: number, each: (text: string) => void): void {
+function* elementsOf(raw: Buffer, open: number): Generator<string> {
   let i = skipSpace(raw, open + 1);
   if (raw[i] === CLOSE_ARRAY) {
     if (skipSpace(raw, i + 1) !== raw.length) throw malformed();
@@ -95,7 +108,7 @@ function forEachElement(raw: Buffer, open: number, each: (text: string) => void)
       } else if (b === COMMA && depth === 0) break;
     }
     if (i >= raw.length || (raw[i] !== COMMA && raw[i] !== CLOSE_ARRAY)) throw malformed();
-    each(raw.toString('utf8', from, i));
+    yield raw.toString('utf8', from, i);
     if (raw[i] === CLOSE_ARRAY) {
       if (skipSpace(raw, i + 1) !== raw.length) throw malformed();
       return;

@@ -80,8 +80,8 @@ export function wordsOf(text: string): string[] {
 /**
  * The exact-match term of a leaf: `segments` is its path of object keys,
  * `valueText` the string value or the JSON text of a number or boolean.
- * Segments and value are JSON-encoded together, so `{"a.b": 1}` and
- * `{"a": {"b": 1}}` (or a value containing a separator) never collide.
+ * The path is hashed as a JSON array, so `{"a.b": 1}` and `{"a": {"b": 1}}`
+ * never collide, and a value never passes for part of a path.
  */
 export function exactTerm(segments: readonly string[], valueText: string): string {
   if (segments.length === 0) throw new RangeError('an exact-match term needs a path of at least one key');
@@ -89,7 +89,8 @@ export function exactTerm(segments: readonly string[], valueText: string): strin
 }
 
 // Most leaves repeat (levels, hosts, status codes, categories), and a hash
-// costs about a microsecond, so recent terms are remembered. Cleared when
+// costs about a microsecond, so recent terms are remembered (a pure
+// function's cache: sharing it between services is harmless). Cleared when
 // full rather than evicted one by one: simple, and O(1) amortised.
 const EXACT_CACHE_LIMIT = 50_000;
 const exactCache = new Map<string, string>();

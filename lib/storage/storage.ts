@@ -402,13 +402,18 @@ export interface ReadOps {
    * a scan of a whole project.
    */
   queryLogs(selection: LogSelection, page: Page): Promise<LogRow[]>;
-  /** Entries matching the selection with id > `afterId`, oldest first, at most `limit` (stream catch-up, D29). */
+  /**
+   * Entries matching the selection with id > `afterId`, oldest first, at
+   * most `limit` (stream catch-up, D29). On PostgreSQL, over several
+   * projects, an entry with a smaller id may still commit later: only what
+   * lies at or below a `lastLogId(projectIds)` answer is final.
+   */
   logsAfter(selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]>;
   /**
    * The largest log entry id stored so far, 0 when none. With
    * `settledProjects`, first waits until no ingestion into those projects is
-   * in flight, so none of their entries can commit later below the answer (a
-   * live stream's start, D29). SQLite commits one transaction at a time, so
+   * in flight, so none of their entries can commit later at or below the
+   * answer (live streams, D29). SQLite commits one transaction at a time, so
    * there the argument changes nothing.
    */
   lastLogId(settledProjects?: readonly number[]): Promise<number>;

@@ -8,9 +8,9 @@ import { LogServiceError } from '../../lib/errors.js';
 const ELEMENTWISE = 0;
 const entry = (i: number) => ({ level: 'info', event: `e${i} "quoted" [x] {y}, z\\`, timestamp: '2025-01-01T00:00:00Z', nested: { a: [1, { b: ']' }] } });
 
-function outcome(run: () => unknown): unknown {
+async function outcome(run: () => unknown): Promise<unknown> {
   try {
-    return run();
+    return await run();
   } catch (err) {
     assert.ok(err instanceof LogServiceError && err.status === 400, String(err));
     return 'rejected';
@@ -18,28 +18,28 @@ function outcome(run: () => unknown): unknown {
 }
 
 describe('ingestion bodies read element by element', () => {
-  it('prepares exactly what a whole JSON.parse would (property)', () => {
+  it('prepares exactly what a whole JSON.parse would (property)', async () => {
     const spaced = fc.array(fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.integer().map(entry)), { maxLength: 12 }).chain((values) =>
       fc.constantFrom('', ' ', '\n\t ', '\r\n').map((ws) => ({ values, text: `${ws}[${ws}${values.map((v) => JSON.stringify(v, null, ws ? 1 : 0)).join(`${ws},${ws}`)}${ws}]${ws}` })),
     );
-    fc.assert(
-      fc.property(spaced, ({ values, text }) => {
+    await fc.assert(
+      fc.asyncProperty(spaced, async ({ values, text }) => {
         const raw = Buffer.from(text);
-        assert.deepEqual(prepareBody(raw, ELEMENTWISE), prepareBatch(JSON.parse(text) as unknown[]));
-        assert.deepEqual(prepareBody(raw, ELEMENTWISE), prepareBody(raw));
+        assert.deepEqual(await prepareBody(raw, ELEMENTWISE), prepareBatch(JSON.parse(text) as unknown[]));
+        assert.deepEqual(await prepareBody(raw, ELEMENTWISE), await prepareBody(raw));
         assert.equal(values.length, JSON.parse(text).length);
       }),
     );
   });
 
-  it('refuses whatever JSON.parse refuses, and any non-array, the same way (property)', () => {
+  it('refuses whatever JSON.parse refuses, and any non-array, the same way (property)', async () => {
     const base = JSON.stringify([entry(1), { a: '[]{},"' }, [1, 2, { c: null }], 'x', 3]);
     const mutated = fc.tuple(fc.nat(base.length), fc.nat(base.length), fc.constantFrom('', ',', ']', '}', '[', '{', '"', '\\', 'x', ' ')).map(([at, len, ins]) =>
       base.slice(0, at) + ins + base.slice(Math.min(base.length, at + (len % 3))),
     );
-    fc.assert(
-      fc.property(mutated, (text) => {
-        const whole = outcome(() => prepareBatch((() => {
+    await fc.assert(
+      fc.asyncProperty(mutated, async (text) => {
+        const whole = await outcome(() => prepareBatch((() => {
           let parsed: unknown;
           try {
             parsed = JSON.parse(text);
@@ -49,18 +49,18 @@ describe('ingestion bodies read element by element', () => {
           if (!Array.isArray(parsed)) throw new LogServiceError('invalid_request', 400, 'not an array');
           return parsed;
         })()));
-        assert.deepEqual(outcome(() => prepareBody(Buffer.from(text), ELEMENTWISE)), whole, JSON.stringify(text));
+        assert.deepEqual(await outcome(() => prepareBody(Buffer.from(text), ELEMENTWISE)), whole, JSON.stringify(text));
       }),
       { numRuns: 500 },
     );
   });
 
-  it('handles the edges: empty arrays, trailing bytes, a stray bracket, multi-byte text', () => {
-    assert.deepEqual(prepareBody(Buffer.from(' [ ] '), ELEMENTWISE), { entries: [], positions: [], rejected: [] });
+  it('handles the edges: empty arrays, trailing bytes, a stray bracket, multi-byte text', async () => {
+    assert.deepEqual(await prepareBody(Buffer.from(' [ ] '), ELEMENTWISE), { entries: [], positions: [], rejected: [] });
     for (const bad of ['[] x', '[1]]', '[{"a":1}}, 2]', '[1,]', '[,1]', '[', '[1', '["\\"]']) {
-      assert.equal(outcome(() => prepareBody(Buffer.from(bad), ELEMENTWISE)), 'rejected', bad);
+      assert.equal(await outcome(() => prepareBody(Buffer.from(bad), ELEMENTWISE)), 'rejected', bad);
     }
     const text = JSON.stringify([{ level: 'info', event: 'ünï😀,]', timestamp: '2025-01-01T00:00:00Z' }]);
-    assert.equal(prepareBody(Buffer.from(text), ELEMENTWISE).entries[0]!.body, JSON.stringify(JSON.parse(text)[0]));
+    assert.equal((await prepareBody(Buffer.from(text), ELEMENTWISE)).entries[0]!.body, JSON.stringify(JSON.parse(text)[0]));
   });
 });

@@ -1,13 +1,14 @@
 /**
  * Pure parts of the live stream: event-stream frames (spec Events, D30),
- * the feed key that lets equal streams share reads, and the payloads of the
- * cross-process signals (D31).
+ * the feed key that lets equal streams share reads, the payloads of the
+ * cross-process signals (D31), and the cap on concurrent reads.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { endFrame, logFrame, OPEN_FRAME, PING_FRAME } from '../../lib/http/sse.js';
 import { feedKey } from '../../lib/live/live-scope.js';
 import { decodeBlocked, decodeEntries, encodeEntries } from '../../lib/live/live-signals.js';
+import { ReadGate } from '../../lib/live/read-gate.js';
 
 describe('event-stream frames', () => {
   it('frames a log entry as id, event and one data line, ended by a blank line', () => {
@@ -55,5 +56,31 @@ describe('cross-process signal payloads', () => {
     for (const bad of ['', 'me', 'me x 1', 'me 5 1,a', 'me 5 0']) assert.equal(decodeEntries(bad), null, bad);
     assert.deepEqual(decodeBlocked('me 12'), { sender: 'me', projectId: 12 });
     for (const bad of ['', 'me', 'me x', 'me -1']) assert.equal(decodeBlocked(bad), null, bad);
+  });
+});
+
+describe('read gate', () => {
+  it('runs at most `limit` reads at once, in arrival order, and frees the slot of a failed read', async () => {
+    const gate = new ReadGate(2);
+    let running = 0;
+    let peak = 0;
+    const order: number[] = [];
+    const read = (n: number, fail = false) =>
+      gate.run(async () => {
+        running += 1;
+        peak = Math.max(peak, running);
+        await new Promise((r) => setTimeout(r, 5));
+        running -= 1;
+        order.push(n);
+        if (fail) throw new Error(`read ${n} failed`);
+        return n;
+      });
+    const results = await Promise.allSettled([read(1), read(2, true), read(3), read(4), read(5)]);
+    assert.equal(peak, 2);
+    assert.deepEqual(order, [1, 2, 3, 4, 5]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled'],
+    );
   });
 });

@@ -72,6 +72,29 @@ export function selectLogsNewestFirst(conditions: readonly string[]): string {
   return `SELECT ${LOG_COLUMNS} FROM log_entries WHERE ${conditions.join(' AND ')} ORDER BY id DESC LIMIT $(limit)`;
 }
 
+/** Entries of a project in a time range, counted up to a cap (index only). Params: $1 project, $2 from, $3 to, $4 cap. */
+export const COUNT_PROJECT_LOGS_IN_RANGE = `SELECT COUNT(*)::int AS n FROM (
+  SELECT 1 FROM log_entries WHERE project_id = $1 AND ts >= $2 AND ts <= $3 LIMIT $4) AS s`;
+
+/** The newest id in a time range, from (project_id, ts) INCLUDE (id). Params: project, from, to, beforeId. */
+export const NEWEST_PROJECT_LOG_ID_IN_RANGE = `SELECT MAX(id) AS id FROM log_entries
+  WHERE project_id = $1 AND ts >= $2 AND ts <= $3 AND id < $4`;
+
+/**
+ * A narrow time range: its few ids first (MATERIALIZED keeps the planner on
+ * (project_id, ts) instead of walking the primary key backwards through
+ * everything newer), then the other conditions on those rows only.
+ * `conditions` are LOG_CONDITIONS fragments. Params: project, from, to,
+ * beforeId, limit + the fragments'.
+ */
+export function selectLogsInRange(conditions: readonly string[]): string {
+  return `WITH in_range AS MATERIALIZED (
+    SELECT id FROM log_entries WHERE project_id = $(project) AND ts >= $(from) AND ts <= $(to) AND id < $(beforeId))
+  SELECT ${LOG_COLUMNS} FROM log_entries
+  WHERE id IN (SELECT id FROM in_range)${conditions.map((c) => ` AND ${c}`).join('')}
+  ORDER BY id DESC LIMIT $(limit)`;
+}
+
 /**
  * Several projects without a term: each project's newest page through its
  * own (project_id, id) walk (LATERAL), then the pages merged. `conditions`
@@ -85,7 +108,7 @@ export function selectLogsPerProjectNewestFirst(conditions: readonly string[]): 
 
 /**
  * Waits for ingestion in flight into these projects (it holds FOR UPDATE)
- * and keeps new ingestion out until the transaction ends; see `logsAfter`.
+ * and keeps new ingestion out until the transaction ends; see `lastLogId`.
  */
 export const SHARE_LOCK_PROJECTS = `SELECT 1 FROM projects WHERE id = ANY($1::bigint[]) ORDER BY id FOR KEY SHARE`;
 

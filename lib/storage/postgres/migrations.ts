@@ -137,8 +137,9 @@ CREATE INDEX audit_log_created ON audit_log (created_at);
 CREATE INDEX audit_log_action_created ON audit_log (action, created_at);
 
 -- body is the submitted object's compact JSON text, key order kept: text,
--- never jsonb. terms holds logkeep's own search terms (lower-case letters
--- and digits only), built with array_to_tsvector so nothing re-tokenizes them.
+-- never jsonb. terms holds logkeep's own search terms (see
+-- logs/search-terms.ts) plus the project's, built with array_to_tsvector so
+-- nothing re-tokenizes them.
 CREATE TABLE log_entries (
   id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   project_id BIGINT NOT NULL REFERENCES projects (id),
@@ -151,10 +152,15 @@ CREATE TABLE log_entries (
 );
 CREATE INDEX log_entries_project ON log_entries (project_id, id);
 CREATE INDEX log_entries_project_level ON log_entries (project_id, level, id);
-CREATE INDEX log_entries_project_ts ON log_entries (project_id, ts);
+-- INCLUDE (id): the newest id inside a time range comes from the index alone.
+CREATE INDEX log_entries_project_ts ON log_entries (project_id, ts) INCLUDE (id);
 -- Retention deletes per project by received_at (D28).
 CREATE INDEX log_entries_received ON log_entries (project_id, received_at);
 CREATE INDEX log_entries_terms ON log_entries USING GIN (terms);
+-- An append-mostly table: analyse (planner statistics, incl. how common each
+-- search term is) and vacuum (visibility map, for index-only scans) after
+-- every few percent of new rows rather than the default 10-20 %.
+ALTER TABLE log_entries SET (autovacuum_analyze_scale_factor = 0.02, autovacuum_vacuum_insert_scale_factor = 0.05);
 
 INSERT INTO schema_version (version) VALUES (1);
 `;

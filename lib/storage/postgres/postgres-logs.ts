@@ -6,6 +6,7 @@
 import type { LogEntryOutcome, LogFilter, LogIngestRequest, LogRow, LogSelection, Page } from '../storage.js';
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-quota.js';
 import { MAX_PROJECT_TERMS, projectTerm } from '../log-terms.js';
+import { planQuery, type LogPlanReads } from '../log-plan.js';
 import type { Queryable } from './postgres-reads.js';
 import * as sql from './log-sql.js';
 
@@ -63,7 +64,17 @@ export async function ingestLogs(db: Queryable, requests: readonly LogIngestRequ
   return outcomesOf(plan, ids);
 }
 
-/** See `logsAfter` for why settling takes FOR KEY SHARE on the projects. */
+/**
+ * Live streams read forward by id, so they must never pass an entry that
+ * commits later with a smaller id (D29: no gap). Ingestion locks its
+ * projects' rows before drawing ids, so within one project ids commit in
+ * order, but two transactions on different projects may commit out of id
+ * order, and the largest id overall may belong to another project. Settling
+ * therefore takes FOR KEY SHARE on the projects (in id order, like
+ * ingestion, so never a deadlock): it waits for the ingestion in flight into
+ * them and holds new ingestion off while the largest id is read. No entry of
+ * these projects can commit at or below the answer afterwards.
+ */
 export async function lastLogId(db: Queryable, settledProjects?: readonly number[]): Promise<number> {
   if (!settledProjects?.length) return Number((await db.one<{ id: number }>(sql.SELECT_LAST_LOG_ID)).id);
   return db.tx(async (t) => {
@@ -72,42 +83,64 @@ export async function lastLogId(db: Queryable, settledProjects?: readonly number
   });
 }
 
-/**
- * One statement, with only the conditions actually given. A term query over
- * several projects stays one statement (the GIN index finds the few matches
- * of a rare term across all of them at once); without a term each project
- * walks its own (project_id, id) index and the pages are merged.
- */
-export function queryLogs(db: Queryable, selection: LogSelection, page: Page): Promise<LogRow[]> {
+/** The reads `planQuery` (log-plan.ts) combines, in PostgreSQL. */
+function planReads(db: Queryable): LogPlanReads {
   const C = sql.LOG_CONDITIONS;
-  const tsquery = tsqueryOf(selection, selection.projectIds);
-  const filters: string[] = [];
-  if (page.beforeId !== undefined) filters.push(C.beforeId);
-  if (selection.minLevel !== null && selection.minLevel > 0) filters.push(C.minLevel);
-  if (selection.from !== null) filters.push(C.from);
-  if (selection.to !== null) filters.push(C.to);
-  if (tsquery !== null) filters.push(C.tsquery);
-  const params = { ...selection, tsquery, beforeId: page.beforeId, limit: page.limit, projects: selection.projectIds, project: selection.projectIds[0] };
-  if (selection.projectIds.length === 1) return db.any<LogRow>(sql.selectLogsNewestFirst([C.project, ...filters]), params);
-  if (tsquery !== null) return db.any<LogRow>(sql.selectLogsNewestFirst([C.projects, ...filters]), params);
-  return db.any<LogRow>(sql.selectLogsPerProjectNewestFirst([C.eachProject, ...filters]), params);
+  /** Conditions for the filters actually given (see LOG_CONDITIONS), and their values. */
+  const conditionsOf = (filter: LogFilter, projectIds: readonly number[], withTime: boolean) => {
+    const tsquery = tsqueryOf(filter, projectIds);
+    const conditions: string[] = [];
+    if (filter.minLevel !== null && filter.minLevel > 0) conditions.push(C.minLevel);
+    if (withTime && filter.from !== null) conditions.push(C.from);
+    if (withTime && filter.to !== null) conditions.push(C.to);
+    if (tsquery !== null) conditions.push(C.tsquery);
+    return { conditions, values: { minLevel: filter.minLevel, from: filter.from, to: filter.to, tsquery } };
+  };
+  return {
+    async countInRange(projectId, from, to, cap) {
+      return (await db.one<{ n: number }>(sql.COUNT_PROJECT_LOGS_IN_RANGE, [projectId, from, to, cap])).n;
+    },
+    async newestIdInRange(projectId, from, to, beforeId) {
+      const row = await db.one<{ id: number | null }>(sql.NEWEST_PROJECT_LOG_ID_IN_RANGE, [projectId, from, to, beforeId]);
+      return row.id === null ? null : Number(row.id);
+    },
+    inRange(projectId, filter, beforeId, limit) {
+      const { conditions, values } = conditionsOf(filter, [projectId], false);
+      return db.any<LogRow>(sql.selectLogsInRange(conditions), {
+        ...values,
+        from: filter.from ?? MIN_TS,
+        to: filter.to ?? MAX_TS,
+        project: projectId,
+        beforeId,
+        limit,
+      });
+    },
+    /**
+     * One statement: a term query stays one even over several projects (the
+     * GIN index finds the few matches of a rare term across all of them at
+     * once); without a term each project walks its own (project_id, id)
+     * index (LATERAL) and the pages are merged.
+     */
+    walk(projectIds, filter, beforeId, limit) {
+      const { conditions, values } = conditionsOf(filter, projectIds, true);
+      const params = { ...values, beforeId, limit, projects: projectIds, project: projectIds[0] };
+      const all = beforeId < Number.MAX_SAFE_INTEGER ? [C.beforeId, ...conditions] : conditions;
+      if (projectIds.length === 1) return db.any<LogRow>(sql.selectLogsNewestFirst([C.project, ...all]), params);
+      if (values.tsquery !== null) return db.any<LogRow>(sql.selectLogsNewestFirst([C.projects, ...all]), params);
+      return db.any<LogRow>(sql.selectLogsPerProjectNewestFirst([C.eachProject, ...all]), params);
+    },
+  };
+}
+
+export function queryLogs(db: Queryable, selection: LogSelection, page: Page): Promise<LogRow[]> {
+  return planQuery(planReads(db), selection, page);
 }
 
 /**
- * Live streams read forward by id, so this read must never miss an entry
- * that commits later with a smaller id (D29: no gap). Ingestion locks its
- * projects' rows before drawing ids, so within one project ids commit in
- * order; two transactions on different projects may commit out of id order.
- * A read over several projects therefore first takes FOR KEY SHARE on them
- * (in id order, like ingestion, so never a deadlock): it waits for the
- * ingestion in flight into them to commit and holds new ingestion off until
- * it is done, so it sees a gapless prefix.
+ * Entries above `afterId`, oldest first. Over several projects this may
+ * return an entry while one with a smaller id is still uncommitted (see
+ * `lastLogId`); live streams keep only what lies below a settled position.
  */
 export function logsAfter(db: Queryable, selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
-  const params = { ...filterParams(selection), afterId, limit, projects: selection.projectIds };
-  if (selection.projectIds.length === 1) return db.any<LogRow>(sql.QUERY_PROJECTS_LOGS_ASC, params);
-  return db.tx(async (t) => {
-    await t.any(sql.SHARE_LOCK_PROJECTS, [selection.projectIds]);
-    return t.any<LogRow>(sql.QUERY_PROJECTS_LOGS_ASC, params);
-  });
+  return db.any<LogRow>(sql.QUERY_PROJECTS_LOGS_ASC, { ...filterParams(selection), afterId, limit, projects: selection.projectIds });
 }

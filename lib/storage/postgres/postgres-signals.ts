@@ -23,7 +23,8 @@ export function createPostgresSignals(db: pgPromise.IDatabase<unknown>, logger: 
   const listeners = new Set<PgListener>();
   return {
     async notify(channel, payload) {
-      await db.none(NOTIFY, [channel, payload]);
+      // pg_notify returns one (void) row: `none` would reject it.
+      await db.any(NOTIFY, [channel, payload]);
     },
     async listen(channels, handlers) {
       const listener = new PgListener(db, channels, handlers, logger, () => listeners.delete(listener));

@@ -43,16 +43,17 @@ export const SELECT_LAST_LOG_ID = `SELECT COALESCE((SELECT seq FROM sqlite_seque
 /**
  * Entries matching an FTS5 expression, newest first. Written as a join
  * driven by the FTS rowid (CROSS JOIN fixes the loop order): FTS5 walks its
- * doclists backwards and each hit costs one primary-key lookup; the
- * `id IN (SELECT rowid … MATCH)` form is 40× slower here.
- * Params: match, beforeId, JSON project ids, minLevel, from, to, limit.
+ * doclists backwards, within the rowid window, and each hit costs one
+ * primary-key lookup; the `id IN (SELECT rowid … MATCH)` form is 40× slower
+ * here. Params: match, lowest id, beforeId, JSON project ids, minLevel,
+ * from, to, limit.
  */
 export const QUERY_LOGS_FTS_DESC = `SELECT e.id, e.project_id, e.received_at, e.body
   FROM log_terms CROSS JOIN log_entries AS e ON e.id = log_terms.rowid
-  WHERE log_terms MATCH ?1 AND log_terms.rowid < ?2
-    AND e.project_id IN (SELECT value FROM json_each(?3))
-    AND e.level >= ?4 AND e.ts >= ?5 AND e.ts <= ?6
-  ORDER BY log_terms.rowid DESC LIMIT ?7`;
+  WHERE log_terms MATCH ?1 AND log_terms.rowid >= ?2 AND log_terms.rowid < ?3
+    AND e.project_id IN (SELECT value FROM json_each(?4))
+    AND e.level >= ?5 AND e.ts >= ?6 AND e.ts <= ?7
+  ORDER BY log_terms.rowid DESC LIMIT ?8`;
 
 /** The same oldest first, above `afterId`. Params: match, afterId, JSON project ids, minLevel, from, to, limit. */
 export const QUERY_LOGS_FTS_ASC = `SELECT e.id, e.project_id, e.received_at, e.body
@@ -90,8 +91,8 @@ export const QUERY_PROJECT_LOGS_IN_RANGE = `SELECT ${LOG_COLUMNS} FROM log_entri
     AND level >= ?5
   ORDER BY id DESC LIMIT ?6`;
 
-/** The newest id in a time range (index only). Params: project, from, to, beforeId. */
-export const MAX_PROJECT_LOG_ID_IN_RANGE = `SELECT MAX(id) AS id FROM log_entries INDEXED BY log_entries_project_ts
+/** The id window of a (narrow) time range, index only. Params: project, from, to, beforeId. */
+export const PROJECT_LOG_IDS_IN_RANGE = `SELECT MIN(id) AS lo, MAX(id) AS hi FROM log_entries INDEXED BY log_entries_project_ts
   WHERE project_id = ?1 AND ts >= ?2 AND ts <= ?3 AND id < ?4`;
 
 /** One project oldest first above `afterId`. Params: project, afterId, minLevel, from, to, limit. */

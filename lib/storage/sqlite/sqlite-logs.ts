@@ -1,34 +1,27 @@
 /**
  * The log verbs of the SQLite backend: quota-checked batch ingestion and
  * index-served queries. `SqliteReadOps`/`SqliteWriteOps` delegate here.
- *
- * Query plans (each a bounded walk of one index, never a project scan):
- * - any term or prefix: FTS5 drives, newest rowid first, with the project
- *   term inside the MATCH; level and time are checked on the joined row;
+ * Queries follow `log-plan.ts`; this file supplies its reads:
+ * - terms: FTS5 drives, newest rowid first, with the project term inside
+ *   the MATCH; level and time are checked on the joined row;
  * - a minimum level: one walk of (project_id, level, id) per level, merged;
- * - a time range holding few entries (< RANGE_CAP): those ids from
- *   (project_id, ts), then rows newest first; a range holding many starts
- *   the newest-first walk at the newest id inside the range;
+ * - time ranges: counts, id windows and rows through (project_id, ts);
  * - otherwise (project_id, id) newest first.
- * A group query runs the per-project plan for each project and merges.
  */
 import type { LogEntryOutcome, LogFilter, LogIngestRequest, LogRow, LogSelection, Page } from '../storage.js';
 import { outcomesOf, planIngest, projectIdsOf, type AdmittedEntry, type ProjectUsage } from '../log-quota.js';
 import { MAX_PROJECT_TERMS, projectTerm } from '../log-terms.js';
+import { mergeNewestFirst, planQuery, type LogPlanReads } from '../log-plan.js';
 import type { SqlExecutor } from './connection.js';
 import type { SqlRow } from './row-mappers.js';
 import * as SQL from './log-sql.js';
 
 /** Bounds bound when a filter is absent (SQLite integers are 64-bit). */
-const NO_UPPER_ID = Number.MAX_SAFE_INTEGER;
 const MIN_TS = -Number.MAX_SAFE_INTEGER;
 const MAX_TS = Number.MAX_SAFE_INTEGER;
 const HIGHEST_LEVEL = 4;
-/** A time range with fewer entries than this is read through (project_id, ts) and sorted. */
-const RANGE_CAP = 4000;
 /** Rows per INSERT statement. */
 const INSERT_CHUNK = 500;
-
 
 function ftsText(a: AdmittedEntry): string {
   return `${a.entry.terms} ${projectTerm(a.projectId)}`;
@@ -92,52 +85,54 @@ function bounds(filter: LogFilter): { minLevel: number; from: number; to: number
   return { minLevel: filter.minLevel ?? 0, from: filter.from ?? MIN_TS, to: filter.to ?? MAX_TS };
 }
 
-/** Newest-first rows of several lists, merged and cut to `limit`. */
-function mergeNewestFirst(lists: LogRow[][], limit: number): LogRow[] {
-  if (lists.length === 1) return lists[0]!.slice(0, limit);
-  return lists
-    .flat()
-    .sort((a, b) => b.id - a.id)
-    .slice(0, limit);
-}
-
-export async function queryLogs(db: SqlExecutor, selection: LogSelection, page: Page): Promise<LogRow[]> {
-  const beforeId = page.beforeId ?? NO_UPPER_ID;
-  const { minLevel, from, to } = bounds(selection);
-  const match = matchExpression(selection);
-  if (match !== null) {
-    const rows = await db.all(SQL.QUERY_LOGS_FTS_DESC, [match, beforeId, JSON.stringify(selection.projectIds), minLevel, from, to, page.limit]);
+/** The reads `planQuery` (log-plan.ts) combines, in SQLite. */
+function planReads(db: SqlExecutor): LogPlanReads {
+  const ftsQuery = async (projectIds: readonly number[], filter: LogFilter, match: string, lowestId: number, beforeId: number, limit: number) => {
+    const { minLevel, from, to } = bounds(filter);
+    const rows = await db.all(SQL.QUERY_LOGS_FTS_DESC, [match, lowestId, beforeId, JSON.stringify(projectIds), minLevel, from, to, limit]);
     return rows.map(toLogRow);
-  }
-  const lists = await Promise.all(selection.projectIds.map((projectId) => queryProject(db, projectId, selection, beforeId, page.limit)));
-  return mergeNewestFirst(lists, page.limit);
+  };
+  return {
+    async countInRange(projectId, from, to, cap) {
+      return Number((await db.get(SQL.COUNT_PROJECT_LOGS_IN_RANGE, [projectId, from, to, cap]))?.n ?? 0);
+    },
+    async newestIdInRange(projectId, from, to, beforeId) {
+      return numOrNull((await db.get(SQL.PROJECT_LOG_IDS_IN_RANGE, [projectId, from, to, beforeId]))?.hi);
+    },
+    async inRange(projectId, filter, beforeId, limit) {
+      const { minLevel, from, to } = bounds(filter);
+      const match = matchExpression({ ...filter, projectIds: [projectId] });
+      if (match === null) return (await db.all(SQL.QUERY_PROJECT_LOGS_IN_RANGE, [projectId, from, to, beforeId, minLevel, limit])).map(toLogRow);
+      // Terms too: FTS5 walks only the id window of the range.
+      const window = await db.get(SQL.PROJECT_LOG_IDS_IN_RANGE, [projectId, from, to, beforeId]);
+      const lo = numOrNull(window?.lo);
+      const hi = numOrNull(window?.hi);
+      return lo === null || hi === null ? [] : ftsQuery([projectId], filter, match, lo, hi + 1, limit);
+    },
+    async walk(projectIds, filter, beforeId, limit) {
+      const match = matchExpression({ ...filter, projectIds: [...projectIds] });
+      if (match !== null) return ftsQuery(projectIds, filter, match, 0, beforeId, limit);
+      const lists = await Promise.all(projectIds.map((projectId) => walkProject(db, projectId, filter, beforeId, limit)));
+      return mergeNewestFirst(lists, limit);
+    },
+  };
 }
 
-/** One project, no terms: the cheapest index walk for its level and time filters. */
-async function queryProject(db: SqlExecutor, projectId: number, filter: LogFilter, beforeId: number, limit: number): Promise<LogRow[]> {
+/** One project, no terms: (project_id, id), or one (project_id, level, id) walk per level, merged. */
+async function walkProject(db: SqlExecutor, projectId: number, filter: LogFilter, beforeId: number, limit: number): Promise<LogRow[]> {
   const { minLevel, from, to } = bounds(filter);
-  let upper = beforeId;
-  if (filter.from !== null || filter.to !== null) {
-    const counted = await db.get(SQL.COUNT_PROJECT_LOGS_IN_RANGE, [projectId, from, to, RANGE_CAP]);
-    if (Number(counted?.n ?? 0) < RANGE_CAP) {
-      return (await db.all(SQL.QUERY_PROJECT_LOGS_IN_RANGE, [projectId, from, to, beforeId, minLevel, limit])).map(toLogRow);
-    }
-    if (filter.to !== null) {
-      // Many entries in range: start the newest-first walk at the newest of
-      // them rather than walking down through everything newer.
-      const newest = numOrNull((await db.get(SQL.MAX_PROJECT_LOG_ID_IN_RANGE, [projectId, from, to, beforeId]))?.id);
-      if (newest === null) return [];
-      upper = newest + 1;
-    }
-  }
   if (minLevel > 0) {
     const levels = Array.from({ length: HIGHEST_LEVEL - minLevel + 1 }, (_, i) => minLevel + i);
     const lists = await Promise.all(
-      levels.map(async (level) => (await db.all(SQL.QUERY_PROJECT_LEVEL_LOGS, [projectId, level, upper, from, to, limit])).map(toLogRow)),
+      levels.map(async (level) => (await db.all(SQL.QUERY_PROJECT_LEVEL_LOGS, [projectId, level, beforeId, from, to, limit])).map(toLogRow)),
     );
     return mergeNewestFirst(lists, limit);
   }
-  return (await db.all(SQL.QUERY_PROJECT_LOGS, [projectId, upper, minLevel, from, to, limit])).map(toLogRow);
+  return (await db.all(SQL.QUERY_PROJECT_LOGS, [projectId, beforeId, minLevel, from, to, limit])).map(toLogRow);
+}
+
+export function queryLogs(db: SqlExecutor, selection: LogSelection, page: Page): Promise<LogRow[]> {
+  return planQuery(planReads(db), selection, page);
 }
 
 export async function logsAfter(db: SqlExecutor, selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {

@@ -1,0 +1,53 @@
+/**
+ * Settled positions for live streams on PostgreSQL (D29: no gap). There,
+ * ingestion transactions on different projects may commit out of id order,
+ * so a stream over several projects must not pass an id below which an
+ * entry may still appear. A settle (`lastLogId(projectIds)`: waits for the
+ * ingestion in flight into those projects, then reads the largest id)
+ * answers a position at or below which nothing of theirs can commit any
+ * more; streams deliver only up to it.
+ *
+ * Settles are shared: every feed over the same projects (a group's streams
+ * with different filters) joins the one under way if it started after what
+ * the feed is waiting for, so a notification costs one wait per group, not
+ * one per filter. Settles may wait on ingestion while holding a pooled
+ * connection, so a gate caps how many run at once.
+ */
+import type { ReadOps } from '../storage/storage.js';
+import type { ReadGate } from './read-gate.js';
+
+interface Settle {
+  /** The clock when it started: it reflects everything committed before. */
+  startedAt: number;
+  horizon: Promise<number>;
+}
+
+export class Horizons {
+  private clock = 0;
+  private readonly underway = new Map<string, Settle>();
+
+  constructor(
+    private readonly db: Pick<ReadOps, 'lastLogId'>,
+    private readonly gate: ReadGate,
+  ) {}
+
+  /** Marks "now": settles started from here on reflect every commit made before. */
+  tick(): number {
+    this.clock += 1;
+    return this.clock;
+  }
+
+  /** A settled position for these projects, from a settle started at or after `notBefore`. */
+  settle(projectIds: readonly number[], notBefore: number): Promise<number> {
+    const key = [...projectIds].sort((a, b) => a - b).join(',');
+    const current = this.underway.get(key);
+    if (current && current.startedAt >= notBefore) return current.horizon;
+    const settle: Settle = { startedAt: this.clock, horizon: this.gate.run(() => this.db.lastLogId(projectIds)) };
+    this.underway.set(key, settle);
+    const done = () => {
+      if (this.underway.get(key) === settle) this.underway.delete(key);
+    };
+    settle.horizon.then(done, done);
+    return settle.horizon;
+  }
+}

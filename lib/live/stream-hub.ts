@@ -9,7 +9,8 @@
  *   own (one interval per service) and no query of its own (re-validation
  *   is per distinct user and project, catch-up per feed);
  * - a notification costs one read per feed touching the projects, not one
- *   per stream and never one per entry;
+ *   per stream and never one per entry (on PostgreSQL, feeds over several
+ *   projects also share one settle per group, see horizons.ts);
  * - memory per stream is bounded by one page, whatever the consumer's speed.
  */
 import type { ServerResponse } from 'node:http';

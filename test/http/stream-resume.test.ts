@@ -15,6 +15,9 @@ import { startService, type RunningService } from '../support/service.js';
 import { createActor, createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
 import { ingestAll, queryAllPages } from '../support/logs.js';
 import { assertOpen, authedEventSource, openRawStream, type RawStream } from '../support/sse.js';
+import { openStorage } from '../../lib/storage/open-storage.js';
+import { silentLogger } from '../../lib/logger.js';
+import { prepareBatch } from '../../lib/logs/prepare-entries.js';
 
 function entries(tag: string, count: number, padding = 0): Record<string, unknown>[] {
   return Array.from({ length: count }, (_, i) => ({
@@ -82,7 +85,7 @@ describeEachBackend('live stream: gapless resume', (backend) => {
     const mid = seeded[Math.floor(seeded.length / 2)]!;
     const lastBefore = seeded[seeded.length - 1]!;
 
-    const writing = writeConcurrently(url, keys, 12, 20, 'live');
+    const writing = writeConcurrently(url, keys, 10, 40, 'live');
     // Opened while the writers run: replay and live delivery overlap.
     const groupSince = await stream(`group_id=${groupG}&since_id=${mid}`);
     const projectSince = await stream(`project_id=${projects[0]}&since_id=${mid}`);
@@ -154,6 +157,51 @@ describeEachBackend('live stream: gapless resume', (backend) => {
       svc.server.off('request', remember);
     }
   });
+
+  if (backend === 'server') {
+    it('a group stream never passes an entry that commits later with a smaller id (transactions on two projects)', async () => {
+      const [projectA, projectB] = [projects[0]!, projects[1]!];
+      const group = await stream(`group_id=${groupG}&q=overtaken`);
+      const project = await stream(`project_id=${projectB}&q=overtaken`);
+      // An ingestion transaction on A, held open after drawing its ids, through a second storage on the same database.
+      const db = await openStorage(svc.database.config, { logger: silentLogger });
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let drawn!: () => void;
+      const idsDrawn = new Promise<void>((resolve) => {
+        drawn = resolve;
+      });
+      const slow = db.write(async (tx) => {
+        const batch = prepareBatch([{ level: 'info', event: 'overtaken first', timestamp: '2025-01-01T00:00:00Z' }]);
+        const outcomes = await tx.ingestLogs([{ projectId: projectA, receivedAt: Date.now(), entries: batch.entries }]);
+        drawn();
+        await held;
+        return outcomes;
+      });
+      try {
+        await idsDrawn;
+        // B's entry draws a larger id and commits first.
+        await ingestAll(url, keys[1]!, [{ level: 'info', event: 'overtaken second', timestamp: '2025-01-01T00:00:00Z' }]);
+        await project.waitForLogs(1, 5_000);
+        await new Promise((r) => setTimeout(r, 300));
+        assert.deepEqual(group.logs(), [], 'the group stream waits while a smaller id may still commit');
+        release();
+        await slow;
+        const got = await group.waitForLogs(2, 10_000);
+        assert.deepEqual(
+          got.map((e) => e.event),
+          ['overtaken first', 'overtaken second'],
+        );
+        assert.ok(got[0].id < got[1].id);
+      } finally {
+        release();
+        await slow.catch(() => undefined);
+        await db.close();
+      }
+    });
+  }
 
   it('a consumer that stops reading loses nothing: it catches up from storage, in order', async () => {
     const target = projects[2]!;

@@ -65,7 +65,39 @@ export const LOG_CONDITIONS = {
   from: 'ts >= $(from)',
   to: 'ts <= $(to)',
   tsquery: 'terms @@ $(tsquery)::tsquery',
+  /**
+   * The projects, written so no B-tree can serve it (`+ 0`): in the GIN-only
+   * step the project terms inside the tsquery already narrow the search.
+   */
+  anyProjectUnindexed: '(project_id + 0) = ANY($(projects)::bigint[])',
 } as const;
+
+/**
+ * Sent in front of the GIN-only step of a term query, in the same query
+ * string: a multi-statement string runs as one implicit transaction, so
+ * these last for that SELECT only (one round trip, nothing left on the
+ * pooled connection, also when it fails). No index scan (which would walk
+ * the primary key backwards through the whole history for a rare term) and
+ * no sequential scan: the planner takes the bitmap of the GIN index.
+ */
+export const TERM_SEARCH_SETTINGS = 'SET LOCAL enable_indexscan = off; SET LOCAL enable_seqscan = off';
+
+/**
+ * A term query's first step, for every project in one statement: each
+ * project's newest `window` rows below beforeId (its (project_id, id)
+ * index), every one with its id and whether it passes `conditions`
+ * (LOG_CONDITIONS fragments; the tsquery without project terms); the
+ * entry's columns only for those that pass. Params: projects, beforeId,
+ * window + the fragments'.
+ */
+export function selectTermWindows(conditions: readonly string[]): string {
+  const hit = conditions.join(' AND ');
+  return `SELECT p.id AS "windowProject", w.id, (${hit}) AS hit,
+      CASE WHEN ${hit} THEN w.received_at END AS "receivedAt", CASE WHEN ${hit} THEN w.body END AS body
+  FROM unnest($(projects)::bigint[]) AS p(id)
+  CROSS JOIN LATERAL (SELECT id, received_at, body, level, ts, terms FROM log_entries
+    WHERE project_id = p.id AND id < $(beforeId) ORDER BY id DESC LIMIT $(window)) AS w`;
+}
 
 /** Newest first under `conditions` (fragments of LOG_CONDITIONS). Params: limit + the fragments'. */
 export function selectLogsNewestFirst(conditions: readonly string[]): string {
@@ -106,11 +138,28 @@ export function selectLogsPerProjectNewestFirst(conditions: readonly string[]): 
   ORDER BY e.id DESC LIMIT $(limit)`;
 }
 
+// ---- live-stream settling (see lastLogId in postgres-logs.ts) ------------------
+
 /**
- * Waits for ingestion in flight into these projects (it holds FOR UPDATE)
- * and keeps new ingestion out until the transaction ends; see `lastLogId`.
+ * The advisory-lock class of ingestion marks: key = class << 32 | project id,
+ * so pg_locks shows classid = this class and objid = the project id.
  */
-export const SHARE_LOCK_PROJECTS = `SELECT 1 FROM projects WHERE id = ANY($1::bigint[]) ORDER BY id FOR KEY SHARE`;
+export const INGEST_MARK_CLASS = 1818978151;
+
+/** $1: mark class, $2: project ids. Shared, so ingesters never wait for each other here. */
+export const MARK_INGESTING = `SELECT pg_advisory_xact_lock_shared(($1::bigint << 32) | p.id) FROM unnest($2::bigint[]) AS p(id)`;
+
+/** Transactions holding an ingestion mark in this database ($1: mark class); the callers narrow it with $2. */
+const MARKED = `SELECT DISTINCT virtualtransaction FROM pg_locks
+    WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND classid = $1::bigint::oid
+      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
+
+/** One snapshot: the largest visible id, and the ingestion marked on projects $2 right now. */
+export const SETTLE_POSITION = `SELECT (SELECT COALESCE(MAX(id), 0) FROM log_entries) AS horizon,
+  ARRAY(${MARKED} AND objid = ANY($2::bigint[]::oid[])) AS waiting`;
+
+/** Which of the transactions $2 still hold their marks. */
+export const STILL_INGESTING = `SELECT ARRAY(${MARKED} AND virtualtransaction = ANY($2::text[])) AS waiting`;
 
 /** Several projects, oldest first above afterId. Params: projects, afterId, limit + FILTER's. */
 export const QUERY_PROJECTS_LOGS_ASC = `SELECT e.* FROM unnest($(projects)::bigint[]) AS p(id)

@@ -66,10 +66,12 @@ export const LOG_CONDITIONS = {
   to: 'ts <= $(to)',
   tsquery: 'terms @@ $(tsquery)::tsquery',
   /**
-   * The projects, written so no B-tree can serve it (`+ 0`): in the GIN-only
-   * step the project terms inside the tsquery already narrow the search.
+   * The projects, written so no B-tree can serve it (`+ 0`): the GIN-only
+   * step of a term query filters rows by project after the GIN bitmap.
    */
   anyProjectUnindexed: '(project_id + 0) = ANY($(projects)::bigint[])',
+  /** Likewise, so no primary-key range bitmap is ANDed with the GIN bitmap. */
+  beforeIdUnindexed: '(id + 0) < $(beforeId)',
 } as const;
 
 /**
@@ -83,20 +85,33 @@ export const LOG_CONDITIONS = {
 export const TERM_SEARCH_SETTINGS = 'SET LOCAL enable_indexscan = off; SET LOCAL enable_seqscan = off';
 
 /**
- * A term query's first step, for every project in one statement: each
- * project's newest `window` rows below beforeId (its (project_id, id)
- * index), every one with its id and whether it passes `conditions`
- * (LOG_CONDITIONS fragments; the tsquery without project terms); the
- * entry's columns only for those that pass. Params: projects, beforeId,
- * window + the fragments'.
+ * The newest `limit` entries of each of several projects with
+ * `lowestId ≤ id < floor` (a floor per project) passing `conditions`
+ * (LOG_CONDITIONS fragments), through each project's (project_id, id)
+ * index. Params: projects, floors, lowestId, limit + the fragments'.
+ */
+export function selectLogsInIdRanges(conditions: readonly string[]): string {
+  return `SELECT e.* FROM unnest($(projects)::bigint[], $(floors)::bigint[]) AS p(id, floor)
+  CROSS JOIN LATERAL (SELECT ${LOG_COLUMNS} FROM log_entries
+    WHERE project_id = p.id AND id >= $(lowestId) AND id < p.floor AND ${conditions.join(' AND ')}
+    ORDER BY id DESC LIMIT $(limit)) AS e`;
+}
+
+/**
+ * A window step of a term query, for several projects in one statement:
+ * each project's newest `window` rows below its own `before` (its
+ * (project_id, id) index), every one with its id and whether it passes
+ * `conditions` (LOG_CONDITIONS fragments; the tsquery without project
+ * terms); the entry's columns only for those that pass. Params: projects,
+ * befores, windows (parallel arrays) + the fragments'.
  */
 export function selectTermWindows(conditions: readonly string[]): string {
   const hit = conditions.join(' AND ');
   return `SELECT p.id AS "windowProject", w.id, (${hit}) AS hit,
       CASE WHEN ${hit} THEN w.received_at END AS "receivedAt", CASE WHEN ${hit} THEN w.body END AS body
-  FROM unnest($(projects)::bigint[]) AS p(id)
+  FROM unnest($(projects)::bigint[], $(befores)::bigint[], $(windows)::int[]) AS p(id, before, size)
   CROSS JOIN LATERAL (SELECT id, received_at, body, level, ts, terms FROM log_entries
-    WHERE project_id = p.id AND id < $(beforeId) ORDER BY id DESC LIMIT $(window)) AS w`;
+    WHERE project_id = p.id AND id < p.before ORDER BY id DESC LIMIT p.size) AS w`;
 }
 
 /** Newest first under `conditions` (fragments of LOG_CONDITIONS). Params: limit + the fragments'. */

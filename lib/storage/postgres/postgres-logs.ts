@@ -144,27 +144,31 @@ function planReads(db: Queryable): LogPlanReads {
 }
 
 /**
- * Rows of each project examined one by one before the GIN index takes over:
- * 1000 for one project, fewer each for a group (about 1000 in all, at least
- * 100 per project).
+ * Rows of each project a term query first examines one by one: 1000 for one
+ * project, fewer each for a group (about 1000 in all, at least 100 each).
  */
-function termWindow(projects: number): number {
+function firstWindow(projects: number): number {
   return Math.max(100, Math.ceil(1000 / projects));
 }
 
+/** A second window is read only when the first one's hit rate says it fills the page within this many rows in all. */
+const MAX_SECOND_WINDOW = 20_000;
+
 /**
- * Terms on PostgreSQL, in two steps (two round trips) that stay fast
- * whatever the planner's statistics say (measured over 1M rows: left to
- * itself it intersected a 100k-row project bitmap with the GIN bitmap,
- * 230–370 ms for a common term):
+ * Terms on PostgreSQL, in steps that stay fast whatever the planner's
+ * statistics say (measured over 1M rows: left to itself it intersected a
+ * 100k-row project bitmap with the GIN bitmap, 230–370 ms for a common
+ * term). One round trip each:
  * 1. each project's newest rows (its (project_id, id) index) are checked
- *    against the filter. Below the highest point any project's window
- *    reached, every match is known; when those fill the page (a common
- *    term: about a millisecond), that is the answer;
- * 2. otherwise the matches below that point come from the GIN index alone
- *    (a rare term's few matches are found at once, whatever their age), for
- *    the projects whose window did not hold all their rows.
- * Rows both steps saw are kept once; the result is merged newest first.
+ *    against the filter; if the hit rate says a larger window would fill
+ *    the page (a fairly common term or prefix), one more window is read;
+ * 2a. once a page of matches is known, T is its oldest match: the projects
+ *    whose window stopped above T are read down to T (index ranges), after
+ *    which every match at or above T is known;
+ * 2b. otherwise (a rare term), the matches below the windows come from the
+ *    GIN index alone: a rare term's few matches, found at once whatever
+ *    their age.
+ * Rows seen twice are kept once; the result is merged newest first.
  */
 async function termWalk(db: Queryable, projectIds: readonly number[], filter: LogFilter, beforeId: number, limit: number): Promise<LogRow[]> {
   const C = sql.LOG_CONDITIONS;
@@ -172,33 +176,61 @@ async function termWalk(db: Queryable, projectIds: readonly number[], filter: Lo
   if (filter.minLevel !== null && filter.minLevel > 0) filters.push(C.minLevel);
   if (filter.from !== null) filters.push(C.from);
   if (filter.to !== null) filters.push(C.to);
-  const values = { minLevel: filter.minLevel, from: filter.from, to: filter.to, limit };
-  const window = termWindow(projectIds.length);
+  const values = { minLevel: filter.minLevel, from: filter.from, to: filter.to, limit, tsquery: tsqueryOf(filter) };
 
-  const scanned = await db.any<{ windowProject: number; id: number; hit: boolean; receivedAt: number | null; body: string | null }>(
-    sql.selectTermWindows([C.tsquery, ...filters]),
-    { ...values, projects: projectIds, beforeId, window, tsquery: tsqueryOf(filter) },
-  );
-  const seenPerProject = new Map<number, { rows: number; floor: number }>();
+  /** Per project: the id its reading stopped at (everything from there up is known) and whether rows remain below. */
+  const projects = new Map(projectIds.map((id) => [id, { before: beforeId, open: true }]));
   const rows: LogRow[] = [];
-  for (const r of scanned) {
-    const id = Number(r.id);
-    const p = seenPerProject.get(r.windowProject) ?? { rows: 0, floor: id };
-    p.rows += 1;
-    p.floor = Math.min(p.floor, id);
-    seenPerProject.set(r.windowProject, p);
-    if (r.hit) rows.push({ id, projectId: Number(r.windowProject), receivedAt: Number(r.receivedAt), body: r.body! });
+  let examined = 0;
+  const readWindows = async (size: number) => {
+    const open = [...projects].filter(([, p]) => p.open);
+    const scanned = await db.any<{ windowProject: number; id: number; hit: boolean; receivedAt: number | null; body: string | null }>(
+      sql.selectTermWindows([C.tsquery, ...filters]),
+      { ...values, projects: open.map(([id]) => id), befores: open.map(([, p]) => p.before), windows: open.map(() => size) },
+    );
+    const counts = new Map<number, number>();
+    for (const r of scanned) {
+      const id = Number(r.id);
+      const p = projects.get(Number(r.windowProject))!;
+      p.before = Math.min(p.before, id);
+      counts.set(Number(r.windowProject), (counts.get(Number(r.windowProject)) ?? 0) + 1);
+      if (r.hit) rows.push({ id, projectId: Number(r.windowProject), receivedAt: Number(r.receivedAt), body: r.body! });
+    }
+    for (const [id, p] of open) if ((counts.get(id) ?? 0) < size) p.open = false;
+    examined += scanned.length;
+  };
+
+  await readWindows(firstWindow(projectIds.length));
+  const openCount = () => [...projects.values()].filter((p) => p.open).length;
+  if (openCount() > 0 && rows.length > 0 && rows.length < limit) {
+    const needed = ((limit - rows.length) * examined) / rows.length;
+    if (examined + 2 * needed <= MAX_SECOND_WINDOW) await readWindows(Math.ceil((2 * needed) / openCount()));
   }
-  // Projects with rows left below their window, and the highest of those windows' floors.
-  const open = [...seenPerProject].filter(([, p]) => p.rows >= window);
-  const complete = open.length === 0 ? 0 : Math.max(...open.map(([, p]) => p.floor));
-  if (open.length > 0 && rows.filter((r) => r.id >= complete).length < limit) {
+  const open = [...projects].filter(([, p]) => p.open);
+  if (open.length > 0 && rows.length >= limit) {
+    rows.sort((a, b) => b.id - a.id);
+    const lowestId = rows[limit - 1]!.id;
+    const short = open.filter(([, p]) => p.before > lowestId);
+    if (short.length > 0) {
+      rows.push(
+        ...(await db.any<LogRow>(sql.selectLogsInIdRanges([C.tsquery, ...filters]), {
+          ...values,
+          projects: short.map(([id]) => id),
+          floors: short.map(([, p]) => p.before),
+          lowestId,
+        })),
+      );
+    }
+  } else if (open.length > 0) {
     const openIds = open.map(([id]) => id);
-    const found = await db.multi(`${sql.TERM_SEARCH_SETTINGS}; ${sql.selectLogsNewestFirst([C.anyProjectUnindexed, C.beforeId, C.tsquery, ...filters])}`, {
+    const found = await db.multi(`${sql.TERM_SEARCH_SETTINGS}; ${sql.selectLogsNewestFirst([C.anyProjectUnindexed, C.beforeIdUnindexed, C.tsquery, ...filters])}`, {
       ...values,
       projects: openIds,
-      beforeId: complete,
-      tsquery: tsqueryOf(filter, openIds),
+      beforeId: Math.max(...open.map(([, p]) => p.before)),
+      // One project's term narrows the GIN search cheaply; ORing several
+      // would make GIN union their (large) posting lists: rows are filtered
+      // by project instead.
+      tsquery: tsqueryOf(filter, openIds.length === 1 ? openIds : []),
     });
     rows.push(...(found[found.length - 1] as LogRow[]));
   }

@@ -11,7 +11,7 @@
 import { Pool } from 'undici';
 import type { BatchPool } from './support/dataset.js';
 import { createBatchPool } from './support/dataset.js';
-import { adminLogin, fileDatabase, fmt, load, percentile, serverDatabase, serviceSettings, startChild, verdict, type BenchOrg } from './support/harness.js';
+import { adminLogin, fileDatabase, fmt, load, percentile, serverDatabase, serviceSettings, settleServerDatabase, startChild, verdict, type BenchOrg } from './support/harness.js';
 import { ingestFromEmpty, shots, type FilledDatabase } from './ingest.js';
 
 export interface QueryOptions {
@@ -78,7 +78,8 @@ async function timeQueries(token: string, c: QueryCase, runs: number, client: Po
 
 const TARGET = { single: 25, nothing: 100, range: 100, other: Infinity } as const;
 
-async function querySuite(label: string, filled: FilledDatabase, runs: number): Promise<void> {
+export async function querySuite(label: string, filled: FilledDatabase, runs: number): Promise<void> {
+  await settleServerDatabase(filled.db);
   const child = await startChild({ kind: 'service', settings: serviceSettings(filled.db) });
   const token = await adminLogin(child.url);
   const client = new Pool(child.url, { connections: 1 });

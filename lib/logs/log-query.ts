@@ -5,15 +5,14 @@
  * (`readLogListQuery`, `readLogStreamQuery`).
  *
  * Exact-match filters (`category`, `logger`, the correlation ids and every
- * `context.<path>`) become search terms here (see search-terms.ts), so a
- * backend sees one list of terms to intersect, plus a level floor and a time
- * range. Repeating a parameter ANDs its values, like distinct `context.` keys.
+ * `context.<path>`) become paths and values; `q` becomes words and prefixes.
+ * Repeating a parameter ANDs its values, like distinct `context.` keys.
  */
 import { invalidRequest } from '../errors.js';
 import { readPageRequest, type CursorCodec, type PageRequest } from '../http/pagination.js';
 import { CORRELATION_FIELDS, levelNumber, LEVELS, parseIsoTimestamp } from './entry-validation.js';
-import { exactTerm, parseTextQuery } from './search-terms.js';
-import type { LogFilter } from '../storage/storage.js';
+import { parseTextQuery } from './search-terms.js';
+import type { ExactFilter, LogFilter } from '../storage/storage.js';
 
 export type { LogFilter };
 
@@ -57,9 +56,10 @@ export function readLogFilter(query: URLSearchParams): LogFilter {
   const from = readInstant(query, 'from');
   const to = readInstant(query, 'to');
 
-  const terms = new Set<string>();
+  const exact = new Map<string, ExactFilter>();
+  const addExact = (path: string[], value: string) => exact.set(JSON.stringify([path, value]), { path, value });
   for (const field of EXACT_FIELDS) {
-    for (const value of query.getAll(field)) terms.add(exactTerm([field], value));
+    for (const value of query.getAll(field)) addExact([field], value);
   }
   for (const [key, value] of query) {
     if (!key.startsWith(CONTEXT_PREFIX)) continue;
@@ -67,17 +67,18 @@ export function readLogFilter(query: URLSearchParams): LogFilter {
     if (segments.some((s) => s.length === 0)) {
       throw invalidRequest(`'${key}' is not a valid context path (empty segment).`, key, 'invalid');
     }
-    terms.add(exactTerm(segments, value));
+    addExact(segments, value);
   }
 
+  const words: string[] = [];
   const prefixes: string[] = [];
   const q = query.get('q');
   if (q !== null) {
     const text = parseTextQuery(q);
-    for (const w of text.words) terms.add(w);
+    words.push(...text.words);
     prefixes.push(...text.prefixes);
   }
-  return { minLevel, from, to, terms: [...terms], prefixes };
+  return { minLevel, from, to, words, prefixes, exact: [...exact.values()] };
 }
 
 function readInstant(query: URLSearchParams, field: 'from' | 'to'): number | null {

@@ -8,10 +8,15 @@
  *   `toLowerCase`, cut at 64 code points, from every string and number value
  *   anywhere in the entry (keys excluded; numbers by their JSON text);
  * - exact-match terms (D24, D26): one per leaf of the submitted object,
- *   `§` followed by 24 hex digits of SHA-256 over the leaf's path and value.
- *   `§` is neither a letter nor a digit, so no word can equal or start with an
- *   exact term; it is not ASCII, so SQLite's FTS5 `ascii` tokenizer keeps it
- *   inside the token, and PostgreSQL's `array_to_tsvector` takes any string.
+ *   `§` followed by 12 base-32 digits: two 30-bit hashes of the leaf's path
+ *   (keys joined by `.`) and value. The index is a filter, never the answer:
+ *   every candidate is checked against the filter itself (entry-match.ts),
+ *   so a hash collision costs a little reading, never a wrong result. That
+ *   is what lets the hash be a fast one over UTF-16 code units (no UTF-8
+ *   encoding, no cryptographic digest). `§` is neither a letter nor a digit,
+ *   so no word can equal or start with an exact term; it is not ASCII, so
+ *   SQLite's FTS5 `ascii` tokenizer keeps it inside the token, and
+ *   PostgreSQL's `array_to_tsvector` takes any string.
  *
  * `category`, `logger` and the six correlation filters are the exact terms of
  * the top-level paths of the same names: their allowed values (string, null,
@@ -23,7 +28,6 @@
  * paths). A key containing `.` or an empty key cannot be named by a dotted
  * `context.` parameter, so its subtree gets no exact terms.
  */
-import { hash } from 'node:crypto';
 import { invalidRequest } from '../errors.js';
 
 /** Longest word kept, in code points (D25). */
@@ -57,7 +61,7 @@ const ASCII_NON_WORD = /[^a-z0-9]+/;
 const TEXT_JOINER = '\n';
 
 /** Adds the words of `text` to `into`. */
-export function addWords(text: string, into: Set<string>): void {
+export function addWords(text: string, into: { add(word: string): unknown }): void {
   // Fast path: for ASCII, lower-casing first cannot merge or split runs, so
   // one toLowerCase and one split serve every word.
   if (ASCII_ONLY.test(text)) {
@@ -77,104 +81,143 @@ export function wordsOf(text: string): string[] {
   return [...set];
 }
 
+/** Every string value and number JSON text of an entry, keys excluded, joined so no word spans two values. */
+export function valueText(entry: Record<string, unknown>): string {
+  const texts: string[] = [];
+  collectTexts(entry, texts);
+  return texts.join(TEXT_JOINER);
+}
+
+function collectTexts(value: unknown, into: string[]): void {
+  if (typeof value === 'string') into.push(value);
+  else if (typeof value === 'number') into.push(JSON.stringify(value));
+  else if (Array.isArray(value)) for (const item of value) collectTexts(item, into);
+  else if (typeof value === 'object' && value !== null) for (const key of Object.keys(value)) collectTexts((value as Record<string, unknown>)[key], into);
+}
+
+// ---- exact-match terms: two 32-bit hashes, fed one string at a time ----------
+
+// Lane 1 is FNV-1a; lane 2 multiplies by MurmurHash2's constant. Both are
+// finished with MurmurHash3's fmix32 so nearby inputs spread apart.
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+const LANE2_OFFSET = 0x9747b28c;
+const LANE2_PRIME = 0x5bd1e995;
+const DOT = 0x2e;
+const VALUE_MARK = 0;
+const PATH_START = 1;
+
+function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** A path's hash state: both lanes. */
+type PathHash = readonly [number, number];
+const EMPTY_PATH: PathHash = [FNV_OFFSET, LANE2_OFFSET];
+
+/** Feeds `text` (code unit by code unit) after `separator` into both lanes. */
+function feed(state: PathHash, separator: number, text: string): PathHash {
+  let a = Math.imul(state[0] ^ separator, FNV_PRIME);
+  let b = Math.imul(state[1] ^ separator, LANE2_PRIME);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, FNV_PRIME);
+    b = Math.imul(b ^ c, LANE2_PRIME);
+  }
+  return [a, b];
+}
+
+// Two base-32 digits per 10 bits: 30 bits of each lane, 12 digits in all.
+const DIGIT_PAIRS = Array.from({ length: 1024 }, (_, i) => (i >>> 5).toString(32) + (i & 31).toString(32));
+
+function termOf(state: PathHash): string {
+  const a = fmix32(state[0]);
+  const b = fmix32(state[1]);
+  return (
+    EXACT_TERM_MARK +
+    DIGIT_PAIRS[a >>> 22]! +
+    DIGIT_PAIRS[(a >>> 12) & 1023]! +
+    DIGIT_PAIRS[(a >>> 2) & 1023]! +
+    DIGIT_PAIRS[b >>> 22]! +
+    DIGIT_PAIRS[(b >>> 12) & 1023]! +
+    DIGIT_PAIRS[(b >>> 2) & 1023]!
+  );
+}
+
+/** The path state after one more key (the first key has no dot before it). */
+function childPath(state: PathHash, key: string, first: boolean): PathHash {
+  return first ? feed(state, PATH_START, key) : feed(state, DOT, key);
+}
+
 /**
  * The exact-match term of a leaf: `segments` is its path of object keys,
  * `valueText` the string value or the JSON text of a number or boolean.
- * The path is hashed as a JSON array, so `{"a.b": 1}` and `{"a": {"b": 1}}`
- * never collide, and a value never passes for part of a path.
  */
 export function exactTerm(segments: readonly string[], valueText: string): string {
   if (segments.length === 0) throw new RangeError('an exact-match term needs a path of at least one key');
-  return exactLeaf(JSON.stringify(segments).slice(0, -1), valueText);
+  let state = EMPTY_PATH;
+  segments.forEach((key, i) => (state = childPath(state, key, i === 0)));
+  return termOf(feed(state, VALUE_MARK, valueText));
 }
-
-// Most leaves repeat (levels, hosts, status codes, categories), and a hash
-// costs about a microsecond, so recent terms are remembered (a pure
-// function's cache: sharing it between services is harmless). Cleared when
-// full rather than evicted one by one: simple, and O(1) amortised.
-const EXACT_CACHE_LIMIT = 50_000;
-const exactCache = new Map<string, string>();
-
-/**
- * `prefix` is the path as a JSON array's text without its closing bracket
- * (`["a","b"`, at least one segment). JSON escapes every control character
- * in keys, so the NUL after it marks where the path ends and the raw value
- * begins: path and value are read back unambiguously. The tag versions the
- * encoding.
- */
-function exactLeaf(prefix: string, valueText: string): string {
-  // Hashing encodes text as UTF-8, which turns every lone surrogate into
-  // U+FFFD; such a value is hashed as its JSON text instead (marked apart).
-  const encoded = isWellFormed(valueText) ? `${prefix}]\u0000${valueText}` : `${prefix}]\u0001${JSON.stringify(valueText)}`;
-  let term = exactCache.get(encoded);
-  if (term === undefined) {
-    term = EXACT_TERM_MARK + hash('sha256', `logkeep-exact-v2\u0000${encoded}`, 'hex').slice(0, 24);
-    if (exactCache.size >= EXACT_CACHE_LIMIT) exactCache.clear();
-    exactCache.set(encoded, term);
-  }
-  return term;
-}
-
-const isWellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed();
 
 /** Whether a key can be named in a dotted `context.` path (D26). */
 function addressable(key: string): boolean {
   return key.length > 0 && !key.includes('.');
 }
 
-/** What a walk over one entry gathers. */
-interface Collected {
-  /** Every string value and number JSON text, for words. */
-  texts: string[];
-  exact: Set<string>;
-}
-
 /**
- * Every search term of one submitted entry (words first, then exact terms),
- * without repeats. `entry` is the parsed object as submitted.
+ * Every search term of one submitted entry: words first, then exact terms.
+ * Words come without repeats; exact terms may repeat only by collision.
+ * `entry` is the parsed object as submitted.
  */
 export function entryTerms(entry: Record<string, unknown>): string[] {
-  const collected: Collected = { texts: [], exact: new Set() };
-  collectObject(entry, '[', collected);
+  const texts: string[] = [];
+  const exact: string[] = [];
+  collectObject(entry, EMPTY_PATH, true, texts, exact);
   const terms = new Set<string>();
-  // One split over all texts: the joiner is a separator, so no word spans two values.
-  addWords(collected.texts.join(TEXT_JOINER), terms);
-  for (const t of collected.exact) terms.add(t);
-  return [...terms];
+  addWords(texts.join(TEXT_JOINER), terms);
+  const out = [...terms];
+  for (const t of exact) out.push(t);
+  return out;
 }
 
-// `prefix` is the JSON-array text of the path so far without its closing
-// bracket, or null once the path went through an array or an unaddressable
-// key (words are still collected below it, exact terms are not).
-function collectObject(obj: Record<string, unknown>, prefix: string | null, into: Collected): void {
+// `path` is the hash state of the path so far, or null once the path went
+// through an array or an unaddressable key (words are still collected below
+// it, exact terms are not).
+function collectObject(obj: Record<string, unknown>, path: PathHash | null, top: boolean, texts: string[], exact: string[]): void {
   for (const key of Object.keys(obj)) {
-    const childPrefix = prefix !== null && addressable(key) ? `${prefix}${prefix.length > 1 ? ',' : ''}${JSON.stringify(key)}` : null;
-    collectValue(obj[key], childPrefix, into);
+    const child = path !== null && addressable(key) ? childPath(path, key, top) : null;
+    collectValue(obj[key], child, texts, exact);
   }
 }
 
-function collectValue(value: unknown, prefix: string | null, into: Collected): void {
+function collectValue(value: unknown, path: PathHash | null, texts: string[], exact: string[]): void {
   switch (typeof value) {
     case 'string':
-      into.texts.push(value);
-      if (prefix !== null) into.exact.add(exactLeaf(prefix, value));
+      texts.push(value);
+      if (path !== null) exact.push(termOf(feed(path, VALUE_MARK, value)));
       return;
     case 'number': {
       const text = JSON.stringify(value);
-      into.texts.push(text);
-      if (prefix !== null) into.exact.add(exactLeaf(prefix, text));
+      texts.push(text);
+      if (path !== null) exact.push(termOf(feed(path, VALUE_MARK, text)));
       return;
     }
     case 'boolean':
-      if (prefix !== null) into.exact.add(exactLeaf(prefix, value ? 'true' : 'false'));
+      if (path !== null) exact.push(termOf(feed(path, VALUE_MARK, value ? 'true' : 'false')));
       return;
     case 'object':
       if (value === null) return;
       if (Array.isArray(value)) {
-        for (const item of value) collectValue(item, null, into);
+        for (const item of value) collectValue(item, null, texts, exact);
         return;
       }
-      collectObject(value as Record<string, unknown>, prefix, into);
+      collectObject(value as Record<string, unknown>, path, false, texts, exact);
       return;
     default:
       return;

@@ -1,17 +1,21 @@
 /**
  * How a log query is answered from indexes, the same way on both backends
- * (each supplies the four reads below as SQL of its own):
- * - no time range: one newest-first index walk over the projects (`walk`):
- *   the search index when there are terms, (project_id, id) or
- *   (project_id, level, id) otherwise;
+ * (each supplies the reads below as SQL of its own):
+ * - text conditions (`q`, exact-match filters) or a minimum level: the
+ *   block index (log-blocks.ts) names candidate blocks newest first; their
+ *   entries are read through (project_id, id) and checked one by one
+ *   (logs/entry-match.ts) until the page is full;
+ * - neither: (project_id, id) newest first, per project, merged;
  * - a time range, per project: count the entries in range through
  *   (project_id, ts), stopping at RANGE_CAP. Few: read exactly those (and
- *   apply the other filters to them). Many: the range is not selective, so
- *   walk newest first, but starting at the newest id inside the range, not
- *   at the top of the project (a range far in the past would otherwise make
+ *   check the other filters on them). Many: the range is not selective, so
+ *   walk as above, but starting at the newest id inside the range, not at
+ *   the top of the project (a range far in the past would otherwise make
  *   the walk step over everything newer).
  * Per-project pages are merged newest first.
  */
+import { entryMatcher, type EntryTest } from '../logs/entry-match.js';
+import { blockMatchOf, type BlockMatch } from './log-terms.js';
 import type { LogFilter, LogRow, LogSelection, Page } from './storage.js';
 
 /** A time range holding fewer entries than this is read entry by entry. */
@@ -19,19 +23,77 @@ export const RANGE_CAP = 4000;
 
 const NO_UPPER_ID = Number.MAX_SAFE_INTEGER;
 
+/** A candidate block: its project, its id span, and where a read of blocks continues after it. */
+export interface LogBlockRef {
+  projectId: number;
+  firstId: number;
+  lastId: number;
+  /** Opaque to the planner: passed back to continue after this block. */
+  key: number;
+}
+
+/** Entries of one project with firstId ≤ id ≤ lastId. */
+export interface LogSpan {
+  projectId: number;
+  firstId: number;
+  lastId: number;
+}
+
+/** The blocks' spans cut to lowestId < id < beforeId, empty ones left out. */
+function spansWithin(blocks: readonly LogBlockRef[], lowestId: number, beforeId: number): LogSpan[] {
+  const spans: LogSpan[] = [];
+  for (const b of blocks) {
+    const firstId = Math.max(b.firstId, lowestId + 1);
+    const lastId = Math.min(b.lastId, beforeId - 1);
+    if (firstId <= lastId) spans.push({ projectId: b.projectId, firstId, lastId });
+  }
+  return spans;
+}
+
+/** Reads the entries of the blocks within the id window (none when every span is empty). */
+async function entriesOf(reads: LogPlanReads, blocks: readonly LogBlockRef[], filter: LogFilter, lowestId: number, beforeId: number): Promise<LogRow[]> {
+  const spans = spansWithin(blocks, lowestId, beforeId);
+  return spans.length === 0 ? [] : reads.blockEntries(spans, filter);
+}
+
 export interface LogPlanReads {
   /** Entries of the project with `from ≤ ts ≤ to`, counted up to `cap`. */
   countInRange(projectId: number, from: number, to: number, cap: number): Promise<number>;
   /** The largest id below `beforeId` among the project's entries in range, or null. */
   newestIdInRange(projectId: number, from: number, to: number, beforeId: number): Promise<number | null>;
-  /** Newest first: the project's entries in the (small) range that pass every filter. */
-  inRange(projectId: number, filter: LogFilter, beforeId: number, limit: number): Promise<LogRow[]>;
-  /** Newest first: entries of these projects that pass every filter, by an index walk. */
-  walk(projectIds: readonly number[], filter: LogFilter, beforeId: number, limit: number): Promise<LogRow[]>;
+  /**
+   * Newest first: the project's entries in the (small) time range below
+   * `beforeId` that pass the level, and at most `limit` of them (null: all).
+   * Exact-match needles may be checked too (see `blockEntries`).
+   */
+  inRange(projectId: number, filter: LogFilter, beforeId: number, limit: number | null): Promise<LogRow[]>;
+  /** Newest first along (project_id, id): entries below `beforeId` passing level and time, at most `limit`, merged over the projects. */
+  newest(projectIds: readonly number[], filter: LogFilter, beforeId: number, limit: number): Promise<LogRow[]>;
+  /** Oldest first: entries above `afterId` passing level and time, at most `limit`, merged over the projects. */
+  oldest(projectIds: readonly number[], filter: LogFilter, afterId: number, limit: number): Promise<LogRow[]>;
+  /**
+   * Blocks of these projects holding everything `match` asks for, with an
+   * entry below `beforeId`, by descending lastId, continuing after the block
+   * whose key is `after` (null: from the top); at most `limit`.
+   */
+  blocksNewestFirst(projectIds: readonly number[], match: BlockMatch, beforeId: number, after: number | null, limit: number): Promise<LogBlockRef[]>;
+  /** The same with an entry above `afterId`, by ascending firstId. */
+  blocksOldestFirst(projectIds: readonly number[], match: BlockMatch, afterId: number, after: number | null, limit: number): Promise<LogBlockRef[]>;
+  /**
+   * The entries of these spans (a project and an id range each, within one
+   * block), passing level and time, in any order. A backend may also drop
+   * entries whose text lacks an exact-match needle (logs/entry-match.ts
+   * `exactNeedle`): a necessary condition only.
+   */
+  blockEntries(spans: readonly LogSpan[], filter: LogFilter): Promise<LogRow[]>;
 }
 
 const MIN_TS = -Number.MAX_SAFE_INTEGER;
 const MAX_TS = Number.MAX_SAFE_INTEGER;
+
+/** Blocks asked for at first, and at most at once. */
+const FIRST_BLOCKS = 2;
+const MAX_BLOCKS = 32;
 
 /** Newest-first rows of several lists, merged and cut to `limit`. */
 export function mergeNewestFirst(lists: readonly LogRow[][], limit: number): LogRow[] {
@@ -42,23 +104,100 @@ export function mergeNewestFirst(lists: readonly LogRow[][], limit: number): Log
     .slice(0, limit);
 }
 
+/** Keeps the rows passing `test` (all when null), without repeats. */
+function keep(rows: readonly LogRow[], test: EntryTest | null, into: Map<number, LogRow>): void {
+  for (const row of rows) if (!into.has(row.id) && (test === null || test(row.body))) into.set(row.id, row);
+}
+
+/**
+ * How many blocks to ask for next: enough for the missing matches at the
+ * hit rate seen so far (with a margin), doubling while nothing matched.
+ */
+function nextBatch(previous: number, blocksRead: number, matches: number, missing: number): number {
+  if (matches === 0) return Math.min(previous * 2, MAX_BLOCKS);
+  return Math.max(1, Math.min(MAX_BLOCKS, Math.ceil((1.5 * missing * blocksRead) / matches)));
+}
+
+/**
+ * Pages through the block index in one direction. Blocks come ordered by
+ * their `edge` (lastId newest first, firstId oldest first), so once
+ * `limit` matches are known, every block past the edge of the last one
+ * read lies beyond the limit-th match and cannot change the page.
+ */
+async function blockWalk(
+  direction: 'newest' | 'oldest',
+  reads: LogPlanReads,
+  projectIds: readonly number[],
+  filter: LogFilter,
+  match: BlockMatch,
+  position: number,
+  limit: number,
+): Promise<LogRow[]> {
+  const newest = direction === 'newest';
+  const test = entryMatcher(filter);
+  const found = new Map<number, LogRow>();
+  const ordered = () => [...found.values()].sort(newest ? (a, b) => b.id - a.id : (a, b) => a.id - b.id);
+  let after: number | null = null;
+  let frontier: number | null = null;
+  let blocksRead = 0;
+  for (let size = FIRST_BLOCKS; ; ) {
+    if (found.size >= limit && frontier !== null) {
+      const kth = ordered()[limit - 1]!.id;
+      if (newest ? kth > frontier : kth < frontier) break;
+    }
+    const blocks: LogBlockRef[] = newest
+      ? await reads.blocksNewestFirst(projectIds, match, position, after, size)
+      : await reads.blocksOldestFirst(projectIds, match, position, after, size);
+    if (blocks.length === 0) break;
+    const rows = newest ? await entriesOf(reads, blocks, filter, 0, position) : await entriesOf(reads, blocks, filter, position, NO_UPPER_ID);
+    keep(rows, test, found);
+    blocksRead += blocks.length;
+    if (blocks.length < size) break;
+    const last: LogBlockRef = blocks[blocks.length - 1]!;
+    after = last.key;
+    frontier = newest ? last.lastId : last.firstId;
+    size = nextBatch(size, blocksRead, found.size, limit - found.size);
+  }
+  return ordered().slice(0, limit);
+}
+
+/** Newest first below `beforeId`: the block index when it serves a condition, (project_id, id) otherwise. */
+function walk(reads: LogPlanReads, projectIds: readonly number[], filter: LogFilter, beforeId: number, limit: number): Promise<LogRow[]> {
+  const match = blockMatchOf(filter, projectIds);
+  if (match === null) return reads.newest(projectIds, filter, beforeId, limit);
+  return blockWalk('newest', reads, projectIds, filter, match, beforeId, limit);
+}
+
 export async function planQuery(reads: LogPlanReads, selection: LogSelection, page: Page): Promise<LogRow[]> {
   const beforeId = page.beforeId ?? NO_UPPER_ID;
-  if (selection.from === null && selection.to === null) return reads.walk(selection.projectIds, selection, beforeId, page.limit);
+  if (selection.from === null && selection.to === null) return walk(reads, selection.projectIds, selection, beforeId, page.limit);
   if (selection.from !== null && selection.to !== null && selection.from > selection.to) return [];
   const from = selection.from ?? MIN_TS;
   const to = selection.to ?? MAX_TS;
+  const test = entryMatcher(selection);
   const lists = await Promise.all(
     selection.projectIds.map(async (projectId) => {
-      if ((await reads.countInRange(projectId, from, to, RANGE_CAP)) < RANGE_CAP) return reads.inRange(projectId, selection, beforeId, page.limit);
+      if ((await reads.countInRange(projectId, from, to, RANGE_CAP)) < RANGE_CAP) {
+        if (test === null) return reads.inRange(projectId, selection, beforeId, page.limit);
+        const rows = await reads.inRange(projectId, selection, beforeId, null);
+        return rows.filter((r) => test(r.body)).slice(0, page.limit);
+      }
       let upper = beforeId;
       if (selection.to !== null) {
         const newest = await reads.newestIdInRange(projectId, from, to, beforeId);
         if (newest === null) return [];
         upper = newest + 1;
       }
-      return reads.walk([projectId], selection, upper, page.limit);
+      return walk(reads, [projectId], selection, upper, page.limit);
     }),
   );
   return mergeNewestFirst(lists, page.limit);
+}
+
+/** Entries above `afterId`, oldest first, at most `limit` (stream catch-up). */
+export function planLogsAfter(reads: LogPlanReads, selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
+  if (selection.from !== null && selection.to !== null && selection.from > selection.to) return Promise.resolve([]);
+  const match = blockMatchOf(selection, selection.projectIds);
+  if (match === null) return reads.oldest(selection.projectIds, selection, afterId, limit);
+  return blockWalk('oldest', reads, selection.projectIds, selection, match, afterId, limit);
 }

@@ -21,7 +21,11 @@ export interface AdmittedEntry {
 }
 
 export interface IngestPlan {
-  /** Entries to insert, in request order then entry order; ids follow this order. */
+  /**
+   * Entries to insert, project by project (ascending id), then in request
+   * order, then entry order; ids follow this order, so each project's
+   * entries get consecutive ids (one search-index block, log-blocks.ts).
+   */
   admitted: AdmittedEntry[];
   /** Per request, per entry: the index into `admitted`, or the quota that refused it. */
   slots: (number | { quota: 'max_entries' | 'max_bytes' })[][];
@@ -38,12 +42,17 @@ export interface IngestPlan {
 export function planIngest(requests: readonly LogIngestRequest[], usage: Map<number, ProjectUsage>): IngestPlan {
   const admitted: AdmittedEntry[] = [];
   const added = new Map<number, { entries: number; bytes: number }>();
-  const slots = requests.map((request) => {
+  const slots: IngestPlan['slots'] = requests.map(() => []);
+  // Each project's counters only ever see its own requests, so taking the
+  // projects one after another decides exactly what request order would.
+  const order = requests.map((_, i) => i).sort((a, b) => requests[a]!.projectId - requests[b]!.projectId || a - b);
+  for (const index of order) {
+    const request = requests[index]!;
     const project = usage.get(request.projectId);
     if (!project) throw new Error(`project ${request.projectId} not found while ingesting`);
     let sum = added.get(request.projectId);
     if (!sum) added.set(request.projectId, (sum = { entries: 0, bytes: 0 }));
-    return request.entries.map((entry) => {
+    slots[index] = request.entries.map((entry) => {
       if (project.maxEntries !== null && project.entryCount + 1 > project.maxEntries) return { quota: 'max_entries' as const };
       if (project.maxBytes !== null && project.totalBytes + entry.bytes > project.maxBytes) return { quota: 'max_bytes' as const };
       project.entryCount += 1;
@@ -53,7 +62,7 @@ export function planIngest(requests: readonly LogIngestRequest[], usage: Map<num
       admitted.push({ projectId: request.projectId, receivedAt: request.receivedAt, entry });
       return admitted.length - 1;
     });
-  });
+  }
   return { admitted, slots, added };
 }
 

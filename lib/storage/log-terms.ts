@@ -1,13 +1,46 @@
 /**
- * The one search term the backends add themselves: the entry's project.
- * With it inside the search index, a term query narrows to its project (or
- * to a group's projects, ORed) within the index itself instead of row by
- * row or through a second index. `§p` + id cannot equal a word (no `§`) nor
- * an exact-match term (`§` + hex digits only).
+ * The search tokens of the block index (see log-blocks.ts): logkeep's own
+ * entry terms (logs/search-terms.ts) plus the two kinds the backends add,
+ * the block's project and each level present in it. With them inside the
+ * index, a query narrows to its projects and its minimum level within the
+ * index itself. `§p` / `§l` + digits can equal neither a word (no `§`) nor
+ * an exact-match term (always `§` + 12 base-32 digits, never a `p` or `l`
+ * second character followed by so few).
  */
+import { exactTerm } from '../logs/search-terms.js';
+import type { LogFilter } from './storage.js';
+
 export function projectTerm(projectId: number): string {
   return `§p${projectId}`;
 }
 
+export function levelTerm(level: number): string {
+  return `§l${level}`;
+}
+
 /** Groups up to this many projects name them inside the index query; larger ones filter rows instead. */
 export const MAX_PROJECT_TERMS = 64;
+
+const HIGHEST_LEVEL = 4;
+
+/** What a block must hold to be a candidate: every one of `all`, a word starting with each prefix, one of each `anyOf` list. */
+export interface BlockMatch {
+  all: string[];
+  prefixes: string[];
+  anyOf: string[][];
+}
+
+/**
+ * The block-index query of a filter over some projects, or null when the
+ * filter has no condition the index serves (then the entry indexes do).
+ */
+export function blockMatchOf(filter: LogFilter, projectIds: readonly number[]): BlockMatch | null {
+  const all = [...filter.words, ...filter.exact.map((e) => exactTerm(e.path, e.value))];
+  const anyOf: string[][] = [];
+  if (filter.minLevel !== null && filter.minLevel > 0) {
+    anyOf.push(Array.from({ length: HIGHEST_LEVEL - filter.minLevel + 1 }, (_, i) => levelTerm(filter.minLevel! + i)));
+  }
+  if (all.length === 0 && filter.prefixes.length === 0 && anyOf.length === 0) return null;
+  if (projectIds.length > 0 && projectIds.length <= MAX_PROJECT_TERMS) anyOf.push(projectIds.map(projectTerm));
+  return { all, prefixes: [...filter.prefixes], anyOf };
+}

@@ -237,12 +237,12 @@ export interface PreparedEntry {
   /** The entry's `timestamp`, as epoch milliseconds. */
   timestamp: number;
   /**
-   * Search terms computed by logkeep (`logs/search-terms.ts`), distinct and
-   * joined by single spaces: words of `q` (D25), lower-case runs of Unicode
-   * letters and digits, and exact-match terms (D24, D26), `§` plus hex
-   * digits. No term contains a space or an ASCII character other than a–z
-   * and 0–9, so no backend tokenizer splits one further. (One string rather
-   * than an array: a 10 MiB batch holds about a million terms.)
+   * Search terms computed by logkeep (`logs/search-terms.ts`), joined by
+   * single spaces: words of `q` (D25), lower-case runs of Unicode letters and
+   * digits, and exact-match terms (D24, D26), `§` plus base-32 digits. No
+   * term contains a space or an ASCII character other than a–z and 0–9, so
+   * no backend tokenizer splits one further. (One string rather than an
+   * array: a 10 MiB batch holds about a million terms.)
    */
   terms: string;
 }
@@ -257,10 +257,17 @@ export interface LogIngestRequest {
 /** What became of one entry: stored under `id`, or refused by a quota (D23). */
 export type LogEntryOutcome = { id: number } | { quota: 'max_entries' | 'max_bytes' };
 
+/** One exact-match filter: `category`, `logger`, a correlation id or `context.<path>` (D24, D26). */
+export interface ExactFilter {
+  /** Object keys from the top of the entry, at least one, none empty. */
+  path: string[];
+  /** Compared with a string value, or with a number's or boolean's JSON text. */
+  value: string;
+}
+
 /**
  * The filters of a log query or stream (D20, D24–D26), all ANDed. Built by
- * `logs/log-query.ts`; `terms` and `prefixes` are in the form of
- * PreparedEntry.terms.
+ * `logs/log-query.ts`.
  */
 export interface LogFilter {
   /** Lowest level number included, or null for all. */
@@ -268,10 +275,12 @@ export interface LogFilter {
   /** Inclusive bounds on the entry's `timestamp` (epoch ms), or null. */
   from: number | null;
   to: number | null;
-  /** Every one must be among the entry's terms. */
-  terms: string[];
-  /** Every one must start some term of the entry (`q` words written with `*`). */
+  /** `q`'s whole words (normalised, D25): each must be among the entry's words. */
+  words: string[];
+  /** `q`'s words written with `*`: each must start some word of the entry. */
   prefixes: string[];
+  /** Each must hold (D26). */
+  exact: ExactFilter[];
 }
 
 /** A log filter over a set of projects (one, or a group's unblocked ones). */

@@ -3,8 +3,9 @@
  * database, a project and key made through the API, a concurrent ingestion
  * load that records exactly which entries were acknowledged (202), and the
  * checks on the database afterwards: every acknowledged entry stored whole,
- * each request's entries all or none, counters equal to the rows, and (on
- * SQLite) the file's and the FTS5 index's own integrity checks.
+ * each request's entries all or none, counters equal to the rows, every
+ * entry findable through the search index, and (on SQLite) the file's and
+ * the FTS5 index's own integrity checks.
  */
 import assert from 'node:assert/strict';
 import { open as openSqliteFile } from 'sqlite';
@@ -188,8 +189,10 @@ export interface StoredCheck {
  * Opens the database (the service must be stopped, or at least idle) and
  * checks: every acknowledged entry is stored; every stored entry is whole
  * (its body is exactly what was sent) and its request's entries are all
- * there; the project's counters equal the rows; on SQLite, integrity_check
- * and the FTS5 integrity-check pass and the index holds exactly the rows.
+ * there; the project's counters equal the rows; the search index finds
+ * every stored entry (by a word all of them hold, and a few by an
+ * exact-match filter on their marker); on SQLite, integrity_check and the
+ * FTS5 integrity-check pass and the index blocks cover exactly the rows.
  */
 export async function verifyStoredEntries(database: DatabaseConfig, projectId: number, acked: ReadonlySet<string>, batchSize: number): Promise<StoredCheck> {
   const storage = await openStorage(database, { logger: silentLogger });
@@ -197,7 +200,7 @@ export async function verifyStoredEntries(database: DatabaseConfig, projectId: n
   const ids: number[] = [];
   let bytes = 0;
   try {
-    const selection: LogSelection = { projectIds: [projectId], minLevel: null, from: null, to: null, terms: [], prefixes: [] };
+    const selection: LogSelection = { projectIds: [projectId], minLevel: null, from: null, to: null, words: [], prefixes: [], exact: [] };
     let beforeId: number | undefined;
     for (;;) {
       const rows = await storage.queryLogs(selection, { limit: 5000, ...(beforeId === undefined ? {} : { beforeId }) });
@@ -220,6 +223,25 @@ export async function verifyStoredEntries(database: DatabaseConfig, projectId: n
     const project = await storage.getProject(projectId);
     assert.ok(project);
     assert.deepEqual({ entries: project.entryCount, bytes: project.totalBytes }, { entries: markers.size, bytes }, 'counters equal the stored rows');
+
+    // Indexed in the same transaction: every stored entry is found by a word all of them hold...
+    const byWord: number[] = [];
+    beforeId = undefined;
+    for (;;) {
+      const rows = await storage.queryLogs({ ...selection, words: ['durability'] }, { limit: 5000, ...(beforeId === undefined ? {} : { beforeId }) });
+      byWord.push(...rows.map((r) => r.id));
+      if (rows.length < 5000) break;
+      beforeId = rows[rows.length - 1]!.id;
+    }
+    assert.deepEqual(byWord.sort((a, b) => a - b), [...ids].sort((a, b) => a - b), 'the search index finds every stored entry');
+    // ...and some by their own marker (first, last and a few between, in stored order).
+    const sample = ids.length === 0 ? [] : [0, 1, 2, 3, 4].map((i) => Math.floor((i * (ids.length - 1)) / 4));
+    const markerOf = [...markers];
+    for (const i of new Set(sample)) {
+      const marker = markerOf[i]!;
+      const rows = await storage.queryLogs({ ...selection, exact: [{ path: ['marker'], value: marker }] }, { limit: 10 });
+      assert.deepEqual(rows.map((r) => r.id), [ids[i]!], `marker ${marker} is found by its exact-match filter`);
+    }
   } finally {
     await storage.close();
   }
@@ -234,11 +256,25 @@ async function checkSqliteIntegrity(path: string, entryIds: readonly number[]): 
     const rows = await db.all<{ integrity_check: string }[]>('PRAGMA integrity_check');
     assert.deepEqual(rows.map((r) => r.integrity_check), ['ok']);
     // Raises SQLITE_CORRUPT_VTAB if the FTS5 index is inconsistent.
-    await db.run(`INSERT INTO log_terms (log_terms, rank) VALUES ('integrity-check', 0)`);
+    await db.run(`INSERT INTO log_block_terms (log_block_terms, rank) VALUES ('integrity-check', 0)`);
     const all = (await db.all<{ id: number }[]>('SELECT id FROM log_entries ORDER BY id')).map((r) => r.id);
     assert.deepEqual(all, [...entryIds].sort((a, b) => a - b), 'only this project has entries');
-    const indexed = await db.get<{ n: number }>(`SELECT count(*) AS n FROM log_terms WHERE log_terms MATCH 'durability'`);
-    assert.equal(indexed?.n, all.length, 'the search index holds exactly the stored entries');
+    // The blocks tile the stored entries: each entry in exactly one, none without an entry.
+    const blocks = await db.all<{ first_id: number; last_id: number }[]>('SELECT first_id, last_id FROM log_blocks ORDER BY last_id');
+    let at = 0;
+    for (const block of blocks) {
+      assert.ok(block.first_id <= block.last_id, `block ${block.first_id}–${block.last_id}`);
+      const from = at;
+      while (at < all.length && all[at]! <= block.last_id) {
+        assert.ok(all[at]! >= block.first_id, `entry ${all[at]} lies between blocks`);
+        at += 1;
+      }
+      assert.ok(at > from, `block ${block.first_id}–${block.last_id} holds a stored entry`);
+    }
+    assert.equal(at, all.length, 'every stored entry lies in a block');
+    // Each block has its index row, and every stored entry's word is in it.
+    const indexed = (await db.all<{ id: number }[]>(`SELECT rowid AS id FROM log_block_terms WHERE log_block_terms MATCH 'durability' ORDER BY rowid`)).map((r) => r.id);
+    assert.deepEqual(indexed, blocks.map((b) => b.last_id), 'the search index holds exactly the stored blocks');
   } finally {
     await db.close();
   }

@@ -15,6 +15,7 @@ import { openStorage } from '../../lib/storage/open-storage.js';
 import type { AuditRow, LogSelection, ProjectRow, Storage } from '../../lib/storage/storage.js';
 import { AUDIT_CLASS_ACTIONS, LOG_PURGE_CHUNK, runPurgePass, type PurgeSettings } from '../../lib/ops/purge.js';
 import { prepareBatch } from '../../lib/logs/prepare-entries.js';
+import pgPromise from 'pg-promise';
 import { describeEachBackend, newTestDatabase, type BackendName, type TestDatabase } from '../support/backends.js';
 
 const DAY = 86_400_000;
@@ -66,7 +67,7 @@ async function ingest(storage: Storage, projectId: number, receivedAt: number, c
 }
 
 function everything(projectId: number): LogSelection {
-  return { projectIds: [projectId], minLevel: null, from: null, to: null, terms: [], prefixes: [] };
+  return { projectIds: [projectId], minLevel: null, from: null, to: null, words: [], prefixes: [], exact: [] };
 }
 
 /** The stored entries of a project, and whether its counters equal them. */
@@ -94,19 +95,72 @@ async function insertAudit(storage: Storage, action: string, createdAt: number, 
 }
 
 /**
- * SQLite: the FTS5 rows are exactly the stored entries (no orphan left by a
- * purge), and FTS5's own integrity check passes.
+ * SQLite: the block index matches the stored entries after a purge. Every
+ * entry lies in exactly one block of its project; no block is left without
+ * entries (an emptied block goes from both tables); each project's blocks
+ * are exactly its rows in log_block_terms; no block holds `goneWord` (a
+ * word only purged entries had); FTS5's own integrity check passes.
  */
-async function assertFtsMatchesEntries(path: string): Promise<void> {
+async function assertIndexMatchesEntries(path: string, goneWord?: string): Promise<void> {
   const raw = await openSqliteFile({ filename: path, driver: sqlite3.Database });
   try {
     await raw.exec('PRAGMA busy_timeout = 5000');
-    const entries = (await raw.all<{ id: number }[]>('SELECT id FROM log_entries ORDER BY id')).map((r) => r.id);
-    const indexed = (await raw.all<{ id: number }[]>(`SELECT rowid AS id FROM log_terms WHERE log_terms MATCH 'purgeword' ORDER BY rowid`)).map((r) => r.id);
-    assert.deepEqual(indexed, entries);
-    await raw.run(`INSERT INTO log_terms (log_terms, rank) VALUES ('integrity-check', 0)`);
+    // Raises SQLITE_CORRUPT_VTAB if the FTS5 index is inconsistent.
+    await raw.run(`INSERT INTO log_block_terms (log_block_terms, rank) VALUES ('integrity-check', 0)`);
+    const entries = await raw.all<{ id: number; project_id: number }[]>('SELECT id, project_id FROM log_entries ORDER BY id');
+    const blocks = await raw.all<{ last_id: number; project_id: number; first_id: number }[]>('SELECT last_id, project_id, first_id FROM log_blocks ORDER BY last_id');
+    for (const e of entries) {
+      const holders = blocks.filter((b) => b.first_id <= e.id && e.id <= b.last_id);
+      assert.equal(holders.length, 1, `entry ${e.id} lies in one block`);
+      assert.equal(holders[0]!.project_id, e.project_id, `entry ${e.id} lies in a block of its project`);
+    }
+    for (const b of blocks) {
+      assert.ok(entries.some((e) => b.first_id <= e.id && e.id <= b.last_id), `block ${b.first_id}–${b.last_id} still holds an entry`);
+    }
+    const projects = await raw.all<{ id: number }[]>('SELECT id FROM projects ORDER BY id');
+    for (const { id } of projects) {
+      const indexed = (await raw.all<{ rowid: number }[]>('SELECT rowid FROM log_block_terms WHERE log_block_terms MATCH ? ORDER BY rowid', [`"§p${id}"`])).map((r) => r.rowid);
+      assert.deepEqual(indexed, blocks.filter((b) => b.project_id === id).map((b) => b.last_id), `project ${id}: index rows are its blocks`);
+    }
+    if (goneWord !== undefined) {
+      assert.deepEqual(await raw.all('SELECT rowid FROM log_block_terms WHERE log_block_terms MATCH ?', [goneWord]), [], `no block holds ${goneWord}`);
+    }
   } finally {
     await raw.close();
+  }
+}
+
+/** SQLite: the rowids of the index rows holding `word`, ascending. */
+async function blocksHolding(path: string, word: string): Promise<number[]> {
+  const raw = await openSqliteFile({ filename: path, driver: sqlite3.Database, mode: sqlite3.OPEN_READONLY });
+  try {
+    await raw.exec('PRAGMA busy_timeout = 5000');
+    return (await raw.all<{ rowid: number }[]>('SELECT rowid FROM log_block_terms WHERE log_block_terms MATCH ? ORDER BY rowid', [word])).map((r) => r.rowid);
+  } finally {
+    await raw.close();
+  }
+}
+
+const pgp = pgPromise({ noWarnings: true });
+
+/** The project's rows in log_blocks, read straight from either backend. */
+async function blockSpans(database: TestDatabase, projectId: number): Promise<{ first: number; last: number }[]> {
+  const sql = 'SELECT first_id AS first, last_id AS last FROM log_blocks WHERE project_id = $1 ORDER BY last_id';
+  const c = database.config;
+  if (c.dbBackend === 'file') {
+    const raw = await openSqliteFile({ filename: c.dbPath as string, driver: sqlite3.Database, mode: sqlite3.OPEN_READONLY });
+    try {
+      return await raw.all<{ first: number; last: number }[]>(sql.replace('$1', '?'), [projectId]);
+    } finally {
+      await raw.close();
+    }
+  }
+  const db = pgp({ host: c.dbServerHost ?? '127.0.0.1', port: c.dbServerPort, database: c.dbServerDatabase ?? '', user: c.dbServerUsername ?? '', password: c.dbServerPassword ?? '', max: 1 });
+  try {
+    return (await db.any<{ first: string; last: string }>(sql, [projectId])).map((r) => ({ first: Number(r.first), last: Number(r.last) }));
+  } finally {
+    // Only this pool: pgp.end() would close every pool of the process.
+    await db.$pool.end();
   }
 }
 
@@ -121,12 +175,17 @@ describeEachBackend('retention purge', (backend) => {
     it('deletes by each project\'s own retention, by received_at with a strict cutoff, keeping counters exact', async () => {
       const short = await newProject(f.storage, 1);
       const long = await newProject(f.storage, 10);
-      const shortOld = await ingest(f.storage, short.id, NOW - 2 * DAY, 3);
+      // Only the entries past retention carry 'oldword'.
+      const shortOld = await ingest(f.storage, short.id, NOW - 2 * DAY, 3, 'purgeword oldword');
       const shortAtCutoff = await ingest(f.storage, short.id, NOW - DAY, 2);
-      const shortJustPast = await ingest(f.storage, short.id, NOW - DAY - 1, 1);
+      const shortJustPast = await ingest(f.storage, short.id, NOW - DAY - 1, 1, 'purgeword oldword');
       const shortNew = await ingest(f.storage, short.id, NOW - DAY / 2, 4);
       const longKept = await ingest(f.storage, long.id, NOW - 2 * DAY, 5);
-      const longOld = await ingest(f.storage, long.id, NOW - 11 * DAY, 6);
+      const longOld = await ingest(f.storage, long.id, NOW - 11 * DAY, 6, 'purgeword oldword');
+      const path = f.database.config.dbPath as string;
+      if (backend === 'file') assert.equal((await blocksHolding(path, 'oldword')).length, 3, 'one block per ingest call holds oldword');
+      const oldFound = await f.storage.queryLogs({ ...everything(short.id), projectIds: [short.id, long.id], words: ['oldword'] }, { limit: 1000 });
+      assert.deepEqual(oldFound.map((r) => r.id).sort((a, b) => a - b), [...shortOld, ...shortJustPast, ...longOld].sort((a, b) => a - b));
 
       const report = await runPurgePass(f.storage, NO_AUDIT_RETENTION, { now: NOW });
       assert.equal(report.ran, true);
@@ -141,9 +200,13 @@ describeEachBackend('retention purge', (backend) => {
       assert.ok(shortOld.length + shortJustPast.length + longOld.length === 10);
 
       // The search index lost the deleted entries too.
-      const found = await f.storage.queryLogs({ ...everything(short.id), terms: ['purgeword'] }, { limit: 1000 });
+      const found = await f.storage.queryLogs({ ...everything(short.id), words: ['purgeword'] }, { limit: 1000 });
       assert.deepEqual(found.map((r) => r.id).sort((a, b) => a - b), s.ids);
-      if (backend === 'file') await assertFtsMatchesEntries(f.database.config.dbPath as string);
+      for (const projectIds of [[short.id], [long.id], [short.id, long.id]]) {
+        assert.deepEqual(await f.storage.queryLogs({ ...everything(short.id), projectIds, words: ['oldword'] }, { limit: 1000 }), []);
+        assert.deepEqual(await f.storage.queryLogs({ ...everything(short.id), projectIds, prefixes: ['oldw'] }, { limit: 1000 }), []);
+      }
+      if (backend === 'file') await assertIndexMatchesEntries(path, 'oldword');
 
       const again = await runPurgePass(f.storage, NO_AUDIT_RETENTION, { now: NOW });
       assert.equal(again.logEntries, 0, 'a second pass finds nothing more');
@@ -161,6 +224,84 @@ describeEachBackend('retention purge', (backend) => {
       assert.deepEqual(s.ids, kept);
       assert.deepEqual(s.counters, s.rows);
       assert.deepEqual(s.counters.entries, 5);
+      // Chunks cut through blocks: those emptied by a later chunk go too.
+      if (backend === 'file') await assertIndexMatchesEntries(f.database.config.dbPath as string);
+      const found = await f.storage.queryLogs({ ...everything(project.id), words: ['purgeword'] }, { limit: 1000 });
+      assert.deepEqual(found.map((r) => r.id).sort((a, b) => a - b), kept);
+    });
+
+    it('drops a block emptied from its start after its end went first (received_at falling within one transaction)', async () => {
+      const f = await openFixture(backend);
+      try {
+        const project = await newProject(f.storage, 3);
+        const values = (word: string) => prepareBatch([0, 1].map((i) => ({ level: 'info', event: `${word} ${i}`, timestamp: new Date(NOW).toISOString() }))).entries;
+        // One transaction, one block: the later ids were received earlier.
+        await f.storage.write((tx) =>
+          tx.ingestLogs([
+            { projectId: project.id, receivedAt: NOW - 2 * DAY, entries: values('first') },
+            { projectId: project.id, receivedAt: NOW - 5 * DAY, entries: values('second') },
+          ]),
+        );
+        assert.equal((await blockSpans(f.database, project.id)).length, 1);
+        assert.equal((await runPurgePass(f.storage, NO_AUDIT_RETENTION, { now: NOW })).logEntries, 2);
+        assert.equal((await blockSpans(f.database, project.id)).length, 1, 'half of the block is left');
+        assert.equal((await runPurgePass(f.storage, NO_AUDIT_RETENTION, { now: NOW + 2 * DAY })).logEntries, 2);
+        assert.deepEqual(await blockSpans(f.database, project.id), [], 'the emptied block is gone');
+        assert.deepEqual(await f.storage.queryLogs({ ...everything(project.id), words: ['first'] }, { limit: 10 }), []);
+      } finally {
+        await closeFixture(f);
+      }
+    });
+
+    it('answers from the surviving entries of a block only partly purged, and drops the block once emptied', async () => {
+      // A database of its own: the second pass below is a day later.
+      const f = await openFixture(backend);
+      try {
+        const project = await newProject(f.storage, 1);
+        const values = (word: string, count: number) =>
+          prepareBatch(Array.from({ length: count }, (_, i) => ({ level: 'info', event: `purgeword ${word} ${i}`, timestamp: new Date(NOW).toISOString() }))).entries;
+        // One transaction, so one block: entries past retention, then fresh ones.
+        const [expired, fresh] = await f.storage.write((tx) =>
+          tx.ingestLogs([
+            { projectId: project.id, receivedAt: NOW - 2 * DAY, entries: values('partword', 3) },
+            { projectId: project.id, receivedAt: NOW - DAY / 2, entries: values('freshword', 2) },
+          ]),
+        );
+        const expiredIds = expired!.map((o) => (o as { id: number }).id);
+        const freshIds = fresh!.map((o) => (o as { id: number }).id);
+        const path = f.database.config.dbPath as string;
+        const block = backend === 'file' ? await blocksHolding(path, 'partword') : [];
+        if (backend === 'file') {
+          assert.equal(block.length, 1);
+          assert.deepEqual(await blocksHolding(path, 'freshword'), block, 'both requests share one block');
+        }
+
+        const report = await runPurgePass(f.storage, NO_AUDIT_RETENTION, { now: NOW });
+        assert.equal(report.logEntries, 3);
+        const words = async (w: string[], prefixes: string[] = []) =>
+          (await f.storage.queryLogs({ ...everything(project.id), words: w, prefixes }, { limit: 100 })).map((r) => r.id).sort((a, b) => a - b);
+        assert.deepEqual(await words(['partword']), []);
+        assert.deepEqual(await words([], ['partw']), []);
+        assert.deepEqual(await words(['purgeword']), freshIds);
+        assert.deepEqual(await words(['freshword']), freshIds);
+        assert.deepEqual(await words(['purgeword', '0']), [freshIds[0]!]);
+        assert.ok(expiredIds.every((id) => id < freshIds[0]!), 'request order kept within the project');
+        if (backend === 'file') {
+          // The block still holds entries, so its index row stays (naming a word none of them has any more).
+          assert.deepEqual(await blocksHolding(path, 'partword'), block);
+          await assertIndexMatchesEntries(path);
+        }
+
+        const later = await runPurgePass(f.storage, NO_AUDIT_RETENTION, { now: NOW + DAY });
+        assert.equal(later.logEntries, 2);
+        assert.deepEqual(await words(['freshword']), []);
+        if (backend === 'file') {
+          assert.deepEqual(await blocksHolding(path, 'freshword'), []);
+          await assertIndexMatchesEntries(path, 'partword');
+        }
+      } finally {
+        await closeFixture(f);
+      }
     });
   });
 

@@ -78,25 +78,46 @@ describe('sqlite connections', () => {
 });
 
 describe('sqlite schema v1', () => {
-  it('creates log_entries and the contentless FTS5 log_terms table', async () => {
+  it('creates log_entries, log_blocks and the contentless FTS5 log_block_terms table', async () => {
     const path = newPath();
     const writer = await openWriter(path);
     opened.push(writer);
     assert.equal(await migrate(writer), SCHEMA_VERSION);
+    // The per-entry index of earlier drafts is gone.
+    assert.equal(await writer.get(`SELECT name FROM sqlite_master WHERE name IN ('log_terms', 'log_entries_project_level')`), undefined);
     await writer.exec('BEGIN');
     await writer.run('INSERT INTO org_groups (name, name_lower, created_at) VALUES (?, ?, ?)', ['g', 'g', 1]);
     await writer.run('INSERT INTO projects (group_id, name, name_lower, retention_days, created_at) VALUES (1, ?, ?, 30, 1)', ['p', 'p']);
-    const entry = await writer.get<{ id: number }>(
-      'INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body) VALUES (1, 1, 1, 2, 2, ?) RETURNING id',
-      ['{}'],
-    );
-    assert.ok(entry);
-    await writer.run('INSERT INTO log_terms (rowid, terms) VALUES (?, ?)', [entry.id, 'hello world2']);
-    const hit = await writer.all<{ rowid: number }[]>('SELECT rowid FROM log_terms WHERE log_terms MATCH ?', ['world2']);
-    assert.deepEqual(hit.map((r) => r.rowid), [entry.id]);
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const entry = await writer.get<{ id: number }>(
+        'INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body) VALUES (1, 1, 1, 2, 2, ?) RETURNING id',
+        ['{}'],
+      );
+      assert.ok(entry);
+      ids.push(entry.id);
+    }
+    const [firstId, , lastId] = ids as [number, number, number];
+    // A block is keyed by its last entry's id.
+    await writer.run('INSERT INTO log_blocks (last_id, project_id, first_id) VALUES (?, 1, ?)', [lastId, firstId]);
+    assert.deepEqual(await writer.all('SELECT last_id, project_id, first_id FROM log_blocks'), [{ last_id: lastId, project_id: 1, first_id: firstId }]);
+    await assert.rejects(writer.run('INSERT INTO log_blocks (last_id, project_id, first_id) VALUES (?, 1, ?)', [lastId, lastId]), /UNIQUE|PRIMARY KEY/);
+    // Its terms share that rowid; '§' stays inside a token under the ascii tokenizer.
+    const terms = 'hello world2 §p1 §l2 §0123456789ab';
+    await writer.run('INSERT INTO log_block_terms (rowid, terms) VALUES (?, ?)', [lastId, terms]);
+    for (const match of ['world2', '"§p1"', '"§l2" AND hello', '"§0123456789ab"', 'wor*', '"§p"*']) {
+      const hit = await writer.all<{ rowid: number }[]>('SELECT rowid FROM log_block_terms WHERE log_block_terms MATCH ?', [match]);
+      assert.deepEqual(hit.map((r) => r.rowid), [lastId], match);
+    }
+    for (const match of ['world', '"§p"', '"§l3"', '"§0123456789a"', '"p1"', 'hello AND "§l3"']) {
+      assert.deepEqual(await writer.all('SELECT rowid FROM log_block_terms WHERE log_block_terms MATCH ?', [match]), [], match);
+    }
+    // Contentless: the text is not kept.
+    assert.deepEqual(await writer.all('SELECT terms FROM log_block_terms'), [{ terms: null }]);
     // contentless_delete: a row can be removed by rowid.
-    await writer.run('DELETE FROM log_terms WHERE rowid = ?', [entry.id]);
-    assert.deepEqual(await writer.all('SELECT rowid FROM log_terms WHERE log_terms MATCH ?', ['world2']), []);
+    await writer.run('DELETE FROM log_block_terms WHERE rowid = ?', [lastId]);
+    assert.deepEqual(await writer.all('SELECT rowid FROM log_block_terms WHERE log_block_terms MATCH ?', ['world2']), []);
+    await writer.run(`INSERT INTO log_block_terms (log_block_terms, rank) VALUES ('integrity-check', 0)`);
     await writer.exec('COMMIT');
     await assert.rejects(
       writer.run('INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body) VALUES (1, 1, 1, 5, 2, ?)', ['{}']),

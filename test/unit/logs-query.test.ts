@@ -1,7 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { filterIsEmpty, parseSinceId, readLogFilter, readLogListQuery, readLogScope, readLogStreamQuery } from '../../lib/logs/log-query.js';
-import { exactTerm } from '../../lib/logs/search-terms.js';
 import { createCursorCodec } from '../../lib/http/pagination.js';
 import { LogServiceError } from '../../lib/errors.js';
 
@@ -37,7 +36,7 @@ describe('log query scope (D20, first check)', () => {
 
 describe('log filters', () => {
   it('reads nothing into an open filter', () => {
-    assert.deepEqual(readLogFilter(qs('project_id=1')), { minLevel: null, from: null, to: null, terms: [], prefixes: [] });
+    assert.deepEqual(readLogFilter(qs('project_id=1')), { minLevel: null, from: null, to: null, words: [], prefixes: [], exact: [] });
   });
 
   it('reads level as a minimum', () => {
@@ -55,16 +54,31 @@ describe('log filters', () => {
     assert.ok(!filterIsEmpty(readLogFilter(qs('from=2024-01-01T00:00Z&to=2024-01-01T00:00Z'))));
   });
 
-  it('turns exact-match fields and context paths into the terms entries carry', () => {
-    const f = readLogFilter(qs('category=db&request_id=r-1&connection_generation=4&context.user.id=42&context.ok=true&logger=a.b'));
-    assert.deepEqual(new Set(f.terms), new Set([
-      exactTerm(['category'], 'db'),
-      exactTerm(['request_id'], 'r-1'),
-      exactTerm(['connection_generation'], '4'),
-      exactTerm(['user', 'id'], '42'),
-      exactTerm(['ok'], 'true'),
-      exactTerm(['logger'], 'a.b'),
-    ]));
+  it('turns exact-match fields and context paths into paths and values, fields first, then context in query order', () => {
+    const f = readLogFilter(qs('context.user.id=42&category=db&request_id=r-1&connection_generation=4&context.ok=true&logger=a.b'));
+    assert.deepEqual(f.exact, [
+      { path: ['category'], value: 'db' },
+      { path: ['logger'], value: 'a.b' },
+      { path: ['request_id'], value: 'r-1' },
+      { path: ['connection_generation'], value: '4' },
+      { path: ['user', 'id'], value: '42' },
+      { path: ['ok'], value: 'true' },
+    ]);
+    assert.deepEqual(f.words, []);
+    assert.deepEqual(f.prefixes, []);
+  });
+
+  it('ANDs repeated exact-match parameters and drops exact repeats', () => {
+    const f = readLogFilter(qs('session_id=s1&category=db&session_id=s2&category=db&context.category=db&context.a.b=1&context.a.b=1&context.a.b=2'));
+    assert.deepEqual(f.exact, [
+      { path: ['category'], value: 'db' },
+      { path: ['session_id'], value: 's1' },
+      { path: ['session_id'], value: 's2' },
+      { path: ['a', 'b'], value: '1' },
+      { path: ['a', 'b'], value: '2' },
+    ]);
+    // Values are kept as sent: no trimming, no case folding, no word splitting.
+    assert.deepEqual(readLogFilter(qs('context.k=%20Mixed%20Case%20')).exact, [{ path: ['k'], value: ' Mixed Case ' }]);
   });
 
   it('refuses a context path with an empty segment', () => {
@@ -73,8 +87,13 @@ describe('log filters', () => {
 
   it('reads q into words and prefixes', () => {
     const f = readLogFilter(qs('q=Disk full* disk'));
-    assert.deepEqual(f.terms, ['disk']);
+    assert.deepEqual(f.words, ['disk']);
     assert.deepEqual(f.prefixes, ['full']);
+    assert.deepEqual(f.exact, []);
+    const both = readLogFilter(qs('q=Σας 中文 err*&category=db'));
+    assert.deepEqual(both.words, ['σας', '中文']);
+    assert.deepEqual(both.prefixes, ['err']);
+    assert.deepEqual(both.exact, [{ path: ['category'], value: 'db' }]);
     fails(() => readLogFilter(qs('q=***')), 'q');
   });
 

@@ -6,7 +6,7 @@ import { LogServiceError } from '../../lib/errors.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
-const EXACT = /^§[0-9a-f]{24}$/;
+const EXACT = /^§[0-9a-v]{12}$/;
 const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
 
 /** Every string and number leaf's text, by walking the value (keys excluded). */
@@ -92,7 +92,7 @@ describe('entry terms', () => {
     );
   });
 
-  it('never yields a term containing a separator: words of letters and digits, or § + 24 hex (property)', () => {
+  it('never yields a term containing a separator: words of letters and digits, or § + 12 base-32 digits (property)', () => {
     fc.assert(
       fc.property(entry, (e) => {
         for (const t of entryTerms(e)) {
@@ -102,6 +102,30 @@ describe('entry terms', () => {
             assert.ok(t.length > 0);
           }
         }
+      }),
+    );
+  });
+
+  it('lists its distinct words first, then one exact term per addressable leaf (property)', () => {
+    /** [path, value text] of each scalar leaf reached through non-empty keys without a dot. */
+    const addressable = (v: Json, path: string[], out: [string[], string][]): [string[], string][] => {
+      if (typeof v === 'string') out.push([path, v]);
+      else if (typeof v === 'number' || typeof v === 'boolean') out.push([path, JSON.stringify(v)]);
+      else if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+        for (const k of Object.keys(v)) if (k.length > 0 && !k.includes('.')) addressable(v[k]!, [...path, k], out);
+      }
+      return out;
+    };
+    fc.assert(
+      fc.property(entry, (raw) => {
+        const e = JSON.parse(JSON.stringify(raw)) as { [k: string]: Json };
+        const terms = entryTerms(e);
+        const words = terms.filter((t) => !t.startsWith(EXACT_TERM_MARK));
+        assert.deepEqual(terms.slice(0, words.length), words, 'words come first');
+        assert.equal(new Set(words).size, words.length, 'no word twice');
+        assert.deepEqual(new Set(words), new Set(valueTexts(e).flatMap((t) => wordsOf(t))));
+        const leaves = Object.keys(e).flatMap((k) => (k.length > 0 && !k.includes('.') ? addressable(e[k]!, [k], []) : []));
+        assert.deepEqual(terms.slice(words.length).sort(), leaves.map(([path, value]) => exactTerm(path, value)).sort());
       }),
     );
   });

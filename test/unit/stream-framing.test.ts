@@ -9,6 +9,7 @@ import { endFrame, logFrame, OPEN_FRAME, PING_FRAME } from '../../lib/http/sse.j
 import { feedKey } from '../../lib/live/live-scope.js';
 import { decodeBlocked, decodeEntries, encodeEntries } from '../../lib/live/live-signals.js';
 import { ReadGate } from '../../lib/live/read-gate.js';
+import type { LogFilter } from '../../lib/storage/storage.js';
 
 describe('event-stream frames', () => {
   it('frames a log entry as id, event and one data line, ended by a blank line', () => {
@@ -31,14 +32,43 @@ describe('event-stream frames', () => {
 });
 
 describe('feed keys', () => {
-  const filter = { minLevel: null, from: null, to: null, terms: ['b', 'a'], prefixes: [] };
-  it('ignores the order of ANDed terms', () => {
-    assert.equal(feedKey({ kind: 'group', groupId: 1 }, filter), feedKey({ kind: 'group', groupId: 1 }, { ...filter, terms: ['a', 'b'] }));
+  const filter: LogFilter = {
+    minLevel: null,
+    from: null,
+    to: null,
+    words: ['b', 'a'],
+    prefixes: ['y', 'x'],
+    exact: [
+      { path: ['category'], value: 'db' },
+      { path: ['user', 'id'], value: '42' },
+    ],
+  };
+  const group = { kind: 'group', groupId: 1 } as const;
+  it('ignores the order of ANDed words and prefixes', () => {
+    assert.equal(feedKey(group, filter), feedKey(group, { ...filter, words: ['a', 'b'] }));
+    assert.equal(feedKey(group, filter), feedKey(group, { ...filter, prefixes: ['x', 'y'] }));
+  });
+  it('ignores the order of ANDed exact-match filters', () => {
+    assert.equal(feedKey(group, filter), feedKey(group, { ...filter, exact: [...filter.exact].reverse() }));
   });
   it('tells scopes and filters apart', () => {
     const project = feedKey({ kind: 'project', projectId: 1, groupId: 1 }, filter);
-    assert.notEqual(project, feedKey({ kind: 'group', groupId: 1 }, filter));
+    assert.notEqual(project, feedKey(group, filter));
     assert.notEqual(project, feedKey({ kind: 'project', projectId: 1, groupId: 1 }, { ...filter, minLevel: 3 }));
+    const key = feedKey(group, filter);
+    const others: LogFilter[] = [
+      { ...filter, from: 1 },
+      { ...filter, to: 1 },
+      { ...filter, words: ['a'] },
+      // A word is not a prefix, nor the other way round.
+      { ...filter, words: ['a', 'b', 'x'], prefixes: ['y'] },
+      { ...filter, exact: [filter.exact[0]!] },
+      // Path and value stay apart: user → id = 42 is not user.id = 42 nor user = id.42.
+      { ...filter, exact: [filter.exact[0]!, { path: ['user.id'], value: '42' }] },
+      { ...filter, exact: [filter.exact[0]!, { path: ['user'], value: 'id.42' }] },
+      { ...filter, exact: [filter.exact[0]!, { path: ['user', 'id'], value: '43' }] },
+    ];
+    for (const other of others) assert.notEqual(feedKey(group, other), key, JSON.stringify(other));
   });
 });
 

@@ -1,8 +1,9 @@
 /**
  * The log statements of the PostgreSQL backend (values through pg-promise's
  * formatter, like `sql.ts`). A batch travels as one JSON array parameter
- * expanded by json_to_recordset; search terms become a tsvector with
- * array_to_tsvector, so PostgreSQL never re-tokenizes logkeep's terms, and
+ * expanded by json_to_recordset. The search index is `log_blocks`, one row
+ * per block of entries (storage/log-blocks.ts) with a tsvector built by
+ * array_to_tsvector, so PostgreSQL never re-tokenizes logkeep's terms;
  * queries match them with a tsquery built from quoted lexemes.
  */
 
@@ -20,16 +21,21 @@ export const LOCK_PROJECT_USAGE = `SELECT id, max_entries AS "maxEntries", max_b
   FROM projects WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`;
 
 /**
- * $1: JSON array of `{p, r, t, l, b, body, terms}` (terms space-separated).
- * Rows are produced in array order, so the identity values they draw
- * ascend in that order; the caller sorts the returned ids to match.
+ * $1: JSON array of `{p, r, t, l, b, body}`. Rows are produced in array
+ * order, so the identity values they draw ascend in that order; the caller
+ * sorts the returned ids to match.
  */
-export const INSERT_LOG_ENTRIES = `INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body, terms)
-  SELECT x.p, x.r, x.t, x.l, x.b, x.body, array_to_tsvector(string_to_array(x.terms, ' '))
-  FROM ROWS FROM (json_to_recordset($1::json) AS (p bigint, r bigint, t bigint, l smallint, b integer, body text, terms text))
-    WITH ORDINALITY AS x(p, r, t, l, b, body, terms, n)
+export const INSERT_LOG_ENTRIES = `INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body)
+  SELECT x.p, x.r, x.t, x.l, x.b, x.body
+  FROM ROWS FROM (json_to_recordset($1::json) AS (p bigint, r bigint, t bigint, l smallint, b integer, body text))
+    WITH ORDINALITY AS x(p, r, t, l, b, body, n)
   ORDER BY x.n
   RETURNING id`;
+
+/** $1: JSON array of blocks `{p, f, l, terms}` (terms space-separated). */
+export const INSERT_LOG_BLOCKS = `INSERT INTO log_blocks (last_id, project_id, first_id, terms)
+  SELECT x.l, x.p, x.f, array_to_tsvector(string_to_array(x.terms, ' '))
+  FROM json_to_recordset($1::json) AS x(p bigint, f bigint, l bigint, terms text)`;
 
 /** $1: project ids, $2: entries to add, $3: bytes to add (parallel arrays). */
 export const ADD_PROJECT_USAGE = `UPDATE projects AS p
@@ -42,116 +48,109 @@ export const ADD_PROJECT_USAGE = `UPDATE projects AS p
 export const SELECT_LAST_LOG_ID = `SELECT COALESCE(MAX(id), 0) AS id FROM log_entries`;
 
 /**
- * The filter shared by every query. Params by name: project (one id),
- * minLevel, from, to, tsquery (null when no term: the planner folds the
- * branch away because pg-promise inlines the value).
+ * Sent in front of a block search, in the same query string: a
+ * multi-statement string runs as one implicit transaction, so these last
+ * for that SELECT only (one round trip, nothing left on the pooled
+ * connection, also when it fails). The planner then takes the GIN bitmap,
+ * which needs no tsvector read; on its own it would rather read the
+ * project's blocks (small table) and test each tsvector, ~20 µs a block.
  */
-const FILTER = `level >= $(minLevel) AND ts >= $(from) AND ts <= $(to)
-    AND ($(tsquery) IS NULL OR terms @@ $(tsquery)::tsquery)`;
+export const BLOCK_SEARCH_SETTINGS = 'SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off';
 
 /**
- * The conditions of `GET /v1/logs`, each a fixed fragment with named
- * parameters, ANDed only when its filter is given: a neutral bound such as
- * `ts >= -2^53` is not free here, the planner takes it for a real range and
- * may walk (project_id, ts) instead of (project_id, id).
+ * Candidate blocks newest first: the GIN index finds the blocks holding the
+ * terms (`+ 0`: no B-tree bitmap is ANDed in), the few found are sorted.
+ * Params: tsquery, projects, beforeId, after (exclusive last_id bound), limit.
  */
-export const LOG_CONDITIONS = {
-  project: 'project_id = $(project)',
-  projects: 'project_id = ANY($(projects)::bigint[])',
-  /** Inside the per-project LATERAL below. */
-  eachProject: 'project_id = p.id',
-  beforeId: 'id < $(beforeId)',
+export const BLOCKS_NEWEST_FIRST = `${BLOCK_SEARCH_SETTINGS};
+  SELECT last_id AS "lastId", project_id AS "projectId", first_id AS "firstId" FROM log_blocks
+  WHERE terms @@ $(tsquery)::tsquery AND (project_id + 0) = ANY($(projects)::bigint[])
+    AND (first_id + 0) < $(beforeId) AND (last_id + 0) < $(after)
+  ORDER BY last_id DESC LIMIT $(limit)`;
+
+/** Candidate blocks oldest first with an entry above afterId. Params: tsquery, projects, afterId, after (exclusive first_id bound), limit. */
+export const BLOCKS_OLDEST_FIRST = `${BLOCK_SEARCH_SETTINGS};
+  SELECT last_id AS "lastId", project_id AS "projectId", first_id AS "firstId" FROM log_blocks
+  WHERE terms @@ $(tsquery)::tsquery AND (project_id + 0) = ANY($(projects)::bigint[])
+    AND (last_id + 0) > $(afterId) AND (first_id + 0) > $(after)
+  ORDER BY first_id ASC LIMIT $(limit)`;
+
+/**
+ * The entries of some spans (log-plan.ts) through (project_id, id), with
+ * level, time and up to two exact-match needles checked here ('' when
+ * absent: strpos finds it at 1), and one ASCII word of `q`
+ * (entry-match.ts `asciiWordNeedle`) in the text lower-cased under the "C"
+ * collation (ASCII only, whatever the database's locale; translate() would
+ * do the same 20× slower), or any text holding the Kelvin sign. OFFSET 0
+ * keeps each span a separate (project_id, id) index range: flattened, the
+ * planner may hash-join the spans against a scan of the whole table.
+ * Params: projects, firsts, lasts (parallel arrays), minLevel, from, to,
+ * needle1, needle2, word.
+ */
+export const BLOCK_ENTRIES = `SELECT e.* FROM unnest($(projects)::bigint[], $(firsts)::bigint[], $(lasts)::bigint[]) AS b(p, f, l)
+  CROSS JOIN LATERAL (SELECT ${LOG_COLUMNS} FROM log_entries
+    WHERE project_id = b.p AND id >= b.f AND id <= b.l
+      AND (level + 0) >= $(minLevel) AND (ts + 0) >= $(from) AND (ts + 0) <= $(to)
+      AND strpos(body, $(needle1)) > 0 AND strpos(body, $(needle2)) > 0
+      AND ($(word) = '' OR strpos(lower(body COLLATE "C"), $(word)) > 0 OR strpos(body, '\u212a') > 0)
+    OFFSET 0) AS e`;
+
+/**
+ * Row filters of the walks below, each ANDed only when its filter is given:
+ * a neutral bound such as `ts >= -2^53` is not free here, the planner takes
+ * it for a real condition and may read the whole project through a bitmap
+ * and sort it instead of walking (project_id, id). Time bounds are written
+ * so no index serves them (`+ 0`): a range holding few entries is read
+ * through (project_id, ts) by QUERY_PROJECT_LOGS_IN_RANGE instead.
+ */
+export const WALK_CONDITIONS = {
   minLevel: 'level >= $(minLevel)',
-  from: 'ts >= $(from)',
-  to: 'ts <= $(to)',
-  tsquery: 'terms @@ $(tsquery)::tsquery',
-  /**
-   * The projects, written so no B-tree can serve it (`+ 0`): the GIN-only
-   * step of a term query filters rows by project after the GIN bitmap.
-   */
-  anyProjectUnindexed: '(project_id + 0) = ANY($(projects)::bigint[])',
-  /** Likewise, so no primary-key range bitmap is ANDed with the GIN bitmap. */
-  beforeIdUnindexed: '(id + 0) < $(beforeId)',
+  from: '(ts + 0) >= $(from)',
+  to: '(ts + 0) <= $(to)',
 } as const;
 
 /**
- * Sent in front of the GIN-only step of a term query, in the same query
- * string: a multi-statement string runs as one implicit transaction, so
- * these last for that SELECT only (one round trip, nothing left on the
- * pooled connection, also when it fails). No index scan (which would walk
- * the primary key backwards through the whole history for a rare term) and
- * no sequential scan: the planner takes the bitmap of the GIN index.
+ * Several projects, each walked along its own (project_id, id) index
+ * (LATERAL), the pages merged: newest first below beforeId, or oldest
+ * first above afterId. `conditions` are WALK_CONDITIONS fragments.
+ * Params: projects, beforeId or afterId, limit + the fragments'.
  */
-export const TERM_SEARCH_SETTINGS = 'SET LOCAL enable_indexscan = off; SET LOCAL enable_seqscan = off';
-
-/**
- * The newest `limit` entries of each of several projects with
- * `lowestId ≤ id < floor` (a floor per project) passing `conditions`
- * (LOG_CONDITIONS fragments), through each project's (project_id, id)
- * index. Params: projects, floors, lowestId, limit + the fragments'.
- */
-export function selectLogsInIdRanges(conditions: readonly string[]): string {
-  return `SELECT e.* FROM unnest($(projects)::bigint[], $(floors)::bigint[]) AS p(id, floor)
-  CROSS JOIN LATERAL (SELECT ${LOG_COLUMNS} FROM log_entries
-    WHERE project_id = p.id AND id >= $(lowestId) AND id < p.floor AND ${conditions.join(' AND ')}
-    ORDER BY id DESC LIMIT $(limit)) AS e`;
-}
-
-/**
- * A window step of a term query, for several projects in one statement:
- * each project's newest `window` rows below its own `before` (its
- * (project_id, id) index), every one with its id and whether it passes
- * `conditions` (LOG_CONDITIONS fragments; the tsquery without project
- * terms); the entry's columns only for those that pass. Params: projects,
- * befores, windows (parallel arrays) + the fragments'.
- */
-export function selectTermWindows(conditions: readonly string[]): string {
-  const hit = conditions.join(' AND ');
-  return `SELECT p.id AS "windowProject", w.id, (${hit}) AS hit,
-      CASE WHEN ${hit} THEN w.received_at END AS "receivedAt", CASE WHEN ${hit} THEN w.body END AS body
-  FROM unnest($(projects)::bigint[], $(befores)::bigint[], $(windows)::int[]) AS p(id, before, size)
-  CROSS JOIN LATERAL (SELECT id, received_at, body, level, ts, terms FROM log_entries
-    WHERE project_id = p.id AND id < p.before ORDER BY id DESC LIMIT p.size) AS w`;
-}
-
-/** Newest first under `conditions` (fragments of LOG_CONDITIONS). Params: limit + the fragments'. */
-export function selectLogsNewestFirst(conditions: readonly string[]): string {
-  return `SELECT ${LOG_COLUMNS} FROM log_entries WHERE ${conditions.join(' AND ')} ORDER BY id DESC LIMIT $(limit)`;
+export function selectProjectsLogs(direction: 'newest' | 'oldest', conditions: readonly string[]): string {
+  const [bound, order] = direction === 'newest' ? ['id < $(beforeId)', 'DESC'] : ['id > $(afterId)', 'ASC'];
+  return `SELECT e.* FROM unnest($(projects)::bigint[]) AS p(id)
+  CROSS JOIN LATERAL (
+    SELECT ${LOG_COLUMNS} FROM log_entries
+    WHERE project_id = p.id AND ${[bound, ...conditions].join(' AND ')}
+    ORDER BY id ${order} LIMIT $(limit)) AS e
+  ORDER BY e.id ${order} LIMIT $(limit)`;
 }
 
 /** Entries of a project in a time range, counted up to a cap (index only). Params: $1 project, $2 from, $3 to, $4 cap. */
 export const COUNT_PROJECT_LOGS_IN_RANGE = `SELECT COUNT(*)::int AS n FROM (
   SELECT 1 FROM log_entries WHERE project_id = $1 AND ts >= $2 AND ts <= $3 LIMIT $4) AS s`;
 
-/** The newest id in a time range, from (project_id, ts) INCLUDE (id). Params: project, from, to, beforeId. */
-export const NEWEST_PROJECT_LOG_ID_IN_RANGE = `SELECT MAX(id) AS id FROM log_entries
+/**
+ * The newest id in a time range, from (project_id, ts) INCLUDE (id), index
+ * only. `id + 0` keeps PostgreSQL from turning MAX(id) into a backward walk
+ * of the primary key (which, for a range far in the past, steps over every
+ * newer row). Params: project, from, to, beforeId.
+ */
+export const NEWEST_PROJECT_LOG_ID_IN_RANGE = `SELECT MAX(id + 0) AS id FROM log_entries
   WHERE project_id = $1 AND ts >= $2 AND ts <= $3 AND id < $4`;
 
 /**
  * A narrow time range: its few ids first (MATERIALIZED keeps the planner on
  * (project_id, ts) instead of walking the primary key backwards through
  * everything newer), then the other conditions on those rows only.
- * `conditions` are LOG_CONDITIONS fragments. Params: project, from, to,
- * beforeId, limit + the fragments'.
+ * Params: project, from, to, beforeId, minLevel, needle1, needle2, limit
+ * (null: all).
  */
-export function selectLogsInRange(conditions: readonly string[]): string {
-  return `WITH in_range AS MATERIALIZED (
+export const QUERY_PROJECT_LOGS_IN_RANGE = `WITH in_range AS MATERIALIZED (
     SELECT id FROM log_entries WHERE project_id = $(project) AND ts >= $(from) AND ts <= $(to) AND id < $(beforeId))
   SELECT ${LOG_COLUMNS} FROM log_entries
-  WHERE id IN (SELECT id FROM in_range)${conditions.map((c) => ` AND ${c}`).join('')}
+  WHERE id IN (SELECT id FROM in_range) AND level >= $(minLevel)
+    AND strpos(body, $(needle1)) > 0 AND strpos(body, $(needle2)) > 0
   ORDER BY id DESC LIMIT $(limit)`;
-}
-
-/**
- * Several projects without a term: each project's newest page through its
- * own (project_id, id) walk (LATERAL), then the pages merged. `conditions`
- * include LOG_CONDITIONS.eachProject. Params: projects, limit + the fragments'.
- */
-export function selectLogsPerProjectNewestFirst(conditions: readonly string[]): string {
-  return `SELECT e.* FROM unnest($(projects)::bigint[]) AS p(id)
-  CROSS JOIN LATERAL (${selectLogsNewestFirst(conditions)}) AS e
-  ORDER BY e.id DESC LIMIT $(limit)`;
-}
 
 // ---- live-stream settling (see lastLogId in postgres-logs.ts) ------------------
 
@@ -175,11 +174,3 @@ export const SETTLE_POSITION = `SELECT (SELECT COALESCE(MAX(id), 0) FROM log_ent
 
 /** Which of the transactions $2 still hold their marks. */
 export const STILL_INGESTING = `SELECT ARRAY(${MARKED} AND virtualtransaction = ANY($2::text[])) AS waiting`;
-
-/** Several projects, oldest first above afterId. Params: projects, afterId, limit + FILTER's. */
-export const QUERY_PROJECTS_LOGS_ASC = `SELECT e.* FROM unnest($(projects)::bigint[]) AS p(id)
-  CROSS JOIN LATERAL (
-    SELECT ${LOG_COLUMNS} FROM log_entries
-    WHERE project_id = p.id AND id > $(afterId) AND ${FILTER}
-    ORDER BY id ASC LIMIT $(limit)) AS e
-  ORDER BY e.id ASC LIMIT $(limit)`;

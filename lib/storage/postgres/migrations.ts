@@ -137,9 +137,7 @@ CREATE INDEX audit_log_created ON audit_log (created_at);
 CREATE INDEX audit_log_action_created ON audit_log (action, created_at);
 
 -- body is the submitted object's compact JSON text, key order kept: text,
--- never jsonb. terms holds logkeep's own search terms (see
--- logs/search-terms.ts) plus the project's, built with array_to_tsvector so
--- nothing re-tokenizes them.
+-- never jsonb.
 CREATE TABLE log_entries (
   id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   project_id BIGINT NOT NULL REFERENCES projects (id),
@@ -147,16 +145,26 @@ CREATE TABLE log_entries (
   ts BIGINT NOT NULL,
   level SMALLINT NOT NULL CHECK (level BETWEEN 0 AND 4),
   bytes INTEGER NOT NULL,
-  body TEXT NOT NULL,
-  terms TSVECTOR NOT NULL
+  body TEXT NOT NULL
 );
 CREATE INDEX log_entries_project ON log_entries (project_id, id);
-CREATE INDEX log_entries_project_level ON log_entries (project_id, level, id);
 -- INCLUDE (id): the newest id inside a time range comes from the index alone.
 CREATE INDEX log_entries_project_ts ON log_entries (project_id, ts) INCLUDE (id);
 -- Retention deletes per project by received_at (D28).
 CREATE INDEX log_entries_received ON log_entries (project_id, received_at);
-CREATE INDEX log_entries_terms ON log_entries USING GIN (terms);
+
+-- The search index, one row per block of consecutive entries of one project
+-- (see storage/log-blocks.ts): logkeep's own search terms (see
+-- logs/search-terms.ts) plus project and level terms, built with
+-- array_to_tsvector so nothing re-tokenizes them.
+CREATE TABLE log_blocks (
+  last_id BIGINT PRIMARY KEY,
+  project_id BIGINT NOT NULL,
+  first_id BIGINT NOT NULL,
+  terms TSVECTOR NOT NULL
+);
+CREATE INDEX log_blocks_project ON log_blocks (project_id, last_id);
+CREATE INDEX log_blocks_terms ON log_blocks USING GIN (terms);
 -- An append-mostly table: analyse (planner statistics, incl. how common each
 -- search term is) and vacuum (visibility map, for index-only scans) after
 -- every few percent of new rows rather than the default 10-20 %.

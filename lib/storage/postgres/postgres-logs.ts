@@ -1,19 +1,26 @@
 /**
  * The log verbs of the PostgreSQL backend: quota-checked batch ingestion
- * under project row locks, and queries whose terms are matched by the GIN
- * index on `terms`. `PostgresReads`/`PostgresWrites` delegate here.
+ * (with its search-index blocks, log-blocks.ts) under project row locks,
+ * and queries planned by log-plan.ts, whose candidate blocks come from the
+ * GIN index on `log_blocks.terms`. `PostgresReads`/`PostgresWrites`
+ * delegate here.
  */
 import type { LogEntryOutcome, LogFilter, LogIngestRequest, LogRow, LogSelection, Page } from '../storage.js';
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-quota.js';
-import { MAX_PROJECT_TERMS, projectTerm } from '../log-terms.js';
-import { planQuery, type LogPlanReads } from '../log-plan.js';
+import { buildBlocks } from '../log-blocks.js';
+import type { BlockMatch } from '../log-terms.js';
+import { planLogsAfter, planQuery, type LogBlockRef, type LogPlanReads } from '../log-plan.js';
+import { asciiWordNeedle, exactNeedle } from '../../logs/entry-match.js';
 import type { Queryable } from './postgres-reads.js';
 import * as sql from './log-sql.js';
 
 const MIN_TS = -Number.MAX_SAFE_INTEGER;
 const MAX_TS = Number.MAX_SAFE_INTEGER;
+const NO_ID = Number.MAX_SAFE_INTEGER;
 /** Rows per INSERT statement. */
 const INSERT_CHUNK = 500;
+/** Blocks per INSERT statement. */
+const BLOCK_CHUNK = 16;
 /** Longest pause between two checks while a settle waits for ingestion in flight. */
 const SETTLE_POLL_MAX_MS = 16;
 
@@ -22,19 +29,31 @@ function lexeme(term: string): string {
   return `'${term.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 }
 
-/**
- * The tsquery text of the selection's terms and prefixes (ANDed), with its
- * projects' terms ORed in when there are few, or null when it has no term.
- */
-export function tsqueryOf(filter: LogFilter, projectIds: readonly number[] = []): string | null {
-  if (filter.terms.length === 0 && filter.prefixes.length === 0) return null;
-  const parts = [...filter.terms.map(lexeme), ...filter.prefixes.map((p) => `${lexeme(p)}:*`)];
-  if (projectIds.length > 0 && projectIds.length <= MAX_PROJECT_TERMS) parts.push(`(${projectIds.map((id) => lexeme(projectTerm(id))).join(' | ')})`);
+/** The tsquery text of a block query. */
+export function tsqueryOf(match: BlockMatch): string {
+  const parts = [...match.all.map(lexeme), ...match.prefixes.map((p) => `${lexeme(p)}:*`)];
+  for (const alternatives of match.anyOf) parts.push(`(${alternatives.map(lexeme).join(' | ')})`);
   return parts.join(' & ');
 }
 
-function filterParams(filter: LogFilter): { minLevel: number; from: number; to: number; tsquery: string | null } {
-  return { minLevel: filter.minLevel ?? 0, from: filter.from ?? MIN_TS, to: filter.to ?? MAX_TS, tsquery: tsqueryOf(filter) };
+function bounds(filter: LogFilter): { minLevel: number; from: number; to: number } {
+  return { minLevel: filter.minLevel ?? 0, from: filter.from ?? MIN_TS, to: filter.to ?? MAX_TS };
+}
+
+/** The WALK_CONDITIONS of the filters actually given. */
+function walkConditions(filter: LogFilter): string[] {
+  const C = sql.WALK_CONDITIONS;
+  const conditions: string[] = [];
+  if (filter.minLevel !== null && filter.minLevel > 0) conditions.push(C.minLevel);
+  if (filter.from !== null) conditions.push(C.from);
+  if (filter.to !== null) conditions.push(C.to);
+  return conditions;
+}
+
+/** Up to two exact-match needles for strpos ('' always matches). */
+function needles(filter: LogFilter): { needle1: string; needle2: string } {
+  const [a, b] = filter.exact.map((e) => exactNeedle(e.value));
+  return { needle1: a ?? '', needle2: b ?? '' };
 }
 
 /** Quota-checked insert of several requests inside the caller's transaction. */
@@ -57,11 +76,15 @@ export async function ingestLogs(db: Queryable, requests: readonly LogIngestRequ
         l: a.entry.level,
         b: a.entry.bytes,
         body: a.entry.body,
-        terms: `${a.entry.terms} ${projectTerm(a.projectId)}`,
       })),
     );
     const inserted = await db.any<{ id: number }>(sql.INSERT_LOG_ENTRIES, [batch]);
     ids.push(...inserted.map((r) => Number(r.id)).sort((a, b) => a - b));
+  }
+  const blocks = buildBlocks(plan.admitted, ids);
+  for (let from = 0; from < blocks.length; from += BLOCK_CHUNK) {
+    const batch = JSON.stringify(blocks.slice(from, from + BLOCK_CHUNK).map((b) => ({ p: b.projectId, f: b.firstId, l: b.lastId, terms: b.terms })));
+    await db.none(sql.INSERT_LOG_BLOCKS, [batch]);
   }
   const added = [...plan.added].filter(([, sum]) => sum.entries > 0);
   await db.none(sql.ADD_PROJECT_USAGE, [added.map(([id]) => id), added.map(([, s]) => s.entries), added.map(([, s]) => s.bytes)]);
@@ -98,17 +121,9 @@ export async function lastLogId(db: Queryable, settledProjects?: readonly number
 
 /** The reads `planQuery` (log-plan.ts) combines, in PostgreSQL. */
 function planReads(db: Queryable): LogPlanReads {
-  const C = sql.LOG_CONDITIONS;
-  /** Conditions for the filters actually given (see LOG_CONDITIONS), and their values. */
-  const conditionsOf = (filter: LogFilter, projectIds: readonly number[], withTime: boolean) => {
-    const tsquery = tsqueryOf(filter, projectIds);
-    const conditions: string[] = [];
-    if (filter.minLevel !== null && filter.minLevel > 0) conditions.push(C.minLevel);
-    if (withTime && filter.from !== null) conditions.push(C.from);
-    if (withTime && filter.to !== null) conditions.push(C.to);
-    if (tsquery !== null) conditions.push(C.tsquery);
-    return { conditions, values: { minLevel: filter.minLevel, from: filter.from, to: filter.to, tsquery } };
-  };
+  type BlockRow = { lastId: number | string; projectId: number | string; firstId: number | string };
+  const refs = (rows: BlockRow[], key: 'lastId' | 'firstId'): LogBlockRef[] =>
+    rows.map((r) => ({ projectId: Number(r.projectId), firstId: Number(r.firstId), lastId: Number(r.lastId), key: Number(r[key]) }));
   return {
     async countInRange(projectId, from, to, cap) {
       return (await db.one<{ n: number }>(sql.COUNT_PROJECT_LOGS_IN_RANGE, [projectId, from, to, cap])).n;
@@ -118,127 +133,33 @@ function planReads(db: Queryable): LogPlanReads {
       return row.id === null ? null : Number(row.id);
     },
     inRange(projectId, filter, beforeId, limit) {
-      const { conditions, values } = conditionsOf(filter, [projectId], false);
-      return db.any<LogRow>(sql.selectLogsInRange(conditions), {
-        ...values,
-        from: filter.from ?? MIN_TS,
-        to: filter.to ?? MAX_TS,
-        project: projectId,
-        beforeId,
-        limit,
+      return db.any<LogRow>(sql.QUERY_PROJECT_LOGS_IN_RANGE, { ...bounds(filter), ...needles(filter), project: projectId, beforeId, limit });
+    },
+    newest(projectIds, filter, beforeId, limit) {
+      return db.any<LogRow>(sql.selectProjectsLogs('newest', walkConditions(filter)), { ...filter, projects: projectIds, beforeId, limit });
+    },
+    oldest(projectIds, filter, afterId, limit) {
+      return db.any<LogRow>(sql.selectProjectsLogs('oldest', walkConditions(filter)), { ...filter, projects: projectIds, afterId, limit });
+    },
+    async blocksNewestFirst(projectIds, match, beforeId, after, limit) {
+      const results = await db.multi<BlockRow>(sql.BLOCKS_NEWEST_FIRST, { tsquery: tsqueryOf(match), projects: projectIds, beforeId, after: after ?? NO_ID, limit });
+      return refs(results[results.length - 1]!, 'lastId');
+    },
+    async blocksOldestFirst(projectIds, match, afterId, after, limit) {
+      const results = await db.multi<BlockRow>(sql.BLOCKS_OLDEST_FIRST, { tsquery: tsqueryOf(match), projects: projectIds, afterId, after: after ?? 0, limit });
+      return refs(results[results.length - 1]!, 'firstId');
+    },
+    blockEntries(spans, filter) {
+      return db.any<LogRow>(sql.BLOCK_ENTRIES, {
+        ...bounds(filter),
+        ...needles(filter),
+        word: asciiWordNeedle(filter),
+        projects: spans.map((s) => s.projectId),
+        firsts: spans.map((s) => s.firstId),
+        lasts: spans.map((s) => s.lastId),
       });
     },
-    /**
-     * Without a term each project walks its own (project_id, id) index
-     * (LATERAL) and the pages are merged; with terms, see `termWalk`.
-     */
-    walk(projectIds, filter, beforeId, limit) {
-      const { conditions, values } = conditionsOf(filter, projectIds, true);
-      if (values.tsquery !== null) return termWalk(db, projectIds, filter, beforeId, limit);
-      const params = { ...values, beforeId, limit, projects: projectIds, project: projectIds[0] };
-      const all = beforeId < Number.MAX_SAFE_INTEGER ? [C.beforeId, ...conditions] : conditions;
-      if (projectIds.length === 1) return db.any<LogRow>(sql.selectLogsNewestFirst([C.project, ...all]), params);
-      return db.any<LogRow>(sql.selectLogsPerProjectNewestFirst([C.eachProject, ...all]), params);
-    },
   };
-}
-
-/**
- * Rows of each project a term query first examines one by one: 1000 for one
- * project, fewer each for a group (about 1000 in all, at least 100 each).
- */
-function firstWindow(projects: number): number {
-  return Math.max(100, Math.ceil(1000 / projects));
-}
-
-/** A second window is read only when the first one's hit rate says it fills the page within this many rows in all. */
-const MAX_SECOND_WINDOW = 20_000;
-
-/**
- * Terms on PostgreSQL, in steps that stay fast whatever the planner's
- * statistics say (measured over 1M rows: left to itself it intersected a
- * 100k-row project bitmap with the GIN bitmap, 230–370 ms for a common
- * term). One round trip each:
- * 1. each project's newest rows (its (project_id, id) index) are checked
- *    against the filter; if the hit rate says a larger window would fill
- *    the page (a fairly common term or prefix), one more window is read;
- * 2a. once a page of matches is known, T is its oldest match: the projects
- *    whose window stopped above T are read down to T (index ranges), after
- *    which every match at or above T is known;
- * 2b. otherwise (a rare term), the matches below the windows come from the
- *    GIN index alone: a rare term's few matches, found at once whatever
- *    their age.
- * Rows seen twice are kept once; the result is merged newest first.
- */
-async function termWalk(db: Queryable, projectIds: readonly number[], filter: LogFilter, beforeId: number, limit: number): Promise<LogRow[]> {
-  const C = sql.LOG_CONDITIONS;
-  const filters: string[] = [];
-  if (filter.minLevel !== null && filter.minLevel > 0) filters.push(C.minLevel);
-  if (filter.from !== null) filters.push(C.from);
-  if (filter.to !== null) filters.push(C.to);
-  const values = { minLevel: filter.minLevel, from: filter.from, to: filter.to, limit, tsquery: tsqueryOf(filter) };
-
-  /** Per project: the id its reading stopped at (everything from there up is known) and whether rows remain below. */
-  const projects = new Map(projectIds.map((id) => [id, { before: beforeId, open: true }]));
-  const rows: LogRow[] = [];
-  let examined = 0;
-  const readWindows = async (size: number) => {
-    const open = [...projects].filter(([, p]) => p.open);
-    const scanned = await db.any<{ windowProject: number; id: number; hit: boolean; receivedAt: number | null; body: string | null }>(
-      sql.selectTermWindows([C.tsquery, ...filters]),
-      { ...values, projects: open.map(([id]) => id), befores: open.map(([, p]) => p.before), windows: open.map(() => size) },
-    );
-    const counts = new Map<number, number>();
-    for (const r of scanned) {
-      const id = Number(r.id);
-      const p = projects.get(Number(r.windowProject))!;
-      p.before = Math.min(p.before, id);
-      counts.set(Number(r.windowProject), (counts.get(Number(r.windowProject)) ?? 0) + 1);
-      if (r.hit) rows.push({ id, projectId: Number(r.windowProject), receivedAt: Number(r.receivedAt), body: r.body! });
-    }
-    for (const [id, p] of open) if ((counts.get(id) ?? 0) < size) p.open = false;
-    examined += scanned.length;
-  };
-
-  await readWindows(firstWindow(projectIds.length));
-  const openCount = () => [...projects.values()].filter((p) => p.open).length;
-  if (openCount() > 0 && rows.length > 0 && rows.length < limit) {
-    const needed = ((limit - rows.length) * examined) / rows.length;
-    if (examined + 2 * needed <= MAX_SECOND_WINDOW) await readWindows(Math.ceil((2 * needed) / openCount()));
-  }
-  const open = [...projects].filter(([, p]) => p.open);
-  if (open.length > 0 && rows.length >= limit) {
-    rows.sort((a, b) => b.id - a.id);
-    const lowestId = rows[limit - 1]!.id;
-    const short = open.filter(([, p]) => p.before > lowestId);
-    if (short.length > 0) {
-      rows.push(
-        ...(await db.any<LogRow>(sql.selectLogsInIdRanges([C.tsquery, ...filters]), {
-          ...values,
-          projects: short.map(([id]) => id),
-          floors: short.map(([, p]) => p.before),
-          lowestId,
-        })),
-      );
-    }
-  } else if (open.length > 0) {
-    const openIds = open.map(([id]) => id);
-    const found = await db.multi(`${sql.TERM_SEARCH_SETTINGS}; ${sql.selectLogsNewestFirst([C.anyProjectUnindexed, C.beforeIdUnindexed, C.tsquery, ...filters])}`, {
-      ...values,
-      projects: openIds,
-      beforeId: Math.max(...open.map(([, p]) => p.before)),
-      // One project's term narrows the GIN search cheaply; ORing several
-      // would make GIN union their (large) posting lists: rows are filtered
-      // by project instead.
-      tsquery: tsqueryOf(filter, openIds.length === 1 ? openIds : []),
-    });
-    rows.push(...(found[found.length - 1] as LogRow[]));
-  }
-  const seen = new Set<number>();
-  return rows
-    .filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)))
-    .sort((a, b) => b.id - a.id)
-    .slice(0, limit);
 }
 
 export function queryLogs(db: Queryable, selection: LogSelection, page: Page): Promise<LogRow[]> {
@@ -251,5 +172,5 @@ export function queryLogs(db: Queryable, selection: LogSelection, page: Page): P
  * `lastLogId`); live streams keep only what lies below a settled position.
  */
 export function logsAfter(db: Queryable, selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
-  return db.any<LogRow>(sql.QUERY_PROJECTS_LOGS_ASC, { ...filterParams(selection), afterId, limit, projects: selection.projectIds });
+  return planLogsAfter(planReads(db), selection, afterId, limit);
 }

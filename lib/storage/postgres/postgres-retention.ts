@@ -19,8 +19,8 @@ export const EXPIRED_LOG_SCOPES = `SELECT p.id AS "projectId", $1::bigint - p.re
   ORDER BY p.id`;
 
 /**
- * Params: project, received before, limit. Deletes the chunk (the GIN
- * terms go with the row) and takes it off the project's counters in one
+ * Params: project, received before, limit. Deletes the chunk and takes it
+ * off the project's counters in one
  * statement, so counters and rows change together. Ingestion only ever
  * adds rows, so it never waits on these row locks: the project row lock
  * taken last cannot close a cycle with an ingest holding it.
@@ -30,15 +30,27 @@ export const PURGE_LOG_CHUNK = `WITH doomed AS (
     WHERE project_id = $1 AND received_at < $2
     ORDER BY received_at LIMIT $3
   ), gone AS (
-    DELETE FROM log_entries WHERE id IN (SELECT id FROM doomed) RETURNING bytes
+    DELETE FROM log_entries WHERE id IN (SELECT id FROM doomed) RETURNING id, bytes
   ), removed AS (
-    SELECT count(*) AS entries, COALESCE(sum(bytes), 0)::bigint AS bytes FROM gone
+    SELECT count(*) AS entries, COALESCE(sum(bytes), 0)::bigint AS bytes, COALESCE(array_agg(id), '{}') AS ids FROM gone
   ), usage AS (
     UPDATE projects SET entry_count = entry_count - removed.entries, total_bytes = total_bytes - removed.bytes
     FROM removed WHERE projects.id = $1 AND removed.entries > 0
     RETURNING 1
   )
-  SELECT entries, bytes FROM removed`;
+  SELECT entries, bytes, ids FROM removed`;
+
+/**
+ * Params: project, deleted entry ids. The blocks holding those entries (a
+ * project's blocks are disjoint: the first one ending at or after an id
+ * holds it) that no longer hold any entry; a block partly purged keeps its
+ * index row (queries check entries anyway).
+ */
+export const DELETE_EMPTIED_BLOCKS = `DELETE FROM log_blocks AS b
+  WHERE b.project_id = $1
+    AND b.last_id IN (SELECT (SELECT MIN(x.last_id) FROM log_blocks AS x WHERE x.project_id = $1 AND x.last_id >= d.id)
+                      FROM unnest($2::bigint[]) AS d(id))
+    AND NOT EXISTS (SELECT 1 FROM log_entries AS e WHERE e.project_id = $1 AND e.id >= b.first_id AND e.id <= b.last_id)`;
 
 /** Params: actions, created before, limit. Served by (action, created_at); any expired rows will do. */
 export const PURGE_AUDIT_CHUNK = `DELETE FROM audit_log WHERE id IN (
@@ -58,7 +70,10 @@ export function expiredLogScopes(db: Queryable, now: number): Promise<ExpiredLog
 }
 
 export async function purgeLogEntries(db: Queryable, projectId: number, receivedBefore: number, limit: number): Promise<PurgedLogChunk> {
-  return db.one<PurgedLogChunk>(PURGE_LOG_CHUNK, [projectId, receivedBefore, limit]);
+  const chunk = await db.one<{ entries: string | number; bytes: string | number; ids: (string | number)[] }>(PURGE_LOG_CHUNK, [projectId, receivedBefore, limit]);
+  // A separate statement: within the one above, the deleted rows are still visible.
+  if (Number(chunk.entries) > 0) await db.none(DELETE_EMPTIED_BLOCKS, [projectId, chunk.ids]);
+  return { entries: Number(chunk.entries), bytes: Number(chunk.bytes) };
 }
 
 export function purgeAuditRows(db: Queryable, chunk: AuditPurgeChunk): Promise<number> {

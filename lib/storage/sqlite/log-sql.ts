@@ -4,32 +4,39 @@
  * event loop only runs JSON.stringify); optional filters bind neutral
  * bounds (level ≥ 0, ts within ±2^53) so each statement has one text.
  *
- * The search index is the FTS5 table `log_terms` (rowid = log_entries.id).
- * Its text per entry is the entry's terms plus a project term, so a MATCH
- * narrows to the project inside FTS5 instead of row by row.
+ * The search index is the FTS5 table `log_block_terms`, one row per block
+ * (storage/log-blocks.ts; rowid = log_blocks.last_id). Its text per block
+ * holds the project and level terms too, so a MATCH narrows to the project
+ * and level inside FTS5 instead of row by row.
  */
 
 const LOG_COLUMNS = `id, project_id, received_at, body`;
 
 // ---- ingestion ---------------------------------------------------------------
 
-/** Params: JSON array of project ids. Read inside the write transaction (the writer lock makes it exact). */
-export const SELECT_PROJECT_USAGE = `SELECT id, max_entries, max_bytes, entry_count, total_bytes
+/**
+ * The projects' quotas and counters, and the last id AUTOINCREMENT handed
+ * out (ids are never reused, even after deletes), in one statement. Read
+ * inside the write transaction: the writer lock makes both exact.
+ * Params: JSON array of project ids.
+ */
+export const SELECT_PROJECT_USAGE = `SELECT id, max_entries, max_bytes, entry_count, total_bytes,
+    (SELECT seq FROM sqlite_sequence WHERE name = 'log_entries') AS seq
   FROM projects WHERE id IN (SELECT value FROM json_each(?1))`;
-
-/** The last id AUTOINCREMENT handed out (ids are never reused, even after deletes). */
-export const SELECT_LOG_SEQUENCE = `SELECT seq FROM sqlite_sequence WHERE name = 'log_entries'`;
 
 /**
  * Params: first id, JSON array of rows `[project_id, received_at, ts, level,
- * bytes, body, fts_text]`. Ids are assigned explicitly (first id + index):
- * the transaction holds the only write lock, so they are the next ones.
+ * bytes, body]`. Ids are assigned explicitly (first id + index): the
+ * transaction holds the only write lock, so they are the next ones.
  */
 export const INSERT_LOG_ENTRIES = `INSERT INTO log_entries (id, project_id, received_at, ts, level, bytes, body)
   SELECT ?1 + key, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 FROM json_each(?2)`;
 
-/** Params: first id, the same JSON rows. */
-export const INSERT_LOG_TERMS = `INSERT INTO log_terms (rowid, terms) SELECT ?1 + key, value ->> 6 FROM json_each(?2)`;
+/** Params: JSON array of blocks `[last_id, project_id, first_id, terms]`. */
+export const INSERT_LOG_BLOCKS = `INSERT INTO log_blocks (last_id, project_id, first_id) SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?1)`;
+
+/** Params: the same JSON blocks. */
+export const INSERT_LOG_BLOCK_TERMS = `INSERT INTO log_block_terms (rowid, terms) SELECT value ->> 0, value ->> 3 FROM json_each(?1)`;
 
 /** Params: JSON array of `[project_id, entries, bytes]` to add. */
 export const ADD_PROJECT_USAGE = `UPDATE projects
@@ -41,27 +48,44 @@ export const ADD_PROJECT_USAGE = `UPDATE projects
 export const SELECT_LAST_LOG_ID = `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'log_entries'), 0) AS id`;
 
 /**
- * Entries matching an FTS5 expression, newest first. Written as a join
- * driven by the FTS rowid (CROSS JOIN fixes the loop order): FTS5 walks its
- * doclists backwards, within the rowid window, and each hit costs one
- * primary-key lookup; the `id IN (SELECT rowid … MATCH)` form is 40× slower
- * here. Params: match, lowest id, beforeId, JSON project ids, minLevel,
- * from, to, limit.
+ * Candidate blocks newest first. Written as a join driven by the FTS rowid
+ * (CROSS JOIN fixes the loop order): FTS5 walks its doclists backwards
+ * within the rowid window, and each hit costs one primary-key lookup. The
+ * window's top is the first block reaching `beforeId` (blocks are disjoint
+ * and ascending, so none above it has an entry below `beforeId`).
+ * Params: match, after (exclusive rowid bound), beforeId, JSON project ids, limit.
  */
-export const QUERY_LOGS_FTS_DESC = `SELECT e.id, e.project_id, e.received_at, e.body
-  FROM log_terms CROSS JOIN log_entries AS e ON e.id = log_terms.rowid
-  WHERE log_terms MATCH ?1 AND log_terms.rowid >= ?2 AND log_terms.rowid < ?3
-    AND e.project_id IN (SELECT value FROM json_each(?4))
-    AND e.level >= ?5 AND e.ts >= ?6 AND e.ts <= ?7
-  ORDER BY log_terms.rowid DESC LIMIT ?8`;
+export const BLOCKS_NEWEST_FIRST = `SELECT b.last_id, b.project_id, b.first_id
+  FROM log_block_terms CROSS JOIN log_blocks AS b ON b.last_id = log_block_terms.rowid
+  WHERE log_block_terms MATCH ?1 AND log_block_terms.rowid < ?2
+    AND log_block_terms.rowid <= COALESCE((SELECT MIN(last_id) FROM log_blocks WHERE last_id >= ?3), ?2)
+    AND b.first_id < ?3 AND b.project_id IN (SELECT value FROM json_each(?4))
+  ORDER BY log_block_terms.rowid DESC LIMIT ?5`;
 
-/** The same oldest first, above `afterId`. Params: match, afterId, JSON project ids, minLevel, from, to, limit. */
-export const QUERY_LOGS_FTS_ASC = `SELECT e.id, e.project_id, e.received_at, e.body
-  FROM log_terms CROSS JOIN log_entries AS e ON e.id = log_terms.rowid
-  WHERE log_terms MATCH ?1 AND log_terms.rowid > ?2
-    AND e.project_id IN (SELECT value FROM json_each(?3))
-    AND e.level >= ?4 AND e.ts >= ?5 AND e.ts <= ?6
-  ORDER BY log_terms.rowid ASC LIMIT ?7`;
+/** Candidate blocks oldest first, with an entry above `afterId`. Params: match, after (exclusive rowid bound), afterId, JSON project ids, limit. */
+export const BLOCKS_OLDEST_FIRST = `SELECT b.last_id, b.project_id, b.first_id
+  FROM log_block_terms CROSS JOIN log_blocks AS b ON b.last_id = log_block_terms.rowid
+  WHERE log_block_terms MATCH ?1 AND log_block_terms.rowid > ?2 AND log_block_terms.rowid > ?3
+    AND b.project_id IN (SELECT value FROM json_each(?4))
+  ORDER BY log_block_terms.rowid ASC LIMIT ?5`;
+
+/**
+ * The entries of some spans (log-plan.ts), by primary-key range (a block's
+ * span holds only its project's entries; `+` keeps the planner from using
+ * any other bound or index, such as (project_id, ts), which would read the
+ * whole project), with level, time and up to two exact-match needles
+ * checked here ('' when absent: instr finds it at 1), and one ASCII word of
+ * `q` (entry-match.ts `asciiWordNeedle`; LIKE ignores ASCII case, and the
+ * Kelvin sign is the only other character lower-casing to ASCII). Params:
+ * JSON array of `[project_id, first_id, last_id]`, minLevel, from, to,
+ * needle, needle, word.
+ */
+export const BLOCK_ENTRIES = `SELECT e.id, e.project_id, e.received_at, e.body
+  FROM json_each(?1) AS b CROSS JOIN log_entries AS e
+    ON e.id >= b.value ->> 1 AND e.id <= b.value ->> 2 AND +e.project_id = b.value ->> 0
+  WHERE +e.level >= ?2 AND +e.ts >= ?3 AND +e.ts <= ?4
+    AND instr(e.body, ?5) > 0 AND instr(e.body, ?6) > 0
+    AND (?7 = '' OR e.body LIKE '%' || ?7 || '%' OR instr(e.body, '\u212a') > 0)`;
 
 /**
  * One project newest first along (project_id, id), level and time checked
@@ -71,11 +95,6 @@ export const QUERY_PROJECT_LOGS = `SELECT ${LOG_COLUMNS} FROM log_entries INDEXE
   WHERE project_id = ?1 AND id < ?2 AND level >= ?3 AND ts >= ?4 AND ts <= ?5
   ORDER BY id DESC LIMIT ?6`;
 
-/** One project and one level, newest first along (project_id, level, id). Params: project, level, beforeId, from, to, limit. */
-export const QUERY_PROJECT_LEVEL_LOGS = `SELECT ${LOG_COLUMNS} FROM log_entries INDEXED BY log_entries_project_level
-  WHERE project_id = ?1 AND level = ?2 AND id < ?3 AND ts >= ?4 AND ts <= ?5
-  ORDER BY id DESC LIMIT ?6`;
-
 /** How many entries of a project fall in a time range, counting no further than a cap. Params: project, from, to, cap. */
 export const COUNT_PROJECT_LOGS_IN_RANGE = `SELECT COUNT(*) AS n FROM (
   SELECT 1 FROM log_entries INDEXED BY log_entries_project_ts
@@ -83,16 +102,17 @@ export const COUNT_PROJECT_LOGS_IN_RANGE = `SELECT COUNT(*) AS n FROM (
 
 /**
  * A narrow time range: the (few) ids in range from (project_id, ts), then
- * rows newest first. Params: project, from, to, beforeId, minLevel, limit.
+ * rows newest first. Params: project, from, to, beforeId, minLevel, needle,
+ * needle, limit (-1: all).
  */
 export const QUERY_PROJECT_LOGS_IN_RANGE = `SELECT ${LOG_COLUMNS} FROM log_entries
   WHERE id IN (SELECT id FROM log_entries INDEXED BY log_entries_project_ts
                WHERE project_id = ?1 AND ts >= ?2 AND ts <= ?3 AND id < ?4)
-    AND level >= ?5
-  ORDER BY id DESC LIMIT ?6`;
+    AND level >= ?5 AND instr(body, ?6) > 0 AND instr(body, ?7) > 0
+  ORDER BY id DESC LIMIT ?8`;
 
-/** The id window of a (narrow) time range, index only. Params: project, from, to, beforeId. */
-export const PROJECT_LOG_IDS_IN_RANGE = `SELECT MIN(id) AS lo, MAX(id) AS hi FROM log_entries INDEXED BY log_entries_project_ts
+/** The newest id of a (narrow) time range, index only. Params: project, from, to, beforeId. */
+export const NEWEST_PROJECT_LOG_ID_IN_RANGE = `SELECT MAX(id) AS hi FROM log_entries INDEXED BY log_entries_project_ts
   WHERE project_id = ?1 AND ts >= ?2 AND ts <= ?3 AND id < ?4`;
 
 /** One project oldest first above `afterId`. Params: project, afterId, minLevel, from, to, limit. */

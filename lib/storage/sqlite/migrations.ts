@@ -139,16 +139,23 @@ CREATE TABLE log_entries (
   body TEXT NOT NULL
 );
 CREATE INDEX log_entries_project ON log_entries (project_id, id);
-CREATE INDEX log_entries_project_level ON log_entries (project_id, level, id);
 CREATE INDEX log_entries_project_ts ON log_entries (project_id, ts);
 -- Retention deletes per project by received_at (D28).
 CREATE INDEX log_entries_received ON log_entries (project_id, received_at);
 
--- Search terms are computed by logkeep (lower-case letters and digits, or
--- '§' + hex; see logs/search-terms.ts), so the plain ascii tokenizer never
--- splits them further; rowid = log_entries.id. detail = 'none': queries only
+-- The search index, one row per block of consecutive entries of one project
+-- (see storage/log-blocks.ts): rowid = last_id = the id of its last entry.
+-- Its terms are computed by logkeep (lower-case letters and digits, or '§'
+-- and letters and digits; see logs/search-terms.ts), so the plain ascii
+-- tokenizer never splits them further. detail = 'none': queries only
 -- intersect terms (no phrases), so positions would be dead weight.
-CREATE VIRTUAL TABLE log_terms USING fts5 (terms, content = '', contentless_delete = 1, tokenize = 'ascii', detail = 'none');
+CREATE TABLE log_blocks (
+  last_id INTEGER PRIMARY KEY,
+  project_id INTEGER NOT NULL,
+  first_id INTEGER NOT NULL
+);
+CREATE INDEX log_blocks_project ON log_blocks (project_id, last_id);
+CREATE VIRTUAL TABLE log_block_terms USING fts5 (terms, content = '', contentless_delete = 1, tokenize = 'ascii', detail = 'none');
 
 INSERT INTO schema_version (version) VALUES (1);
 `;

@@ -1,17 +1,21 @@
 /**
- * The log verbs of the SQLite backend: quota-checked batch ingestion and
- * index-served queries. `SqliteReadOps`/`SqliteWriteOps` delegate here.
- * Queries follow `log-plan.ts`; this file supplies its reads:
- * - terms: FTS5 drives, newest rowid first, with the project term inside
- *   the MATCH; level and time are checked on the joined row;
- * - a minimum level: one walk of (project_id, level, id) per level, merged;
- * - time ranges: counts, id windows and rows through (project_id, ts);
- * - otherwise (project_id, id) newest first.
+ * The log verbs of the SQLite backend: quota-checked batch ingestion (with
+ * its search-index blocks, log-blocks.ts) and index-served queries.
+ * `SqliteReadOps`/`SqliteWriteOps` delegate here. Queries follow
+ * `log-plan.ts`; this file supplies its reads:
+ * - candidate blocks: FTS5 over `log_block_terms`, rowid (= the block's
+ *   last id) newest or oldest first, project and level terms inside the
+ *   MATCH;
+ * - a block's entries: a primary-key range;
+ * - time ranges: counts, newest id and rows through (project_id, ts);
+ * - otherwise (project_id, id).
  */
 import type { LogEntryOutcome, LogFilter, LogIngestRequest, LogRow, LogSelection, Page } from '../storage.js';
-import { outcomesOf, planIngest, projectIdsOf, type AdmittedEntry, type ProjectUsage } from '../log-quota.js';
-import { MAX_PROJECT_TERMS, projectTerm } from '../log-terms.js';
-import { mergeNewestFirst, planQuery, type LogPlanReads } from '../log-plan.js';
+import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-quota.js';
+import { buildBlocks } from '../log-blocks.js';
+import type { BlockMatch } from '../log-terms.js';
+import { mergeNewestFirst, planLogsAfter, planQuery, type LogPlanReads } from '../log-plan.js';
+import { asciiWordNeedle, exactNeedle } from '../../logs/entry-match.js';
 import type { SqlExecutor } from './connection.js';
 import type { SqlRow } from './row-mappers.js';
 import * as SQL from './log-sql.js';
@@ -19,13 +23,9 @@ import * as SQL from './log-sql.js';
 /** Bounds bound when a filter is absent (SQLite integers are 64-bit). */
 const MIN_TS = -Number.MAX_SAFE_INTEGER;
 const MAX_TS = Number.MAX_SAFE_INTEGER;
-const HIGHEST_LEVEL = 4;
+const NO_ID = Number.MAX_SAFE_INTEGER;
 /** Rows per INSERT statement. */
 const INSERT_CHUNK = 500;
-
-function ftsText(a: AdmittedEntry): string {
-  return `${a.entry.terms} ${projectTerm(a.projectId)}`;
-}
 
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
@@ -45,39 +45,50 @@ export async function ingestLogs(db: SqlExecutor, requests: readonly LogIngestRe
   const plan = planIngest(requests, usage);
   if (plan.admitted.length === 0) return outcomesOf(plan, []);
 
-  const sequence = await db.get(SQL.SELECT_LOG_SEQUENCE);
-  const firstId = Number(sequence?.seq ?? 0) + 1;
+  const firstId = Number(usageRows[0]?.seq ?? 0) + 1;
+  const ids = plan.admitted.map((_, i) => firstId + i);
+  // Every statement is issued before any is awaited: the writer connection
+  // works through them in the thread pool while this thread serialises the
+  // next chunk and builds the blocks. Nothing here depends on an earlier
+  // statement's result (ids are explicit), and the caller commits only
+  // after all of them have settled.
+  const statements: Promise<unknown>[] = [];
   // Bounded statements: a 10 MiB request never becomes one 30 MB parameter.
   for (let from = 0; from < plan.admitted.length; from += INSERT_CHUNK) {
     const rows = JSON.stringify(
       plan.admitted
         .slice(from, from + INSERT_CHUNK)
-        .map((a) => [a.projectId, a.receivedAt, a.entry.timestamp, a.entry.level, a.entry.bytes, a.entry.body, ftsText(a)]),
+        .map((a) => [a.projectId, a.receivedAt, a.entry.timestamp, a.entry.level, a.entry.bytes, a.entry.body]),
     );
-    await db.run(SQL.INSERT_LOG_ENTRIES, [firstId + from, rows]);
-    await db.run(SQL.INSERT_LOG_TERMS, [firstId + from, rows]);
+    statements.push(db.run(SQL.INSERT_LOG_ENTRIES, [firstId + from, rows]));
+  }
+  const blocks = buildBlocks(plan.admitted, ids);
+  for (let from = 0; from < blocks.length; from += BLOCK_CHUNK) {
+    const rows = JSON.stringify(blocks.slice(from, from + BLOCK_CHUNK).map((b) => [b.lastId, b.projectId, b.firstId, b.terms]));
+    statements.push(db.run(SQL.INSERT_LOG_BLOCKS, [rows]), db.run(SQL.INSERT_LOG_BLOCK_TERMS, [rows]));
   }
   const added = [...plan.added].filter(([, sum]) => sum.entries > 0).map(([id, sum]) => [id, sum.entries, sum.bytes]);
-  await db.run(SQL.ADD_PROJECT_USAGE, [JSON.stringify(added)]);
-  return outcomesOf(
-    plan,
-    plan.admitted.map((_, i) => firstId + i),
-  );
+  statements.push(db.run(SQL.ADD_PROJECT_USAGE, [JSON.stringify(added)]));
+  const failed = (await Promise.allSettled(statements)).find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return outcomesOf(plan, ids);
 }
+
+/** Blocks per INSERT statement. */
+const BLOCK_CHUNK = 16;
 
 export async function lastLogId(db: SqlExecutor): Promise<number> {
   const row = await db.get(SQL.SELECT_LAST_LOG_ID);
   return Number(row?.id ?? 0);
 }
 
-/** The FTS5 MATCH expression of the selection, or null when it has no term. */
-export function matchExpression(selection: LogSelection): string | null {
-  if (selection.terms.length === 0 && selection.prefixes.length === 0) return null;
-  // Terms never contain `"` (see PreparedEntry.terms), so quoting is enough.
-  const parts = [...selection.terms.map((t) => `"${t}"`), ...selection.prefixes.map((p) => `"${p}"*`)];
-  if (selection.projectIds.length <= MAX_PROJECT_TERMS) {
-    parts.push(`(${selection.projectIds.map((id) => `"${projectTerm(id)}"`).join(' OR ')})`);
-  }
+/** Quotes one FTS5 string (terms never contain `"`; doubling keeps it safe anyway). */
+const quoted = (term: string): string => `"${term.replace(/"/g, '""')}"`;
+
+/** The FTS5 MATCH expression of a block query. */
+export function matchExpression(match: BlockMatch): string {
+  const parts = [...match.all.map(quoted), ...match.prefixes.map((p) => `${quoted(p)}*`)];
+  for (const alternatives of match.anyOf) parts.push(`(${alternatives.map(quoted).join(' OR ')})`);
   return parts.join(' AND ');
 }
 
@@ -85,68 +96,61 @@ function bounds(filter: LogFilter): { minLevel: number; from: number; to: number
   return { minLevel: filter.minLevel ?? 0, from: filter.from ?? MIN_TS, to: filter.to ?? MAX_TS };
 }
 
+/** Up to two exact-match needles for instr ('' always matches). */
+function needles(filter: LogFilter): [string, string] {
+  const [a, b] = filter.exact.map((e) => exactNeedle(e.value));
+  return [a ?? '', b ?? ''];
+}
+
 /** The reads `planQuery` (log-plan.ts) combines, in SQLite. */
 function planReads(db: SqlExecutor): LogPlanReads {
-  const ftsQuery = async (projectIds: readonly number[], filter: LogFilter, match: string, lowestId: number, beforeId: number, limit: number) => {
-    const { minLevel, from, to } = bounds(filter);
-    const rows = await db.all(SQL.QUERY_LOGS_FTS_DESC, [match, lowestId, beforeId, JSON.stringify(projectIds), minLevel, from, to, limit]);
-    return rows.map(toLogRow);
-  };
+  const blocksOf = (rows: SqlRow[]) => rows.map((r) => ({ projectId: Number(r.project_id), firstId: Number(r.first_id), lastId: Number(r.last_id), key: Number(r.last_id) }));
   return {
     async countInRange(projectId, from, to, cap) {
       return Number((await db.get(SQL.COUNT_PROJECT_LOGS_IN_RANGE, [projectId, from, to, cap]))?.n ?? 0);
     },
     async newestIdInRange(projectId, from, to, beforeId) {
-      return numOrNull((await db.get(SQL.PROJECT_LOG_IDS_IN_RANGE, [projectId, from, to, beforeId]))?.hi);
+      return numOrNull((await db.get(SQL.NEWEST_PROJECT_LOG_ID_IN_RANGE, [projectId, from, to, beforeId]))?.hi);
     },
     async inRange(projectId, filter, beforeId, limit) {
       const { minLevel, from, to } = bounds(filter);
-      const match = matchExpression({ ...filter, projectIds: [projectId] });
-      if (match === null) return (await db.all(SQL.QUERY_PROJECT_LOGS_IN_RANGE, [projectId, from, to, beforeId, minLevel, limit])).map(toLogRow);
-      // Terms too: FTS5 walks only the id window of the range.
-      const window = await db.get(SQL.PROJECT_LOG_IDS_IN_RANGE, [projectId, from, to, beforeId]);
-      const lo = numOrNull(window?.lo);
-      const hi = numOrNull(window?.hi);
-      return lo === null || hi === null ? [] : ftsQuery([projectId], filter, match, lo, hi + 1, limit);
+      return (await db.all(SQL.QUERY_PROJECT_LOGS_IN_RANGE, [projectId, from, to, beforeId, minLevel, ...needles(filter), limit ?? -1])).map(toLogRow);
     },
-    async walk(projectIds, filter, beforeId, limit) {
-      const match = matchExpression({ ...filter, projectIds: [...projectIds] });
-      if (match !== null) return ftsQuery(projectIds, filter, match, 0, beforeId, limit);
-      const lists = await Promise.all(projectIds.map((projectId) => walkProject(db, projectId, filter, beforeId, limit)));
+    async newest(projectIds, filter, beforeId, limit) {
+      const { minLevel, from, to } = bounds(filter);
+      const lists = await Promise.all(
+        projectIds.map(async (projectId) => (await db.all(SQL.QUERY_PROJECT_LOGS, [projectId, beforeId, minLevel, from, to, limit])).map(toLogRow)),
+      );
       return mergeNewestFirst(lists, limit);
     },
+    async oldest(projectIds, filter, afterId, limit) {
+      const { minLevel, from, to } = bounds(filter);
+      const lists = await Promise.all(
+        projectIds.map(async (projectId) => (await db.all(SQL.QUERY_PROJECT_LOGS_ASC, [projectId, afterId, minLevel, from, to, limit])).map(toLogRow)),
+      );
+      return lists
+        .flat()
+        .sort((a, b) => a.id - b.id)
+        .slice(0, limit);
+    },
+    async blocksNewestFirst(projectIds, match, beforeId, after, limit) {
+      return blocksOf(await db.all(SQL.BLOCKS_NEWEST_FIRST, [matchExpression(match), after ?? NO_ID, beforeId, JSON.stringify(projectIds), limit]));
+    },
+    async blocksOldestFirst(projectIds, match, afterId, after, limit) {
+      return blocksOf(await db.all(SQL.BLOCKS_OLDEST_FIRST, [matchExpression(match), after ?? 0, afterId, JSON.stringify(projectIds), limit]));
+    },
+    async blockEntries(spans, filter) {
+      const { minLevel, from, to } = bounds(filter);
+      const json = JSON.stringify(spans.map((s) => [s.projectId, s.firstId, s.lastId]));
+      return (await db.all(SQL.BLOCK_ENTRIES, [json, minLevel, from, to, ...needles(filter), asciiWordNeedle(filter)])).map(toLogRow);
+    },
   };
-}
-
-/** One project, no terms: (project_id, id), or one (project_id, level, id) walk per level, merged. */
-async function walkProject(db: SqlExecutor, projectId: number, filter: LogFilter, beforeId: number, limit: number): Promise<LogRow[]> {
-  const { minLevel, from, to } = bounds(filter);
-  if (minLevel > 0) {
-    const levels = Array.from({ length: HIGHEST_LEVEL - minLevel + 1 }, (_, i) => minLevel + i);
-    const lists = await Promise.all(
-      levels.map(async (level) => (await db.all(SQL.QUERY_PROJECT_LEVEL_LOGS, [projectId, level, beforeId, from, to, limit])).map(toLogRow)),
-    );
-    return mergeNewestFirst(lists, limit);
-  }
-  return (await db.all(SQL.QUERY_PROJECT_LOGS, [projectId, beforeId, minLevel, from, to, limit])).map(toLogRow);
 }
 
 export function queryLogs(db: SqlExecutor, selection: LogSelection, page: Page): Promise<LogRow[]> {
   return planQuery(planReads(db), selection, page);
 }
 
-export async function logsAfter(db: SqlExecutor, selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
-  const { minLevel, from, to } = bounds(selection);
-  const match = matchExpression(selection);
-  if (match !== null) {
-    const rows = await db.all(SQL.QUERY_LOGS_FTS_ASC, [match, afterId, JSON.stringify(selection.projectIds), minLevel, from, to, limit]);
-    return rows.map(toLogRow);
-  }
-  const lists = await Promise.all(
-    selection.projectIds.map(async (projectId) => (await db.all(SQL.QUERY_PROJECT_LOGS_ASC, [projectId, afterId, minLevel, from, to, limit])).map(toLogRow)),
-  );
-  return lists
-    .flat()
-    .sort((a, b) => a.id - b.id)
-    .slice(0, limit);
+export function logsAfter(db: SqlExecutor, selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
+  return planLogsAfter(planReads(db), selection, afterId, limit);
 }

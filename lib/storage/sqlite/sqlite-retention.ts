@@ -26,8 +26,22 @@ export const SELECT_EXPIRED_LOG_CHUNK = `SELECT id, bytes FROM log_entries INDEX
   WHERE project_id = ?1 AND received_at < ?2
   ORDER BY received_at LIMIT ?3`;
 
-/** Params: JSON array of entry ids. The contentless_delete FTS5 table deletes by rowid. */
-export const DELETE_LOG_TERMS = `DELETE FROM log_terms WHERE rowid IN (SELECT value FROM json_each(?1))`;
+/**
+ * Params: project, JSON array of deleted entry ids. The blocks holding
+ * those entries (a project's blocks are disjoint: the first one ending at
+ * or after an id holds it) that no longer hold any entry.
+ */
+export const SELECT_EMPTIED_BLOCKS = `SELECT b.last_id FROM log_blocks AS b
+  WHERE b.last_id IN (SELECT (SELECT MIN(x.last_id) FROM log_blocks AS x INDEXED BY log_blocks_project
+                              WHERE x.project_id = ?1 AND x.last_id >= d.value)
+                      FROM json_each(?2) AS d)
+    AND NOT EXISTS (SELECT 1 FROM log_entries AS e WHERE e.id >= b.first_id AND e.id <= b.last_id)`;
+
+/** Params: JSON array of block ids. The contentless_delete FTS5 table deletes by rowid. */
+export const DELETE_BLOCK_TERMS = `DELETE FROM log_block_terms WHERE rowid IN (SELECT value FROM json_each(?1))`;
+
+/** Params: JSON array of block ids. */
+export const DELETE_BLOCKS = `DELETE FROM log_blocks WHERE last_id IN (SELECT value FROM json_each(?1))`;
 
 /** Params: JSON array of entry ids. */
 export const DELETE_LOG_ENTRIES = `DELETE FROM log_entries WHERE id IN (SELECT value FROM json_each(?1))`;
@@ -64,10 +78,14 @@ export async function purgeLogEntries(db: SqlExecutor, projectId: number, receiv
   if (rows.length === 0) return { entries: 0, bytes: 0 };
   const ids = JSON.stringify(rows.map((r) => r.id));
   const bytes = rows.reduce((sum, r) => sum + Number(r.bytes), 0);
-  await db.run(DELETE_LOG_TERMS, [ids]);
   const { changes } = await db.run(DELETE_LOG_ENTRIES, [ids]);
   // The rows were read in this transaction under the writer lock, so all of them go.
   if (changes !== rows.length) throw new Error(`retention deleted ${changes} of ${rows.length} selected log entries`);
+  // A block partly purged keeps its index row (it may name words no entry
+  // holds any more; queries check entries anyway); an emptied one goes.
+  const emptied = JSON.stringify((await db.all(SELECT_EMPTIED_BLOCKS, [projectId, ids])).map((r) => Number(r.last_id)));
+  await db.run(DELETE_BLOCK_TERMS, [emptied]);
+  await db.run(DELETE_BLOCKS, [emptied]);
   await db.run(SUBTRACT_PROJECT_USAGE, [projectId, rows.length, bytes]);
   return { entries: rows.length, bytes };
 }

@@ -1,0 +1,92 @@
+/**
+ * Whether a stored entry passes a filter's text conditions (D24–D26),
+ * decided from the entry itself. The search index only narrows the search
+ * to blocks of entries that may match (see storage/log-blocks.ts); this is
+ * what makes every answer exact, whatever the index let through.
+ *
+ * Cheap checks on the stored text come first: the JSON text of an entry
+ * holding a value contains that value's JSON-escaped text, and its
+ * lower-cased text contains each of its ASCII words. Only entries passing
+ * them are parsed.
+ */
+import type { ExactFilter, LogFilter } from '../storage/storage.js';
+import { addWords, valueText } from './search-terms.js';
+
+/** Tests one stored entry (its compact JSON text). */
+export type EntryTest = (body: string) => boolean;
+
+const ASCII_WORD = /^[a-z0-9]+$/;
+
+/** Whether the filter has conditions only the entry's text can decide. */
+export function hasTextConditions(filter: Pick<LogFilter, 'words' | 'prefixes' | 'exact'>): boolean {
+  return filter.words.length > 0 || filter.prefixes.length > 0 || filter.exact.length > 0;
+}
+
+/**
+ * The text a value leaves in a stored entry: `"x"`'s escaped inner text for
+ * a string, the JSON text itself for a number or boolean (both are what
+ * the filter's value is compared with, D26).
+ */
+export function exactNeedle(value: string): string {
+  return JSON.stringify(value).slice(1, -1);
+}
+
+/**
+ * One ASCII word (or prefix) of `q` that an entry's text must contain,
+ * lower-cased, for a backend's cheap filter, or '' when `q` has none: the
+ * longest, as the likeliest to be rare. Folding the text's ASCII capitals
+ * (and U+212A KELVIN SIGN, the one other character that lower-cases to
+ * ASCII) is enough: an entry holding the word holds it so in its text.
+ */
+export function asciiWordNeedle(filter: Pick<LogFilter, 'words' | 'prefixes'>): string {
+  let best = '';
+  for (const w of [...filter.words, ...filter.prefixes]) if (ASCII_WORD.test(w) && w.length > best.length) best = w;
+  return best;
+}
+
+/** The one non-ASCII character whose lower case is an ASCII letter. */
+export const KELVIN_SIGN = '\u212a';
+
+/** The filter's text conditions as one test, or null when it has none. */
+export function entryMatcher(filter: Pick<LogFilter, 'words' | 'prefixes' | 'exact'>): EntryTest | null {
+  if (!hasTextConditions(filter)) return null;
+  const needles = filter.exact.map((e) => exactNeedle(e.value));
+  const asciiParts = [...filter.words, ...filter.prefixes].filter((w) => ASCII_WORD.test(w));
+  const { words, prefixes, exact } = filter;
+  return (body) => {
+    for (const n of needles) if (!body.includes(n)) return false;
+    if (asciiParts.length > 0) {
+      const lower = body.toLowerCase();
+      for (const w of asciiParts) if (!lower.includes(w)) return false;
+    }
+    const entry = JSON.parse(body) as Record<string, unknown>;
+    for (const e of exact) if (!exactMatches(entry, e)) return false;
+    if (words.length === 0 && prefixes.length === 0) return true;
+    const have = new Set<string>();
+    addWords(valueText(entry), have);
+    for (const w of words) if (!have.has(w)) return false;
+    return prefixes.every((p) => {
+      for (const w of have) if (w.startsWith(p)) return true;
+      return false;
+    });
+  };
+}
+
+/** D26: the value at the dotted path is a string equal to it, or a number or boolean whose JSON text equals it. */
+export function exactMatches(entry: Record<string, unknown>, filter: ExactFilter): boolean {
+  let node: unknown = entry;
+  for (const key of filter.path) {
+    if (typeof node !== 'object' || node === null || Array.isArray(node) || !Object.hasOwn(node, key)) return false;
+    node = (node as Record<string, unknown>)[key];
+  }
+  switch (typeof node) {
+    case 'string':
+      return node === filter.value;
+    case 'number':
+      return JSON.stringify(node) === filter.value;
+    case 'boolean':
+      return (node ? 'true' : 'false') === filter.value;
+    default:
+      return false;
+  }
+}

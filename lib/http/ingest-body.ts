@@ -4,16 +4,27 @@
  * list plus a concatenated copy), and no reference to the chunks outlives
  * the read, so a 10 MiB body costs 10 MiB while its entries wait for their
  * commit. The size limit is enforced while reading (413), as in `body.ts`.
+ *
+ * A large body is read into the service's spare buffer when it is free
+ * (`SpareBodyBuffer`): large bodies mostly come one at a time (the ingest
+ * byte budget), and a fresh 10 MiB buffer per request is memory only a
+ * full garbage collection gives back, which V8 runs late (four clients
+ * sending 10 MiB bodies left ~40 MB of dead buffers waiting here).
  */
 import type { IncomingMessage } from 'node:http';
 import { payloadTooLarge, readBody } from './body.js';
 
-export function readIngestBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/**
+ * Reads the body. With `into` (exactly Content-Length bytes, see
+ * SpareBodyBuffer) the bytes land there; the result is then a view of it,
+ * valid until the buffer is given back.
+ */
+export function readIngestBody(req: IncomingMessage, limit: number, into?: Buffer): Promise<Buffer> {
   const header = req.headers['content-length'];
   const declared = Number(header);
   if (header === undefined || !Number.isSafeInteger(declared) || declared < 0 || declared > limit) return readBody(req, limit);
   return new Promise((resolve, reject) => {
-    let target: Buffer | null = Buffer.allocUnsafe(declared);
+    let target: Buffer | null = into !== undefined && into.length === declared ? into : Buffer.allocUnsafe(declared);
     let size = 0;
     const cleanup = () => {
       req.off('data', onData);

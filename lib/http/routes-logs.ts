@@ -35,7 +35,14 @@ async function postLogs(ctx: RequestContext) {
   if (known && declared > limit) throw payloadTooLarge(limit);
   const release = await budget.acquire(known ? declared : limit);
   try {
-    const batch = await prepareBody(await readIngestBody(ctx.req, limit));
+    const loan = known ? ctx.deps.ingestion.spareBody.lend(declared) : null;
+    let batch;
+    try {
+      // Prepared entries hold copies of what they need: the raw bytes can go back.
+      batch = await prepareBody(await readIngestBody(ctx.req, limit, loan?.buffer));
+    } finally {
+      loan?.giveBack();
+    }
     const body = await ingestBatch(queue, key.projectId, batch, ctx.deps.now());
     return { status: 202, body };
   } finally {

@@ -7,6 +7,7 @@ import type { LogServiceConfig } from '../config.js';
 import type { ServiceLogger } from '../logger.js';
 import type { Storage } from '../storage/storage.js';
 import { ByteBudget } from './byte-budget.js';
+import { SpareBodyBuffer } from './spare-body-buffer.js';
 import { IngestQueue } from './ingest-queue.js';
 import type { PreparedBatch, Rejection } from './prepare-entries.js';
 
@@ -23,6 +24,8 @@ const MAX_BYTES_PER_COMMIT = 16 * 1024 * 1024;
 export interface Ingestion {
   readonly queue: IngestQueue;
   readonly budget: ByteBudget;
+  /** The reusable buffer large bodies are read into. */
+  readonly spareBody: SpareBodyBuffer;
   /** Finishes every accepted request's commit, then refuses new ones. */
   close(): Promise<void>;
 }
@@ -38,7 +41,7 @@ export function createIngestion(storage: Storage, config: LogServiceConfig, logg
     logger,
   });
   const budget = new ByteBudget(config.maxIngestBodyBytes + INGEST_BUDGET_SLACK);
-  return { queue, budget, close: () => queue.close() };
+  return { queue, budget, spareBody: new SpareBodyBuffer(config.maxIngestBodyBytes), close: () => queue.close() };
 }
 
 /** The 202 body (spec IngestionResponse). */

@@ -282,3 +282,44 @@ describeEachBackend('POST /v1/logs', (backend) => {
     );
   });
 });
+
+describeEachBackend('POST /v1/logs with large bodies (the reusable body buffer)', (backend) => {
+  let svc: RunningService;
+  let url: string;
+  let admin: TestActor;
+  let projectId: number;
+  let secret: string;
+  before(async () => {
+    svc = await startService(backend);
+    url = svc.url;
+    admin = await signInAdmin(url);
+    const groupId = await createGroup(url, admin.token, 'large');
+    projectId = await createProject(url, admin.token, groupId, 'large');
+    secret = (await createKey(url, admin.token, projectId)).secret;
+  });
+  after(() => svc.stop({ dropDatabase: true }));
+
+  /** ~1.3 MB of entries, each naming its batch and position. */
+  const batch = (tag: string) => Array.from({ length: 2600 }, (_, i) => ok(i, { tag, filler: `${tag}-${i}-${'y'.repeat(420)}` }));
+
+  it('stores every entry of large bodies sent together and one after another, also after a refused one', async () => {
+    const sent = ['a', 'b', 'c'].map(batch);
+    await Promise.all(sent.map((entries) => ingestAll(url, secret, entries)));
+    // A malformed large body is refused whole, and the next large one is read intact.
+    const malformed = JSON.stringify(batch('bad')).slice(0, -2);
+    assert.ok(Buffer.byteLength(malformed) > 1024 * 1024);
+    assertStatus(await ingest(url, secret, malformed), 400, 'invalid_request');
+    sent.push(batch('d'));
+    await ingestAll(url, secret, sent[3]!);
+    const { items } = await queryAllPages(url, admin.token, [['project_id', String(projectId)]], 200);
+    assert.equal(items.length, 4 * 2600);
+    const expected = new Map(sent.flat().map((e) => [(e as { filler: string }).filler, e]));
+    for (const item of items) {
+      const submitted = expected.get(item.filler);
+      assert.ok(submitted, `unexpected entry ${String(item.filler).slice(0, 20)}`);
+      assert.deepEqual(submittedPart(item, submitted), submitted);
+      expected.delete(item.filler);
+    }
+    assert.equal(expected.size, 0);
+  });
+});

@@ -47,12 +47,19 @@ export async function ingestLogs(db: SqlExecutor, requests: readonly LogIngestRe
 
   const firstId = Number(usageRows[0]?.seq ?? 0) + 1;
   const ids = plan.admitted.map((_, i) => firstId + i);
-  // Every statement is issued before any is awaited: the writer connection
-  // works through them in the thread pool while this thread serialises the
-  // next chunk and builds the blocks. Nothing here depends on an earlier
-  // statement's result (ids are explicit), and the caller commits only
-  // after all of them have settled.
-  const statements: Promise<unknown>[] = [];
+  // Statements are issued ahead of their turn (at most PIPELINE_DEPTH
+  // waiting): the writer connection works through them in the thread pool
+  // while this thread serialises the next chunk and builds the blocks.
+  // Nothing here depends on an earlier statement's result (ids are
+  // explicit), and the caller commits only after all of them settle. The
+  // bound keeps a 10 MiB batch from holding all its serialised chunks (and
+  // their native copies) at once.
+  const inFlight: Promise<unknown>[] = [];
+  let failure: { reason: unknown } | null = null;
+  const issue = async (statement: Promise<unknown>) => {
+    inFlight.push(statement.catch((reason) => (failure ??= { reason })));
+    if (inFlight.length > PIPELINE_DEPTH) await inFlight.shift();
+  };
   // Bounded statements: a 10 MiB request never becomes one 30 MB parameter.
   for (let from = 0; from < plan.admitted.length; from += INSERT_CHUNK) {
     const rows = JSON.stringify(
@@ -60,22 +67,25 @@ export async function ingestLogs(db: SqlExecutor, requests: readonly LogIngestRe
         .slice(from, from + INSERT_CHUNK)
         .map((a) => [a.projectId, a.receivedAt, a.entry.timestamp, a.entry.level, a.entry.bytes, a.entry.body]),
     );
-    statements.push(db.run(SQL.INSERT_LOG_ENTRIES, [firstId + from, rows]));
+    await issue(db.run(SQL.INSERT_LOG_ENTRIES, [firstId + from, rows]));
   }
   const blocks = buildBlocks(plan.admitted, ids);
   for (let from = 0; from < blocks.length; from += BLOCK_CHUNK) {
     const rows = JSON.stringify(blocks.slice(from, from + BLOCK_CHUNK).map((b) => [b.lastId, b.projectId, b.firstId, b.terms]));
-    statements.push(db.run(SQL.INSERT_LOG_BLOCKS, [rows]), db.run(SQL.INSERT_LOG_BLOCK_TERMS, [rows]));
+    await issue(db.run(SQL.INSERT_LOG_BLOCKS, [rows]));
+    await issue(db.run(SQL.INSERT_LOG_BLOCK_TERMS, [rows]));
   }
   const added = [...plan.added].filter(([, sum]) => sum.entries > 0).map(([id, sum]) => [id, sum.entries, sum.bytes]);
-  statements.push(db.run(SQL.ADD_PROJECT_USAGE, [JSON.stringify(added)]));
-  const failed = (await Promise.allSettled(statements)).find((r) => r.status === 'rejected');
-  if (failed) throw failed.reason;
+  await issue(db.run(SQL.ADD_PROJECT_USAGE, [JSON.stringify(added)]));
+  await Promise.all(inFlight);
+  if (failure) throw (failure as { reason: unknown }).reason;
   return outcomesOf(plan, ids);
 }
 
 /** Blocks per INSERT statement. */
 const BLOCK_CHUNK = 16;
+/** Statements issued and not yet finished, at most. */
+const PIPELINE_DEPTH = 2;
 
 export async function lastLogId(db: SqlExecutor): Promise<number> {
   const row = await db.get(SQL.SELECT_LAST_LOG_ID);

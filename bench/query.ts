@@ -103,7 +103,7 @@ export async function querySuite(label: string, filled: FilledDatabase, runs: nu
 }
 
 /** Ingestion (500/batch) and queries at once; then the same with a burst of logins. */
-async function mixedLoad(label: string, filled: FilledDatabase, seconds: number): Promise<void> {
+export async function mixedLoad(label: string, filled: FilledDatabase, seconds: number): Promise<void> {
   const child = await startChild({ kind: 'service', settings: serviceSettings(filled.db) });
   const token = await adminLogin(child.url);
   const cycles = Math.max(1, Math.floor(filled.entries / (filled.pool.bodies.length * filled.pool.entries[0]!)));

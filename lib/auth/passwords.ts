@@ -20,12 +20,13 @@ const scrypt: ScryptApi =
 /** OWASP's minimum for scrypt: N = 2^17, r = 8, p = 1 (about 0.4 s and 128 MiB here). */
 export const DEFAULT_SCRYPT_LOG_N = 17;
 /**
- * Concurrent hashes at most. Each holds one libuv pool thread for the whole
- * hash; two leave the default pool's other threads to `sqlite3` (MEASURED.md:
- * 8 in flight pushed a trivial SELECT to p99 523 ms, 2 kept it at 5.6 ms) and
- * already keep both cores of the reference machine busy.
+ * Concurrent hashes at most. Each holds one libuv pool thread and one core
+ * for the whole hash (MEASURED.md: 8 in flight pushed a trivial SELECT to
+ * p99 523 ms). One leaves the other core to ingestion and queries: with
+ * both busy, a burst of 40 logins raised query p99 by ~24 ms on the
+ * reference machine, with one by 7–14 ms (bench/query.ts, mixed load).
  */
-export const DEFAULT_MAX_CONCURRENT_HASHES = 2;
+export const DEFAULT_MAX_CONCURRENT_HASHES = 1;
 export const PASSWORD_MIN_CHARS = 8;
 export const PASSWORD_MAX_BYTES = 72;
 

@@ -21,22 +21,3 @@ export async function readLogsPage(storage: ReadOps, scope: LogScope, filter: Lo
   const selection = await selectionOf(storage, scope, filter);
   return selection === null ? [] : storage.queryLogs(selection, page);
 }
-
-/** Oldest first, ids above `afterId`, at most `limit` (stream catch-up and live delivery, D29). */
-export async function readLogsAfter(storage: ReadOps, scope: LogScope, filter: LogFilter, afterId: number, limit: number): Promise<LogRow[]> {
-  const selection = await selectionOf(storage, scope, filter);
-  return selection === null ? [] : storage.logsAfter(selection, afterId, limit);
-}
-
-/** What the live stream reads through (`lib/live/feed.ts` LiveLogReader). */
-export interface LogReader {
-  logsAfter(scope: LogScope, filter: LogFilter, afterId: number, limit: number): Promise<LogRow[]>;
-  maxLogId(): Promise<number>;
-}
-
-export function createLogReader(storage: ReadOps): LogReader {
-  return {
-    logsAfter: (scope, filter, afterId, limit) => readLogsAfter(storage, scope, filter, afterId, limit),
-    maxLogId: () => storage.lastLogId(),
-  };
-}

@@ -313,7 +313,7 @@ describeEachBackend('POST /v1/logs with large bodies (the reusable body buffer)'
     await ingestAll(url, secret, sent[3]!);
     const { items } = await queryAllPages(url, admin.token, [['project_id', String(projectId)]], 200);
     assert.equal(items.length, 4 * 2600);
-    const expected = new Map(sent.flat().map((e) => [(e as { filler: string }).filler, e]));
+    const expected = new Map(sent.flat().map((e) => [(e as unknown as { filler: string }).filler, e]));
     for (const item of items) {
       const submitted = expected.get(item.filler);
       assert.ok(submitted, `unexpected entry ${String(item.filler).slice(0, 20)}`);

@@ -6,7 +6,6 @@ import { unauthorized } from '../errors.js';
 import { payloadTooLarge } from './body.js';
 import { readIngestBody } from './ingest-body.js';
 import { hashSecretKey } from '../admin/secret-keys.js';
-import { prepareBody } from '../logs/batch-body.js';
 import { ingestBatch } from '../logs/ingestion.js';
 import { projectBlocked, requireLogScope } from '../logs/log-access.js';
 import { LOG_CURSOR_LIST, readLogListQuery, readLogScope } from '../logs/log-query.js';
@@ -39,7 +38,7 @@ async function postLogs(ctx: RequestContext) {
     let batch;
     try {
       // Prepared entries hold copies of what they need: the raw bytes can go back.
-      batch = await prepareBody(await readIngestBody(ctx.req, limit, loan?.buffer));
+      batch = await ctx.deps.ingestion.preparer.prepare(await readIngestBody(ctx.req, limit, loan?.buffer));
     } finally {
       loan?.giveBack();
     }

@@ -7,7 +7,8 @@ import type { LogServiceConfig } from '../config.js';
 import type { ServiceLogger } from '../logger.js';
 import type { Storage } from '../storage/storage.js';
 import { ByteBudget } from './byte-budget.js';
-import { SpareBodyBuffer } from './spare-body-buffer.js';
+import { SPARE_BODY_MIN_BYTES, SpareBodyBuffer } from './spare-body-buffer.js';
+import { PreparePool } from './prepare-pool.js';
 import { IngestQueue } from './ingest-queue.js';
 import type { PreparedBatch, Rejection } from './prepare-entries.js';
 
@@ -26,6 +27,8 @@ export interface Ingestion {
   readonly budget: ByteBudget;
   /** The reusable buffer large bodies are read into. */
   readonly spareBody: SpareBodyBuffer;
+  /** Prepares batches, off the event loop for the usual sizes. */
+  readonly preparer: PreparePool;
   /** Finishes every accepted request's commit, then refuses new ones. */
   close(): Promise<void>;
 }
@@ -41,7 +44,17 @@ export function createIngestion(storage: Storage, config: LogServiceConfig, logg
     logger,
   });
   const budget = new ByteBudget(config.maxIngestBodyBytes + INGEST_BUDGET_SLACK);
-  return { queue, budget, spareBody: new SpareBodyBuffer(config.maxIngestBodyBytes), close: () => queue.close() };
+  const preparer = new PreparePool(SPARE_BODY_MIN_BYTES, logger);
+  return {
+    queue,
+    budget,
+    spareBody: new SpareBodyBuffer(config.maxIngestBodyBytes),
+    preparer,
+    close: async () => {
+      await queue.close();
+      await preparer.close();
+    },
+  };
 }
 
 /** The 202 body (spec IngestionResponse). */

@@ -1,0 +1,107 @@
+/**
+ * Preparing a batch (JSON.parse, D21 validation, serialising each entry,
+ * computing its search terms) is most of the event loop's work while
+ * ingesting: ~20 µs per entry, against ~35 µs of SQLite writer time on its
+ * own thread. One worker thread takes it for the usual batch sizes, so the
+ * event loop, the writer and the worker use both cores.
+ *
+ * Small bodies are prepared inline (a round trip to the worker would cost
+ * more than it saves), and so are large ones: those are read into the
+ * reusable body buffer, which cannot be handed to another thread, and are
+ * prepared in slices that yield to the event loop anyway (batch-body.ts).
+ */
+import { Worker } from 'node:worker_threads';
+import { LogServiceError } from '../errors.js';
+import type { ServiceLogger } from '../logger.js';
+import { prepareBody } from './batch-body.js';
+import type { PreparedBatch } from './prepare-entries.js';
+
+/** Bodies from this size up to (not including) `maxBytes` go to the worker. */
+export const WORKER_MIN_BYTES = 32 * 1024;
+
+interface Waiting {
+  resolve(batch: PreparedBatch): void;
+  reject(err: unknown): void;
+}
+
+type Reply = { id: number; batch: PreparedBatch } | { id: number; error: { code: string; status: number; message: string; details?: Record<string, unknown> } };
+
+/**
+ * The worker runs prepare-worker.js next to this module when compiled
+ * (dist/lib/logs). Run from source under tsx (tests, benches), the worker
+ * registers tsx's loader itself first (worker threads do not inherit it on
+ * Node 20), then loads the .ts source; tsx is a development dependency and
+ * is only looked up then.
+ */
+function startWorker(): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./prepare-worker.js', import.meta.url));
+  const loader = import.meta.resolve('tsx/esm/api');
+  const entry = new URL('./prepare-worker.ts', import.meta.url).href;
+  return new Worker(`import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`, { eval: true });
+}
+
+export class PreparePool {
+  private worker: Worker | null = null;
+  private nextId = 1;
+  private readonly waiting = new Map<number, Waiting>();
+  private closed = false;
+
+  /** `maxBytes`: bodies this large or larger are prepared inline. */
+  constructor(
+    private readonly maxBytes: number,
+    private readonly logger: ServiceLogger,
+  ) {}
+
+  /**
+   * Prepares `body`. A body sent to the worker is transferred, so the
+   * caller must not use it afterwards (it must own its whole ArrayBuffer).
+   */
+  prepare(body: Buffer): Promise<PreparedBatch> {
+    const owned = body.byteOffset === 0 && body.buffer.byteLength === body.length;
+    if (this.closed || !owned || body.length < WORKER_MIN_BYTES || body.length >= this.maxBytes) return prepareBody(body);
+    const worker = this.start();
+    const id = this.nextId++;
+    return new Promise<PreparedBatch>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      worker.postMessage({ id, body }, [body.buffer as ArrayBuffer]);
+    });
+  }
+
+  /** Stops the worker; batches in flight fail (the service closes after its requests). */
+  async close(): Promise<void> {
+    this.closed = true;
+    const worker = this.worker;
+    this.worker = null;
+    if (worker) await worker.terminate();
+    this.failAll(new Error('the batch preparation worker stopped'));
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const worker = startWorker();
+    worker.unref();
+    worker.on('message', (reply: Reply) => {
+      const waiting = this.waiting.get(reply.id);
+      if (!waiting) return;
+      this.waiting.delete(reply.id);
+      if ('batch' in reply) waiting.resolve(reply.batch);
+      else waiting.reject(new LogServiceError(reply.error.code, reply.error.status, reply.error.message, reply.error.details));
+    });
+    worker.on('error', (err) => {
+      this.logger.error('the batch preparation worker failed; starting another', { error: String(err) });
+      if (this.worker === worker) this.worker = null;
+      this.failAll(err);
+    });
+    worker.on('exit', () => {
+      if (this.worker === worker) this.worker = null;
+      this.failAll(new Error('the batch preparation worker exited'));
+    });
+    this.worker = worker;
+    return worker;
+  }
+
+  private failAll(err: unknown): void {
+    for (const waiting of this.waiting.values()) waiting.reject(err);
+    this.waiting.clear();
+  }
+}

@@ -18,6 +18,9 @@ import type { PreparedBatch } from './prepare-entries.js';
 
 /** Bodies from this size up to (not including) `maxBytes` go to the worker. */
 export const WORKER_MIN_BYTES = 32 * 1024;
+/** The worker's heap bounds (a 1 MiB batch of tiny invalid entries needs ~20 MB). */
+const WORKER_OLD_GENERATION_MB = 96;
+const WORKER_YOUNG_GENERATION_MB = 16;
 
 interface Waiting {
   resolve(batch: PreparedBatch): void;
@@ -34,10 +37,13 @@ type Reply = { id: number; batch: PreparedBatch } | { id: number; error: { code:
  * is only looked up then.
  */
 function startWorker(): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./prepare-worker.js', import.meta.url));
+  // The worker holds at most a few 1 MiB batches at once; a small heap makes
+  // V8 collect its garbage early instead of letting it pile up (RSS).
+  const resourceLimits = { maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB };
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./prepare-worker.js', import.meta.url), { resourceLimits });
   const loader = import.meta.resolve('tsx/esm/api');
   const entry = new URL('./prepare-worker.ts', import.meta.url).href;
-  return new Worker(`import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`, { eval: true });
+  return new Worker(`import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`, { eval: true, resourceLimits });
 }
 
 export class PreparePool {

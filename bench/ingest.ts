@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { open } from 'sqlite';
 import sqlite3 from 'sqlite3';
 import { createBatchPool, type BatchPool } from './support/dataset.js';
+import { SERVICE_HEAP_GROWTH_PERCENT } from '../lib/heap-growth.js';
 import { createOrg, fileDatabase, fmt, load, percentile, serverDatabase, serviceSettings, startChild, verdict, type BenchDatabase, type BenchOrg, type Shot } from './support/harness.js';
 
 export interface IngestOptions {
@@ -137,13 +138,16 @@ export const HEAP_CAP_ARGS = ['--max-old-space-size=192'];
 
 /**
  * Peak RSS while four clients send ~10 MiB bodies and 500-entry ingestion
- * runs: once with Node's defaults, once with the old generation capped
- * (V8 otherwise lets garbage pile up to a multiple of the live heap before
- * collecting; the live heap stays near 50 MB here).
+ * runs: as the bin runs (heap growth limited, lib/heap-growth.ts), with
+ * V8's defaults (which let garbage pile up to a multiple of the live heap
+ * before collecting; the live heap stays near 50 MB here), and with the
+ * old generation capped too.
  */
-export async function memoryUnderLargeBodies(options: IngestOptions, nodeArgs: string[] = []): Promise<number> {
+export async function memoryUnderLargeBodies(options: IngestOptions, nodeArgs: string[] = [], v8Defaults = false): Promise<number> {
   const db = fileDatabase();
-  const child = await startChild({ kind: 'service', settings: serviceSettings(db) }, { nodeArgs });
+  // The child limits heap growth as the bin does (lib/heap-growth.ts) unless told to keep V8's defaults.
+  if (v8Defaults) process.env.LOGKEEP_BENCH_HEAP_DEFAULTS = '1';
+  const child = await startChild({ kind: 'service', settings: serviceSettings(db) }, { nodeArgs }).finally(() => delete process.env.LOGKEEP_BENCH_HEAP_DEFAULTS);
   const org = await createOrg(child.url, 10);
   const perBody = 22_000;
   const big = createBatchPool(1, perBody, 11);
@@ -171,7 +175,7 @@ export async function memoryUnderLargeBodies(options: IngestOptions, nodeArgs: s
   const mib = rss.peak / 2 ** 20;
   if (process.env.LOGKEEP_BENCH_VERBOSE) console.log('    at peak:', JSON.stringify(rss.atPeak));
   console.log(
-    `  memory${nodeArgs.length ? ` (node ${nodeArgs.join(' ')})` : ' (node defaults)'}: 4 clients × ${fmt(bigBody.length / 2 ** 20, 1)} MiB bodies, ${rounds} rounds, + 500/batch ingestion: peak RSS ${fmt(mib)} MiB — target ≤ 256: ${verdict(mib <= 256)} (${fmt(bigResult.rate)} + ${fmt(smallResult.rate)} entries/s)`,
+    `  memory${v8Defaults ? ' (V8 defaults, no heap-growth limit)' : nodeArgs.length ? ` (as the bin, and node ${nodeArgs.join(' ')})` : ` (as the bin runs: heap growth ${SERVICE_HEAP_GROWTH_PERCENT} %)`}: 4 clients × ${fmt(bigBody.length / 2 ** 20, 1)} MiB bodies, ${rounds} rounds, + 500/batch ingestion: peak RSS ${fmt(mib)} MiB — target ≤ 256: ${verdict(mib <= 256)} (${fmt(bigResult.rate)} + ${fmt(smallResult.rate)} entries/s)`,
   );
   return mib;
 }
@@ -186,6 +190,7 @@ export async function benchIngest(options: IngestOptions): Promise<{ file: Fille
   const serverDb = await serverDatabase();
   const server = serverDb ? await ingestFromEmpty(serverDb, pool, total, ceilings, 'server (PostgreSQL), 500/batch', 10_000) : null;
   await memoryUnderLargeBodies(options);
+  await memoryUnderLargeBodies(options, [], true);
   await memoryUnderLargeBodies(options, HEAP_CAP_ARGS);
   return { file, server, ceilings };
 }

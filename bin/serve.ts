@@ -7,6 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogService, MAX_HEADER_BYTES, type LogService } from '../lib/service.js';
+import { limitHeapGrowth } from '../lib/heap-growth.js';
 import type { ResolvedConfig } from '../lib/config-resolve.js';
 import type { CreatedAdmin } from '../lib/admin/create-admin.js';
 import type { ServiceLogger } from '../lib/logger.js';
@@ -19,6 +20,8 @@ const SHUTDOWN_GRACE_MS = 10_000;
 
 export async function serve(resolved: ResolvedConfig): Promise<void> {
   const { config } = resolved;
+  // The process is logkeep's alone: collect garbage before it piles up.
+  limitHeapGrowth();
   let logging: ServiceLogging;
   try {
     logging = createBinLogging(config);

@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { getHeapSpaceStatistics } from 'node:v8';
 import type { AddressInfo } from 'node:net';
 import { createLogService, type LogService } from '../../lib/service.js';
+import { limitHeapGrowth } from '../../lib/heap-growth.js';
 import { silentLogger } from '../../lib/logger.js';
 import type { LogServiceSettings } from '../../lib/config.js';
 
@@ -48,6 +49,8 @@ async function main(): Promise<void> {
   if (mode.kind === 'bare') {
     server = bareServer();
   } else {
+    // As the bin runs it (bin/serve.ts).
+    if (process.env.LOGKEEP_BENCH_HEAP_DEFAULTS !== '1') limitHeapGrowth();
     service = await createLogService(mode.settings, { logger: silentLogger, ...(mode.passwordHashLogN ? { passwordHashLogN: mode.passwordHashLogN } : {}) });
     server = createServer(service.handler);
   }

@@ -44,9 +44,6 @@ export function asciiWordNeedle(filter: Pick<LogFilter, 'words' | 'prefixes'>): 
   return best;
 }
 
-/** The one non-ASCII character whose lower case is an ASCII letter. */
-export const KELVIN_SIGN = '\u212a';
-
 /** The filter's text conditions as one test, or null when it has none. */
 export function entryMatcher(filter: Pick<LogFilter, 'words' | 'prefixes' | 'exact'>): EntryTest | null {
   if (!hasTextConditions(filter)) return null;

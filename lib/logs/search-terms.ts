@@ -84,15 +84,9 @@ export function wordsOf(text: string): string[] {
 /** Every string value and number JSON text of an entry, keys excluded, joined so no word spans two values. */
 export function valueText(entry: Record<string, unknown>): string {
   const texts: string[] = [];
-  collectTexts(entry, texts);
+  // The walk of entryTerms without a path: no exact terms are computed.
+  collectObject(entry, null, true, texts, []);
   return texts.join(TEXT_JOINER);
-}
-
-function collectTexts(value: unknown, into: string[]): void {
-  if (typeof value === 'string') into.push(value);
-  else if (typeof value === 'number') into.push(JSON.stringify(value));
-  else if (Array.isArray(value)) for (const item of value) collectTexts(item, into);
-  else if (typeof value === 'object' && value !== null) for (const key of Object.keys(value)) collectTexts((value as Record<string, unknown>)[key], into);
 }
 
 // ---- exact-match terms: two 32-bit hashes, fed one string at a time ----------

@@ -8,6 +8,7 @@
  * second character followed by so few).
  */
 import { exactTerm } from '../logs/search-terms.js';
+import { LEVELS } from '../logs/entry-validation.js';
 import type { LogFilter } from './storage.js';
 
 export function projectTerm(projectId: number): string {
@@ -21,7 +22,7 @@ export function levelTerm(level: number): string {
 /** Groups up to this many projects name them inside the index query; larger ones filter rows instead. */
 export const MAX_PROJECT_TERMS = 64;
 
-const HIGHEST_LEVEL = 4;
+const HIGHEST_LEVEL = LEVELS.length - 1;
 
 /** What a block must hold to be a candidate: every one of `all`, a word starting with each prefix, one of each `anyOf` list. */
 export interface BlockMatch {

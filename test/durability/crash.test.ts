@@ -65,7 +65,9 @@ describeEachBackend('durability', (backend: BackendName) => {
     const database = await newTestDatabase(backend);
     databases.push(database);
     const running = await startLogkeep(database.config);
-    const batchSize = 500;
+    // Large enough that a batch is still being stored 30 ms after it was sent
+    // (500-entry batches now commit within that).
+    const batchSize = 2000;
     let load: IngestLoad | null = null;
     let target: Awaited<ReturnType<typeof prepareProject>>;
     try {

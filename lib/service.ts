@@ -76,8 +76,8 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
   }
   const storage: Storage = await openStorage(config, { logger });
   let closed = false;
+  const hasher: PasswordHasher = createPasswordHasher(options.passwordHashLogN === undefined ? {} : { logN: options.passwordHashLogN });
   try {
-    const hasher: PasswordHasher = createPasswordHasher(options.passwordHashLogN === undefined ? {} : { logN: options.passwordHashLogN });
     const bootstrapAdmin = config.bootstrapAdminEnabled
       ? await bootstrapFirstAdmin(storage, hasher, { username: config.bootstrapAdminUsername, password: config.bootstrapAdminPassword, now: now() })
       : null;
@@ -139,10 +139,12 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
         // Pending ingestion commits finish (and are answered) before the database closes (D33).
         await deps.ingestion.close();
         await liveStreams.close();
+        await hasher.close();
         await storage.close();
       },
     };
   } catch (err) {
+    await hasher.close();
     await storage.close().catch(() => {});
     throw err;
   }

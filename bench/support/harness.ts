@@ -213,6 +213,12 @@ export interface LoadOptions {
   /** Stop when this many entries were sent, or when `until()` turns true. */
   totalEntries?: number;
   until?: () => boolean;
+  /**
+   * Open loop: send this many entries per second on a fixed schedule instead
+   * of as fast as answers come back. Latency then counts from each request's
+   * scheduled time, so a stall shows in it even while every connection waits.
+   */
+  entriesPerSecond?: number;
   /** Called after every response with the running total of accepted entries. */
   onProgress?: (accepted: number) => void;
 }
@@ -234,11 +240,18 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   const latencies: number[] = [];
   const started = performance.now();
   const done = () => (options.totalEntries !== undefined && sent >= options.totalEntries) || (options.until?.() ?? false);
+  let scheduled = started;
   async function worker(): Promise<void> {
     while (!done()) {
       const shot = options.next();
       sent += shot.entries;
-      const t = performance.now();
+      let t = performance.now();
+      if (options.entriesPerSecond) {
+        const slot = scheduled;
+        scheduled += (shot.entries / options.entriesPerSecond) * 1000;
+        if (slot > t) await new Promise((resolve) => setTimeout(resolve, slot - t));
+        t = slot;
+      }
       const res = await pool.request({ path: '/v1/logs', method: 'POST', body: shot.body, headers: { authorization: `Bearer ${shot.key}`, 'content-type': 'application/json' } });
       const text = await res.body.text();
       latencies.push(performance.now() - t);

@@ -99,7 +99,7 @@ export async function createAdmin(database: DatabaseConfig, options: CreateAdmin
   const storage = await openStorage(database, { logger: options.logger ?? silentLogger });
   try {
     const hasher = createPasswordHasher(options.passwordHashLogN === undefined ? {} : { logN: options.passwordHashLogN });
-    const passwordHash = await hasher.hash(password);
+    const passwordHash = await hasher.hash(password).finally(() => hasher.close());
     const now = Date.now();
     const insert = (primary: 'if-none-yet' | 'never') =>
       storage.write((tx) => insertAdmin(tx, { username: options.username, passwordHash, now, primary }));

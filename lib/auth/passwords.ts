@@ -1,30 +1,22 @@
 /**
- * Password hashing with scrypt (`scrypt-kdf`), run in libuv's thread pool,
- * never on the event loop. Concurrent hashes are capped (D35) so a burst of
- * logins cannot occupy every pool thread that `sqlite3` also needs. The
- * stored hash carries its own parameters, so the cost can be raised later
- * without invalidating existing hashes.
+ * Password hashing with scrypt (`scrypt-kdf`), never on the event loop: in a
+ * child process at a lower CPU priority (hash-process.ts). Concurrent hashes
+ * are capped (D35) so a burst of logins cannot take every core. The stored
+ * hash carries its own parameters, so the cost can be raised later without
+ * invalidating existing hashes.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import * as scryptModule from 'scrypt-kdf';
 import { invalidRequest } from '../errors.js';
-
-// scrypt-kdf 4 declares named exports but ships a default export object: normalise here, once.
-interface ScryptApi {
-  kdf(passphrase: string, params: { logN: number; r?: number; p?: number }): Promise<Uint8Array>;
-  verify(key: Uint8Array, passphrase: string): Promise<boolean>;
-}
-const scrypt: ScryptApi =
-  ((scryptModule as unknown as { default?: ScryptApi }).default as ScryptApi | undefined) ?? (scryptModule as unknown as ScryptApi);
+import { HashProcess } from './hash-process.js';
 
 /** OWASP's minimum for scrypt: N = 2^17, r = 8, p = 1 (about 0.4 s and 128 MiB here). */
 export const DEFAULT_SCRYPT_LOG_N = 17;
 /**
- * Concurrent hashes at most. Each holds one libuv pool thread and one core
- * for the whole hash (MEASURED.md: 8 in flight pushed a trivial SELECT to
- * p99 523 ms). One leaves the other core to ingestion and queries: with
- * both busy, a burst of 40 logins raised query p99 by ~24 ms on the
- * reference machine, with one by 7–14 ms (bench/query.ts, mixed load).
+ * Concurrent hashes at most. Each holds one core for the whole hash
+ * (MEASURED.md: 8 in flight pushed a trivial SELECT to p99 523 ms). One
+ * leaves the other core to ingestion and queries: with both busy, a burst
+ * of 40 logins raised query p99 by ~24 ms on the reference machine, with
+ * one by 7–14 ms (bench/query.ts, mixed load).
  */
 export const DEFAULT_MAX_CONCURRENT_HASHES = 1;
 export const PASSWORD_MIN_CHARS = 8;
@@ -34,29 +26,33 @@ export interface PasswordHasher {
   hash(password: string): Promise<string>;
   /** Constant work whether or not `stored` is null (unknown user): one hash either way. */
   verify(stored: string | null, password: string): Promise<boolean>;
+  /** Stops the hashing process (hashes in flight fail). */
+  close(): Promise<void>;
 }
 
 export interface PasswordHasherOptions {
   logN?: number;
   /** How many hashes may run at once (each holds one pool thread). */
   maxConcurrent?: number;
+  /** How long the hashing process stays after its last hash (default 30 s). */
+  idleMs?: number;
 }
 
 export function createPasswordHasher(options: PasswordHasherOptions = {}): PasswordHasher {
   const logN = options.logN ?? DEFAULT_SCRYPT_LOG_N;
-  const limit = createLimiter(options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_HASHES);
+  const maxConcurrent = options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_HASHES;
+  const limit = createLimiter(maxConcurrent);
+  const hashing = new HashProcess({ threads: maxConcurrent, ...(options.idleMs === undefined ? {} : { idleMs: options.idleMs }) });
   // Unknown accounts are verified against a well-formed key nobody's password
   // derives, with the current cost: the same work as a real verify, no setup hash.
-  const unmatchable = unmatchableKey(logN);
-  const hash = (password: string) =>
-    limit(async () => Buffer.from(await scrypt.kdf(password, { logN, r: 8, p: 1 })).toString('base64'));
+  const unmatchable = unmatchableKey(logN).toString('base64');
   return {
-    hash,
+    hash: (password) => limit(() => hashing.kdf(password, logN)),
     async verify(stored, password) {
-      const key = stored === null ? unmatchable : Buffer.from(stored, 'base64');
-      const ok = await limit(() => scrypt.verify(key, password));
+      const ok = await limit(() => hashing.verify(stored ?? unmatchable, password));
       return stored !== null && ok;
     },
+    close: () => hashing.close(),
   };
 }
 

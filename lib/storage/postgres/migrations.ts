@@ -164,7 +164,7 @@ CREATE TABLE log_blocks (
   terms TSVECTOR NOT NULL
 );
 CREATE INDEX log_blocks_project ON log_blocks (project_id, last_id);
-CREATE INDEX log_blocks_terms ON log_blocks USING GIN (terms);
+CREATE INDEX log_blocks_terms ON log_blocks USING GIN (terms) WITH (gin_pending_list_limit = 1024);
 -- An append-mostly table: analyse (planner statistics, incl. how common each
 -- search term is) and vacuum (visibility map, for index-only scans) after
 -- every few percent of new rows rather than the default 10-20 %.

@@ -1,0 +1,61 @@
+/**
+ * The child side of `hash-process.ts`: runs scrypt-kdf's `kdf` and `verify`
+ * for its parent, at a lower CPU priority than the service (D35).
+ */
+import { readdirSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
+import * as scryptModule from 'scrypt-kdf';
+
+// scrypt-kdf 4 declares named exports but ships a default export object: normalise here, once.
+interface ScryptApi {
+  kdf(passphrase: string, params: { logN: number; r?: number; p?: number }): Promise<Uint8Array>;
+  verify(key: Uint8Array, passphrase: string): Promise<boolean>;
+}
+const scrypt: ScryptApi =
+  ((scryptModule as unknown as { default?: ScryptApi }).default as ScryptApi | undefined) ?? (scryptModule as unknown as ScryptApi);
+
+export type HashJob = { id: number; op: 'kdf'; password: string; logN: number } | { id: number; op: 'verify'; password: string; key: string };
+export type HashReply = { id: number; key: string } | { id: number; ok: boolean } | { id: number; error: string };
+
+const nice = Number(process.env.LOGKEEP_HASH_NICE ?? 10);
+
+/**
+ * Lowers every thread of this process to `nice`. Linux keeps a nice value
+ * per thread, and libuv's pool threads (where scrypt runs) may have started
+ * before this code did, so each thread is set; elsewhere the call on pid 0
+ * covers the process. Never raises a priority, which would need privilege.
+ */
+function lowerPriority(): void {
+  let threads: number[] = [0];
+  try {
+    threads = readdirSync('/proc/self/task').map(Number);
+  } catch {
+    // no procfs: the process-wide call below is all there is
+  }
+  for (const tid of threads) {
+    try {
+      if (getPriority(tid) < nice) setPriority(tid, nice);
+    } catch {
+      // the thread ended meanwhile, or the platform refuses: hashing still works
+    }
+  }
+}
+
+async function run(job: HashJob): Promise<HashReply> {
+  // Before each job: pool threads started since the last one get lowered too.
+  lowerPriority();
+  try {
+    if (job.op === 'kdf') return { id: job.id, key: Buffer.from(await scrypt.kdf(job.password, { logN: job.logN, r: 8, p: 1 })).toString('base64') };
+    return { id: job.id, ok: await scrypt.verify(Buffer.from(job.key, 'base64'), job.password) };
+  } catch (err) {
+    return { id: job.id, error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+process.on('message', (job: HashJob) => {
+  void run(job).then((reply) => process.send?.(reply));
+});
+// The parent went away (closed, or killed): nothing is left to hash for.
+process.on('disconnect', () => process.exit(0));
+lowerPriority();
+process.send?.({ ready: true });

@@ -1,0 +1,152 @@
+/**
+ * Password hashes run in a child process at a lower CPU priority (D35).
+ * A hash at the production cost keeps one core busy for about half a
+ * second; in the service's own thread pool it competed on equal terms with
+ * ingestion, queries and, on the server backend, PostgreSQL, and a burst of
+ * logins raised their p99 by 30–120 ms. Niced, it takes only the CPU they
+ * leave: logins slow down under full load instead of everything else.
+ *
+ * The child starts on the first hash and exits after `idleMs` without one,
+ * so an idle service holds no second process. It runs `hash-child.js` next
+ * to this module when compiled; from source under tsx (tests, benches) it
+ * runs the .ts source with tsx's loader, a development dependency looked
+ * up only then.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import type { HashJob, HashReply } from './hash-child.js';
+
+/** The child's nice value: 10 leaves it about a tenth of a core the service wants. */
+export const HASH_PROCESS_NICE = 10;
+const DEFAULT_IDLE_MS = 30_000;
+
+export interface HashProcessOptions {
+  /** libuv pool threads in the child: as many as hashes may run at once. */
+  threads: number;
+  nice?: number;
+  idleMs?: number;
+}
+
+type JobBody = { op: 'kdf'; password: string; logN: number } | { op: 'verify'; password: string; key: string };
+
+interface Pending {
+  resolve(reply: HashReply): void;
+  reject(err: Error): void;
+}
+
+export class HashProcess {
+  private child: ChildProcess | null = null;
+  private ready: Promise<ChildProcess> | null = null;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private idleTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(private readonly options: HashProcessOptions) {}
+
+  /** The child's pid while it runs (for tests and diagnostics). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  async kdf(password: string, logN: number): Promise<string> {
+    const reply = await this.run({ op: 'kdf', password, logN });
+    if (!('key' in reply)) throw new Error('the password hashing process gave no key');
+    return reply.key;
+  }
+
+  async verify(key: string, password: string): Promise<boolean> {
+    const reply = await this.run({ op: 'verify', password, key });
+    if (!('ok' in reply)) throw new Error('the password hashing process gave no verdict');
+    return reply.ok;
+  }
+
+  /** Stops the child; hashes in flight fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.stop();
+  }
+
+  private async run(body: JobBody): Promise<HashReply> {
+    if (this.closed) throw new Error('the password hasher is closed');
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    const id = this.nextId++;
+    const reply = new Promise<HashReply>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    reply.catch(() => undefined); // rejected while start() fails: the failure is reported once, below
+    // Keep the parent alive while a hash is owed (a script awaiting create-admin).
+    this.holdOpen(true);
+    try {
+      const child = await this.start();
+      child.send({ id, ...body } satisfies HashJob);
+      const result = await reply;
+      if ('error' in result) throw new Error(`password hashing failed: ${result.error}`);
+      return result;
+    } finally {
+      this.pending.delete(id);
+      if (this.pending.size === 0) this.becomeIdle();
+    }
+  }
+
+  private start(): Promise<ChildProcess> {
+    if (this.ready) return this.ready;
+    const child = spawnChild(this.options);
+    this.child = child;
+    this.ready = new Promise<ChildProcess>((resolve, reject) => {
+      child.once('message', () => resolve(child));
+      child.once('error', reject);
+      child.once('exit', () => reject(new Error('the password hashing process exited before it was ready')));
+    });
+    this.ready.catch(() => undefined);
+    child.on('message', (reply: HashReply) => this.pending.get(reply.id)?.resolve(reply));
+    child.on('error', () => undefined);
+    child.on('exit', () => {
+      if (this.child !== child) return;
+      this.child = null;
+      this.ready = null;
+      for (const waiting of this.pending.values()) waiting.reject(new Error('the password hashing process exited'));
+    });
+    return this.ready;
+  }
+
+  private holdOpen(hold: boolean): void {
+    const child = this.child;
+    if (!child) return;
+    if (hold) {
+      child.ref();
+      child.channel?.ref();
+    } else {
+      child.unref();
+      child.channel?.unref();
+    }
+  }
+
+  private becomeIdle(): void {
+    this.holdOpen(false);
+    this.idleTimer = setTimeout(() => this.stop(), this.options.idleMs ?? DEFAULT_IDLE_MS);
+    this.idleTimer.unref();
+  }
+
+  private stop(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    const child = this.child;
+    this.child = null;
+    this.ready = null;
+    if (child) {
+      for (const waiting of this.pending.values()) waiting.reject(new Error('the password hashing process stopped'));
+      child.kill();
+    }
+  }
+}
+
+function spawnChild(options: HashProcessOptions): ChildProcess {
+  const fromSource = import.meta.url.endsWith('.ts');
+  const entry = new URL(fromSource ? './hash-child.ts' : './hash-child.js', import.meta.url);
+  // Only what the child needs: none of the service's secrets travel in its environment.
+  const env: NodeJS.ProcessEnv = {
+    UV_THREADPOOL_SIZE: String(Math.max(1, options.threads)),
+    LOGKEEP_HASH_NICE: String(options.nice ?? HASH_PROCESS_NICE),
+  };
+  const execArgv = fromSource ? ['--import', import.meta.resolve('tsx')] : [];
+  return fork(entry, [], { env, execArgv, stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'json' });
+}

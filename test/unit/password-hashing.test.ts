@@ -1,0 +1,125 @@
+// Password hashing runs scrypt-kdf in a niced child process (D35): real
+// hashes at a low cost, the child's threads read back from /proc.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { HASH_PROCESS_NICE, HashProcess } from '../../lib/auth/hash-process.js';
+import { createPasswordHasher } from '../../lib/auth/passwords.js';
+
+const LOG_N = 10;
+
+/** The nice value of each thread of `pid` (field 19 of /proc/<pid>/task/<tid>/stat). */
+function threadNiceValues(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).map((tid) => {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitUntil(check: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('password hasher', () => {
+  it('verifies the password it hashed, and nothing else; an unknown user never verifies', async () => {
+    const hasher = createPasswordHasher({ logN: LOG_N });
+    try {
+      const stored = await hasher.hash('correct horse');
+      assert.match(stored, /^[A-Za-z0-9+/]+=*$/);
+      assert.equal(Buffer.from(stored, 'base64').subarray(0, 6).toString('ascii'), 'scrypt');
+      assert.equal(await hasher.verify(stored, 'correct horse'), true);
+      assert.equal(await hasher.verify(stored, 'correct horsE'), false);
+      assert.equal(await hasher.verify(null, 'correct horse'), false);
+      // Two hashes of one password differ (random salt).
+      assert.notEqual(await hasher.hash('correct horse'), stored);
+    } finally {
+      await hasher.close();
+    }
+  });
+
+  it('runs concurrent hashes to completion, each with its own answer', async () => {
+    const hasher = createPasswordHasher({ logN: LOG_N, maxConcurrent: 2 });
+    try {
+      const passwords = Array.from({ length: 6 }, (_, i) => `password-${i}`);
+      const stored = await Promise.all(passwords.map((p) => hasher.hash(p)));
+      const verdicts = await Promise.all(passwords.map((p, i) => hasher.verify(stored[(i + 1) % 6]!, p)));
+      assert.deepEqual(verdicts, [false, false, false, false, false, false]);
+      assert.deepEqual(await Promise.all(passwords.map((p, i) => hasher.verify(stored[i]!, p))), [true, true, true, true, true, true]);
+    } finally {
+      await hasher.close();
+    }
+  });
+
+  it('fails a hash with a clear error after close', async () => {
+    const hasher = createPasswordHasher({ logN: LOG_N });
+    await hasher.close();
+    await assert.rejects(hasher.hash('correct horse'), /closed/);
+  });
+});
+
+describe('hashing process', () => {
+  it(`runs every thread of the child at nice ${HASH_PROCESS_NICE} or lower priority`, async () => {
+    const hashing = new HashProcess({ threads: 2 });
+    try {
+      await hashing.kdf('correct horse', LOG_N);
+      const pid = hashing.pid!;
+      assert.ok(pid > 0 && pid !== process.pid);
+      const nice = threadNiceValues(pid);
+      assert.ok(nice.length >= 3, `expected the main thread and pool threads, saw ${nice.length}`);
+      for (const value of nice) assert.ok(value >= HASH_PROCESS_NICE, `a thread of the child runs at nice ${value}`);
+      // The service's own threads keep their priority.
+      assert.ok(threadNiceValues(process.pid).every((value) => value < HASH_PROCESS_NICE));
+    } finally {
+      await hashing.close();
+    }
+  });
+
+  it('stops the child when idle and starts another for the next hash', async () => {
+    const hashing = new HashProcess({ threads: 1, idleMs: 50 });
+    try {
+      const key = await hashing.kdf('correct horse', LOG_N);
+      const first = hashing.pid!;
+      await waitUntil(() => !isRunning(first));
+      assert.equal(hashing.pid, undefined);
+      assert.equal(await hashing.verify(key, 'correct horse'), true);
+      assert.notEqual(hashing.pid, first);
+    } finally {
+      await hashing.close();
+    }
+  });
+
+  it('fails the hashes in flight when the child dies, and recovers', async () => {
+    const hashing = new HashProcess({ threads: 1 });
+    try {
+      await hashing.kdf('warm up', LOG_N);
+      const pending = hashing.kdf('correct horse', 16);
+      process.kill(hashing.pid!, 'SIGKILL');
+      await assert.rejects(pending, /exited/);
+      assert.equal(await hashing.verify(await hashing.kdf('again', LOG_N), 'again'), true);
+    } finally {
+      await hashing.close();
+    }
+  });
+
+  it('reports a malformed stored key as an error, not a verdict', async () => {
+    const hashing = new HashProcess({ threads: 1 });
+    try {
+      await assert.rejects(hashing.verify(Buffer.from('not a key').toString('base64'), 'x'), /password hashing failed/);
+    } finally {
+      await hashing.close();
+    }
+  });
+});

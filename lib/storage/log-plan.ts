@@ -95,6 +95,16 @@ const MAX_TS = Number.MAX_SAFE_INTEGER;
 const FIRST_BLOCKS = 2;
 const MAX_BLOCKS = 32;
 
+/**
+ * A prefix makes every read of the block index cost the same whatever its
+ * limit (both backends gather every posting of every term with the prefix
+ * before returning the first block: ~4.5 ms for a mid-frequency prefix over
+ * 1M entries, against ~0.7 ms for a word), so it starts with a full batch.
+ */
+function firstBatch(match: BlockMatch): number {
+  return match.prefixes.length > 0 ? MAX_BLOCKS : FIRST_BLOCKS;
+}
+
 /** Newest-first rows of several lists, merged and cut to `limit`. */
 export function mergeNewestFirst(lists: readonly LogRow[][], limit: number): LogRow[] {
   if (lists.length === 1) return lists[0]!.slice(0, limit);
@@ -140,7 +150,7 @@ async function blockWalk(
   let after: number | null = null;
   let frontier: number | null = null;
   let blocksRead = 0;
-  for (let size = FIRST_BLOCKS; ; ) {
+  for (let size = firstBatch(match); ; ) {
     if (found.size >= limit && frontier !== null) {
       const kth = ordered()[limit - 1]!.id;
       if (newest ? kth > frontier : kth < frontier) break;

@@ -148,5 +148,5 @@ function spawnChild(options: HashProcessOptions): ChildProcess {
     LOGKEEP_HASH_NICE: String(options.nice ?? HASH_PROCESS_NICE),
   };
   const execArgv = fromSource ? ['--import', import.meta.resolve('tsx')] : [];
-  return fork(entry, [], { env, execArgv, stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'json' });
+  return fork(entry, [], { env, execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'json' });
 }

@@ -153,7 +153,7 @@ export async function memoryUnderLargeBodies(options: IngestOptions, nodeArgs: s
   const big = createBatchPool(1, perBody, 11);
   const bigBody = big.bodies[0]!;
   const small = createBatchPool(20, BATCH, 12);
-  // Forget the sign-in's scrypt peak (128 MiB at the production cost).
+  // Forget the peak of setting up (the sign-in's hash runs in its own process).
   await child.rss();
   const rounds = options.quick ? 2 : 5;
   let bigDone = 0;

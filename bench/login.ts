@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createLogService } from '../lib/service.js';
 import { silentLogger } from '../lib/logger.js';
-import { DEFAULT_MAX_CONCURRENT_HASHES, DEFAULT_SCRYPT_LOG_N, createPasswordHasher } from '../lib/auth/passwords.js';
+import { DEFAULT_MAX_CONCURRENT_HASHES, DEFAULT_SCRYPT_LOG_N, SCRYPT_P, SCRYPT_R, createPasswordHasher } from '../lib/auth/passwords.js';
 
 function flag(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
@@ -64,7 +64,7 @@ async function main(): Promise<void> {
   };
 
   try {
-    console.log(`logkeep login benchmark: scrypt logN=${LOG_N} r=8 p=1, hash concurrency cap ${DEFAULT_MAX_CONCURRENT_HASHES}, UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? '4 (default)'}`);
+    console.log(`logkeep login benchmark: scrypt logN=${LOG_N} r=${SCRYPT_R} p=${SCRYPT_P}, hash concurrency cap ${DEFAULT_MAX_CONCURRENT_HASHES}, UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? '4 (default)'}`);
 
     // One hash alone, outside HTTP.
     const hasher = createPasswordHasher({ logN: LOG_N });

@@ -34,7 +34,7 @@ export interface LogServiceOptions {
   logger?: ServiceLogger;
   /** Serve every route under this path prefix, e.g. `/logs`. */
   basePath?: string;
-  /** scrypt cost (log2 N). Default 17 (OWASP); lower it only for tests. */
+  /** scrypt cost (log2 N, with r = 8, p = 5). Default 14 (OWASP-equivalent, see auth/passwords.ts); lower it only for tests. */
   passwordHashLogN?: number;
   /** Clock, for tests. */
   now?: () => number;

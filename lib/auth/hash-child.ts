@@ -14,7 +14,7 @@ interface ScryptApi {
 const scrypt: ScryptApi =
   ((scryptModule as unknown as { default?: ScryptApi }).default as ScryptApi | undefined) ?? (scryptModule as unknown as ScryptApi);
 
-export type HashJob = { id: number; op: 'kdf'; password: string; logN: number } | { id: number; op: 'verify'; password: string; key: string };
+export type HashJob = { id: number; op: 'kdf'; password: string; cost: { logN: number; r: number; p: number } } | { id: number; op: 'verify'; password: string; key: string };
 export type HashReply = { id: number; key: string } | { id: number; ok: boolean } | { id: number; error: string };
 
 const nice = Number(process.env.LOGKEEP_HASH_NICE ?? 10);
@@ -45,7 +45,7 @@ async function run(job: HashJob): Promise<HashReply> {
   // Before each job: pool threads started since the last one get lowered too.
   lowerPriority();
   try {
-    if (job.op === 'kdf') return { id: job.id, key: Buffer.from(await scrypt.kdf(job.password, { logN: job.logN, r: 8, p: 1 })).toString('base64') };
+    if (job.op === 'kdf') return { id: job.id, key: Buffer.from(await scrypt.kdf(job.password, job.cost)).toString('base64') };
     return { id: job.id, ok: await scrypt.verify(Buffer.from(job.key, 'base64'), job.password) };
   } catch (err) {
     return { id: job.id, error: err instanceof Error ? err.message : String(err) };

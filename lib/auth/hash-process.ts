@@ -26,7 +26,14 @@ export interface HashProcessOptions {
   idleMs?: number;
 }
 
-type JobBody = { op: 'kdf'; password: string; logN: number } | { op: 'verify'; password: string; key: string };
+/** scrypt's parameters (log2 N, block size, parallelism). */
+export interface ScryptCost {
+  logN: number;
+  r: number;
+  p: number;
+}
+
+type JobBody = { op: 'kdf'; password: string; cost: ScryptCost } | { op: 'verify'; password: string; key: string };
 
 interface Pending {
   resolve(reply: HashReply): void;
@@ -48,8 +55,8 @@ export class HashProcess {
     return this.child?.pid;
   }
 
-  async kdf(password: string, logN: number): Promise<string> {
-    const reply = await this.run({ op: 'kdf', password, logN });
+  async kdf(password: string, cost: ScryptCost): Promise<string> {
+    const reply = await this.run({ op: 'kdf', password, cost });
     if (!('key' in reply)) throw new Error('the password hashing process gave no key');
     return reply.key;
   }

@@ -4,9 +4,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { HASH_PROCESS_NICE, HashProcess } from '../../lib/auth/hash-process.js';
-import { createPasswordHasher } from '../../lib/auth/passwords.js';
+import { DEFAULT_SCRYPT_LOG_N, SCRYPT_P, SCRYPT_R, createPasswordHasher } from '../../lib/auth/passwords.js';
 
 const LOG_N = 10;
+const COST = { logN: LOG_N, r: 8, p: 1 };
 
 /** The nice value of each thread of `pid` (field 19 of /proc/<pid>/task/<tid>/stat). */
 function threadNiceValues(pid: number): number[] {
@@ -50,6 +51,18 @@ describe('password hasher', () => {
     }
   });
 
+  it('hashes at the production cost by default, its parameters stored in the hash', async () => {
+    const hasher = createPasswordHasher();
+    try {
+      const key = Buffer.from(await hasher.hash('correct horse'), 'base64');
+      // scrypt-kdf's header: "scrypt", version 0, log2 N, r and p (big-endian).
+      assert.deepEqual([key.readUInt8(7), key.readUInt32BE(8), key.readUInt32BE(12)], [DEFAULT_SCRYPT_LOG_N, SCRYPT_R, SCRYPT_P]);
+      assert.deepEqual([DEFAULT_SCRYPT_LOG_N, SCRYPT_R, SCRYPT_P], [14, 8, 5]);
+    } finally {
+      await hasher.close();
+    }
+  });
+
   it('runs concurrent hashes to completion, each with its own answer', async () => {
     const hasher = createPasswordHasher({ logN: LOG_N, maxConcurrent: 2 });
     try {
@@ -74,7 +87,7 @@ describe('hashing process', () => {
   it(`runs every thread of the child at nice ${HASH_PROCESS_NICE} or lower priority`, async () => {
     const hashing = new HashProcess({ threads: 2 });
     try {
-      await hashing.kdf('correct horse', LOG_N);
+      await hashing.kdf('correct horse', COST);
       const pid = hashing.pid!;
       assert.ok(pid > 0 && pid !== process.pid);
       const nice = threadNiceValues(pid);
@@ -90,7 +103,7 @@ describe('hashing process', () => {
   it('stops the child when idle and starts another for the next hash', async () => {
     const hashing = new HashProcess({ threads: 1, idleMs: 50 });
     try {
-      const key = await hashing.kdf('correct horse', LOG_N);
+      const key = await hashing.kdf('correct horse', COST);
       const first = hashing.pid!;
       await waitUntil(() => !isRunning(first));
       assert.equal(hashing.pid, undefined);
@@ -104,11 +117,11 @@ describe('hashing process', () => {
   it('fails the hashes in flight when the child dies, and recovers', async () => {
     const hashing = new HashProcess({ threads: 1 });
     try {
-      await hashing.kdf('warm up', LOG_N);
-      const pending = hashing.kdf('correct horse', 16);
+      await hashing.kdf('warm up', COST);
+      const pending = hashing.kdf('correct horse', { logN: 17, r: 8, p: 1 });
       process.kill(hashing.pid!, 'SIGKILL');
       await assert.rejects(pending, /exited/);
-      assert.equal(await hashing.verify(await hashing.kdf('again', LOG_N), 'again'), true);
+      assert.equal(await hashing.verify(await hashing.kdf('again', COST), 'again'), true);
     } finally {
       await hashing.close();
     }

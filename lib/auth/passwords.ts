@@ -41,7 +41,7 @@ export interface PasswordHasher {
 
 export interface PasswordHasherOptions {
   logN?: number;
-  /** How many hashes may run at once (each holds one pool thread). */
+  /** How many hashes may run at once (each takes one core while it runs). */
   maxConcurrent?: number;
   /** How long the hashing process stays after its last hash (default 30 s). */
   idleMs?: number;

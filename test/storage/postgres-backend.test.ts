@@ -362,6 +362,18 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
     }
   });
 
+  it('keeps the block index pending list small (1 MiB), so no ingestion pays for a 4 MiB flush', async () => {
+    const db = await sharedDatabase();
+    const storage = await openPostgresStorage(options(db.name));
+    try {
+      const raw = rawConnection(db.name);
+      const index = await raw.one<{ options: string[] | null }>(`SELECT reloptions AS options FROM pg_class WHERE relname = 'log_blocks_terms'`);
+      assert.deepEqual(index.options, ['gin_pending_list_limit=1024']);
+    } finally {
+      await storage.close();
+    }
+  });
+
   it('stores entry bodies as text and touches no process-wide pg state', async () => {
     const db = await sharedDatabase();
     const a = await openPostgresStorage(options(db.name));

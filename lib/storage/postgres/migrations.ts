@@ -164,11 +164,9 @@ CREATE TABLE log_blocks (
   terms TSVECTOR NOT NULL
 );
 CREATE INDEX log_blocks_project ON log_blocks (project_id, last_id);
--- A 1 MiB pending list (default 4 MiB): PostgreSQL merges it into the index
--- inside whichever insert fills it, and a 4 MiB merge stalled that
--- ingestion request by 0.4-0.8 s; smaller, more frequent merges cost the
--- same in all and keep ingestion p99 near 0.2 s (README, Ingestion and search).
-CREATE INDEX log_blocks_terms ON log_blocks USING GIN (terms) WITH (gin_pending_list_limit = 1024);
+-- Its pending list is merged by the service after every ~1 MiB of new
+-- entries (pending-list-cleaner.ts), not by the insert that fills it.
+CREATE INDEX log_blocks_terms ON log_blocks USING GIN (terms);
 -- An append-mostly table: analyse (planner statistics, incl. how common each
 -- search term is) and vacuum (visibility map, for index-only scans) after
 -- every few percent of new rows rather than the default 10-20 %.

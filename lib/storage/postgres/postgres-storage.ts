@@ -13,6 +13,7 @@ import { migrate } from './migrations.js';
 import { describeConnectionError } from './pg-errors.js';
 import { PostgresReads } from './postgres-reads.js';
 import { PostgresWrites } from './postgres-writes.js';
+import { PendingListCleaner } from './pending-list-cleaner.js';
 import * as sql from './sql.js';
 import * as Retention from './postgres-retention.js';
 import { createPostgresSignals } from './postgres-signals.js';
@@ -87,10 +88,18 @@ class PostgresStorage extends PostgresReads implements Storage {
   ) {
     super(pool);
     this.signals = createPostgresSignals(pool, logger);
+    this.pendingList = new PendingListCleaner(pool, logger);
   }
 
-  write<T>(fn: (tx: WriteOps) => Promise<T>): Promise<T> {
-    return this.pool.tx((t) => fn(new PostgresWrites(t)));
+  /** Merges the search index's pending list away from ingestion requests. */
+  readonly pendingList: PendingListCleaner;
+
+  async write<T>(fn: (tx: WriteOps) => Promise<T>): Promise<T> {
+    let writes: PostgresWrites | null = null;
+    const result = await this.pool.tx((t) => fn((writes = new PostgresWrites(t))));
+    const stored = (writes as PostgresWrites | null)?.storedEntries ?? 0;
+    if (stored > 0) this.pendingList.added(stored);
+    return result;
   }
 
   async schemaVersion(): Promise<number> {
@@ -118,7 +127,7 @@ class PostgresStorage extends PostgresReads implements Storage {
 
   close(): Promise<void> {
     // Only this storage's pool: pgp.end() would end every pool pg-promise knows in the process.
-    this.closing ??= this.signals.closeAll().then(() => this.pool.$pool.end());
+    this.closing ??= Promise.all([this.signals.closeAll(), this.pendingList.idle()]).then(() => this.pool.$pool.end());
     return this.closing;
   }
 }

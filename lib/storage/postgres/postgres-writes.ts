@@ -205,8 +205,13 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
   }
 
   /** Locks the projects' rows (id order) for the rest of the transaction: quotas stay exact across processes. */
-  ingestLogs(requests: LogIngestRequest[]): Promise<LogEntryOutcome[][]> {
-    return Logs.ingestLogs(this.db, requests);
+  /** Entries this transaction stored (for the pending-list cleaner, once committed). */
+  storedEntries = 0;
+
+  async ingestLogs(requests: LogIngestRequest[]): Promise<LogEntryOutcome[][]> {
+    const outcomes = await Logs.ingestLogs(this.db, requests);
+    for (const request of outcomes) for (const outcome of request) if ('id' in outcome) this.storedEntries += 1;
+    return outcomes;
   }
 
   purgeLogEntries(projectId: number, receivedBefore: number, limit: number): Promise<PurgedLogChunk> {

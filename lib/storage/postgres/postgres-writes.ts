@@ -204,10 +204,10 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
     if (groupIds.length > 0) await this.db.any(sql.LOCK_GROUPS, [groupIds]);
   }
 
-  /** Locks the projects' rows (id order) for the rest of the transaction: quotas stay exact across processes. */
   /** Entries this transaction stored (for the pending-list cleaner, once committed). */
   storedEntries = 0;
 
+  /** Locks the projects' rows (id order) for the rest of the transaction: quotas stay exact across processes. */
   async ingestLogs(requests: LogIngestRequest[]): Promise<LogEntryOutcome[][]> {
     const outcomes = await Logs.ingestLogs(this.db, requests);
     for (const request of outcomes) for (const outcome of request) if ('id' in outcome) this.storedEntries += 1;

@@ -250,6 +250,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
         const slot = scheduled;
         scheduled += (shot.entries / options.entriesPerSecond) * 1000;
         if (slot > t) await new Promise((resolve) => setTimeout(resolve, slot - t));
+        if (done()) break; // the deadline passed while waiting for this slot
         t = slot;
       }
       const res = await pool.request({ path: '/v1/logs', method: 'POST', body: shot.body, headers: { authorization: `Bearer ${shot.key}`, 'content-type': 'application/json' } });

@@ -14,7 +14,15 @@ interface ScryptApi {
 const scrypt: ScryptApi =
   ((scryptModule as unknown as { default?: ScryptApi }).default as ScryptApi | undefined) ?? (scryptModule as unknown as ScryptApi);
 
-export type HashJob = { id: number; op: 'kdf'; password: string; cost: { logN: number; r: number; p: number } } | { id: number; op: 'verify'; password: string; key: string };
+/** scrypt's parameters (log2 N, block size, parallelism). */
+export interface ScryptCost {
+  logN: number;
+  r: number;
+  p: number;
+}
+
+export type HashJobBody = { op: 'kdf'; password: string; cost: ScryptCost } | { op: 'verify'; password: string; key: string };
+export type HashJob = HashJobBody & { id: number };
 export type HashReply = { id: number; key: string } | { id: number; ok: boolean } | { id: number; error: string };
 
 const nice = Number(process.env.LOGKEEP_HASH_NICE ?? 10);

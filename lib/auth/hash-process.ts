@@ -13,7 +13,9 @@
  * up only then.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import type { HashJob, HashReply } from './hash-child.js';
+import type { HashJob, HashJobBody, HashReply, ScryptCost } from './hash-child.js';
+
+export type { ScryptCost };
 
 /** The child's nice value: 10 leaves it about a tenth of a core the service wants. */
 export const HASH_PROCESS_NICE = 10;
@@ -22,18 +24,8 @@ const DEFAULT_IDLE_MS = 30_000;
 export interface HashProcessOptions {
   /** libuv pool threads in the child: as many as hashes may run at once. */
   threads: number;
-  nice?: number;
   idleMs?: number;
 }
-
-/** scrypt's parameters (log2 N, block size, parallelism). */
-export interface ScryptCost {
-  logN: number;
-  r: number;
-  p: number;
-}
-
-type JobBody = { op: 'kdf'; password: string; cost: ScryptCost } | { op: 'verify'; password: string; key: string };
 
 interface Pending {
   resolve(reply: HashReply): void;
@@ -73,7 +65,7 @@ export class HashProcess {
     this.stop();
   }
 
-  private async run(body: JobBody): Promise<HashReply> {
+  private async run(body: HashJobBody): Promise<HashReply> {
     if (this.closed) throw new Error('the password hasher is closed');
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
@@ -152,7 +144,7 @@ function spawnChild(options: HashProcessOptions): ChildProcess {
   // Only what the child needs: none of the service's secrets travel in its environment.
   const env: NodeJS.ProcessEnv = {
     UV_THREADPOOL_SIZE: String(Math.max(1, options.threads)),
-    LOGKEEP_HASH_NICE: String(options.nice ?? HASH_PROCESS_NICE),
+    LOGKEEP_HASH_NICE: String(HASH_PROCESS_NICE),
   };
   const execArgv = fromSource ? ['--import', import.meta.resolve('tsx')] : [];
   return fork(entry, [], { env, execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'json' });

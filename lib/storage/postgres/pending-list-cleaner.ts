@@ -5,7 +5,7 @@
  * the index inside whichever insert finds it over `gin_pending_list_limit`:
  * that ingestion request waited the whole merge (~170 ms per MiB over 1M
  * entries here, 0.5 s and more at the default 4 MiB). After every
- * `everyEntries` committed entries this merges the list from a pooled
+ * CLEAN_EVERY_ENTRIES committed entries this merges the list from a pooled
  * connection instead, one merge at a time, while ingestion goes on (an
  * insert finding a merge under way skips its own). The 4 MiB limit stays
  * as the fallback should merging fall behind; searches, which read the
@@ -29,13 +29,12 @@ export class PendingListCleaner {
   constructor(
     private readonly pool: pgPromise.IDatabase<unknown>,
     private readonly logger: ServiceLogger,
-    private readonly everyEntries = CLEAN_EVERY_ENTRIES,
   ) {}
 
   /** Counts committed entries; starts a merge when enough have come since the last. */
   added(entries: number): void {
     this.sinceClean += entries;
-    if (this.disabled || this.running || this.sinceClean < this.everyEntries) return;
+    if (this.disabled || this.running || this.sinceClean < CLEAN_EVERY_ENTRIES) return;
     this.sinceClean = 0;
     this.running = this.clean().finally(() => {
       this.running = null;

@@ -31,17 +31,32 @@ export function exactNeedle(value: string): string {
   return JSON.stringify(value).slice(1, -1);
 }
 
+/** One ASCII word or prefix of `q`, lower-cased, for a backend's cheap text filter. */
+export interface AsciiNeedle {
+  text: string;
+  prefix: boolean;
+}
+
 /**
- * One ASCII word (or prefix) of `q` that an entry's text must contain,
- * lower-cased, for a backend's cheap filter, or '' when `q` has none: the
- * longest, as the likeliest to be rare. Folding the text's ASCII capitals
- * (and U+212A KELVIN SIGN, the one other character that lower-cases to
- * ASCII) is enough: an entry holding the word holds it so in its text.
+ * Up to `max` ASCII words and prefixes of `q`, longest first (the likeliest
+ * to be rare). An entry holding one holds it in its text with ASCII case
+ * folded, except through the two non-ASCII characters that lower-case to
+ * ASCII (all of Unicode checked): U+212A KELVIN SIGN becomes `k`, and
+ * U+0130 becomes `i` plus a combining dot, so a word holding it never
+ * equals an ASCII word, but a prefix ending in `i` can stop right before
+ * the dot. `mayFoldFromNonAscii` tells which needles a backend must widen.
  */
-export function asciiWordNeedle(filter: Pick<LogFilter, 'words' | 'prefixes'>): string {
-  let best = '';
-  for (const w of [...filter.words, ...filter.prefixes]) if (ASCII_WORD.test(w) && w.length > best.length) best = w;
-  return best;
+export function asciiWordNeedles(filter: Pick<LogFilter, 'words' | 'prefixes'>, max: number): AsciiNeedle[] {
+  const all = [...filter.words.map((text) => ({ text, prefix: false })), ...filter.prefixes.map((text) => ({ text, prefix: true }))];
+  return all
+    .filter((n) => ASCII_WORD.test(n.text))
+    .sort((a, b) => b.text.length - a.text.length)
+    .slice(0, max);
+}
+
+/** Whether an entry may hold the needle only through U+212A (any `k`) or U+0130 (a prefix's last `i`). */
+export function mayFoldFromNonAscii(needle: AsciiNeedle): boolean {
+  return needle.text.includes('k') || (needle.prefix && needle.text.endsWith('i'));
 }
 
 /** The filter's text conditions as one test, or null when it has none. */

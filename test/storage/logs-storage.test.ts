@@ -298,6 +298,43 @@ describeEachBackend('log storage verbs', (backend) => {
     assert.equal(got[0]!.body.startsWith('{'), true);
   });
 
+  it('finds ASCII words and prefixes held through U+212A KELVIN SIGN and U+0130 (their lower case is ASCII)', async () => {
+    const group = (await storage.getProject(projectA))!.groupId;
+    const projectD = (await storage.write((tx) => tx.insertProject({ groupId: group, name: 'd', retentionDays: 1, maxEntries: null, maxBytes: null, createdAt: T0 }))).id;
+    const events = [
+      'alpha zz\u0130x 300\u212a ba\u212ae',
+      'alpha zzix 300k bake',
+      'beta zz\u0130 gamma',
+      'beta ZZIX GAMMA BAKE',
+      'alpha beta gamma delta zz\u0130q',
+      'kelvin only \u212a',
+      'nothing of the sort',
+    ];
+    const prepared = prepareBatch(events.map((event, i) => ({ level: 'info', event, timestamp: new Date(T0 + i).toISOString() }))).entries;
+    const [outcomes] = await storage.write((tx) => tx.ingestLogs([{ projectId: projectD, receivedAt: T0, entries: prepared }]));
+    const ids = record(projectD, prepared, outcomes!);
+    const base = { projectIds: [projectD], minLevel: null, from: null, to: null, exact: [] };
+    const cases: [Pick<LogSelection, 'words' | 'prefixes'>, number[]][] = [
+      [{ words: [], prefixes: ['zzi'] }, [0, 1, 2, 3, 4]],
+      [{ words: ['zzi'], prefixes: [] }, []],
+      [{ words: ['zzix'], prefixes: [] }, [1, 3]],
+      [{ words: [], prefixes: ['zzix'] }, [1, 3]],
+      [{ words: ['300k', 'bake'], prefixes: [] }, [0, 1]],
+      [{ words: ['k'], prefixes: [] }, [5]],
+      [{ words: [], prefixes: ['k'] }, [5]],
+      [{ words: [], prefixes: ['bak', '300'] }, [0, 1]],
+      [{ words: ['alpha', 'beta', 'gamma', 'delta'], prefixes: ['zzi'] }, [4]],
+      [{ words: ['alpha', 'beta', 'gamma', 'delta'], prefixes: ['zzix'] }, []],
+    ];
+    for (const [text, expectedAt] of cases) {
+      const selection: LogSelection = { ...base, ...text };
+      const expected = expectedAt.map((i) => ids[i]!).reverse();
+      assert.deepEqual(brute(selection), expected, `the oracle agrees: ${JSON.stringify(text)}`);
+      assert.deepEqual((await storage.queryLogs(selection, { limit: 50 })).map((r) => r.id), expected, JSON.stringify(text));
+      assert.deepEqual((await storage.logsAfter(selection, 0, 50)).map((r) => r.id), [...expected].reverse(), `oldest first: ${JSON.stringify(text)}`);
+    }
+  });
+
   it('group-commits concurrent requests: fewer transactions, every outcome right, close() waits', async () => {
     let transactions = 0;
     const counting: Pick<Storage, 'write'> = {

@@ -79,20 +79,23 @@ export const BLOCKS_OLDEST_FIRST = `${BLOCK_SEARCH_SETTINGS};
  * The entries of some spans (log-plan.ts) through (project_id, id), with
  * level, time and up to two exact-match needles checked here ('' when
  * absent: strpos finds it at 1), and one ASCII word of `q`
- * (entry-match.ts `asciiWordNeedle`) in the text lower-cased under the "C"
+ * (entry-match.ts `asciiWordNeedles`) in the text lower-cased under the "C"
  * collation (ASCII only, whatever the database's locale; translate() would
- * do the same 20× slower), or any text holding the Kelvin sign. OFFSET 0
+ * do the same 20× slower); `fold` (entry-match.ts `mayFoldFromNonAscii`)
+ * also lets through any text holding U+212A or U+0130. pg-promise inlines
+ * the values, so the planner drops the tests that cannot apply. OFFSET 0
  * keeps each span a separate (project_id, id) index range: flattened, the
  * planner may hash-join the spans against a scan of the whole table.
  * Params: projects, firsts, lasts (parallel arrays), minLevel, from, to,
- * needle1, needle2, word.
+ * needle1, needle2, word, fold.
  */
 export const BLOCK_ENTRIES = `SELECT e.* FROM unnest($(projects)::bigint[], $(firsts)::bigint[], $(lasts)::bigint[]) AS b(p, f, l)
   CROSS JOIN LATERAL (SELECT ${LOG_COLUMNS} FROM log_entries
     WHERE project_id = b.p AND id >= b.f AND id <= b.l
       AND (level + 0) >= $(minLevel) AND (ts + 0) >= $(from) AND (ts + 0) <= $(to)
       AND strpos(body, $(needle1)) > 0 AND strpos(body, $(needle2)) > 0
-      AND ($(word) = '' OR strpos(lower(body COLLATE "C"), $(word)) > 0 OR strpos(body, '\u212a') > 0)
+      AND ($(word) = '' OR strpos(lower(body COLLATE "C"), $(word)) > 0
+        OR ($(fold) AND (strpos(body, '\u212a') > 0 OR strpos(body, '\u0130') > 0)))
     OFFSET 0) AS e`;
 
 /**

@@ -10,7 +10,7 @@ import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-
 import { buildBlocks } from '../log-blocks.js';
 import type { BlockMatch } from '../log-terms.js';
 import { planLogsAfter, planQuery, type LogBlockRef, type LogPlanReads } from '../log-plan.js';
-import { asciiWordNeedle, exactNeedle } from '../../logs/entry-match.js';
+import { asciiWordNeedles, exactNeedle, mayFoldFromNonAscii } from '../../logs/entry-match.js';
 import type { Queryable } from './postgres-reads.js';
 import * as sql from './log-sql.js';
 
@@ -54,6 +54,12 @@ function walkConditions(filter: LogFilter): string[] {
 function needles(filter: LogFilter): { needle1: string; needle2: string } {
   const [a, b] = filter.exact.map((e) => exactNeedle(e.value));
   return { needle1: a ?? '', needle2: b ?? '' };
+}
+
+/** The longest ASCII word of `q` for BLOCK_ENTRIES ('' when none). */
+function wordNeedle(filter: LogFilter): { word: string; fold: boolean } {
+  const [needle] = asciiWordNeedles(filter, 1);
+  return needle === undefined ? { word: '', fold: false } : { word: needle.text, fold: mayFoldFromNonAscii(needle) };
 }
 
 /** Quota-checked insert of several requests inside the caller's transaction. */
@@ -153,7 +159,7 @@ function planReads(db: Queryable): LogPlanReads {
       return db.any<LogRow>(sql.BLOCK_ENTRIES, {
         ...bounds(filter),
         ...needles(filter),
-        word: asciiWordNeedle(filter),
+        ...wordNeedle(filter),
         projects: spans.map((s) => s.projectId),
         firsts: spans.map((s) => s.firstId),
         lasts: spans.map((s) => s.lastId),

@@ -69,23 +69,25 @@ export const BLOCKS_OLDEST_FIRST = `SELECT b.last_id, b.project_id, b.first_id
     AND b.project_id IN (SELECT value FROM json_each(?4))
   ORDER BY log_block_terms.rowid ASC LIMIT ?5`;
 
+/** How many ASCII words of `q` BLOCK_ENTRIES checks (`likePattern` in sqlite-logs.ts). */
+export const BLOCK_ENTRY_WORDS = 3;
+
 /**
  * The entries of some spans (log-plan.ts), by primary-key range (a block's
  * span holds only its project's entries; `+` keeps the planner from using
  * any other bound or index, such as (project_id, ts), which would read the
- * whole project), with level, time and up to two exact-match needles
- * checked here ('' when absent: instr finds it at 1), and one ASCII word of
- * `q` (entry-match.ts `asciiWordNeedle`; LIKE ignores ASCII case, and the
- * Kelvin sign is the only other character lower-casing to ASCII). Params:
- * JSON array of `[project_id, first_id, last_id]`, minLevel, from, to,
- * needle, needle, word.
+ * whole project), with level, time, up to two exact-match needles and up
+ * to three LIKE patterns of `q`'s ASCII words checked here ('' when absent;
+ * each test is skipped then). Params: JSON array of
+ * `[project_id, first_id, last_id]`, minLevel, from, to, needle, needle,
+ * pattern, pattern, pattern.
  */
 export const BLOCK_ENTRIES = `SELECT e.id, e.project_id, e.received_at, e.body
   FROM json_each(?1) AS b CROSS JOIN log_entries AS e
     ON e.id >= b.value ->> 1 AND e.id <= b.value ->> 2 AND +e.project_id = b.value ->> 0
   WHERE +e.level >= ?2 AND +e.ts >= ?3 AND +e.ts <= ?4
-    AND instr(e.body, ?5) > 0 AND instr(e.body, ?6) > 0
-    AND (?7 = '' OR e.body LIKE '%' || ?7 || '%' OR instr(e.body, '\u212a') > 0)`;
+    AND (?5 = '' OR instr(e.body, ?5) > 0) AND (?6 = '' OR instr(e.body, ?6) > 0)
+    AND (?7 = '' OR e.body LIKE ?7) AND (?8 = '' OR e.body LIKE ?8) AND (?9 = '' OR e.body LIKE ?9)`;
 
 /**
  * One project newest first along (project_id, id), level and time checked

@@ -15,7 +15,7 @@ import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-
 import { buildBlocks } from '../log-blocks.js';
 import type { BlockMatch } from '../log-terms.js';
 import { mergeNewestFirst, planLogsAfter, planQuery, type LogPlanReads } from '../log-plan.js';
-import { asciiWordNeedle, exactNeedle } from '../../logs/entry-match.js';
+import { asciiWordNeedles, exactNeedle, type AsciiNeedle } from '../../logs/entry-match.js';
 import type { SqlExecutor } from './connection.js';
 import type { SqlRow } from './row-mappers.js';
 import * as SQL from './log-sql.js';
@@ -106,10 +106,28 @@ function bounds(filter: LogFilter): { minLevel: number; from: number; to: number
   return { minLevel: filter.minLevel ?? 0, from: filter.from ?? MIN_TS, to: filter.to ?? MAX_TS };
 }
 
-/** Up to two exact-match needles for instr ('' always matches). */
+/** Up to two exact-match needles for instr ('' when absent). */
 function needles(filter: LogFilter): [string, string] {
   const [a, b] = filter.exact.map((e) => exactNeedle(e.value));
   return [a ?? '', b ?? ''];
+}
+
+/**
+ * A LIKE pattern an entry holding the ASCII word must match. LIKE folds
+ * ASCII case only, so each character that U+212A or U+0130 lower-cases to
+ * (entry-match.ts) becomes `_`, one character of any kind.
+ */
+function likePattern(needle: AsciiNeedle): string {
+  let text = needle.text.replaceAll('k', '_');
+  if (needle.prefix && text.endsWith('i')) text = `${text.slice(0, -1)}_`;
+  return `%${text}%`;
+}
+
+/** BLOCK_ENTRY_WORDS LIKE patterns of `q`'s ASCII words ('' when absent). */
+function wordPatterns(filter: LogFilter): string[] {
+  const patterns = asciiWordNeedles(filter, SQL.BLOCK_ENTRY_WORDS).map(likePattern);
+  while (patterns.length < SQL.BLOCK_ENTRY_WORDS) patterns.push('');
+  return patterns;
 }
 
 /** The reads `planQuery` (log-plan.ts) combines, in SQLite. */
@@ -152,7 +170,7 @@ function planReads(db: SqlExecutor): LogPlanReads {
     async blockEntries(spans, filter) {
       const { minLevel, from, to } = bounds(filter);
       const json = JSON.stringify(spans.map((s) => [s.projectId, s.firstId, s.lastId]));
-      return (await db.all(SQL.BLOCK_ENTRIES, [json, minLevel, from, to, ...needles(filter), asciiWordNeedle(filter)])).map(toLogRow);
+      return (await db.all(SQL.BLOCK_ENTRIES, [json, minLevel, from, to, ...needles(filter), ...wordPatterns(filter)])).map(toLogRow);
     },
   };
 }

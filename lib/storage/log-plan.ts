@@ -39,21 +39,27 @@ export interface LogSpan {
   lastId: number;
 }
 
-/** The blocks' spans cut to lowestId < id < beforeId, empty ones left out. */
-function spansWithin(blocks: readonly LogBlockRef[], lowestId: number, beforeId: number): LogSpan[] {
+/** Which way a block walk goes: newest first below a position, or oldest first above it. */
+export type WalkDirection = 'newest' | 'oldest';
+
+/**
+ * The spans of a step's blocks on the walk's side of `position` (empty ones
+ * left out), for a backend reading a step's entries separately.
+ */
+export function stepSpans(direction: WalkDirection, blocks: readonly LogBlockRef[], position: number): LogSpan[] {
   const spans: LogSpan[] = [];
   for (const b of blocks) {
-    const firstId = Math.max(b.firstId, lowestId + 1);
-    const lastId = Math.min(b.lastId, beforeId - 1);
+    const firstId = direction === 'newest' ? b.firstId : Math.max(b.firstId, position + 1);
+    const lastId = direction === 'newest' ? Math.min(b.lastId, position - 1) : b.lastId;
     if (firstId <= lastId) spans.push({ projectId: b.projectId, firstId, lastId });
   }
   return spans;
 }
 
-/** Reads the entries of the blocks within the id window (none when every span is empty). */
-async function entriesOf(reads: LogPlanReads, blocks: readonly LogBlockRef[], filter: LogFilter, lowestId: number, beforeId: number): Promise<LogRow[]> {
-  const spans = spansWithin(blocks, lowestId, beforeId);
-  return spans.length === 0 ? [] : reads.blockEntries(spans, filter);
+/** One step of a block walk: its blocks, and the entries read from them. */
+export interface BlockStep {
+  blocks: LogBlockRef[];
+  rows: LogRow[];
 }
 
 export interface LogPlanReads {
@@ -72,20 +78,16 @@ export interface LogPlanReads {
   /** Oldest first: entries above `afterId` passing level and time, at most `limit`, merged over the projects. */
   oldest(projectIds: readonly number[], filter: LogFilter, afterId: number, limit: number): Promise<LogRow[]>;
   /**
-   * Blocks of these projects holding everything `match` asks for, with an
-   * entry below `beforeId`, by descending lastId, continuing after the block
-   * whose key is `after` (null: from the top); at most `limit`.
+   * One step of a block walk. Its blocks: those of these projects holding
+   * everything `match` asks for, continuing after the block whose key is
+   * `after` (null: from the start), at most `limit`; newest first, the
+   * blocks with an entry below `position` by descending lastId; oldest
+   * first, those with an entry above it by ascending firstId. Its rows: the
+   * entries of those blocks on that side of `position` passing level and
+   * time, in any order. A backend may also drop entries whose text fails a
+   * necessary condition of the text filters (logs/entry-match.ts).
    */
-  blocksNewestFirst(projectIds: readonly number[], match: BlockMatch, beforeId: number, after: number | null, limit: number): Promise<LogBlockRef[]>;
-  /** The same with an entry above `afterId`, by ascending firstId. */
-  blocksOldestFirst(projectIds: readonly number[], match: BlockMatch, afterId: number, after: number | null, limit: number): Promise<LogBlockRef[]>;
-  /**
-   * The entries of these spans (a project and an id range each, within one
-   * block), passing level and time, in any order. A backend may also drop
-   * entries whose text lacks an exact-match needle (logs/entry-match.ts
-   * `exactNeedle`): a necessary condition only.
-   */
-  blockEntries(spans: readonly LogSpan[], filter: LogFilter): Promise<LogRow[]>;
+  blockStep(direction: WalkDirection, projectIds: readonly number[], match: BlockMatch, filter: LogFilter, position: number, after: number | null, limit: number): Promise<BlockStep>;
 }
 
 const MIN_TS = -Number.MAX_SAFE_INTEGER;
@@ -135,7 +137,7 @@ function nextBatch(previous: number, blocksRead: number, matches: number, missin
  * read lies beyond the limit-th match and cannot change the page.
  */
 async function blockWalk(
-  direction: 'newest' | 'oldest',
+  direction: WalkDirection,
   reads: LogPlanReads,
   projectIds: readonly number[],
   filter: LogFilter,
@@ -155,11 +157,8 @@ async function blockWalk(
       const kth = ordered()[limit - 1]!.id;
       if (newest ? kth > frontier : kth < frontier) break;
     }
-    const blocks: LogBlockRef[] = newest
-      ? await reads.blocksNewestFirst(projectIds, match, position, after, size)
-      : await reads.blocksOldestFirst(projectIds, match, position, after, size);
+    const { blocks, rows } = await reads.blockStep(direction, projectIds, match, filter, position, after, size);
     if (blocks.length === 0) break;
-    const rows = newest ? await entriesOf(reads, blocks, filter, 0, position) : await entriesOf(reads, blocks, filter, position, NO_UPPER_ID);
     keep(rows, test, found);
     blocksRead += blocks.length;
     if (blocks.length < size) break;

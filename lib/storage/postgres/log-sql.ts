@@ -48,55 +48,62 @@ export const ADD_PROJECT_USAGE = `UPDATE projects AS p
 export const SELECT_LAST_LOG_ID = `SELECT COALESCE(MAX(id), 0) AS id FROM log_entries`;
 
 /**
- * Sent in front of a block search, in the same query string: a
- * multi-statement string runs as one implicit transaction, so these last
- * for that SELECT only (one round trip, nothing left on the pooled
- * connection, also when it fails). The planner then takes the GIN bitmap,
- * which needs no tsvector read; on its own it would rather read the
- * project's blocks (small table) and test each tsvector, ~20 µs a block.
+ * Sent in front of a block step, in the same query string: a
+ * multi-statement string runs as one implicit transaction, so it lasts for
+ * that SELECT only (one round trip, nothing left on the pooled connection,
+ * also when it fails). With no sequential scan, and every B-tree of
+ * log_blocks kept out by `+ 0`, the planner takes the GIN bitmap, which
+ * needs no tsvector read; on its own it would rather read the project's
+ * blocks (small table) and test each tsvector, ~20 µs a block. Index scans
+ * stay on: they read the blocks' entries.
  */
-export const BLOCK_SEARCH_SETTINGS = 'SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off';
+export const BLOCK_SEARCH_SETTINGS = 'SET LOCAL enable_seqscan = off';
 
 /**
- * Candidate blocks newest first: the GIN index finds the blocks holding the
- * terms (`+ 0`: no B-tree bitmap is ANDed in), the few found are sorted.
- * Params: tsquery, projects, beforeId, after (exclusive last_id bound), limit.
- */
-export const BLOCKS_NEWEST_FIRST = `${BLOCK_SEARCH_SETTINGS};
-  SELECT last_id AS "lastId", project_id AS "projectId", first_id AS "firstId" FROM log_blocks
-  WHERE terms @@ $(tsquery)::tsquery AND (project_id + 0) = ANY($(projects)::bigint[])
-    AND (first_id + 0) < $(beforeId) AND (last_id + 0) < $(after)
-  ORDER BY last_id DESC LIMIT $(limit)`;
-
-/** Candidate blocks oldest first with an entry above afterId. Params: tsquery, projects, afterId, after (exclusive first_id bound), limit. */
-export const BLOCKS_OLDEST_FIRST = `${BLOCK_SEARCH_SETTINGS};
-  SELECT last_id AS "lastId", project_id AS "projectId", first_id AS "firstId" FROM log_blocks
-  WHERE terms @@ $(tsquery)::tsquery AND (project_id + 0) = ANY($(projects)::bigint[])
-    AND (last_id + 0) > $(afterId) AND (first_id + 0) > $(after)
-  ORDER BY first_id ASC LIMIT $(limit)`;
-
-/**
- * The entries of some spans (log-plan.ts) through (project_id, id), with
- * level, time and up to two exact-match needles checked here ('' when
- * absent: strpos finds it at 1), and one ASCII word of `q`
+ * The entry conditions of a block step: level, time, up to two exact-match
+ * needles ('' when absent: strpos finds it at 1), and one ASCII word of `q`
  * (entry-match.ts `asciiWordNeedles`) in the text lower-cased under the "C"
  * collation (ASCII only, whatever the database's locale; translate() would
  * do the same 20× slower); `fold` (entry-match.ts `mayFoldFromNonAscii`)
  * also lets through any text holding U+212A or U+0130. pg-promise inlines
- * the values, so the planner drops the tests that cannot apply. OFFSET 0
- * keeps each span a separate (project_id, id) index range: flattened, the
- * planner may hash-join the spans against a scan of the whole table.
- * Params: projects, firsts, lasts (parallel arrays), minLevel, from, to,
- * needle1, needle2, word, fold.
+ * the values, so the planner drops the tests that cannot apply.
  */
-export const BLOCK_ENTRIES = `SELECT e.* FROM unnest($(projects)::bigint[], $(firsts)::bigint[], $(lasts)::bigint[]) AS b(p, f, l)
-  CROSS JOIN LATERAL (SELECT ${LOG_COLUMNS} FROM log_entries
-    WHERE project_id = b.p AND id >= b.f AND id <= b.l
-      AND (level + 0) >= $(minLevel) AND (ts + 0) >= $(from) AND (ts + 0) <= $(to)
+const STEP_ENTRY_CONDITIONS = `(level + 0) >= $(minLevel) AND (ts + 0) >= $(from) AND (ts + 0) <= $(to)
       AND strpos(body, $(needle1)) > 0 AND strpos(body, $(needle2)) > 0
       AND ($(word) = '' OR strpos(lower(body COLLATE "C"), $(word)) > 0
-        OR ($(fold) AND (strpos(body, '\u212a') > 0 OR strpos(body, '\u0130') > 0)))
-    OFFSET 0) AS e`;
+        OR ($(fold) AND (strpos(body, '\u212a') > 0 OR strpos(body, '\u0130') > 0)))`;
+
+/**
+ * One step of a block walk (log-plan.ts `blockStep`) in one round trip:
+ * the candidate blocks from the GIN index (`+ 0`: no B-tree bitmap is
+ * ANDed in; the few found are sorted), then each block's entries on the
+ * walk's side of `position` through the primary key, LEFT JOINed so a
+ * block with no passing entry still comes back (one row, entry columns
+ * null). OFFSET 0 keeps each block a separate index range: flattened, the
+ * planner may hash-join the blocks against a scan of the whole table.
+ * Params: tsquery, projects, position, after (exclusive bound on the
+ * order's column), limit, and the STEP_ENTRY_CONDITIONS'.
+ */
+function blockStepSql(direction: 'newest' | 'oldest'): string {
+  const newest = direction === 'newest';
+  const blockWindow = newest
+    ? '(first_id + 0) < $(position) AND (last_id + 0) < $(after) ORDER BY last_id + 0 DESC'
+    : '(last_id + 0) > $(position) AND (first_id + 0) > $(after) ORDER BY first_id + 0 ASC';
+  const idWindow = newest ? 'id >= b.first_id AND id <= least(b.last_id, $(position) - 1)' : 'id >= greatest(b.first_id, $(position) + 1) AND id <= b.last_id';
+  return `${BLOCK_SEARCH_SETTINGS};
+  WITH blocks AS MATERIALIZED (
+    SELECT last_id, project_id, first_id FROM log_blocks
+    WHERE terms @@ $(tsquery)::tsquery AND (project_id + 0) = ANY($(projects)::bigint[]) AND ${blockWindow}
+    LIMIT $(limit))
+  SELECT b.last_id AS "blockLastId", b.project_id AS "blockProjectId", b.first_id AS "blockFirstId", e.*
+  FROM blocks AS b LEFT JOIN LATERAL (
+    SELECT ${LOG_COLUMNS} FROM log_entries
+    WHERE project_id = b.project_id AND ${idWindow}
+      AND ${STEP_ENTRY_CONDITIONS}
+    OFFSET 0) AS e ON true`;
+}
+
+export const BLOCK_STEP = { newest: blockStepSql('newest'), oldest: blockStepSql('oldest') } as const;
 
 /**
  * Row filters of the walks below, each ANDed only when its filter is given:

@@ -9,7 +9,7 @@ import type { LogEntryOutcome, LogFilter, LogIngestRequest, LogRow, LogSelection
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-quota.js';
 import { buildBlocks } from '../log-blocks.js';
 import type { BlockMatch } from '../log-terms.js';
-import { planLogsAfter, planQuery, type LogBlockRef, type LogPlanReads } from '../log-plan.js';
+import { planLogsAfter, planQuery, type BlockStep, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-plan.js';
 import { asciiWordNeedles, exactNeedle, mayFoldFromNonAscii } from '../../logs/entry-match.js';
 import type { Queryable } from './postgres-reads.js';
 import * as sql from './log-sql.js';
@@ -125,11 +125,27 @@ export async function lastLogId(db: Queryable, settledProjects?: readonly number
   return Number(settle.horizon);
 }
 
+/** A row of BLOCK_STEP: its block, and one of the block's entries or none (nulls). */
+type StepRow = { blockLastId: number; blockProjectId: number; blockFirstId: number } & ({ [K in keyof LogRow]: LogRow[K] } | { [K in keyof LogRow]: null });
+
+/** A step's blocks (in walk order; a block's key is the column its order follows) and entries. */
+function stepOf(direction: WalkDirection, rows: readonly StepRow[]): BlockStep {
+  const blocks = new Map<number, LogBlockRef>();
+  const entries: LogRow[] = [];
+  for (const r of rows) {
+    const lastId = Number(r.blockLastId);
+    if (!blocks.has(lastId)) {
+      const firstId = Number(r.blockFirstId);
+      blocks.set(lastId, { projectId: Number(r.blockProjectId), firstId, lastId, key: direction === 'newest' ? lastId : firstId });
+    }
+    if (r.id !== null) entries.push({ id: r.id, projectId: r.projectId, receivedAt: r.receivedAt, body: r.body });
+  }
+  const ordered = [...blocks.values()].sort(direction === 'newest' ? (a, b) => b.key - a.key : (a, b) => a.key - b.key);
+  return { blocks: ordered, rows: entries };
+}
+
 /** The reads `planQuery` (log-plan.ts) combines, in PostgreSQL. */
 function planReads(db: Queryable): LogPlanReads {
-  type BlockRow = { lastId: number | string; projectId: number | string; firstId: number | string };
-  const refs = (rows: BlockRow[], key: 'lastId' | 'firstId'): LogBlockRef[] =>
-    rows.map((r) => ({ projectId: Number(r.projectId), firstId: Number(r.firstId), lastId: Number(r.lastId), key: Number(r[key]) }));
   return {
     async countInRange(projectId, from, to, cap) {
       return (await db.one<{ n: number }>(sql.COUNT_PROJECT_LOGS_IN_RANGE, [projectId, from, to, cap])).n;
@@ -147,23 +163,18 @@ function planReads(db: Queryable): LogPlanReads {
     oldest(projectIds, filter, afterId, limit) {
       return db.any<LogRow>(sql.selectProjectsLogs('oldest', walkConditions(filter)), { ...filter, projects: projectIds, afterId, limit });
     },
-    async blocksNewestFirst(projectIds, match, beforeId, after, limit) {
-      const results = await db.multi<BlockRow>(sql.BLOCKS_NEWEST_FIRST, { tsquery: tsqueryOf(match), projects: projectIds, beforeId, after: after ?? NO_ID, limit });
-      return refs(results[results.length - 1]!, 'lastId');
-    },
-    async blocksOldestFirst(projectIds, match, afterId, after, limit) {
-      const results = await db.multi<BlockRow>(sql.BLOCKS_OLDEST_FIRST, { tsquery: tsqueryOf(match), projects: projectIds, afterId, after: after ?? 0, limit });
-      return refs(results[results.length - 1]!, 'firstId');
-    },
-    blockEntries(spans, filter) {
-      return db.any<LogRow>(sql.BLOCK_ENTRIES, {
+    async blockStep(direction, projectIds, match, filter, position, after, limit) {
+      const results = await db.multi<StepRow>(sql.BLOCK_STEP[direction], {
         ...bounds(filter),
         ...needles(filter),
         ...wordNeedle(filter),
-        projects: spans.map((s) => s.projectId),
-        firsts: spans.map((s) => s.firstId),
-        lasts: spans.map((s) => s.lastId),
+        tsquery: tsqueryOf(match),
+        projects: projectIds,
+        position,
+        after: after ?? (direction === 'newest' ? NO_ID : 0),
+        limit,
       });
+      return stepOf(direction, results[results.length - 1]!);
     },
   };
 }

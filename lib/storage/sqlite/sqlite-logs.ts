@@ -14,7 +14,7 @@ import type { LogEntryOutcome, LogFilter, LogIngestRequest, LogRow, LogSelection
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-quota.js';
 import { buildBlocks } from '../log-blocks.js';
 import type { BlockMatch } from '../log-terms.js';
-import { mergeNewestFirst, planLogsAfter, planQuery, type LogPlanReads } from '../log-plan.js';
+import { mergeNewestFirst, planLogsAfter, planQuery, stepSpans, type LogPlanReads } from '../log-plan.js';
 import { asciiWordNeedles, exactNeedle, type AsciiNeedle } from '../../logs/entry-match.js';
 import type { SqlExecutor } from './connection.js';
 import type { SqlRow } from './row-mappers.js';
@@ -161,16 +161,18 @@ function planReads(db: SqlExecutor): LogPlanReads {
         .sort((a, b) => a.id - b.id)
         .slice(0, limit);
     },
-    async blocksNewestFirst(projectIds, match, beforeId, after, limit) {
-      return blocksOf(await db.all(SQL.BLOCKS_NEWEST_FIRST, [matchExpression(match), after ?? NO_ID, beforeId, JSON.stringify(projectIds), limit]));
-    },
-    async blocksOldestFirst(projectIds, match, afterId, after, limit) {
-      return blocksOf(await db.all(SQL.BLOCKS_OLDEST_FIRST, [matchExpression(match), after ?? 0, afterId, JSON.stringify(projectIds), limit]));
-    },
-    async blockEntries(spans, filter) {
+    async blockStep(direction, projectIds, match, filter, position, after, limit) {
+      const blocks = blocksOf(
+        direction === 'newest'
+          ? await db.all(SQL.BLOCKS_NEWEST_FIRST, [matchExpression(match), after ?? NO_ID, position, JSON.stringify(projectIds), limit])
+          : await db.all(SQL.BLOCKS_OLDEST_FIRST, [matchExpression(match), after ?? 0, position, JSON.stringify(projectIds), limit]),
+      );
+      const spans = stepSpans(direction, blocks, position);
+      if (spans.length === 0) return { blocks, rows: [] };
       const { minLevel, from, to } = bounds(filter);
       const json = JSON.stringify(spans.map((s) => [s.projectId, s.firstId, s.lastId]));
-      return (await db.all(SQL.BLOCK_ENTRIES, [json, minLevel, from, to, ...needles(filter), ...wordPatterns(filter)])).map(toLogRow);
+      const rows = (await db.all(SQL.BLOCK_ENTRIES, [json, minLevel, from, to, ...needles(filter), ...wordPatterns(filter)])).map(toLogRow);
+      return { blocks, rows };
     },
   };
 }

@@ -116,9 +116,24 @@ export function mergeNewestFirst(lists: readonly LogRow[][], limit: number): Log
     .slice(0, limit);
 }
 
-/** Keeps the rows passing `test` (all when null), without repeats. */
-function keep(rows: readonly LogRow[], test: EntryTest | null, into: Map<number, LogRow>): void {
-  for (const row of rows) if (!into.has(row.id) && (test === null || test(row.body))) into.set(row.id, row);
+/**
+ * Adds a step's rows passing `test` (all when null) to `found`, in walk
+ * order, and stops at the first row that `limit` matches already precede:
+ * no later row can make the page, so none of them is parsed.
+ */
+function keepStep(direction: WalkDirection, rows: readonly LogRow[], test: EntryTest | null, found: Map<number, LogRow>, limit: number): void {
+  const walkOrder = direction === 'newest' ? (a: number, b: number) => b - a : (a: number, b: number) => a - b;
+  const earlier = [...found.keys()].sort(walkOrder);
+  const sorted = [...rows].sort((a, b) => walkOrder(a.id, b.id));
+  let preceding = 0;
+  let added = 0;
+  for (const row of sorted) {
+    while (preceding < earlier.length && walkOrder(earlier[preceding]!, row.id) < 0) preceding += 1;
+    if (preceding + added >= limit) break;
+    if (found.has(row.id) || (test !== null && !test(row.body))) continue;
+    found.set(row.id, row);
+    added += 1;
+  }
 }
 
 /**
@@ -159,7 +174,7 @@ async function blockWalk(
     }
     const { blocks, rows } = await reads.blockStep(direction, projectIds, match, filter, position, after, size);
     if (blocks.length === 0) break;
-    keep(rows, test, found);
+    keepStep(direction, rows, test, found, limit);
     blocksRead += blocks.length;
     if (blocks.length < size) break;
     const last: LogBlockRef = blocks[blocks.length - 1]!;

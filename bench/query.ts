@@ -86,8 +86,12 @@ export async function querySuite(label: string, filled: FilledDatabase, runs: nu
   const cycles = Math.max(1, Math.floor(filled.entries / (filled.pool.bodies.length * filled.pool.entries[0]!)));
   console.log(`  ${label}: ${fmt(filled.entries)} entries in 10 projects, ${runs} runs per query, limit 50`);
   let misses = 0;
+  let coldest = 0;
   for (const c of cases(filled.org, filled.pool, cycles)) {
-    await timeQueries(token, c, 3, client, 1000);
+    // One unmeasured run per project first (1000 ≡ project 0): measured runs
+    // are steady state; the first query of a project after start-up, whose
+    // pages are not cached yet, is reported apart.
+    coldest = Math.max(coldest, ...(await timeQueries(token, c, filled.org.projectIds.length, client, 1000)));
     const lat = await timeQueries(token, c, runs, client);
     const p99 = percentile(lat, 99);
     const target = TARGET[c.kind];
@@ -97,7 +101,7 @@ export async function querySuite(label: string, filled: FilledDatabase, runs: nu
       `    ${c.name.padEnd(34)} p50 ${fmt(percentile(lat, 50), 1).padStart(7)} ms  p99 ${fmt(p99, 1).padStart(7)} ms${Number.isFinite(target) ? `  (≤ ${target}: ${ok ? 'ok' : 'OVER'})` : ''}`,
     );
   }
-  console.log(`    ${misses === 0 ? 'every query within its target' : `${misses} queries over their target`}`);
+  console.log(`    ${misses === 0 ? 'every query within its target' : `${misses} queries over their target`} (steady state; slowest unmeasured first run per project and query: ${fmt(coldest, 1)} ms)`);
   await client.close();
   await child.stop();
 }

@@ -82,7 +82,8 @@ const STEP_ENTRY_CONDITIONS = `(level + 0) >= $(minLevel) AND (ts + 0) >= $(from
  * null). OFFSET 0 keeps each block a separate index range: flattened, the
  * planner may hash-join the blocks against a scan of the whole table.
  * Params: tsquery, projects, position, after (exclusive bound on the
- * order's column), limit, and the STEP_ENTRY_CONDITIONS'.
+ * order's column), limit, offset (blocks skipped first), and the
+ * STEP_ENTRY_CONDITIONS'.
  */
 function blockStepSql(direction: 'newest' | 'oldest'): string {
   const newest = direction === 'newest';
@@ -94,7 +95,7 @@ function blockStepSql(direction: 'newest' | 'oldest'): string {
   WITH blocks AS MATERIALIZED (
     SELECT last_id, project_id, first_id FROM log_blocks
     WHERE terms @@ $(tsquery)::tsquery AND (project_id + 0) = ANY($(projects)::bigint[]) AND ${blockWindow}
-    LIMIT $(limit))
+    LIMIT $(limit) OFFSET $(offset))
   SELECT b.last_id AS "blockLastId", b.project_id AS "blockProjectId", b.first_id AS "blockFirstId", e.*
   FROM blocks AS b LEFT JOIN LATERAL (
     SELECT ${LOG_COLUMNS} FROM log_entries

@@ -93,18 +93,26 @@ export interface LogPlanReads {
 const MIN_TS = -Number.MAX_SAFE_INTEGER;
 const MAX_TS = Number.MAX_SAFE_INTEGER;
 
-/** Blocks asked for at first, and at most at once. */
+/**
+ * Blocks asked for at first, and at most at once. A step costs a round trip
+ * plus ~0.06 ms (SQLite) to ~0.15 ms (PostgreSQL, split over two
+ * connections) per block: 64 saves a step over 32 for a word in about one
+ * entry of 64 (measured 10–15 % sooner on both backends).
+ */
 const FIRST_BLOCKS = 2;
-const MAX_BLOCKS = 32;
+const MAX_BLOCKS = 64;
 
 /**
  * A prefix makes every read of the block index cost the same whatever its
  * limit (both backends gather every posting of every term with the prefix
  * before returning the first block: ~4.5 ms for a mid-frequency prefix over
- * 1M entries, against ~0.7 ms for a word), so it starts with a full batch.
+ * 1M entries, against ~0.7 ms for a word), so it starts with a batch of
+ * PREFIX_FIRST_BLOCKS (one step fills a page of a mid-frequency prefix).
  */
+const PREFIX_FIRST_BLOCKS = 32;
+
 function firstBatch(match: BlockMatch): number {
-  return match.prefixes.length > 0 ? MAX_BLOCKS : FIRST_BLOCKS;
+  return match.prefixes.length > 0 ? PREFIX_FIRST_BLOCKS : FIRST_BLOCKS;
 }
 
 /** Newest-first rows of several lists, merged and cut to `limit`. */

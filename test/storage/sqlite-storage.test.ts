@@ -114,6 +114,8 @@ describe('sqlite schema v1', () => {
     }
     // Contentless: the text is not kept.
     assert.deepEqual(await writer.all('SELECT terms FROM log_block_terms'), [{ terms: null }]);
+    // Segments merge 8 at a time (FTS5's default is 4; see the schema).
+    assert.deepEqual(await writer.all(`SELECT v FROM log_block_terms_config WHERE k = 'automerge'`), [{ v: 8 }]);
     // contentless_delete: a row can be removed by rowid.
     await writer.run('DELETE FROM log_block_terms WHERE rowid = ?', [lastId]);
     assert.deepEqual(await writer.all('SELECT rowid FROM log_block_terms WHERE log_block_terms MATCH ?', ['world2']), []);

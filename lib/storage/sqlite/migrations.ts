@@ -149,6 +149,10 @@ CREATE INDEX log_entries_received ON log_entries (project_id, received_at);
 -- and letters and digits; see logs/search-terms.ts), so the plain ascii
 -- tokenizer never splits them further. detail = 'none': queries only
 -- intersect terms (no phrases), so positions would be dead weight.
+-- automerge = 8 (FTS5's default is 4): each commit adds a segment, and
+-- merging them 8 at a time rewrites postings less often; 500-entry
+-- ingestion ran 16-24 % faster (16.2-16.9k -> 18.9-21.0k entries/s over
+-- 300k) while word, prefix and no-match lookups measured the same.
 CREATE TABLE log_blocks (
   last_id INTEGER PRIMARY KEY,
   project_id INTEGER NOT NULL,
@@ -156,6 +160,7 @@ CREATE TABLE log_blocks (
 );
 CREATE INDEX log_blocks_project ON log_blocks (project_id, last_id);
 CREATE VIRTUAL TABLE log_block_terms USING fts5 (terms, content = '', contentless_delete = 1, tokenize = 'ascii', detail = 'none');
+INSERT INTO log_block_terms (log_block_terms, rank) VALUES ('automerge', 8);
 
 INSERT INTO schema_version (version) VALUES (1);
 `;

@@ -94,7 +94,7 @@ export async function serverDatabase(): Promise<BenchDatabase | null> {
     await admin.none('CREATE DATABASE $1:name', [name]);
   } catch (err) {
     console.log(`  (server backend skipped: ${err instanceof Error ? err.message : String(err)})`);
-    pgp.end();
+    await admin.$pool.end();
     return null;
   }
   return {
@@ -107,9 +107,11 @@ export async function serverDatabase(): Promise<BenchDatabase | null> {
       dbServerPassword: PG.password,
       dbServerSslMode: 'disable',
     },
+    // Each pool ends by itself: pgp.end() ends every pool of the process
+    // (pg-promise keeps one registry), other databases' included.
     async drop() {
-      await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [name]).catch(() => undefined);
-      pgp.end();
+      await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [name]).catch((err) => console.log(`  (could not drop ${name}: ${err instanceof Error ? err.message : String(err)})`));
+      await admin.$pool.end();
     },
   };
 }
@@ -132,7 +134,7 @@ export async function settleServerDatabase(db: BenchDatabase): Promise<void> {
     await conn.none('VACUUM (ANALYZE) log_entries, log_blocks');
     console.log(`    (autovacuum is off on this server: ran VACUUM (ANALYZE) log_entries, log_blocks once, as autovacuum would, in ${fmt((Date.now() - started) / 1000, 1)} s)`);
   } finally {
-    pgp.end();
+    await conn.$pool.end();
   }
 }
 

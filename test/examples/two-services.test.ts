@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { main, type TwoServices } from '../../examples/two-services.js';
 import { silentLogger } from '../../lib/logger.js';
-import { newTestDatabase, type BackendName } from '../support/backends.js';
+import { newTestDatabase, type BackendName, type TestDatabase } from '../support/backends.js';
 import { postgresUnavailable } from '../support/postgres.js';
 import { TEST_SCRYPT_LOG_N, api, login } from '../support/service.js';
 import { createGroup, createKey, createProject } from '../support/actors.js';
@@ -19,18 +19,23 @@ const SECRET_B = 'secret-of-service-b-0123456789abcdef0123';
 describe('example: two services in one process', () => {
   let both: TwoServices;
   let backendB: BackendName;
+  const databases: TestDatabase[] = [];
   before(async () => {
     const pgDown = await postgresUnavailable();
     if (pgDown && process.env.CI) throw new Error(`${pgDown} (CI=true: PostgreSQL is required)`);
     backendB = pgDown ? 'file' : 'server';
     const [dbA, dbB] = [await newTestDatabase('file'), await newTestDatabase(backendB)];
+    databases.push(dbA, dbB);
     both = await main(
       { ...dbA.config, jwtSecret: SECRET_A, bootstrapAdminPassword: 'password-of-a-1', rateLimitEnabled: false },
       { ...dbB.config, jwtSecret: SECRET_B, bootstrapAdminPassword: 'password-of-b-1', rateLimitEnabled: false },
       { service: { logger: silentLogger, passwordHashLogN: TEST_SCRYPT_LOG_N } },
     );
   });
-  after(() => both.close());
+  after(async () => {
+    await both.close();
+    for (const db of databases) await db.cleanup();
+  });
 
   it('keeps users, tokens, keys and entries apart', async (t) => {
     t.diagnostic(`service b runs on the ${backendB} backend`);

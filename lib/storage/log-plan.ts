@@ -56,10 +56,12 @@ export function stepSpans(direction: WalkDirection, blocks: readonly LogBlockRef
   return spans;
 }
 
-/** One step of a block walk: its blocks, and the entries read from them. */
+/** One step of a block walk: its blocks, the entries read from them, and whether blocks may remain past the last one. */
 export interface BlockStep {
   blocks: LogBlockRef[];
   rows: LogRow[];
+  /** False once the index had fewer blocks than asked for (a step read in parts says so of its last part). */
+  more: boolean;
 }
 
 export interface LogPlanReads {
@@ -180,11 +182,11 @@ async function blockWalk(
       const kth = ordered()[limit - 1]!.id;
       if (newest ? kth > frontier : kth < frontier) break;
     }
-    const { blocks, rows } = await reads.blockStep(direction, projectIds, match, filter, position, after, size);
+    const { blocks, rows, more } = await reads.blockStep(direction, projectIds, match, filter, position, after, size);
     if (blocks.length === 0) break;
     keepStep(direction, rows, test, found, limit);
     blocksRead += blocks.length;
-    if (blocks.length < size) break;
+    if (!more) break;
     const last: LogBlockRef = blocks[blocks.length - 1]!;
     after = last.key;
     frontier = newest ? last.lastId : last.firstId;

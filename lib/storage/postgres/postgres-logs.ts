@@ -9,7 +9,7 @@ import type { LogEntryOutcome, LogFilter, LogIngestRequest, LogRow, LogSelection
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-quota.js';
 import { buildBlocks } from '../log-blocks.js';
 import type { BlockMatch } from '../log-terms.js';
-import { planLogsAfter, planQuery, type BlockStep, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-plan.js';
+import { planLogsAfter, planQuery, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-plan.js';
 import { asciiWordNeedles, exactNeedle, mayFoldFromNonAscii } from '../../logs/entry-match.js';
 import type { Queryable } from './postgres-reads.js';
 import * as sql from './log-sql.js';
@@ -67,7 +67,7 @@ function needles(filter: LogFilter): { needle1: string; needle2: string } {
   return { needle1: a ?? '', needle2: b ?? '' };
 }
 
-/** The longest ASCII word of `q` for BLOCK_ENTRIES ('' when none). */
+/** The longest ASCII word of `q` for BLOCK_STEP ('' when none). */
 function wordNeedle(filter: LogFilter): { word: string; fold: boolean } {
   const [needle] = asciiWordNeedles(filter, 1);
   return needle === undefined ? { word: '', fold: false } : { word: needle.text, fold: mayFoldFromNonAscii(needle) };
@@ -139,20 +139,22 @@ export async function lastLogId(db: Queryable, settledProjects?: readonly number
 /** A row of BLOCK_STEP: its block, and one of the block's entries or none (nulls). */
 type StepRow = { blockLastId: number; blockProjectId: number; blockFirstId: number } & ({ [K in keyof LogRow]: LogRow[K] } | { [K in keyof LogRow]: null });
 
-/** A step's blocks (in walk order; a block's key is the column its order follows) and entries. */
-function stepOf(direction: WalkDirection, rows: readonly StepRow[]): BlockStep {
+/** The distinct blocks of some BLOCK_STEP rows, in walk order (a block's key is the column its order follows). */
+function blocksOfStep(direction: WalkDirection, rows: readonly StepRow[]): LogBlockRef[] {
   const blocks = new Map<number, LogBlockRef>();
-  const entries: LogRow[] = [];
   for (const r of rows) {
-    const lastId = Number(r.blockLastId);
-    if (!blocks.has(lastId)) {
-      const firstId = Number(r.blockFirstId);
-      blocks.set(lastId, { projectId: Number(r.blockProjectId), firstId, lastId, key: direction === 'newest' ? lastId : firstId });
-    }
-    if (r.id !== null) entries.push({ id: r.id, projectId: r.projectId, receivedAt: r.receivedAt, body: r.body });
+    if (blocks.has(r.blockLastId)) continue;
+    const key = direction === 'newest' ? r.blockLastId : r.blockFirstId;
+    blocks.set(r.blockLastId, { projectId: r.blockProjectId, firstId: r.blockFirstId, lastId: r.blockLastId, key });
   }
-  const ordered = [...blocks.values()].sort(direction === 'newest' ? (a, b) => b.key - a.key : (a, b) => a.key - b.key);
-  return { blocks: ordered, rows: entries };
+  return [...blocks.values()].sort(direction === 'newest' ? (a, b) => b.key - a.key : (a, b) => a.key - b.key);
+}
+
+/** The entries of some BLOCK_STEP rows (a block without one gave a row of nulls). */
+function entriesOfStep(rows: readonly StepRow[]): LogRow[] {
+  const entries: LogRow[] = [];
+  for (const r of rows) if (r.id !== null) entries.push({ id: r.id, projectId: r.projectId, receivedAt: r.receivedAt, body: r.body });
+  return entries;
 }
 
 /** The reads `planQuery` (log-plan.ts) combines, in PostgreSQL. */
@@ -188,10 +190,17 @@ function planReads(db: Queryable): LogPlanReads {
         const results = await db.multi<StepRow>(sql.BLOCK_STEP[direction], { ...params, offset, limit: count });
         return results[results.length - 1]!;
       };
-      if (direction === 'oldest' || limit < SPLIT_STEP_BLOCKS) return stepOf(direction, await read(0, limit));
+      if (direction === 'oldest' || limit < SPLIT_STEP_BLOCKS) {
+        const rows = await read(0, limit);
+        const blocks = blocksOfStep(direction, rows);
+        return { blocks, rows: entriesOfStep(rows), more: blocks.length === limit };
+      }
       const half = Math.ceil(limit / 2);
       const [newer, older] = await Promise.all([read(0, half), read(half, limit - half)]);
-      return stepOf(direction, [...newer, ...older]);
+      // Exhausted only if the older part came back short: a block committed
+      // between the two snapshots makes the parts overlap by one, not end.
+      const rows = [...newer, ...older];
+      return { blocks: blocksOfStep(direction, rows), rows: entriesOfStep(rows), more: blocksOfStep(direction, older).length === limit - half };
     },
   };
 }

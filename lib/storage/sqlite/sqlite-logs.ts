@@ -167,12 +167,13 @@ function planReads(db: SqlExecutor): LogPlanReads {
           ? await db.all(SQL.BLOCKS_NEWEST_FIRST, [matchExpression(match), after ?? NO_ID, position, JSON.stringify(projectIds), limit])
           : await db.all(SQL.BLOCKS_OLDEST_FIRST, [matchExpression(match), after ?? 0, position, JSON.stringify(projectIds), limit]),
       );
+      const more = blocks.length === limit;
       const spans = stepSpans(direction, blocks, position);
-      if (spans.length === 0) return { blocks, rows: [] };
+      if (spans.length === 0) return { blocks, rows: [], more };
       const { minLevel, from, to } = bounds(filter);
       const json = JSON.stringify(spans.map((s) => [s.projectId, s.firstId, s.lastId]));
       const rows = (await db.all(SQL.BLOCK_ENTRIES, [json, minLevel, from, to, ...needles(filter), ...wordPatterns(filter)])).map(toLogRow);
-      return { blocks, rows };
+      return { blocks, rows, more };
     },
   };
 }

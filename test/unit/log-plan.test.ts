@@ -1,0 +1,54 @@
+/**
+ * The block walk of log-plan.ts against an in-memory index: it keeps
+ * stepping while a step says blocks may remain, even when that step
+ * returned fewer blocks than asked for (a step read in two parts whose
+ * parts overlapped), and stops when one says none remain.
+ */
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { planQuery, type LogBlockRef, type LogPlanReads } from '../../lib/storage/log-plan.js';
+import type { LogRow, LogSelection } from '../../lib/storage/storage.js';
+
+const BLOCKS = 100;
+/** Block i (1-based) holds the one entry with id i; every third entry matches `q=hit`. */
+const rows: LogRow[] = Array.from({ length: BLOCKS }, (_, i) => ({ id: i + 1, projectId: 1, receivedAt: 0, body: JSON.stringify({ m: (i + 1) % 3 === 0 ? 'hit' : 'miss' }) }));
+const blocks: LogBlockRef[] = rows.map((r) => ({ projectId: 1, firstId: r.id, lastId: r.id, key: r.id }));
+
+function reads(shortBy: number): LogPlanReads & { steps: number } {
+  const unused = () => Promise.reject(new Error('not used by a word query'));
+  const fake = {
+    steps: 0,
+    countInRange: unused,
+    newestIdInRange: unused,
+    inRange: unused,
+    newest: unused,
+    oldest: unused,
+    async blockStep(direction: 'newest' | 'oldest', _projects: readonly number[], _match: unknown, _filter: unknown, position: number, after: number | null, limit: number) {
+      assert.equal(direction, 'newest');
+      fake.steps += 1;
+      const candidates = blocks.filter((b) => b.firstId < position && (after === null || b.key < after)).reverse();
+      // Returns fewer blocks than asked for while more remain, as parts that overlapped would.
+      const taken = candidates.slice(0, candidates.length > limit ? Math.max(1, limit - shortBy) : limit);
+      return { blocks: taken, rows: taken.map((b) => rows[b.lastId - 1]!), more: candidates.length > taken.length };
+    },
+  };
+  return fake as LogPlanReads & { steps: number };
+}
+
+const selection: LogSelection = { projectIds: [1], minLevel: null, from: null, to: null, words: ['hit'], prefixes: [], exact: [] };
+const expected = rows.filter((r) => r.id % 3 === 0).map((r) => r.id).reverse();
+
+it('walks on past a short step that says blocks remain, to the end of the index', async () => {
+  for (const shortBy of [0, 1]) {
+    const fake = reads(shortBy);
+    assert.deepEqual((await planQuery(fake, selection, { limit: 50 })).map((r) => r.id), expected, `short by ${shortBy}`);
+    assert.ok(fake.steps > 1);
+  }
+});
+
+it('fills a page from several steps and stops once it is decided', async () => {
+  const fake = reads(1);
+  assert.deepEqual((await planQuery(fake, selection, { limit: 10 })).map((r) => r.id), expected.slice(0, 10));
+  const page2 = await planQuery(fake, selection, { limit: 10, beforeId: expected[9]! });
+  assert.deepEqual(page2.map((r) => r.id), expected.slice(10, 20));
+});

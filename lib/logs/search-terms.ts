@@ -7,8 +7,9 @@
  * - words (D25): maximal runs of Unicode letters and digits, lower-cased with
  *   `toLowerCase`, cut at 64 code points, from every string and number value
  *   anywhere in the entry (keys excluded; numbers by their JSON text);
- * - exact-match terms (D24, D26): one per leaf of the submitted object,
- *   `§` followed by 12 base-32 digits: two 30-bit hashes of the leaf's path
+ * - exact-match terms (D24, D26): one per leaf of the submitted object
+ *   whose value is not a single word (see `leafIndexTerm`), `§` followed by
+ *   12 base-32 digits: two 30-bit hashes of the leaf's path
  *   (keys joined by `.`) and value. The index is a filter, never the answer:
  *   every candidate is checked against the filter itself (entry-match.ts),
  *   so a hash collision costs a little reading, never a wrong result. That
@@ -17,6 +18,14 @@
  *   so no word can equal or start with an exact term; it is not ASCII, so
  *   SQLite's FTS5 `ascii` tokenizer keeps it inside the token, and
  *   PostgreSQL's `array_to_tsvector` takes any string.
+ *
+ * A leaf whose value is one word (a string of letters and digits only, or
+ * a number such as 404) gets no exact term: its word is already indexed,
+ * and every entry holding the value holds the word, so the word serves the
+ * filter (it only loses the path). That spares the index one term per such
+ * leaf, most of them distinct per entry (request ids, user ids), which is
+ * what ingestion pays most for. `true` and `false` keep theirs: a boolean
+ * leaf has no word, and a filter value cannot say which of the two it means.
  *
  * `category`, `logger` and the six correlation filters are the exact terms of
  * the top-level paths of the same names: their allowed values (string, null,
@@ -159,13 +168,30 @@ export function exactTerm(segments: readonly string[], valueText: string): strin
   return termOf(feed(state, VALUE_MARK, valueText));
 }
 
+const ONE_WORD = /^[\p{L}\p{N}]+$/u;
+
+/** Whether a leaf's value text is a single word, so its word stands for it in the index (see above). */
+function isOneWord(valueText: string): boolean {
+  return ONE_WORD.test(valueText) && valueText !== 'true' && valueText !== 'false';
+}
+
+/**
+ * The index term every entry holding the leaf `segments` = `valueText`
+ * (a string, or a number's or boolean's JSON text) has among its terms:
+ * the value's word when it is one word, its exact term otherwise.
+ */
+export function leafIndexTerm(segments: readonly string[], valueText: string): string {
+  return isOneWord(valueText) ? normalizeWord(valueText) : exactTerm(segments, valueText);
+}
+
 /** Whether a key can be named in a dotted `context.` path (D26). */
 function addressable(key: string): boolean {
   return key.length > 0 && !key.includes('.');
 }
 
 /**
- * Every search term of one submitted entry: words first, then exact terms.
+ * Every search term of one submitted entry: words first, then exact terms
+ * (for `leafIndexTerm`'s leaves that are not one word).
  * Words come without repeats; exact terms may repeat only by collision.
  * `entry` is the parsed object as submitted.
  */
@@ -194,12 +220,12 @@ function collectValue(value: unknown, path: PathHash | null, texts: string[], ex
   switch (typeof value) {
     case 'string':
       texts.push(value);
-      if (path !== null) exact.push(termOf(feed(path, VALUE_MARK, value)));
+      if (path !== null && !isOneWord(value)) exact.push(termOf(feed(path, VALUE_MARK, value)));
       return;
     case 'number': {
       const text = JSON.stringify(value);
       texts.push(text);
-      if (path !== null) exact.push(termOf(feed(path, VALUE_MARK, text)));
+      if (path !== null && !isOneWord(text)) exact.push(termOf(feed(path, VALUE_MARK, text)));
       return;
     }
     case 'boolean':

@@ -7,7 +7,7 @@
  * an exact-match term (always `§` + 12 base-32 digits, never a `p` or `l`
  * second character followed by so few).
  */
-import { exactTerm } from '../logs/search-terms.js';
+import { leafIndexTerm } from '../logs/search-terms.js';
 import { LEVELS } from '../logs/entry-validation.js';
 import type { LogFilter } from './storage.js';
 
@@ -36,7 +36,7 @@ export interface BlockMatch {
  * filter has no condition the index serves (then the entry indexes do).
  */
 export function blockMatchOf(filter: LogFilter, projectIds: readonly number[]): BlockMatch | null {
-  const all = [...filter.words, ...filter.exact.map((e) => exactTerm(e.path, e.value))];
+  const all = [...new Set([...filter.words, ...filter.exact.map((e) => leafIndexTerm(e.path, e.value))])];
   const anyOf: string[][] = [];
   if (filter.minLevel !== null && filter.minLevel > 0) {
     anyOf.push(Array.from({ length: HIGHEST_LEVEL - filter.minLevel + 1 }, (_, i) => levelTerm(filter.minLevel! + i)));

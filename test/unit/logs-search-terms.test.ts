@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { EXACT_TERM_MARK, entryTerms, exactTerm, normalizeWord, parseTextQuery, wordsOf } from '../../lib/logs/search-terms.js';
+import { EXACT_TERM_MARK, entryTerms, exactTerm, leafIndexTerm, normalizeWord, parseTextQuery, wordsOf } from '../../lib/logs/search-terms.js';
 import { LogServiceError } from '../../lib/errors.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -106,7 +106,7 @@ describe('entry terms', () => {
     );
   });
 
-  it('lists its distinct words first, then one exact term per addressable leaf (property)', () => {
+  it('lists its distinct words first, then one exact term per addressable leaf that is not one word (property)', () => {
     /** [path, value text] of each scalar leaf reached through non-empty keys without a dot. */
     const addressable = (v: Json, path: string[], out: [string[], string][]): [string[], string][] => {
       if (typeof v === 'string') out.push([path, v]);
@@ -125,7 +125,12 @@ describe('entry terms', () => {
         assert.equal(new Set(words).size, words.length, 'no word twice');
         assert.deepEqual(new Set(words), new Set(valueTexts(e).flatMap((t) => wordsOf(t))));
         const leaves = Object.keys(e).flatMap((k) => (k.length > 0 && !k.includes('.') ? addressable(e[k]!, [k], []) : []));
-        assert.deepEqual(terms.slice(words.length).sort(), leaves.map(([path, value]) => exactTerm(path, value)).sort());
+        const oneWord = (value: string) => /^[\p{L}\p{N}]+$/u.test(value) && value !== 'true' && value !== 'false';
+        const exact = leaves.filter(([, value]) => !oneWord(value)).map(([path, value]) => exactTerm(path, value));
+        assert.deepEqual(terms.slice(words.length).sort(), exact.sort());
+        // What a context./correlation filter asks the index for is always there.
+        const have = new Set(terms);
+        for (const [path, value] of leaves) assert.ok(have.has(leafIndexTerm(path, value)), `${path.join('.')}=${value}`);
       }),
     );
   });
@@ -143,13 +148,20 @@ describe('entry terms', () => {
     assert.ok(terms.includes(exactTerm(['neg'], '-0.5')));
   });
 
-  it('has an exact term for each addressable leaf: strings, and numbers and booleans by JSON text (D26)', () => {
-    const terms = new Set(entryTerms({ category: 'db', a: { b: { c: 'x y' } }, n: 5, t: true, z: null, o: {}, arr: ['q'], connection_generation: 3 }));
-    assert.ok(terms.has(exactTerm(['category'], 'db')));
+  it('has an exact term for each addressable leaf: strings, and numbers and booleans by JSON text (D26), one word standing for itself', () => {
+    const terms = new Set(entryTerms({ category: 'db', a: { b: { c: 'x y' } }, n: 5, t: true, s: 'false', z: null, o: {}, arr: ['q'], connection_generation: 3, neg: -3, id: 'A1b2' }));
     assert.ok(terms.has(exactTerm(['a', 'b', 'c'], 'x y')));
-    assert.ok(terms.has(exactTerm(['n'], '5')));
     assert.ok(terms.has(exactTerm(['t'], 'true')));
-    assert.ok(terms.has(exactTerm(['connection_generation'], '3')));
+    assert.ok(terms.has(exactTerm(['s'], 'false')));
+    assert.ok(terms.has(exactTerm(['neg'], '-3')));
+    // One word: the word is the leaf's index term, no exact term is added.
+    for (const [path, value, word] of [[['category'], 'db', 'db'], [['n'], '5', '5'], [['connection_generation'], '3', '3'], [['id'], 'A1b2', 'a1b2']] as const) {
+      assert.equal(leafIndexTerm(path, value), word);
+      assert.ok(terms.has(word));
+      assert.ok(!terms.has(exactTerm(path, value)));
+    }
+    assert.equal(leafIndexTerm(['t'], 'true'), exactTerm(['t'], 'true'));
+    assert.equal(leafIndexTerm(['a', 'b', 'c'], 'x y'), exactTerm(['a', 'b', 'c'], 'x y'));
     // Null, objects and arrays never match, nor does an inner path of an array.
     assert.ok(!terms.has(exactTerm(['z'], 'null')));
     assert.ok(!terms.has(exactTerm(['o'], '{}')));
@@ -159,10 +171,10 @@ describe('entry terms', () => {
   });
 
   it('does not confuse a key "a.b" with the path a → b, nor values with paths', () => {
-    const dotted = new Set(entryTerms({ 'a.b': 'v' }));
-    assert.ok(!dotted.has(exactTerm(['a', 'b'], 'v')));
-    const nested = new Set(entryTerms({ a: { b: 'v' } }));
-    assert.ok(nested.has(exactTerm(['a', 'b'], 'v')));
+    const dotted = new Set(entryTerms({ 'a.b': 'v w' }));
+    assert.ok(!dotted.has(exactTerm(['a', 'b'], 'v w')));
+    const nested = new Set(entryTerms({ a: { b: 'v w' } }));
+    assert.ok(nested.has(exactTerm(['a', 'b'], 'v w')));
     assert.notEqual(exactTerm(['a'], 'b,v'), exactTerm(['a', 'b'], 'v'));
     assert.notEqual(exactTerm(['a","b'], 'v'), exactTerm(['a', 'b'], 'v'));
     assert.notEqual(exactTerm(['category'], 'x'), exactTerm(['logger'], 'x'));
@@ -173,10 +185,10 @@ describe('entry terms', () => {
   });
 
   it('handles __proto__-named keys as ordinary keys', () => {
-    const e = JSON.parse('{"__proto__":{"user":"Ada"}}');
+    const e = JSON.parse('{"__proto__":{"user":"Ada L"}}');
     const terms = entryTerms(e);
     assert.ok(terms.includes('ada'));
-    assert.ok(terms.includes(exactTerm(['__proto__', 'user'], 'Ada')));
+    assert.ok(terms.includes(exactTerm(['__proto__', 'user'], 'Ada L')));
   });
 });
 

@@ -37,12 +37,13 @@ async function postLogs(ctx: RequestContext) {
     const loan = known ? ctx.deps.ingestion.spareBody.lend(declared) : null;
     let batch;
     try {
+      const raw = await readIngestBody(ctx.req, limit, loan?.buffer);
       // Prepared entries hold copies of what they need: the raw bytes can go back.
-      batch = await ctx.deps.ingestion.preparer.prepare(await readIngestBody(ctx.req, limit, loan?.buffer));
+      batch = await ctx.deps.ingestion.preparer.prepare(raw, { projectId: key.projectId, receivedAt: ctx.deps.now() });
     } finally {
       loan?.giveBack();
     }
-    const body = await ingestBatch(queue, key.projectId, batch, ctx.deps.now());
+    const body = await ingestBatch(queue, batch);
     return { status: 202, body };
   } finally {
     release();

@@ -53,9 +53,10 @@ export class IngestQueue {
   /** Stores the request's entries (quota-checked); resolves with one outcome per entry once committed. */
   submit(request: LogIngestRequest): Promise<LogEntryOutcome[]> {
     if (this.closed) return Promise.reject(new StorageUnavailableError('the service is shutting down'));
-    if (request.entries.length === 0) return Promise.resolve([]);
+    if (request.sizes.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
-      const bytes = request.entries.reduce((sum, e) => sum + e.bytes, 0);
+      let bytes = 0;
+      for (const size of request.sizes) bytes += size;
       this.pending.push({ request, bytes, resolve, reject });
       this.startFlushes();
     });
@@ -94,13 +95,13 @@ export class IngestQueue {
 
   private takeGroup(): Pending[] {
     const group = [this.pending.shift()!];
-    let entries = group[0]!.request.entries.length;
+    let entries = group[0]!.request.sizes.length;
     let bytes = group[0]!.bytes;
     while (this.pending.length > 0) {
       const next = this.pending[0]!;
-      if (entries + next.request.entries.length > this.options.maxEntriesPerCommit) break;
+      if (entries + next.request.sizes.length > this.options.maxEntriesPerCommit) break;
       if (bytes + next.bytes > this.options.maxBytesPerCommit) break;
-      entries += next.request.entries.length;
+      entries += next.request.sizes.length;
       bytes += next.bytes;
       group.push(this.pending.shift()!);
     }

@@ -73,8 +73,8 @@ const QUOTA_MESSAGES = {
  * checked entry by entry (D23), and resolves once they are committed (D34)
  * with the response listing every rejection by index.
  */
-export async function ingestBatch(queue: IngestQueue, projectId: number, batch: PreparedBatch, receivedAt: number): Promise<IngestionResponse> {
-  const outcomes = await queue.submit({ projectId, receivedAt, entries: batch.entries });
+export async function ingestBatch(queue: IngestQueue, batch: PreparedBatch): Promise<IngestionResponse> {
+  const outcomes = await queue.submit(batch.request);
   let accepted = 0;
   const quotaRejections: Rejection[] = [];
   outcomes.forEach((outcome, i) => {

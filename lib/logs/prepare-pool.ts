@@ -14,7 +14,7 @@ import { Worker } from 'node:worker_threads';
 import { LogServiceError } from '../errors.js';
 import type { ServiceLogger } from '../logger.js';
 import { prepareBody } from './batch-body.js';
-import type { PreparedBatch } from './prepare-entries.js';
+import type { BatchTarget, PreparedBatch } from './prepare-entries.js';
 
 /** Bodies from this size up to (not including) `maxBytes` go to the worker. */
 export const WORKER_MIN_BYTES = 32 * 1024;
@@ -59,17 +59,18 @@ export class PreparePool {
   ) {}
 
   /**
-   * Prepares `body`. A body sent to the worker is transferred, so the
-   * caller must not use it afterwards (it must own its whole ArrayBuffer).
+   * Prepares `body` for `target`. A body sent to the worker is transferred,
+   * so the caller must not use it afterwards (it must own its whole
+   * ArrayBuffer).
    */
-  prepare(body: Buffer): Promise<PreparedBatch> {
+  prepare(body: Buffer, target: BatchTarget): Promise<PreparedBatch> {
     const owned = body.byteOffset === 0 && body.buffer.byteLength === body.length;
-    if (this.closed || !owned || body.length < WORKER_MIN_BYTES || body.length >= this.maxBytes) return prepareBody(body);
+    if (this.closed || !owned || body.length < WORKER_MIN_BYTES || body.length >= this.maxBytes) return prepareBody(body, target);
     const worker = this.start();
     const id = this.nextId++;
     return new Promise<PreparedBatch>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, body }, [body.buffer as ArrayBuffer]);
+      worker.postMessage({ id, body, target }, [body.buffer as ArrayBuffer]);
     });
   }
 

@@ -1,24 +1,28 @@
 /**
  * The search index is kept per block, not per entry: a block is a run of
- * consecutive entries of one project written by one ingestion transaction
- * (at most BLOCK_MAX_ENTRIES), and its index row holds the terms of all
- * of them, plus its project and levels (log-terms.ts). Entries of a block
- * share most of their terms (levels, hosts, message templates,
- * categories), and the index keeps one posting per block and term, so it
- * holds ~2.2× fewer postings than one row per entry would, which is what
- * ingestion pays for. Repeats are not removed here: the event loop is the
- * busier thread during ingestion, so that work is left to the index
- * (FTS5's tokenizer, array_to_tsvector), ~10 % more entries per second. A query asks the index
- * for candidate blocks, newest first, reads their entries through
- * (project_id, id) and checks each against the filter (logs/entry-match.ts)
- * until its page is full: VictoriaLogs' design, with an exact inverted
- * index in place of its bloom filters.
+ * consecutive entries of one project (at most BLOCK_MAX_ENTRIES), and its
+ * index row holds the terms of all of them, plus its project and levels
+ * (log-terms.ts). Entries of a block share most of their terms (levels,
+ * hosts, message templates, categories), and the index keeps one posting
+ * per block and term, so it holds ~2.2× fewer postings than one row per
+ * entry would, which is what ingestion pays for. Repeats are not removed
+ * here: that work is left to the index (FTS5's tokenizer,
+ * array_to_tsvector). A query asks the index for candidate blocks, newest
+ * first, reads their entries through (project_id, id) and checks each
+ * against the filter (logs/entry-match.ts) until its page is full:
+ * VictoriaLogs' design, with an exact inverted index in place of its bloom
+ * filters.
+ *
+ * Blocks are cut where entries are prepared (`cutBlocks`, per encoded
+ * chunk of a request, off the event loop). In the write transaction, the
+ * blocks of small requests of one project are merged (`rankedBlocks`), so
+ * many small batches still make blocks of useful size.
  *
  * Blocks are written in the same transaction as their entries, so an entry
  * is findable by every filter as soon as it is acknowledged.
  */
-import type { AdmittedEntry } from './log-quota.js';
 import { levelTerm, projectTerm } from './log-terms.js';
+import type { PreparedEntry } from './storage.js';
 
 /**
  * Entries per block. Smaller blocks index more postings per entry; larger
@@ -35,41 +39,92 @@ export const BLOCK_MAX_ENTRIES = 64;
  */
 export const BLOCK_MAX_TERM_BYTES = 700_000;
 
-export interface LogBlock {
-  projectId: number;
-  /** Ids of its first and last entry (no other entry of the project lies between). */
-  firstId: number;
-  lastId: number;
-  /** Its tokens, space-separated (repeats allowed; project and level terms once). */
-  terms: string;
-}
+/** A block of consecutive entries: their offsets (from 0) and their terms with the block's level terms, without the project term. */
+export type CutBlock = [first: number, last: number, terms: string];
 
 /**
- * The blocks of one transaction's entries. `admitted` must hold each
- * project's entries consecutively (planIngest orders them so) with
- * ascending ids (`ids[i]` for `admitted[i]`).
+ * Cuts consecutive entries of one project into blocks: at most
+ * BLOCK_MAX_ENTRIES each, and cut before their terms would outgrow
+ * BLOCK_MAX_TERM_BYTES.
  */
-export function buildBlocks(admitted: readonly AdmittedEntry[], ids: readonly number[]): LogBlock[] {
-  const blocks: LogBlock[] = [];
+export function cutBlocks(entries: readonly PreparedEntry[]): CutBlock[] {
+  const blocks: CutBlock[] = [];
   let start = 0;
-  while (start < admitted.length) {
-    const projectId = admitted[start]!.projectId;
+  while (start < entries.length) {
     const parts: string[] = [];
     let bytes = 0;
     const levels = new Set<number>();
     let end = start;
-    while (end < admitted.length && admitted[end]!.projectId === projectId && end - start < BLOCK_MAX_ENTRIES) {
-      const entry = admitted[end]!.entry;
+    while (end < entries.length && end - start < BLOCK_MAX_ENTRIES) {
+      const entry = entries[end]!;
       if (end > start && bytes + entry.terms.length * 3 > BLOCK_MAX_TERM_BYTES) break;
       levels.add(entry.level);
       if (entry.terms.length > 0) parts.push(entry.terms);
       bytes += (entry.terms.length + 1) * 3;
       end += 1;
     }
-    parts.push(projectTerm(projectId));
     for (const level of levels) parts.push(levelTerm(level));
-    blocks.push({ projectId, firstId: ids[start]!, lastId: ids[end - 1]!, terms: parts.join(' ') });
+    blocks.push([start, end - 1, parts.join(' ')]);
     start = end;
   }
+  return blocks;
+}
+
+/**
+ * A block to write, its entries named by rank (their position among the
+ * transaction's admitted entries, in id order), with every term, its
+ * project's included.
+ */
+export interface RankedBlock {
+  projectId: number;
+  firstRank: number;
+  lastRank: number;
+  terms: string;
+}
+
+/** A block of a request's entries, by rank; `mergeable` when it holds its whole request (a small one), so neighbours of its project may join it. */
+export interface BlockPiece {
+  projectId: number;
+  firstRank: number;
+  lastRank: number;
+  /** Without the project term. */
+  terms: string;
+  mergeable: boolean;
+}
+
+/**
+ * Merges runs of mergeable pieces of one project (consecutive ranks) into
+ * blocks within BLOCK_MAX_ENTRIES and BLOCK_MAX_TERM_BYTES, and adds each
+ * block's project term. Pieces come in rank order.
+ */
+export function rankedBlocks(pieces: readonly BlockPiece[]): RankedBlock[] {
+  const blocks: RankedBlock[] = [];
+  let open: { projectId: number; firstRank: number; lastRank: number; parts: string[]; bytes: number } | null = null;
+  const close = () => {
+    if (open === null) return;
+    open.parts.push(projectTerm(open.projectId));
+    blocks.push({ projectId: open.projectId, firstRank: open.firstRank, lastRank: open.lastRank, terms: open.parts.join(' ') });
+    open = null;
+  };
+  for (const piece of pieces) {
+    const bytes = piece.terms.length * 3;
+    const joins =
+      open !== null &&
+      piece.mergeable &&
+      open.projectId === piece.projectId &&
+      open.lastRank + 1 === piece.firstRank &&
+      piece.lastRank - open.firstRank < BLOCK_MAX_ENTRIES &&
+      open.bytes + bytes <= BLOCK_MAX_TERM_BYTES;
+    if (!joins) close();
+    if (open === null) {
+      open = { projectId: piece.projectId, firstRank: piece.firstRank, lastRank: piece.lastRank, parts: [piece.terms], bytes };
+    } else {
+      open.parts.push(piece.terms);
+      open.lastRank = piece.lastRank;
+      open.bytes += bytes;
+    }
+    if (!piece.mergeable) close();
+  }
+  close();
   return blocks;
 }

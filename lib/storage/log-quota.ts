@@ -3,7 +3,7 @@
  * same entries: each backend reads (and on PostgreSQL locks) the projects'
  * counters, runs `planIngest`, then inserts what it says and adds the totals.
  */
-import type { LogEntryOutcome, LogIngestRequest, PreparedEntry } from './storage.js';
+import type { LogEntryOutcome, LogIngestRequest } from './storage.js';
 
 /** A project's quotas and usage as read inside the ingest transaction. */
 export interface ProjectUsage {
@@ -13,22 +13,18 @@ export interface ProjectUsage {
   totalBytes: number;
 }
 
-/** One entry to insert. */
-export interface AdmittedEntry {
-  projectId: number;
-  receivedAt: number;
-  entry: PreparedEntry;
-}
-
 export interface IngestPlan {
   /**
-   * Entries to insert, project by project (ascending id), then in request
-   * order, then entry order; ids follow this order, so each project's
-   * entries get consecutive ids (one search-index block, log-blocks.ts).
+   * Request indexes in the order their entries take ids: project by project
+   * (ascending id), then in request order; entries in submitted order. So
+   * each project's entries get consecutive ids (search-index blocks,
+   * log-blocks.ts).
    */
-  admitted: AdmittedEntry[];
-  /** Per request, per entry: the index into `admitted`, or the quota that refused it. */
+  order: number[];
+  /** Per request, per entry: its rank (position among the admitted entries, in id order) or the quota that refused it. */
   slots: (number | { quota: 'max_entries' | 'max_bytes' })[][];
+  /** Entries admitted in all. */
+  admitted: number;
   /** What to add to each project's counters. */
   added: Map<number, { entries: number; bytes: number }>;
 }
@@ -40,7 +36,7 @@ export interface IngestPlan {
  * from `usage`.
  */
 export function planIngest(requests: readonly LogIngestRequest[], usage: Map<number, ProjectUsage>): IngestPlan {
-  const admitted: AdmittedEntry[] = [];
+  let admitted = 0;
   const added = new Map<number, { entries: number; bytes: number }>();
   const slots: IngestPlan['slots'] = requests.map(() => []);
   // Each project's counters only ever see its own requests, so taking the
@@ -52,23 +48,22 @@ export function planIngest(requests: readonly LogIngestRequest[], usage: Map<num
     if (!project) throw new Error(`project ${request.projectId} not found while ingesting`);
     let sum = added.get(request.projectId);
     if (!sum) added.set(request.projectId, (sum = { entries: 0, bytes: 0 }));
-    slots[index] = request.entries.map((entry) => {
+    slots[index] = request.sizes.map((bytes) => {
       if (project.maxEntries !== null && project.entryCount + 1 > project.maxEntries) return { quota: 'max_entries' as const };
-      if (project.maxBytes !== null && project.totalBytes + entry.bytes > project.maxBytes) return { quota: 'max_bytes' as const };
+      if (project.maxBytes !== null && project.totalBytes + bytes > project.maxBytes) return { quota: 'max_bytes' as const };
       project.entryCount += 1;
-      project.totalBytes += entry.bytes;
+      project.totalBytes += bytes;
       sum.entries += 1;
-      sum.bytes += entry.bytes;
-      admitted.push({ projectId: request.projectId, receivedAt: request.receivedAt, entry });
-      return admitted.length - 1;
+      sum.bytes += bytes;
+      return admitted++;
     });
   }
-  return { admitted, slots, added };
+  return { order, slots, admitted, added };
 }
 
-/** Turns a plan's slots into outcomes once the admitted entries have ids (`ids[i]` for `admitted[i]`). */
+/** Turns a plan's slots into outcomes once the admitted entries have ids (`ids[rank]`). */
 export function outcomesOf(plan: IngestPlan, ids: readonly number[]): LogEntryOutcome[][] {
-  if (ids.length !== plan.admitted.length) throw new Error(`expected ${plan.admitted.length} ids, got ${ids.length}`);
+  if (ids.length !== plan.admitted) throw new Error(`expected ${plan.admitted} ids, got ${ids.length}`);
   return plan.slots.map((request) => request.map((slot) => (typeof slot === 'number' ? { id: ids[slot]! } : slot)));
 }
 

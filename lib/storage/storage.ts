@@ -224,7 +224,7 @@ export interface LogRow {
 }
 
 /**
- * An entry ready to store: validated, serialised, sized and indexed by
+ * An entry ready to encode: validated, serialised, sized and indexed by
  * `logs/` (so both backends index identically).
  */
 export interface PreparedEntry {
@@ -247,11 +247,36 @@ export interface PreparedEntry {
   terms: string;
 }
 
-/** One ingestion request's valid entries, all for one project (D23). */
+/**
+ * One ingestion request's valid entries, all for one project (D23), encoded
+ * once where the batch is prepared (storage/encoded-entries.ts), so a write
+ * transaction mostly hands bytes to the database instead of serialising
+ * entry by entry while the writer waits.
+ */
 export interface LogIngestRequest {
   projectId: number;
   receivedAt: number;
-  entries: PreparedEntry[];
+  /** Each entry's size in bytes (D23), in submitted order: what quotas need. */
+  sizes: number[];
+  /** The entries in order, in runs of at most CHUNK_ENTRIES. */
+  chunks: EncodedChunk[];
+}
+
+/**
+ * Consecutive entries of one request as UTF-8 JSON. Each chunk owns its
+ * whole ArrayBuffers, so a worker can transfer them.
+ */
+export interface EncodedChunk {
+  count: number;
+  /** `[[project_id, received_at, ts, level, bytes, body], …]`, one row per entry. */
+  rows: Uint8Array;
+  /**
+   * The chunk's search-index blocks (log-blocks.ts), `[[first, last, terms], …]`:
+   * `first`/`last` are offsets of entries in the chunk, `terms` the
+   * entries' terms and the block's level terms, space-separated (the
+   * project term is added when the block is written).
+   */
+  blocks: Uint8Array;
 }
 
 /** What became of one entry: stored under `id`, or refused by a quota (D23). */

@@ -17,7 +17,8 @@ import { ingestAll, queryAllPages } from '../support/logs.js';
 import { assertOpen, authedEventSource, openRawStream, type RawStream } from '../support/sse.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
 import { silentLogger } from '../../lib/logger.js';
-import { prepareBatch } from '../../lib/logs/prepare-entries.js';
+import { prepareEntries } from '../../lib/logs/prepare-entries.js';
+import { encodeRequest } from '../../lib/storage/encoded-entries.js';
 
 function entries(tag: string, count: number, padding = 0): Record<string, unknown>[] {
   return Array.from({ length: count }, (_, i) => ({
@@ -174,8 +175,8 @@ describeEachBackend('live stream: gapless resume', (backend) => {
         drawn = resolve;
       });
       const slow = db.write(async (tx) => {
-        const batch = prepareBatch([{ level: 'info', event: 'overtaken first', timestamp: '2025-01-01T00:00:00Z' }]);
-        const outcomes = await tx.ingestLogs([{ projectId: projectA, receivedAt: Date.now(), entries: batch.entries }]);
+        const batch = prepareEntries([{ level: 'info', event: 'overtaken first', timestamp: '2025-01-01T00:00:00Z' }]);
+        const outcomes = await tx.ingestLogs([encodeRequest(projectA, Date.now(), batch.entries)]);
         drawn();
         await held;
         return outcomes;

@@ -14,9 +14,10 @@ import { silentLogger } from '../../lib/logger.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
 import type { AuditRow, LogSelection, ProjectRow, Storage } from '../../lib/storage/storage.js';
 import { AUDIT_CLASS_ACTIONS, LOG_PURGE_CHUNK, runPurgePass, type PurgeSettings } from '../../lib/ops/purge.js';
-import { prepareBatch } from '../../lib/logs/prepare-entries.js';
+import { prepareEntries } from '../../lib/logs/prepare-entries.js';
 import pgPromise from 'pg-promise';
 import { describeEachBackend, newTestDatabase, type BackendName, type TestDatabase } from '../support/backends.js';
+import { encodeRequest } from '../../lib/storage/encoded-entries.js';
 
 const DAY = 86_400_000;
 const NOW = 1_750_000_000_000;
@@ -53,11 +54,11 @@ async function ingest(storage: Storage, projectId: number, receivedAt: number, c
     timestamp: new Date(receivedAt).toISOString(),
     padding: 'x'.repeat(i % 7),
   }));
-  const { entries } = prepareBatch(values);
+  const { entries } = prepareEntries(values);
   const ids: number[] = [];
   // Batches of 1000 keep the single JSON parameter modest.
   for (let at = 0; at < entries.length; at += 1000) {
-    const [outcomes] = await storage.write((tx) => tx.ingestLogs([{ projectId, receivedAt, entries: entries.slice(at, at + 1000) }]));
+    const [outcomes] = await storage.write((tx) => tx.ingestLogs([encodeRequest(projectId, receivedAt, entries.slice(at, at + 1000))]));
     for (const outcome of outcomes ?? []) {
       assert.ok('id' in outcome, 'no quota is set, so every entry is stored');
       ids.push(outcome.id);
@@ -234,12 +235,12 @@ describeEachBackend('retention purge', (backend) => {
       const f = await openFixture(backend);
       try {
         const project = await newProject(f.storage, 3);
-        const values = (word: string) => prepareBatch([0, 1].map((i) => ({ level: 'info', event: `${word} ${i}`, timestamp: new Date(NOW).toISOString() }))).entries;
+        const values = (word: string) => prepareEntries([0, 1].map((i) => ({ level: 'info', event: `${word} ${i}`, timestamp: new Date(NOW).toISOString() }))).entries;
         // One transaction, one block: the later ids were received earlier.
         await f.storage.write((tx) =>
           tx.ingestLogs([
-            { projectId: project.id, receivedAt: NOW - 2 * DAY, entries: values('first') },
-            { projectId: project.id, receivedAt: NOW - 5 * DAY, entries: values('second') },
+            encodeRequest(project.id, NOW - 2 * DAY, values('first')),
+            encodeRequest(project.id, NOW - 5 * DAY, values('second')),
           ]),
         );
         assert.equal((await blockSpans(f.database, project.id)).length, 1);
@@ -259,12 +260,12 @@ describeEachBackend('retention purge', (backend) => {
       try {
         const project = await newProject(f.storage, 1);
         const values = (word: string, count: number) =>
-          prepareBatch(Array.from({ length: count }, (_, i) => ({ level: 'info', event: `purgeword ${word} ${i}`, timestamp: new Date(NOW).toISOString() }))).entries;
+          prepareEntries(Array.from({ length: count }, (_, i) => ({ level: 'info', event: `purgeword ${word} ${i}`, timestamp: new Date(NOW).toISOString() }))).entries;
         // One transaction, so one block: entries past retention, then fresh ones.
         const [expired, fresh] = await f.storage.write((tx) =>
           tx.ingestLogs([
-            { projectId: project.id, receivedAt: NOW - 2 * DAY, entries: values('partword', 3) },
-            { projectId: project.id, receivedAt: NOW - DAY / 2, entries: values('freshword', 2) },
+            encodeRequest(project.id, NOW - 2 * DAY, values('partword', 3)),
+            encodeRequest(project.id, NOW - DAY / 2, values('freshword', 2)),
           ]),
         );
         const expiredIds = expired!.map((o) => (o as { id: number }).id);
@@ -455,9 +456,9 @@ describeEachBackend('retention purge', (backend) => {
         assert.equal((await raw.get<{ auto_vacuum: number }>('PRAGMA auto_vacuum'))?.auto_vacuum, 2, 'INCREMENTAL');
         const project = await newProject(f.storage, 1);
         const values = Array.from({ length: 3000 }, (_, i) => ({ level: 'info', event: `bulky ${i}`, timestamp: new Date(NOW).toISOString(), blob: 'y'.repeat(2000) }));
-        const { entries } = prepareBatch(values);
+        const { entries } = prepareEntries(values);
         for (let at = 0; at < entries.length; at += 500) {
-          await f.storage.write((tx) => tx.ingestLogs([{ projectId: project.id, receivedAt: NOW - 2 * DAY, entries: entries.slice(at, at + 500) }]));
+          await f.storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, NOW - 2 * DAY, entries.slice(at, at + 500))]));
         }
         const pagesBefore = (await raw.get<{ page_count: number }>('PRAGMA page_count'))!.page_count;
         const report = await runPurgePass(f.storage, NO_AUDIT_RETENTION, { now: NOW });

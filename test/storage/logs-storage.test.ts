@@ -12,10 +12,11 @@ import { after, before, it } from 'node:test';
 import { silentLogger } from '../../lib/logger.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
 import type { ExactFilter, LogRow, LogSelection, PreparedEntry, Storage } from '../../lib/storage/storage.js';
-import { prepareBatch } from '../../lib/logs/prepare-entries.js';
+import { prepareEntries } from '../../lib/logs/prepare-entries.js';
 import { IngestQueue } from '../../lib/logs/ingest-queue.js';
 import { wordsOf } from '../../lib/logs/search-terms.js';
 import { describeEachBackend, newTestDatabase, type TestDatabase } from '../support/backends.js';
+import { encodeRequest } from '../../lib/storage/encoded-entries.js';
 
 const T0 = Date.UTC(2025, 0, 1);
 const MINUTE = 60_000;
@@ -39,7 +40,7 @@ function entries(count: number, start: number, step: number): PreparedEntry[] {
     ok: i % 4 === 0,
     ctx: { user: `u${i % 7}`, tags: [`t${i % 2}`] },
   }));
-  const batch = prepareBatch(values);
+  const batch = prepareEntries(values);
   assert.equal(batch.rejected.length, 0);
   return batch.entries;
 }
@@ -122,14 +123,14 @@ describeEachBackend('log storage verbs', (backend) => {
       const sliceB = b.slice((r * b.length) / ROUNDS, ((r + 1) * b.length) / ROUNDS);
       const [outB, outA] = await storage.write((tx) =>
         tx.ingestLogs([
-          { projectId: projectB, receivedAt: T0, entries: sliceB },
-          { projectId: projectA, receivedAt: T0, entries: sliceA },
+          encodeRequest(projectB, T0, sliceB),
+          encodeRequest(projectA, T0, sliceA),
         ]),
       );
       rounds.push({ b: record(projectB, sliceB, outB!), a: record(projectA, sliceA, outA!) });
     }
     // C: one transaction, thousands of quiet entries and a single critical one.
-    const quiet = prepareBatch(
+    const quiet = prepareEntries(
       Array.from({ length: QUIET }, (_, i) => ({
         level: i === CRITICAL_AT ? 'critical' : i % 2 === 0 ? 'info' : 'debug',
         event: i === CRITICAL_AT ? 'disk on fire' : `quiet tick ${i}`,
@@ -137,7 +138,7 @@ describeEachBackend('log storage verbs', (backend) => {
         shard: `s${i % 3}`,
       })),
     ).entries;
-    const [outC] = await storage.write((tx) => tx.ingestLogs([{ projectId: projectC, receivedAt: T0, entries: quiet }]));
+    const [outC] = await storage.write((tx) => tx.ingestLogs([encodeRequest(projectC, T0, quiet)]));
     record(projectC, quiet, outC!);
   });
   after(async () => {
@@ -310,8 +311,8 @@ describeEachBackend('log storage verbs', (backend) => {
       'kelvin only \u212a',
       'nothing of the sort',
     ];
-    const prepared = prepareBatch(events.map((event, i) => ({ level: 'info', event, timestamp: new Date(T0 + i).toISOString() }))).entries;
-    const [outcomes] = await storage.write((tx) => tx.ingestLogs([{ projectId: projectD, receivedAt: T0, entries: prepared }]));
+    const prepared = prepareEntries(events.map((event, i) => ({ level: 'info', event, timestamp: new Date(T0 + i).toISOString() }))).entries;
+    const [outcomes] = await storage.write((tx) => tx.ingestLogs([encodeRequest(projectD, T0, prepared)]));
     const ids = record(projectD, prepared, outcomes!);
     const base = { projectIds: [projectD], minLevel: null, from: null, to: null, exact: [] };
     const cases: [Pick<LogSelection, 'words' | 'prefixes'>, number[]][] = [
@@ -346,22 +347,22 @@ describeEachBackend('log storage verbs', (backend) => {
     const queue = new IngestQueue(counting, { concurrency: 1, maxEntriesPerCommit: 10_000, maxBytesPerCommit: 1 << 24, logger: silentLogger });
     const prepared = entries(1, T0, MINUTE);
     const before = (await storage.getProject(projectB))!.entryCount;
-    const results = Promise.all(Array.from({ length: 40 }, () => queue.submit({ projectId: projectB, receivedAt: T0, entries: prepared })));
+    const results = Promise.all(Array.from({ length: 40 }, () => queue.submit(encodeRequest(projectB, T0, prepared))));
     await queue.close();
     const outcomes = await results;
     assert.ok(outcomes.every((o) => o.length === 1 && 'id' in o[0]!), 'every entry stored');
     assert.ok(transactions < 40, `${transactions} transactions for 40 requests`);
     assert.equal((await storage.getProject(projectB))!.entryCount, before + 40);
-    await assert.rejects(queue.submit({ projectId: projectB, receivedAt: T0, entries: prepared }));
+    await assert.rejects(queue.submit(encodeRequest(projectB, T0, prepared)));
   });
 
   it('isolates a failing request: the others of its transaction still commit', async () => {
     const queue = new IngestQueue(storage, { concurrency: 1, maxEntriesPerCommit: 10_000, maxBytesPerCommit: 1 << 24, logger: silentLogger });
     const prepared = entries(2, T0, MINUTE);
-    const blocker = queue.submit({ projectId: projectB, receivedAt: T0, entries: prepared });
-    const good = queue.submit({ projectId: projectB, receivedAt: T0, entries: prepared });
-    const bad = queue.submit({ projectId: 987654, receivedAt: T0, entries: prepared });
-    const alsoGood = queue.submit({ projectId: projectA, receivedAt: T0, entries: prepared });
+    const blocker = queue.submit(encodeRequest(projectB, T0, prepared));
+    const good = queue.submit(encodeRequest(projectB, T0, prepared));
+    const bad = queue.submit(encodeRequest(987654, T0, prepared));
+    const alsoGood = queue.submit(encodeRequest(projectA, T0, prepared));
     await blocker;
     assert.equal((await good).length, 2);
     await assert.rejects(bad);

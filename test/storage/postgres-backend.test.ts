@@ -19,9 +19,10 @@ import { silentLogger, type ServiceLogger } from '../../lib/logger.js';
 import { migrate, POSTGRES_MIGRATIONS, type MigrationTask } from '../../lib/storage/postgres/migrations.js';
 import { openPostgresStorage, type PostgresStorageOptions } from '../../lib/storage/postgres/postgres-storage.js';
 import { CLEAN_EVERY_ENTRIES, CLEAN_PENDING_LIST, type PendingListCleaner } from '../../lib/storage/postgres/pending-list-cleaner.js';
-import { prepareBatch } from '../../lib/logs/prepare-entries.js';
+import { prepareEntries } from '../../lib/logs/prepare-entries.js';
 import { SchemaTooNewError, SCHEMA_VERSION, StorageConflict, StorageUnavailableError, type Storage } from '../../lib/storage/storage.js';
 import { PG, createThrowawayDatabase, endPostgresAdmin, postgresUnavailable, type ThrowawayDatabase } from '../support/postgres.js';
+import { encodeRequest } from '../../lib/storage/encoded-entries.js';
 
 /**
  * A self-signed certificate for `localhost` only (not 127.0.0.1), valid
@@ -372,9 +373,9 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
       const group = await storage.write((tx) => tx.insertGroup('g', 0));
       const project = await storage.write((tx) => tx.insertProject({ groupId: group.id, name: 'p', retentionDays: 1, maxEntries: null, maxBytes: null, createdAt: 0 }));
       const batch = (n: number, from: number) =>
-        prepareBatch(Array.from({ length: n }, (_, i) => ({ level: 'info', timestamp: '2025-01-01T00:00:00Z', event: `tick ${from + i}`, request_id: `r-${from + i}` }))).entries;
+        prepareEntries(Array.from({ length: n }, (_, i) => ({ level: 'info', timestamp: '2025-01-01T00:00:00Z', event: `tick ${from + i}`, request_id: `r-${from + i}` }))).entries;
       const ingest = async (n: number, from: number) => {
-        const [outcomes] = await storage.write((tx) => tx.ingestLogs([{ projectId: project.id, receivedAt: 0, entries: batch(n, from) }]));
+        const [outcomes] = await storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, 0, batch(n, from))]));
         assert.equal(outcomes!.filter((o) => 'id' in o).length, n);
       };
       const mergeNow = async () => Number((await raw.one<{ pages: string }>(CLEAN_PENDING_LIST)).pages);

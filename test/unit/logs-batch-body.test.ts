@@ -4,8 +4,10 @@ import fc from 'fast-check';
 import { prepareBody } from '../../lib/logs/batch-body.js';
 import { prepareBatch } from '../../lib/logs/prepare-entries.js';
 import { LogServiceError } from '../../lib/errors.js';
+import { decodeRows } from '../../lib/storage/encoded-entries.js';
 
 const ELEMENTWISE = 0;
+const TARGET = { projectId: 7, receivedAt: 1_700_000_000_000 };
 const entry = (i: number) => ({ level: 'info', event: `e${i} "quoted" [x] {y}, z\\`, timestamp: '2025-01-01T00:00:00Z', nested: { a: [1, { b: ']' }] } });
 
 async function outcome(run: () => unknown): Promise<unknown> {
@@ -25,8 +27,8 @@ describe('ingestion bodies read element by element', () => {
     await fc.assert(
       fc.asyncProperty(spaced, async ({ values, text }) => {
         const raw = Buffer.from(text);
-        assert.deepEqual(await prepareBody(raw, ELEMENTWISE), prepareBatch(JSON.parse(text) as unknown[]));
-        assert.deepEqual(await prepareBody(raw, ELEMENTWISE), await prepareBody(raw));
+        assert.deepEqual(await prepareBody(raw, TARGET, ELEMENTWISE), prepareBatch(JSON.parse(text) as unknown[], TARGET));
+        assert.deepEqual(await prepareBody(raw, TARGET, ELEMENTWISE), await prepareBody(raw, TARGET));
         assert.equal(values.length, JSON.parse(text).length);
       }),
     );
@@ -48,19 +50,21 @@ describe('ingestion bodies read element by element', () => {
           }
           if (!Array.isArray(parsed)) throw new LogServiceError('invalid_request', 400, 'not an array');
           return parsed;
-        })()));
-        assert.deepEqual(await outcome(() => prepareBody(Buffer.from(text), ELEMENTWISE)), whole, JSON.stringify(text));
+        })(), TARGET));
+        assert.deepEqual(await outcome(() => prepareBody(Buffer.from(text), TARGET, ELEMENTWISE)), whole, JSON.stringify(text));
       }),
       { numRuns: 500 },
     );
   });
 
   it('handles the edges: empty arrays, trailing bytes, a stray bracket, multi-byte text', async () => {
-    assert.deepEqual(await prepareBody(Buffer.from(' [ ] '), ELEMENTWISE), { entries: [], positions: [], rejected: [] });
+    assert.deepEqual(await prepareBody(Buffer.from(' [ ] '), TARGET, ELEMENTWISE), { request: { ...TARGET, sizes: [], chunks: [] }, positions: [], rejected: [] });
     for (const bad of ['[] x', '[1]]', '[{"a":1}}, 2]', '[1,]', '[,1]', '[', '[1', '["\\"]']) {
-      assert.equal(await outcome(() => prepareBody(Buffer.from(bad), ELEMENTWISE)), 'rejected', bad);
+      assert.equal(await outcome(() => prepareBody(Buffer.from(bad), TARGET, ELEMENTWISE)), 'rejected', bad);
     }
     const text = JSON.stringify([{ level: 'info', event: 'ünï😀,]', timestamp: '2025-01-01T00:00:00Z' }]);
-    assert.equal((await prepareBody(Buffer.from(text), ELEMENTWISE)).entries[0]!.body, JSON.stringify(JSON.parse(text)[0]));
+    const [chunk] = (await prepareBody(Buffer.from(text), TARGET, ELEMENTWISE)).request.chunks;
+    assert.deepEqual(decodeRows(chunk!)[0]!.slice(0, 2), [TARGET.projectId, TARGET.receivedAt]);
+    assert.equal(decodeRows(chunk!)[0]![5], JSON.stringify(JSON.parse(text)[0]));
   });
 });

@@ -1,20 +1,20 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { outcomesOf, planIngest, type AdmittedEntry, type ProjectUsage } from '../../lib/storage/log-quota.js';
-import { BLOCK_MAX_ENTRIES, BLOCK_MAX_TERM_BYTES, buildBlocks } from '../../lib/storage/log-blocks.js';
+import { outcomesOf, planIngest, type IngestPlan, type ProjectUsage } from '../../lib/storage/log-quota.js';
+import { BLOCK_MAX_ENTRIES, BLOCK_MAX_TERM_BYTES, cutBlocks } from '../../lib/storage/log-blocks.js';
+import { CHUNK_ENTRIES, decodeBlocks, decodeRows, encodeRequest, type EntryRow } from '../../lib/storage/encoded-entries.js';
+import { blockLayout, concatJsonArrays, rowParts } from '../../lib/storage/ingest-layout.js';
 import type { LogIngestRequest, PreparedEntry } from '../../lib/storage/storage.js';
 import { ByteBudget } from '../../lib/logs/byte-budget.js';
 
-const entry = (bytes: number): PreparedEntry => ({ body: '{}', bytes, level: 1, timestamp: 0, terms: 'x' });
+/** A request as planIngest sees it (sizes only). */
+const req = (projectId: number, sizes: number[], receivedAt = 0): LogIngestRequest => ({ projectId, receivedAt, sizes, chunks: [] });
 const usage = (u: Partial<ProjectUsage>): ProjectUsage => ({ maxEntries: null, maxBytes: null, entryCount: 0, totalBytes: 0, ...u });
 
 describe('quota plan (D23)', () => {
   it('checks entries first, then bytes, and a refused entry consumes nothing', () => {
-    const plan = planIngest(
-      [{ projectId: 1, receivedAt: 0, entries: [entry(5), entry(50), entry(5), entry(1)] }],
-      new Map([[1, usage({ maxEntries: 2, maxBytes: 20, totalBytes: 8 })]]),
-    );
+    const plan = planIngest([req(1, [5, 50, 5, 1])], new Map([[1, usage({ maxEntries: 2, maxBytes: 20, totalBytes: 8 })]]));
     assert.deepEqual(plan.slots, [[0, { quota: 'max_bytes' }, 1, { quota: 'max_entries' }]]);
     assert.deepEqual(plan.added.get(1), { entries: 2, bytes: 10 });
     assert.deepEqual(outcomesOf(plan, [7, 8]), [[{ id: 7 }, { quota: 'max_bytes' }, { id: 8 }, { quota: 'max_entries' }]]);
@@ -22,18 +22,14 @@ describe('quota plan (D23)', () => {
 
   it('shares one project budget across requests in order, and keeps projects apart', () => {
     const plan = planIngest(
-      [
-        { projectId: 1, receivedAt: 0, entries: [entry(1), entry(1)] },
-        { projectId: 2, receivedAt: 0, entries: [entry(1)] },
-        { projectId: 1, receivedAt: 0, entries: [entry(1), entry(1)] },
-      ],
+      [req(1, [1, 1]), req(2, [1]), req(1, [1, 1])],
       new Map([
         [1, usage({ maxEntries: 3 })],
         [2, usage({ maxEntries: 0 })],
       ]),
     );
     assert.deepEqual(plan.slots, [[0, 1], [{ quota: 'max_entries' }], [2, { quota: 'max_entries' }]]);
-    assert.equal(plan.admitted.length, 3);
+    assert.equal(plan.admitted, 3);
   });
 
   it('never exceeds a quota and admits greedily in order (property)', () => {
@@ -43,9 +39,10 @@ describe('quota plan (D23)', () => {
         fc.option(fc.integer({ min: 0, max: 30 }), { nil: null }),
         fc.option(fc.integer({ min: 0, max: 2000 }), { nil: null }),
         (sizes, maxEntries, maxBytes) => {
-          const plan = planIngest([{ projectId: 1, receivedAt: 0, entries: sizes.map(entry) }], new Map([[1, usage({ maxEntries, maxBytes })]]));
-          const admitted = plan.admitted.map((a) => a.entry.bytes);
+          const plan = planIngest([req(1, sizes)], new Map([[1, usage({ maxEntries, maxBytes })]]));
+          const admitted = sizes.filter((_, i) => typeof plan.slots[0]![i] === 'number');
           const bytes = admitted.reduce((s, b) => s + b, 0);
+          assert.equal(plan.admitted, admitted.length);
           if (maxEntries !== null) assert.ok(admitted.length <= maxEntries);
           if (maxBytes !== null) assert.ok(bytes <= maxBytes);
           // Greedy: every refused entry really did not fit at its turn.
@@ -65,11 +62,11 @@ describe('quota plan (D23)', () => {
   });
 
   it('refuses to plan for a project it has no counters for', () => {
-    assert.throws(() => planIngest([{ projectId: 9, receivedAt: 0, entries: [entry(1)] }], new Map()));
+    assert.throws(() => planIngest([req(9, [1])], new Map()));
   });
 });
 
-/** Random requests over a few projects, each entry tagged (in its body) with where it came from. */
+/** Random requests over a few projects. */
 const requestsArb = fc.array(
   fc.record({
     projectId: fc.integer({ min: 1, max: 4 }),
@@ -85,35 +82,33 @@ const quotaArb = fc.record({
   totalBytes: fc.integer({ min: 0, max: 40 }),
 });
 
+/** What each rank names: [request index, entry index]. */
+function byRank(plan: IngestPlan): [number, number][] {
+  const named: [number, number][] = [];
+  plan.slots.forEach((slots, ri) =>
+    slots.forEach((slot, ei) => {
+      if (typeof slot !== 'number') return;
+      assert.equal(named[slot], undefined, `rank ${slot} named twice`);
+      named[slot] = [ri, ei];
+    }),
+  );
+  assert.equal(named.length, plan.admitted);
+  for (let rank = 0; rank < plan.admitted; rank++) assert.ok(named[rank], `rank ${rank} named`);
+  return named;
+}
+
 describe('ingest order (one block per project)', () => {
-  it('admits project by project, ascending, keeping request then entry order', () => {
-    const e = (tag: string): PreparedEntry => ({ body: JSON.stringify(tag), bytes: 1, level: 1, timestamp: 0, terms: tag });
+  it('ranks project by project, ascending, keeping request then entry order', () => {
     const plan = planIngest(
-      [
-        { projectId: 3, receivedAt: 1, entries: [e('r0a'), e('r0b')] },
-        { projectId: 1, receivedAt: 2, entries: [e('r1a')] },
-        { projectId: 3, receivedAt: 3, entries: [e('r2a')] },
-        { projectId: 2, receivedAt: 4, entries: [e('r3a'), e('r3b')] },
-        { projectId: 1, receivedAt: 5, entries: [e('r4a'), e('r4b')] },
-      ],
+      [req(3, [1, 1], 1), req(1, [1], 2), req(3, [1], 3), req(2, [1, 1], 4), req(1, [1, 1], 5)],
       new Map([
         [1, usage({})],
         [2, usage({ maxEntries: 1 })],
         [3, usage({})],
       ]),
     );
-    assert.deepEqual(
-      plan.admitted.map((a) => [a.projectId, a.receivedAt, a.entry.terms]),
-      [
-        [1, 2, 'r1a'],
-        [1, 5, 'r4a'],
-        [1, 5, 'r4b'],
-        [2, 4, 'r3a'],
-        [3, 1, 'r0a'],
-        [3, 1, 'r0b'],
-        [3, 3, 'r2a'],
-      ],
-    );
+    assert.deepEqual(plan.order, [1, 4, 3, 0, 2]);
+    assert.deepEqual(byRank(plan), [[1, 0], [4, 0], [4, 1], [3, 0], [0, 0], [0, 1], [2, 0]]);
     // Slots stay per request in request order and name those entries.
     assert.deepEqual(plan.slots, [[4, 5], [0], [6], [3, { quota: 'max_entries' }], [1, 2]]);
     assert.deepEqual(outcomesOf(plan, [10, 11, 12, 13, 14, 15, 16])[4], [{ id: 11 }, { id: 12 }]);
@@ -122,23 +117,19 @@ describe('ingest order (one block per project)', () => {
   it('groups by project with request order kept, and decides quotas exactly as request order would (property)', () => {
     fc.assert(
       fc.property(requestsArb, fc.dictionary(fc.constantFrom('1', '2', '3', '4'), quotaArb), (raw, quotas) => {
-        const requests: LogIngestRequest[] = raw.map((r, ri) => ({
-          projectId: r.projectId,
-          receivedAt: r.receivedAt,
-          entries: r.sizes.map((bytes, ei) => ({ body: JSON.stringify([ri, ei]), bytes, level: 0, timestamp: 0, terms: `r${ri}e${ei}` })),
-        }));
+        const requests = raw.map((r) => req(r.projectId, r.sizes, r.receivedAt));
         const fresh = () => new Map([1, 2, 3, 4].map((id) => [id, usage(quotas[String(id)] ?? {})]));
         const plan = planIngest(requests, fresh());
 
         // Reference: one request after another, entry after entry.
         const ref = fresh();
         const expected: ('in' | 'max_entries' | 'max_bytes')[][] = requests.map((r) =>
-          r.entries.map((entry) => {
+          r.sizes.map((bytes) => {
             const u = ref.get(r.projectId)!;
             if (u.maxEntries !== null && u.entryCount + 1 > u.maxEntries) return 'max_entries';
-            if (u.maxBytes !== null && u.totalBytes + entry.bytes > u.maxBytes) return 'max_bytes';
+            if (u.maxBytes !== null && u.totalBytes + bytes > u.maxBytes) return 'max_bytes';
             u.entryCount += 1;
-            u.totalBytes += entry.bytes;
+            u.totalBytes += bytes;
             return 'in';
           }),
         );
@@ -147,107 +138,47 @@ describe('ingest order (one block per project)', () => {
           expected,
         );
 
-        // Every admitted entry is named by exactly one slot, the slot of that very entry.
-        const named = new Set<number>();
-        plan.slots.forEach((slots, ri) =>
-          slots.forEach((slot, ei) => {
-            if (typeof slot !== 'number') return;
-            assert.ok(!named.has(slot), `slot ${slot} named twice`);
-            named.add(slot);
-            const a = plan.admitted[slot]!;
-            assert.equal(a.entry, requests[ri]!.entries[ei]);
-            assert.equal(a.projectId, requests[ri]!.projectId);
-            assert.equal(a.receivedAt, requests[ri]!.receivedAt);
-          }),
-        );
-        assert.equal(named.size, plan.admitted.length);
-
-        // Order: project ascending, then request, then entry.
-        const keys = plan.admitted.map((a) => JSON.parse(a.entry.body) as [number, number]);
-        for (let i = 1; i < plan.admitted.length; i++) {
-          const [p, q] = [plan.admitted[i - 1]!, plan.admitted[i]!];
-          const [a, b] = [keys[i - 1]!, keys[i]!];
-          assert.ok(p.projectId < q.projectId || (p.projectId === q.projectId && (a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]))), JSON.stringify([a, b]));
+        // Ranks: each admitted entry once; project ascending, then request, then entry.
+        const named = byRank(plan);
+        for (let i = 1; i < named.length; i++) {
+          const [a, b] = [named[i - 1]!, named[i]!];
+          const [p, q] = [requests[a[0]]!.projectId, requests[b[0]]!.projectId];
+          assert.ok(p < q || (p === q && (a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]))), JSON.stringify([a, b]));
         }
+        assert.deepEqual(plan.order, requests.map((_, i) => i).sort((a, b) => requests[a]!.projectId - requests[b]!.projectId || a - b));
 
         // Counters: what was admitted, per project.
         for (const [projectId, sum] of plan.added) {
-          const mine = plan.admitted.filter((a) => a.projectId === projectId);
-          assert.deepEqual(sum, { entries: mine.length, bytes: mine.reduce((t, a) => t + a.entry.bytes, 0) });
+          const mine = named.filter(([ri]) => requests[ri]!.projectId === projectId);
+          assert.deepEqual(sum, { entries: mine.length, bytes: mine.reduce((t, [ri, ei]) => t + requests[ri]!.sizes[ei]!, 0) });
         }
-        for (const a of plan.admitted) assert.ok(plan.added.has(a.projectId), `project ${a.projectId} counted`);
+        for (const [ri] of named) assert.ok(plan.added.has(requests[ri]!.projectId), `project ${requests[ri]!.projectId} counted`);
       }),
     );
   });
 });
 
 describe('search-index blocks', () => {
-  const prepared = (terms: string, level = 1): PreparedEntry => ({ body: '{}', bytes: 2, level, timestamp: 0, terms });
-  const admittedOf = (entries: [projectId: number, entry: PreparedEntry][]): AdmittedEntry[] => entries.map(([projectId, entry]) => ({ projectId, receivedAt: 0, entry }));
-  /** The admitted indexes a block covers, found through its ids. */
-  const span = (ids: readonly number[], firstId: number, lastId: number): number[] => {
-    const from = ids.indexOf(firstId);
-    const to = ids.indexOf(lastId);
-    assert.ok(from >= 0 && to >= from, `block ${firstId}–${lastId} starts and ends on admitted ids`);
-    return Array.from({ length: to - from + 1 }, (_, i) => from + i);
-  };
+  const prepared = (terms: string, level = 1, body = '{}'): PreparedEntry => ({ body, bytes: 2, level, timestamp: 0, terms });
   const isExtra = (t: string) => /^§[pl][0-9]+$/.test(t);
+  const termArb = fc.constantFrom('alpha', 'beta', 'gamma', 'delta', '42', 'σας', '中文', '§0123456789ab', '§vvvvvvvvvvvv');
+  const shapesArb = fc.array(fc.record({ terms: fc.uniqueArray(termArb, { maxLength: 4 }), level: fc.integer({ min: 0, max: 4 }) }), { minLength: 1, maxLength: 50 });
 
-  it('never mixes projects or exceeds the entry cap; covers every entry once, in order; adds project and level terms (property)', () => {
-    const termArb = fc.constantFrom('alpha', 'beta', 'gamma', 'delta', '42', 'σας', '中文', '§0123456789ab', '§vvvvvvvvvvvv');
+  it('cuts consecutive entries into blocks of at most the cap, each with its level terms (property)', () => {
     fc.assert(
-      fc.property(
-        fc.array(
-          fc.record({
-            projectId: fc.integer({ min: 1, max: 3 }),
-            count: fc.integer({ min: 1, max: 300 }),
-          }),
-          { minLength: 1, maxLength: 4 },
-        ),
-        fc.array(fc.record({ terms: fc.uniqueArray(termArb, { maxLength: 4 }), level: fc.integer({ min: 0, max: 4 }) }), { minLength: 1, maxLength: 50 }),
-        fc.integer({ min: 1, max: 1000 }),
-        fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 1, maxLength: 20 }),
-        (runs, shapes, firstId, gaps) => {
-          // Runs of one project each, the way planIngest lays them out (a project once).
-          const seen = new Set<number>();
-          const entries: [number, PreparedEntry][] = [];
-          for (const run of runs) {
-            if (seen.has(run.projectId)) continue;
-            seen.add(run.projectId);
-            for (let i = 0; i < run.count; i++) {
-              const shape = shapes[(entries.length * 7) % shapes.length]!;
-              entries.push([run.projectId, prepared(shape.terms.join(' '), shape.level)]);
-            }
-          }
-          const admitted = admittedOf(entries);
-          // Ascending ids, not necessarily consecutive.
-          const ids: number[] = [];
-          for (let i = 0, id = firstId; i < admitted.length; i++, id += gaps[i % gaps.length]!) ids.push(id);
-
-          const blocks = buildBlocks(admitted, ids);
-          const covered: number[] = [];
-          for (const block of blocks) {
-            const members = span(ids, block.firstId, block.lastId);
-            covered.push(...members);
-            assert.ok(members.length >= 1 && members.length <= BLOCK_MAX_ENTRIES, `${members.length} entries`);
-            for (const m of members) assert.equal(admitted[m]!.projectId, block.projectId, 'one project per block');
-
-            const terms = block.terms.split(' ');
-            assert.ok(terms.every((t) => t.length > 0), 'no empty term');
-            // Repeats are left to the index (one posting per block and term).
-            const union = new Set(members.flatMap((m) => admitted[m]!.entry.terms.split(' ').filter((t) => t.length > 0)));
-            assert.deepEqual(new Set(terms.filter((t) => !isExtra(t))), union, 'the union of its entries\' terms');
-            const extras = terms.filter(isExtra);
-            assert.equal(new Set(extras).size, extras.length, 'project and level terms once each');
-            const levels = new Set(members.map((m) => `§l${admitted[m]!.entry.level}`));
-            assert.deepEqual(new Set(extras), new Set([`§p${block.projectId}`, ...levels]), 'its project and exactly the levels present');
-          }
-          assert.deepEqual(covered, admitted.map((_, i) => i), 'every entry once, in order');
-          // Small entries: blocks are only cut by a new project or the cap.
-          const projectRuns = [...seen].map((p) => entries.filter(([q]) => q === p).length);
-          assert.equal(blocks.length, projectRuns.reduce((n, count) => n + Math.ceil(count / BLOCK_MAX_ENTRIES), 0));
-        },
-      ),
+      fc.property(fc.integer({ min: 0, max: 300 }), shapesArb, (count, shapes) => {
+        const entries = Array.from({ length: count }, (_, i) => prepared(shapes[(i * 7) % shapes.length]!.terms.join(' '), shapes[(i * 7) % shapes.length]!.level));
+        const blocks = cutBlocks(entries);
+        assert.deepEqual(blocks.flatMap(([first, last]) => Array.from({ length: last - first + 1 }, (_, i) => first + i)), entries.map((_, i) => i), 'every entry once, in order');
+        assert.equal(blocks.length, Math.ceil(count / BLOCK_MAX_ENTRIES), 'small entries: cut by the cap only');
+        for (const [first, last, terms] of blocks) {
+          const members = entries.slice(first, last + 1);
+          const split = terms.split(' ');
+          assert.ok(split.every((t) => t.length > 0), 'no empty term');
+          assert.deepEqual(new Set(split.filter((t) => !isExtra(t))), new Set(members.flatMap((e) => e.terms.split(' ').filter((t) => t.length > 0))));
+          assert.deepEqual(split.filter(isExtra).sort(), [...new Set(members.map((e) => `§l${e.level}`))].sort(), 'exactly the levels present, once; no project term');
+        }
+      }),
       { numRuns: 200 },
     );
   });
@@ -256,24 +187,108 @@ describe('search-index blocks', () => {
     // Each entry: 10,000 distinct 7-letter words, ~240 kB counted at 3 bytes per code unit.
     let next = 0;
     const bulky = () => prepared(Array.from({ length: 10_000 }, () => `w${(next++).toString(36).padStart(6, '0')}`).join(' '));
-    const admitted = admittedOf(Array.from({ length: 5 }, () => [1, bulky()]));
-    const ids = admitted.map((_, i) => 100 + i);
-    const blocks = buildBlocks(admitted, ids);
-    assert.deepEqual(blocks.map((b) => [b.firstId, b.lastId]), [[100, 101], [102, 103], [104, 104]]);
-    for (const b of blocks) {
-      const own = b.terms.split(' ').filter((t) => !isExtra(t)).join(' ');
+    const blocks = cutBlocks(Array.from({ length: 5 }, bulky));
+    assert.deepEqual(blocks.map(([first, last]) => [first, last]), [[0, 1], [2, 3], [4, 4]]);
+    for (const [, , terms] of blocks) {
+      const own = terms.split(' ').filter((t) => !isExtra(t)).join(' ');
       assert.ok(own.length * 3 <= BLOCK_MAX_TERM_BYTES, `${own.length * 3} bytes`);
     }
-
     const huge = prepared(Array.from({ length: 40_000 }, (_, i) => `h${i.toString(36).padStart(6, '0')}`).join(' '));
-    const mixed = admittedOf([[1, prepared('a')], [1, huge], [1, prepared('b')], [1, prepared('c')]]);
-    const mixedBlocks = buildBlocks(mixed, [1, 2, 3, 4]);
-    assert.deepEqual(mixedBlocks.map((b) => [b.firstId, b.lastId]), [[1, 1], [2, 2], [3, 4]]);
-    assert.ok(mixedBlocks[1]!.terms.includes('h000000') && mixedBlocks[1]!.terms.includes('§p1'), 'the oversized entry\'s own block');
+    const mixed = cutBlocks([prepared('a'), huge, prepared('b'), prepared('c')]);
+    assert.deepEqual(mixed.map(([first, last]) => [first, last]), [[0, 0], [1, 1], [2, 3]]);
+    assert.ok(mixed[1]![2].includes('h000000'), 'the oversized entry\'s own block');
   });
 
   it('makes no block of nothing', () => {
-    assert.deepEqual(buildBlocks([], []), []);
+    assert.deepEqual(cutBlocks([]), []);
+  });
+
+  /**
+   * Real encoded requests through a real plan: the rows to insert are the
+   * admitted entries in rank order, and the blocks never mix projects,
+   * stay within the cap, cover every admitted rank once in order, and hold
+   * their entries' terms, levels and project.
+   */
+  it('lays out rows and blocks of encoded requests exactly, whole, merged or cut short by a quota (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ projectId: fc.integer({ min: 1, max: 3 }), count: fc.oneof(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 60, max: 1100 })) }), { minLength: 1, maxLength: 6 }),
+        shapesArb,
+        fc.dictionary(fc.constantFrom('1', '2', '3'), fc.option(fc.integer({ min: 0, max: 1500 }), { nil: null })),
+        (shapes, entryShapes, maxEntries) => {
+          let serial = 0;
+          const source: PreparedEntry[][] = [];
+          const requests = shapes.map((r, ri) => {
+            const entries = Array.from({ length: r.count }, () => {
+              const shape = entryShapes[serial % entryShapes.length]!;
+              return { ...prepared(shape.terms.join(' '), shape.level, JSON.stringify({ n: serial++ })), timestamp: serial * 3, bytes: 1 + (serial % 5) };
+            });
+            source.push(entries);
+            return encodeRequest(r.projectId, 1000 + ri, entries);
+          });
+          const plan = planIngest(requests, new Map([1, 2, 3].map((id) => [id, usage({ maxEntries: maxEntries[String(id)] ?? null })])));
+          const named = byRank(plan);
+          const entryOf = (rank: number) => source[named[rank]![0]]![named[rank]![1]]!;
+          const projectOf = (rank: number) => requests[named[rank]![0]]!.projectId;
+
+          // Rows: the admitted entries, in rank order, each with its request's project and arrival.
+          const parts = [...rowParts(requests, plan)];
+          let rank = 0;
+          for (const part of parts) {
+            assert.equal(part.firstRank, rank);
+            assert.ok(part.count >= 1 && part.count <= CHUNK_ENTRIES);
+            const rows = decodeRows({ count: part.count, rows: part.json, blocks: new Uint8Array() });
+            assert.equal(rows.length, part.count);
+            rows.forEach((row, i) => {
+              const e = entryOf(rank + i);
+              const [ri] = named[rank + i]!;
+              assert.deepEqual(row, [requests[ri]!.projectId, requests[ri]!.receivedAt, e.timestamp, e.level, e.bytes, e.body] satisfies EntryRow);
+            });
+            rank += part.count;
+          }
+          assert.equal(rank, plan.admitted);
+
+          // Blocks, by rank.
+          const layout = blockLayout(requests, plan);
+          const blocks = [
+            ...layout.chunks.flatMap((c) => decodeBlocks({ count: c.count, rows: new Uint8Array(), blocks: c.json }).map(([first, last, terms]) => ({ projectId: c.projectId, firstRank: c.firstRank + first, lastRank: c.firstRank + last, terms: `${terms} §p${c.projectId}` }))),
+            ...layout.ranked,
+          ].sort((a, b) => a.firstRank - b.firstRank);
+          const covered: number[] = [];
+          for (const block of blocks) {
+            const members = Array.from({ length: block.lastRank - block.firstRank + 1 }, (_, i) => block.firstRank + i);
+            covered.push(...members);
+            assert.ok(members.length <= BLOCK_MAX_ENTRIES, `${members.length} entries`);
+            for (const m of members) assert.equal(projectOf(m), block.projectId, 'one project per block');
+            const terms = block.terms.split(' ');
+            assert.ok(terms.every((t) => t.length > 0), 'no empty term');
+            const have = new Set(terms);
+            for (const m of members) for (const t of entryOf(m).terms.split(' ').filter((x) => x.length > 0)) assert.ok(have.has(t), `term ${t}`);
+            for (const m of members) assert.ok(have.has(`§l${entryOf(m).level}`), 'level term');
+            assert.deepEqual(terms.filter((t) => t.startsWith('§p')), [`§p${block.projectId}`], 'its project once');
+          }
+          assert.deepEqual(covered, named.map((_, i) => i), 'every admitted entry once, in order');
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('merges small requests of one project into shared blocks, up to the cap', () => {
+    const small = (projectId: number, n: number, tag: string) => encodeRequest(projectId, 0, Array.from({ length: n }, (_, i) => prepared(`${tag}${i}`)));
+    const requests = [small(1, 10, 'a'), small(2, 10, 'x'), small(1, 30, 'b'), small(1, 20, 'c'), small(1, 10, 'd'), small(1, 70, 'e')];
+    const plan = planIngest(requests, new Map([1, 2].map((id) => [id, usage({})])));
+    const layout = blockLayout(requests, plan);
+    // Project 1 ranks: a 0–9, b 10–39, c 40–59, d 60–69, e 70–139; project 2: x 140–149.
+    assert.deepEqual(layout.ranked.map((b) => [b.projectId, b.firstRank, b.lastRank]), [[1, 0, 59], [1, 60, 69], [2, 140, 149]]);
+    assert.ok(layout.ranked[0]!.terms.includes('a0') && layout.ranked[0]!.terms.includes('c19'));
+    assert.deepEqual(layout.chunks.map((c) => [c.projectId, c.firstRank, c.count]), [[1, 70, 70]], 'a large request keeps its encoded blocks');
+  });
+
+  it('joins JSON arrays byte for byte', () => {
+    const enc = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+    const joined = concatJsonArrays([enc([1, 'a,]']), enc([[2]]), enc([{ x: '[' }])]);
+    assert.deepEqual(JSON.parse(new TextDecoder().decode(joined)), [1, 'a,]', [2], { x: '[' }]);
   });
 });
 

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { LEVELS, levelNumber, parseIsoTimestamp, readBatch, validateEntry } from '../../lib/logs/entry-validation.js';
-import { prepareBatch } from '../../lib/logs/prepare-entries.js';
+import { prepareEntries } from '../../lib/logs/prepare-entries.js';
 import { LogServiceError } from '../../lib/errors.js';
 
 const good = { level: 'info', event: 'user logged in', timestamp: '2024-05-06T07:08:09.123Z' };
@@ -117,7 +117,7 @@ describe('batches (D22) and preparation', () => {
 
   it('prepares valid entries (compact JSON, UTF-8 size, level, instant, terms) and lists rejections by index', () => {
     const submitted = JSON.parse(`[${JSON.stringify({ ...good, event: 'héllo wörld', b: { c: [1, 2] } }, null, 2)}, 5, {"level":"info"}, ${JSON.stringify(good)}]`);
-    const batch = prepareBatch(submitted);
+    const batch = prepareEntries(submitted);
     assert.deepEqual(batch.positions, [0, 3]);
     assert.deepEqual(batch.rejected.map((r) => [r.index, r.error]), [[1, 'validation_error'], [2, 'validation_error']]);
     const first = batch.entries[0]!;
@@ -130,7 +130,7 @@ describe('batches (D22) and preparation', () => {
 
   it('keeps __proto__-named keys in the stored text', () => {
     const submitted = JSON.parse('[{"level":"info","event":"e","timestamp":"2024-01-01 00:00","__proto__":{"x":1}}]');
-    const body = prepareBatch(submitted).entries[0]!.body;
+    const body = prepareEntries(submitted).entries[0]!.body;
     assert.equal(body, '{"level":"info","event":"e","timestamp":"2024-01-01 00:00","__proto__":{"x":1}}');
   });
 });

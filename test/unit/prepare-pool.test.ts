@@ -5,6 +5,8 @@ import { prepareBody } from '../../lib/logs/batch-body.js';
 import { LogServiceError } from '../../lib/errors.js';
 import { silentLogger } from '../../lib/logger.js';
 
+const TARGET = { projectId: 3, receivedAt: 1_700_000_000_000 };
+
 /** A body of at least `bytes`, mixing valid and invalid entries. */
 function bodyOf(bytes: number): Buffer {
   const values: unknown[] = [];
@@ -23,38 +25,38 @@ describe('PreparePool', () => {
 
   it('prepares a mid-sized body on the worker exactly as inline, and transfers it', async () => {
     const body = bodyOf(WORKER_MIN_BYTES * 2);
-    const expected = await prepareBody(Buffer.from(body));
+    const expected = await prepareBody(Buffer.from(body), TARGET);
     const copy = Buffer.from(body);
-    const got = await pool.prepare(copy);
+    const got = await pool.prepare(copy, TARGET);
     assert.equal(copy.length, 0, 'the buffer went to the worker');
     assert.deepEqual(got, expected);
-    assert.ok(got.entries.length > 100 && got.rejected.length > 10);
+    assert.ok(got.request.sizes.length > 100 && got.rejected.length > 10);
   });
 
   it('turns the worker\'s refusal into the same 400', async () => {
     const malformed = Buffer.from(`[${'{"level":"info"},'.repeat(4000)}`);
     assert.ok(malformed.length >= WORKER_MIN_BYTES);
-    await assert.rejects(pool.prepare(malformed), (err: unknown) => err instanceof LogServiceError && err.status === 400 && err.code === 'invalid_request');
+    await assert.rejects(pool.prepare(malformed, TARGET), (err: unknown) => err instanceof LogServiceError && err.status === 400 && err.code === 'invalid_request');
     const notArray = Buffer.from(JSON.stringify({ pad: 'x'.repeat(WORKER_MIN_BYTES) }));
-    await assert.rejects(pool.prepare(notArray), (err: unknown) => err instanceof LogServiceError && err.status === 400);
+    await assert.rejects(pool.prepare(notArray, TARGET), (err: unknown) => err instanceof LogServiceError && err.status === 400);
   });
 
   it('prepares inline what the worker should not take: small bodies, views of a larger buffer, bodies at the size bound', async () => {
     const small = bodyOf(1000);
-    const got = await pool.prepare(small);
+    const got = await pool.prepare(small, TARGET);
     assert.ok(small.length > 0, 'not transferred');
-    assert.ok(got.entries.length > 0);
+    assert.ok(got.request.sizes.length > 0);
     const inner = bodyOf(WORKER_MIN_BYTES * 2);
     const backing = Buffer.concat([inner, Buffer.alloc(10)]);
     const view = backing.subarray(0, inner.length);
-    const fromView = await pool.prepare(view);
+    const fromView = await pool.prepare(view, TARGET);
     assert.equal(backing.length, inner.length + 10, 'the shared buffer was not transferred');
     assert.ok(view.equals(inner));
-    assert.deepEqual(fromView, await prepareBody(inner));
+    assert.deepEqual(fromView, await prepareBody(inner, TARGET));
     const atBound = new PreparePool(WORKER_MIN_BYTES * 2, silentLogger);
     try {
       const big = bodyOf(WORKER_MIN_BYTES * 2);
-      await atBound.prepare(big);
+      await atBound.prepare(big, TARGET);
       assert.ok(big.length > 0, 'a body at the bound stays on the event loop');
     } finally {
       await atBound.close();
@@ -63,8 +65,8 @@ describe('PreparePool', () => {
 
   it('serves many batches at once, each with its own answer', async () => {
     const bodies = Array.from({ length: 12 }, (_, i) => bodyOf(WORKER_MIN_BYTES + i * 5000));
-    const expected = await Promise.all(bodies.map((b) => prepareBody(Buffer.from(b))));
-    const got = await Promise.all(bodies.map((b) => pool.prepare(b)));
+    const expected = await Promise.all(bodies.map((b) => prepareBody(Buffer.from(b), TARGET)));
+    const got = await Promise.all(bodies.map((b) => pool.prepare(b, TARGET)));
     assert.deepEqual(got, expected);
   });
 
@@ -72,7 +74,7 @@ describe('PreparePool', () => {
     const closed = new PreparePool(1024 * 1024, silentLogger);
     await closed.close();
     const body = bodyOf(WORKER_MIN_BYTES * 2);
-    await closed.prepare(body);
+    await closed.prepare(body, TARGET);
     assert.ok(body.length > 0, 'not transferred');
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The log statements of the PostgreSQL backend (values through pg-promise's
- * formatter, like `sql.ts`). A batch travels as one JSON array parameter
- * expanded by json_to_recordset. The search index is `log_blocks`, one row
+ * formatter, like `sql.ts`). A batch travels as JSON array parameters
+ * (encoded where it was prepared, storage/encoded-entries.ts) expanded by
+ * json_array_elements. The search index is `log_blocks`, one row
  * per block of entries (storage/log-blocks.ts) with a tsvector built by
  * array_to_tsvector, so PostgreSQL never re-tokenizes logkeep's terms;
  * queries match them with a tsquery built from quoted lexemes.
@@ -21,16 +22,25 @@ export const LOCK_PROJECT_USAGE = `SELECT id, max_entries AS "maxEntries", max_b
   FROM projects WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`;
 
 /**
- * $1: JSON array of `{p, r, t, l, b, body}`. Rows are produced in array
- * order, so the identity values they draw ascend in that order; the caller
- * sorts the returned ids to match.
+ * $1: JSON array of rows `[project_id, received_at, ts, level, bytes, body]`.
+ * Rows are produced in array order, so the identity values they draw
+ * ascend in that order; the caller sorts the returned ids to match.
  */
 export const INSERT_LOG_ENTRIES = `INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body)
-  SELECT x.p, x.r, x.t, x.l, x.b, x.body
-  FROM ROWS FROM (json_to_recordset($1::json) AS (p bigint, r bigint, t bigint, l smallint, b integer, body text))
-    WITH ORDINALITY AS x(p, r, t, l, b, body, n)
-  ORDER BY x.n
+  SELECT (x ->> 0)::bigint, (x ->> 1)::bigint, (x ->> 2)::bigint, (x ->> 3)::smallint, (x ->> 4)::integer, x ->> 5
+  FROM json_array_elements($1::json) WITH ORDINALITY AS t(x, n)
+  ORDER BY t.n
   RETURNING id`;
+
+/**
+ * An encoded chunk's blocks `[first, last, terms]`: $1 the ids of the
+ * chunk's entries (offset i is $1[i + 1]), $2 the project, $3 its project
+ * term, $4 the JSON blocks.
+ */
+export const INSERT_CHUNK_BLOCKS = `INSERT INTO log_blocks (last_id, project_id, first_id, terms)
+  SELECT ($1::bigint[])[(x ->> 1)::int + 1], $2, ($1::bigint[])[(x ->> 0)::int + 1],
+    array_to_tsvector(string_to_array((x ->> 2) || ' ' || $3, ' '))
+  FROM json_array_elements($4::json) AS x`;
 
 /** $1: JSON array of blocks `{p, f, l, terms}` (terms space-separated). */
 export const INSERT_LOG_BLOCKS = `INSERT INTO log_blocks (last_id, project_id, first_id, terms)

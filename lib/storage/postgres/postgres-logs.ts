@@ -7,8 +7,8 @@
  */
 import type { LogEntryOutcome, LogFilter, LogIngestRequest, LogRow, LogSelection, Page } from '../storage.js';
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-quota.js';
-import { buildBlocks } from '../log-blocks.js';
-import type { BlockMatch } from '../log-terms.js';
+import { blockLayout, rowParts } from '../ingest-layout.js';
+import { projectTerm, type BlockMatch } from '../log-terms.js';
 import { planLogsAfter, planQuery, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-plan.js';
 import { asciiWordNeedles, exactNeedle, mayFoldFromNonAscii } from '../../logs/entry-match.js';
 import type { Queryable } from './postgres-reads.js';
@@ -17,8 +17,6 @@ import * as sql from './log-sql.js';
 const MIN_TS = -Number.MAX_SAFE_INTEGER;
 const MAX_TS = Number.MAX_SAFE_INTEGER;
 const NO_ID = Number.MAX_SAFE_INTEGER;
-/** Rows per INSERT statement. */
-const INSERT_CHUNK = 500;
 /** Blocks per INSERT statement. */
 const BLOCK_CHUNK = 16;
 /**
@@ -73,34 +71,29 @@ function wordNeedle(filter: LogFilter): { word: string; fold: boolean } {
   return needle === undefined ? { word: '', fold: false } : { word: needle.text, fold: mayFoldFromNonAscii(needle) };
 }
 
+/** UTF-8 JSON bytes as the text pg-promise sends. */
+const text = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+
 /** Quota-checked insert of several requests inside the caller's transaction. */
 export async function ingestLogs(db: Queryable, requests: readonly LogIngestRequest[]): Promise<LogEntryOutcome[][]> {
   const rows = await db.any<{ id: number } & ProjectUsage>(sql.LOCK_PROJECT_USAGE, [projectIdsOf(requests)]);
   // Before any id is drawn: live streams settling on these projects wait for us (see lastLogId).
   await db.any(sql.MARK_INGESTING, [sql.INGEST_MARK_CLASS, projectIdsOf(requests)]);
   const plan = planIngest(requests, new Map(rows.map((r) => [Number(r.id), { ...r }])));
-  if (plan.admitted.length === 0) return outcomesOf(plan, []);
+  if (plan.admitted === 0) return outcomesOf(plan, []);
 
+  // ids[rank]. Ids ascend across the parts too (one session, one statement after another).
   const ids: number[] = [];
-  // Bounded statements: a 10 MiB request never becomes one 30 MB parameter.
-  // Ids ascend across the chunks too (one session, one statement after another).
-  for (let from = 0; from < plan.admitted.length; from += INSERT_CHUNK) {
-    const batch = JSON.stringify(
-      plan.admitted.slice(from, from + INSERT_CHUNK).map((a) => ({
-        p: a.projectId,
-        r: a.receivedAt,
-        t: a.entry.timestamp,
-        l: a.entry.level,
-        b: a.entry.bytes,
-        body: a.entry.body,
-      })),
-    );
-    const inserted = await db.any<{ id: number }>(sql.INSERT_LOG_ENTRIES, [batch]);
+  for (const part of rowParts(requests, plan)) {
+    const inserted = await db.any<{ id: number }>(sql.INSERT_LOG_ENTRIES, [text(part.json)]);
     ids.push(...inserted.map((r) => Number(r.id)).sort((a, b) => a - b));
   }
-  const blocks = buildBlocks(plan.admitted, ids);
-  for (let from = 0; from < blocks.length; from += BLOCK_CHUNK) {
-    const batch = JSON.stringify(blocks.slice(from, from + BLOCK_CHUNK).map((b) => ({ p: b.projectId, f: b.firstId, l: b.lastId, terms: b.terms })));
+  const blocks = blockLayout(requests, plan);
+  for (const c of blocks.chunks) {
+    await db.none(sql.INSERT_CHUNK_BLOCKS, [ids.slice(c.firstRank, c.firstRank + c.count), c.projectId, projectTerm(c.projectId), text(c.json)]);
+  }
+  for (let from = 0; from < blocks.ranked.length; from += BLOCK_CHUNK) {
+    const batch = JSON.stringify(blocks.ranked.slice(from, from + BLOCK_CHUNK).map((b) => ({ p: b.projectId, f: ids[b.firstRank], l: ids[b.lastRank], terms: b.terms })));
     await db.none(sql.INSERT_LOG_BLOCKS, [batch]);
   }
   const added = [...plan.added].filter(([, sum]) => sum.entries > 0);

@@ -25,18 +25,31 @@ export const SELECT_PROJECT_USAGE = `SELECT id, max_entries, max_bytes, entry_co
   FROM projects WHERE id IN (SELECT value FROM json_each(?1))`;
 
 /**
- * Params: first id, JSON array of rows `[project_id, received_at, ts, level,
- * bytes, body]`. Ids are assigned explicitly (first id + index): the
- * transaction holds the only write lock, so they are the next ones.
+ * Params: first id, UTF-8 JSON rows `[project_id, received_at, ts, level,
+ * bytes, body]` as a blob (encoded where the batch was prepared; CAST reads
+ * it as text, since json_each takes a blob for JSONB). Ids are assigned
+ * explicitly (first id + index): the transaction holds the only write
+ * lock, so they are the next ones.
  */
 export const INSERT_LOG_ENTRIES = `INSERT INTO log_entries (id, project_id, received_at, ts, level, bytes, body)
-  SELECT ?1 + key, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 FROM json_each(?2)`;
+  SELECT ?1 + key, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 FROM json_each(CAST(?2 AS TEXT))`;
 
-/** Params: JSON array of blocks `[last_id, project_id, first_id, terms]`. */
-export const INSERT_LOG_BLOCKS = `INSERT INTO log_blocks (last_id, project_id, first_id) SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?1)`;
+/**
+ * An encoded chunk's blocks `[first, last, terms]` (offsets from the id in
+ * ?1). Params: first id, project id, blob of blocks.
+ */
+export const INSERT_CHUNK_BLOCKS = `INSERT INTO log_blocks (last_id, project_id, first_id)
+  SELECT ?1 + (value ->> 1), ?2, ?1 + (value ->> 0) FROM json_each(CAST(?3 AS TEXT))`;
 
-/** Params: the same JSON blocks. */
-export const INSERT_LOG_BLOCK_TERMS = `INSERT INTO log_block_terms (rowid, terms) SELECT value ->> 0, value ->> 3 FROM json_each(?1)`;
+/** The same blocks' terms, the project term appended. Params: first id, project term, blob of blocks. */
+export const INSERT_CHUNK_BLOCK_TERMS = `INSERT INTO log_block_terms (rowid, terms)
+  SELECT ?1 + (value ->> 1), (value ->> 2) || ' ' || ?2 FROM json_each(CAST(?3 AS TEXT))`;
+
+/** Params: the id of rank 0, JSON array of blocks `[last_rank, project_id, first_rank, terms]`. */
+export const INSERT_LOG_BLOCKS = `INSERT INTO log_blocks (last_id, project_id, first_id) SELECT ?1 + (value ->> 0), value ->> 1, ?1 + (value ->> 2) FROM json_each(?2)`;
+
+/** Params: the same. */
+export const INSERT_LOG_BLOCK_TERMS = `INSERT INTO log_block_terms (rowid, terms) SELECT ?1 + (value ->> 0), value ->> 3 FROM json_each(?2)`;
 
 /** Params: JSON array of `[project_id, entries, bytes]` to add. */
 export const ADD_PROJECT_USAGE = `UPDATE projects

@@ -12,8 +12,8 @@
  */
 import type { LogEntryOutcome, LogFilter, LogIngestRequest, LogRow, LogSelection, Page } from '../storage.js';
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-quota.js';
-import { buildBlocks } from '../log-blocks.js';
-import type { BlockMatch } from '../log-terms.js';
+import { blockLayout, rowParts } from '../ingest-layout.js';
+import { projectTerm, type BlockMatch } from '../log-terms.js';
 import { mergeNewestFirst, planLogsAfter, planQuery, stepSpans, type LogPlanReads } from '../log-plan.js';
 import { asciiWordNeedles, exactNeedle, type AsciiNeedle } from '../../logs/entry-match.js';
 import type { SqlExecutor } from './connection.js';
@@ -24,14 +24,15 @@ import * as SQL from './log-sql.js';
 const MIN_TS = -Number.MAX_SAFE_INTEGER;
 const MAX_TS = Number.MAX_SAFE_INTEGER;
 const NO_ID = Number.MAX_SAFE_INTEGER;
-/** Rows per INSERT statement. */
-const INSERT_CHUNK = 500;
 
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
 function toLogRow(r: SqlRow): LogRow {
   return { id: Number(r.id), projectId: Number(r.project_id), receivedAt: Number(r.received_at), body: r.body as string };
 }
+
+/** A view of bytes as a Buffer (no copy), which sqlite3 binds as a blob. */
+const blob = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /** Quota-checked insert of several requests; the caller holds the write transaction. */
 export async function ingestLogs(db: SqlExecutor, requests: readonly LogIngestRequest[]): Promise<LogEntryOutcome[][]> {
@@ -43,47 +44,41 @@ export async function ingestLogs(db: SqlExecutor, requests: readonly LogIngestRe
     ]),
   );
   const plan = planIngest(requests, usage);
-  if (plan.admitted.length === 0) return outcomesOf(plan, []);
+  if (plan.admitted === 0) return outcomesOf(plan, []);
 
+  // Rank r gets id firstId + r: the transaction holds the only write lock.
   const firstId = Number(usageRows[0]?.seq ?? 0) + 1;
-  const ids = plan.admitted.map((_, i) => firstId + i);
   // Statements are issued ahead of their turn (at most PIPELINE_DEPTH
-  // waiting): the writer connection works through them in the thread pool
-  // while this thread serialises the next chunk and builds the blocks.
-  // Nothing here depends on an earlier statement's result (ids are
-  // explicit), and the caller commits only after all of them settle. The
-  // bound keeps a 10 MiB batch from holding all its serialised chunks (and
-  // their native copies) at once.
+  // waiting), so the writer connection always has the next one. Nothing
+  // here depends on an earlier statement's result (ids are explicit), and
+  // the caller commits only after all of them settle. The bound keeps a
+  // 10 MiB batch from holding all its joined parts (and their native
+  // copies) at once.
   const inFlight: Promise<unknown>[] = [];
   let failure: { reason: unknown } | null = null;
   const issue = async (statement: Promise<unknown>) => {
     inFlight.push(statement.catch((reason) => (failure ??= { reason })));
     if (inFlight.length > PIPELINE_DEPTH) await inFlight.shift();
   };
-  // Bounded statements: a 10 MiB request never becomes one 30 MB parameter.
-  for (let from = 0; from < plan.admitted.length; from += INSERT_CHUNK) {
-    const rows = JSON.stringify(
-      plan.admitted
-        .slice(from, from + INSERT_CHUNK)
-        .map((a) => [a.projectId, a.receivedAt, a.entry.timestamp, a.entry.level, a.entry.bytes, a.entry.body]),
-    );
-    await issue(db.run(SQL.INSERT_LOG_ENTRIES, [firstId + from, rows]));
-  }
-  const blocks = buildBlocks(plan.admitted, ids);
-  for (let from = 0; from < blocks.length; from += BLOCK_CHUNK) {
-    const rows = JSON.stringify(blocks.slice(from, from + BLOCK_CHUNK).map((b) => [b.lastId, b.projectId, b.firstId, b.terms]));
-    await issue(db.run(SQL.INSERT_LOG_BLOCKS, [rows]));
-    await issue(db.run(SQL.INSERT_LOG_BLOCK_TERMS, [rows]));
-  }
+  for (const part of rowParts(requests, plan)) await issue(db.run(SQL.INSERT_LOG_ENTRIES, [firstId + part.firstRank, blob(part.json)]));
   const added = [...plan.added].filter(([, sum]) => sum.entries > 0).map(([id, sum]) => [id, sum.entries, sum.bytes]);
   await issue(db.run(SQL.ADD_PROJECT_USAGE, [JSON.stringify(added)]));
+  // The FTS5 inserts go last: a later write statement in the transaction
+  // would flush FTS5's pending terms early, one more segment to merge.
+  const blocks = blockLayout(requests, plan);
+  const ranked = blocks.ranked.length > 0 ? JSON.stringify(blocks.ranked.map((b) => [b.lastRank, b.projectId, b.firstRank, b.terms])) : null;
+  for (const c of blocks.chunks) await issue(db.run(SQL.INSERT_CHUNK_BLOCKS, [firstId + c.firstRank, c.projectId, blob(c.json)]));
+  if (ranked !== null) await issue(db.run(SQL.INSERT_LOG_BLOCKS, [firstId, ranked]));
+  for (const c of blocks.chunks) await issue(db.run(SQL.INSERT_CHUNK_BLOCK_TERMS, [firstId + c.firstRank, projectTerm(c.projectId), blob(c.json)]));
+  if (ranked !== null) await issue(db.run(SQL.INSERT_LOG_BLOCK_TERMS, [firstId, ranked]));
   await Promise.all(inFlight);
   if (failure) throw (failure as { reason: unknown }).reason;
-  return outcomesOf(plan, ids);
+  return outcomesOf(
+    plan,
+    Array.from({ length: plan.admitted }, (_, rank) => firstId + rank),
+  );
 }
 
-/** Blocks per INSERT statement. */
-const BLOCK_CHUNK = 16;
 /** Statements issued and not yet finished, at most. */
 const PIPELINE_DEPTH = 2;
 

@@ -1,0 +1,144 @@
+/**
+ * What an ingest transaction writes, derived from its requests' encoded
+ * chunks (encoded-entries.ts) and the quota plan (log-quota.ts), the same
+ * way for both backends. Entries are named by rank (their position among
+ * the admitted entries in id order); each backend turns ranks into ids.
+ *
+ * Requests admitted whole are written from their chunks' bytes as they
+ * are; a request a quota cut short (rare: only at the limit) has its
+ * chunks decoded and the admitted part encoded again.
+ */
+import { BLOCK_MAX_ENTRIES, rankedBlocks, type BlockPiece, type RankedBlock } from './log-blocks.js';
+import { CHUNK_ENTRIES, decodeBlocks, decodeRows, encodeRows } from './encoded-entries.js';
+import type { IngestPlan } from './log-quota.js';
+import type { LogIngestRequest } from './storage.js';
+
+/** Entry rows for one INSERT: JSON rows of consecutive ranks from `firstRank`. */
+export interface RowsPart {
+  firstRank: number;
+  count: number;
+  json: Uint8Array;
+}
+
+/** A whole encoded chunk's blocks: offsets relative to `firstRank`, terms without the project term. */
+export interface ChunkBlocks {
+  projectId: number;
+  firstRank: number;
+  /** Entries of the chunk. */
+  count: number;
+  json: Uint8Array;
+}
+
+export interface BlockLayout {
+  /** Blocks of large requests, written from their encoded bytes. */
+  chunks: ChunkBlocks[];
+  /** Every other block (merged small requests, requests cut short), with all its terms. */
+  ranked: RankedBlock[];
+}
+
+const COMMA = 0x2c;
+
+/** One JSON array of the elements of several non-empty ones. */
+export function concatJsonArrays(arrays: readonly Uint8Array[]): Uint8Array {
+  if (arrays.length === 1) return arrays[0]!;
+  const out = new Uint8Array(arrays.reduce((n, a) => n + a.length, 0) - (arrays.length - 1));
+  let at = 0;
+  arrays.forEach((a, i) => {
+    const from = i === 0 ? 0 : 1;
+    const to = i === arrays.length - 1 ? a.length : a.length - 1;
+    if (i > 0) out[at++] = COMMA;
+    out.set(a.subarray(from, to), at);
+    at += to - from;
+  });
+  return out;
+}
+
+/** The admitted ranks of a request's entries `from` … `to` (inclusive): consecutive, or none. */
+function rankSpan(slots: IngestPlan['slots'][number], from: number, to: number): [number, number] | null {
+  let first = -1;
+  let last = -1;
+  for (let i = from; i <= to; i++) {
+    const slot = slots[i]!;
+    if (typeof slot !== 'number') continue;
+    if (first < 0) first = slot;
+    last = slot;
+  }
+  return first < 0 ? null : [first, last];
+}
+
+/** Whether every entry of the request was admitted. */
+function admittedWhole(slots: IngestPlan['slots'][number]): boolean {
+  return slots.every((s) => typeof s === 'number');
+}
+
+/**
+ * The entry rows to insert, in rank order, in parts of at most
+ * CHUNK_ENTRIES entries (small requests' chunks joined, a large request's
+ * chunks one by one). Yields one part at a time, so a 10 MiB batch is not
+ * copied whole.
+ */
+export function* rowParts(requests: readonly LogIngestRequest[], plan: IngestPlan): Generator<RowsPart> {
+  let group: Uint8Array[] = [];
+  let groupFirst = 0;
+  let groupCount = 0;
+  const take = (firstRank: number, count: number, json: Uint8Array): RowsPart | null => {
+    let full: RowsPart | null = null;
+    if (groupCount > 0 && groupCount + count > CHUNK_ENTRIES) {
+      full = { firstRank: groupFirst, count: groupCount, json: concatJsonArrays(group) };
+      group = [];
+      groupCount = 0;
+    }
+    if (groupCount === 0) groupFirst = firstRank;
+    group.push(json);
+    groupCount += count;
+    return full;
+  };
+  for (const index of plan.order) {
+    const request = requests[index]!;
+    const slots = plan.slots[index]!;
+    const whole = admittedWhole(slots);
+    let offset = 0;
+    for (const chunk of request.chunks) {
+      const span = rankSpan(slots, offset, offset + chunk.count - 1);
+      if (span !== null) {
+        const json = whole ? chunk.rows : encodeRows(decodeRows(chunk).filter((_, i) => typeof slots[offset + i] === 'number'));
+        const full = take(span[0], span[1] - span[0] + 1, json);
+        if (full) yield full;
+      }
+      offset += chunk.count;
+    }
+  }
+  if (groupCount > 0) yield { firstRank: groupFirst, count: groupCount, json: concatJsonArrays(group) };
+}
+
+/**
+ * The search-index blocks to insert: a large request admitted whole keeps
+ * the blocks its chunks were encoded with; a small one (one block) is
+ * merged with its neighbours of the same project; a request cut short by
+ * a quota keeps its blocks over the entries admitted (their terms then
+ * may name entries not stored: the index only narrows, every candidate
+ * entry is checked).
+ */
+export function blockLayout(requests: readonly LogIngestRequest[], plan: IngestPlan): BlockLayout {
+  const chunks: ChunkBlocks[] = [];
+  const pieces: BlockPiece[] = [];
+  for (const index of plan.order) {
+    const request = requests[index]!;
+    const slots = plan.slots[index]!;
+    const whole = admittedWhole(slots);
+    let offset = 0;
+    for (const chunk of request.chunks) {
+      if (whole && request.sizes.length >= BLOCK_MAX_ENTRIES) {
+        chunks.push({ projectId: request.projectId, firstRank: slots[offset] as number, count: chunk.count, json: chunk.blocks });
+      } else {
+        const cut = decodeBlocks(chunk);
+        for (const [first, last, terms] of cut) {
+          const span = rankSpan(slots, offset + first, offset + last);
+          if (span !== null) pieces.push({ projectId: request.projectId, firstRank: span[0], lastRank: span[1], terms, mergeable: whole && cut.length === 1 });
+        }
+      }
+      offset += chunk.count;
+    }
+  }
+  return { chunks, ranked: rankedBlocks(pieces) };
+}

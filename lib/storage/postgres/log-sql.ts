@@ -22,13 +22,15 @@ export const LOCK_PROJECT_USAGE = `SELECT id, max_entries AS "maxEntries", max_b
   FROM projects WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`;
 
 /**
- * $1: JSON array of rows `[project_id, received_at, ts, level, bytes, body]`.
- * Rows are produced in array order, so the identity values they draw
- * ascend in that order; the caller sorts the returned ids to match.
+ * $1: JSON array of rows `[project_id, received_at, ts, level, bytes, body]`,
+ * read as jsonb so each row is parsed once (`->>` on a json value parses
+ * it again per field); the body is a JSON string inside, which jsonb keeps
+ * exactly. Rows are produced in array order, so the identity values they
+ * draw ascend in that order; the caller sorts the returned ids to match.
  */
 export const INSERT_LOG_ENTRIES = `INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body)
   SELECT (x ->> 0)::bigint, (x ->> 1)::bigint, (x ->> 2)::bigint, (x ->> 3)::smallint, (x ->> 4)::integer, x ->> 5
-  FROM json_array_elements($1::json) WITH ORDINALITY AS t(x, n)
+  FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t(x, n)
   ORDER BY t.n
   RETURNING id`;
 
@@ -40,7 +42,7 @@ export const INSERT_LOG_ENTRIES = `INSERT INTO log_entries (project_id, received
 export const INSERT_CHUNK_BLOCKS = `INSERT INTO log_blocks (last_id, project_id, first_id, terms)
   SELECT ($1::bigint[])[(x ->> 1)::int + 1], $2, ($1::bigint[])[(x ->> 0)::int + 1],
     array_to_tsvector(string_to_array((x ->> 2) || ' ' || $3, ' '))
-  FROM json_array_elements($4::json) AS x`;
+  FROM jsonb_array_elements($4::jsonb) AS x`;
 
 /** $1: JSON array of blocks `{p, f, l, terms}` (terms space-separated). */
 export const INSERT_LOG_BLOCKS = `INSERT INTO log_blocks (last_id, project_id, first_id, terms)

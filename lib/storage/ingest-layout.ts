@@ -11,7 +11,7 @@
 import { BLOCK_MAX_ENTRIES, rankedBlocks, type BlockPiece, type RankedBlock } from './log-blocks.js';
 import { CHUNK_ENTRIES, decodeBlocks, decodeRows, encodeRows } from './encoded-entries.js';
 import type { IngestPlan } from './log-quota.js';
-import type { LogIngestRequest } from './storage.js';
+import type { EncodedChunk, LogIngestRequest } from './storage.js';
 
 /** Entry rows for one INSERT: JSON rows of consecutive ranks from `firstRank`. */
 export interface RowsPart {
@@ -71,6 +71,30 @@ function admittedWhole(slots: IngestPlan['slots'][number]): boolean {
   return slots.every((s) => typeof s === 'number');
 }
 
+/** A chunk of a request, in rank order of the plan, with what the plan says of its request. */
+interface PlannedChunk {
+  request: LogIngestRequest;
+  slots: IngestPlan['slots'][number];
+  /** Whether every entry of the request was admitted. */
+  whole: boolean;
+  chunk: EncodedChunk;
+  /** The chunk's first entry within its request. */
+  offset: number;
+}
+
+function* plannedChunks(requests: readonly LogIngestRequest[], plan: IngestPlan): Generator<PlannedChunk> {
+  for (const index of plan.order) {
+    const request = requests[index]!;
+    const slots = plan.slots[index]!;
+    const whole = admittedWhole(slots);
+    let offset = 0;
+    for (const chunk of request.chunks) {
+      yield { request, slots, whole, chunk, offset };
+      offset += chunk.count;
+    }
+  }
+}
+
 /**
  * The entry rows to insert, in rank order, in parts of at most
  * CHUNK_ENTRIES entries (small requests' chunks joined, a large request's
@@ -93,20 +117,12 @@ export function* rowParts(requests: readonly LogIngestRequest[], plan: IngestPla
     groupCount += count;
     return full;
   };
-  for (const index of plan.order) {
-    const request = requests[index]!;
-    const slots = plan.slots[index]!;
-    const whole = admittedWhole(slots);
-    let offset = 0;
-    for (const chunk of request.chunks) {
-      const span = rankSpan(slots, offset, offset + chunk.count - 1);
-      if (span !== null) {
-        const json = whole ? chunk.rows : encodeRows(decodeRows(chunk).filter((_, i) => typeof slots[offset + i] === 'number'));
-        const full = take(span[0], span[1] - span[0] + 1, json);
-        if (full) yield full;
-      }
-      offset += chunk.count;
-    }
+  for (const { slots, whole, chunk, offset } of plannedChunks(requests, plan)) {
+    const span = rankSpan(slots, offset, offset + chunk.count - 1);
+    if (span === null) continue;
+    const json = whole ? chunk.rows : encodeRows(decodeRows(chunk).filter((_, i) => typeof slots[offset + i] === 'number'));
+    const full = take(span[0], span[1] - span[0] + 1, json);
+    if (full) yield full;
   }
   if (groupCount > 0) yield { firstRank: groupFirst, count: groupCount, json: concatJsonArrays(group) };
 }
@@ -122,22 +138,15 @@ export function* rowParts(requests: readonly LogIngestRequest[], plan: IngestPla
 export function blockLayout(requests: readonly LogIngestRequest[], plan: IngestPlan): BlockLayout {
   const chunks: ChunkBlocks[] = [];
   const pieces: BlockPiece[] = [];
-  for (const index of plan.order) {
-    const request = requests[index]!;
-    const slots = plan.slots[index]!;
-    const whole = admittedWhole(slots);
-    let offset = 0;
-    for (const chunk of request.chunks) {
-      if (whole && request.sizes.length >= BLOCK_MAX_ENTRIES) {
-        chunks.push({ projectId: request.projectId, firstRank: slots[offset] as number, count: chunk.count, json: chunk.blocks });
-      } else {
-        const cut = decodeBlocks(chunk);
-        for (const [first, last, terms] of cut) {
-          const span = rankSpan(slots, offset + first, offset + last);
-          if (span !== null) pieces.push({ projectId: request.projectId, firstRank: span[0], lastRank: span[1], terms, mergeable: whole && cut.length === 1 });
-        }
-      }
-      offset += chunk.count;
+  for (const { request, slots, whole, chunk, offset } of plannedChunks(requests, plan)) {
+    if (whole && request.sizes.length >= BLOCK_MAX_ENTRIES) {
+      chunks.push({ projectId: request.projectId, firstRank: slots[offset] as number, count: chunk.count, json: chunk.blocks });
+      continue;
+    }
+    const cut = decodeBlocks(chunk);
+    for (const [first, last, terms] of cut) {
+      const span = rankSpan(slots, offset + first, offset + last);
+      if (span !== null) pieces.push({ projectId: request.projectId, firstRank: span[0], lastRank: span[1], terms, mergeable: whole && cut.length === 1 });
     }
   }
   return { chunks, ranked: rankedBlocks(pieces) };

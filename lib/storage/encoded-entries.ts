@@ -100,7 +100,7 @@ export class RequestEncoder {
 
   finish(): LogIngestRequest {
     this.flush();
-    return { projectId: this.projectId, receivedAt: this.receivedAt, sizes: this.sizes, chunks: this.chunks };
+    return { projectId: this.projectId, sizes: this.sizes, chunks: this.chunks };
   }
 
   private flush(): void {

@@ -255,7 +255,6 @@ export interface PreparedEntry {
  */
 export interface LogIngestRequest {
   projectId: number;
-  receivedAt: number;
   /** Each entry's size in bytes (D23), in submitted order: what quotas need. */
   sizes: number[];
   /** The entries in order, in runs of at most CHUNK_ENTRIES. */
@@ -268,7 +267,7 @@ export interface LogIngestRequest {
  */
 export interface EncodedChunk {
   count: number;
-  /** `[[project_id, received_at, ts, level, bytes, body], …]`, one row per entry. */
+  /** `[[project_id, received_at, ts, level, bytes, body], …]`, one row per entry (the only place the request's arrival time is kept). */
   rows: Uint8Array;
   /**
    * The chunk's search-index blocks (log-blocks.ts), `[[first, last, terms], …]`:

@@ -58,7 +58,7 @@ describe('ingestion bodies read element by element', () => {
   });
 
   it('handles the edges: empty arrays, trailing bytes, a stray bracket, multi-byte text', async () => {
-    assert.deepEqual(await prepareBody(Buffer.from(' [ ] '), TARGET, ELEMENTWISE), { request: { ...TARGET, sizes: [], chunks: [] }, positions: [], rejected: [] });
+    assert.deepEqual(await prepareBody(Buffer.from(' [ ] '), TARGET, ELEMENTWISE), { request: { projectId: TARGET.projectId, sizes: [], chunks: [] }, positions: [], rejected: [] });
     for (const bad of ['[] x', '[1]]', '[{"a":1}}, 2]', '[1,]', '[,1]', '[', '[1', '["\\"]']) {
       assert.equal(await outcome(() => prepareBody(Buffer.from(bad), TARGET, ELEMENTWISE)), 'rejected', bad);
     }

@@ -9,7 +9,7 @@ import type { LogIngestRequest, PreparedEntry } from '../../lib/storage/storage.
 import { ByteBudget } from '../../lib/logs/byte-budget.js';
 
 /** A request as planIngest sees it (sizes only). */
-const req = (projectId: number, sizes: number[], receivedAt = 0): LogIngestRequest => ({ projectId, receivedAt, sizes, chunks: [] });
+const req = (projectId: number, sizes: number[]): LogIngestRequest => ({ projectId, sizes, chunks: [] });
 const usage = (u: Partial<ProjectUsage>): ProjectUsage => ({ maxEntries: null, maxBytes: null, entryCount: 0, totalBytes: 0, ...u });
 
 describe('quota plan (D23)', () => {
@@ -70,7 +70,6 @@ describe('quota plan (D23)', () => {
 const requestsArb = fc.array(
   fc.record({
     projectId: fc.integer({ min: 1, max: 4 }),
-    receivedAt: fc.integer({ min: 0, max: 10 }),
     sizes: fc.array(fc.integer({ min: 1, max: 30 }), { maxLength: 8 }),
   }),
   { maxLength: 12 },
@@ -100,7 +99,7 @@ function byRank(plan: IngestPlan): [number, number][] {
 describe('ingest order (one block per project)', () => {
   it('ranks project by project, ascending, keeping request then entry order', () => {
     const plan = planIngest(
-      [req(3, [1, 1], 1), req(1, [1], 2), req(3, [1], 3), req(2, [1, 1], 4), req(1, [1, 1], 5)],
+      [req(3, [1, 1]), req(1, [1]), req(3, [1]), req(2, [1, 1]), req(1, [1, 1])],
       new Map([
         [1, usage({})],
         [2, usage({ maxEntries: 1 })],
@@ -117,7 +116,7 @@ describe('ingest order (one block per project)', () => {
   it('groups by project with request order kept, and decides quotas exactly as request order would (property)', () => {
     fc.assert(
       fc.property(requestsArb, fc.dictionary(fc.constantFrom('1', '2', '3', '4'), quotaArb), (raw, quotas) => {
-        const requests = raw.map((r) => req(r.projectId, r.sizes, r.receivedAt));
+        const requests = raw.map((r) => req(r.projectId, r.sizes));
         const fresh = () => new Map([1, 2, 3, 4].map((id) => [id, usage(quotas[String(id)] ?? {})]));
         const plan = planIngest(requests, fresh());
 
@@ -242,7 +241,7 @@ describe('search-index blocks', () => {
             rows.forEach((row, i) => {
               const e = entryOf(rank + i);
               const [ri] = named[rank + i]!;
-              assert.deepEqual(row, [requests[ri]!.projectId, requests[ri]!.receivedAt, e.timestamp, e.level, e.bytes, e.body] satisfies EntryRow);
+              assert.deepEqual(row, [requests[ri]!.projectId, 1000 + ri, e.timestamp, e.level, e.bytes, e.body] satisfies EntryRow);
             });
             rank += part.count;
           }

@@ -11,10 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database } from 'sqlite';
 import { silentLogger } from '../../lib/logger.js';
-import { openReader, openWriter } from '../../lib/storage/sqlite/connection.js';
+import { connectionExecutor, openReader, openWriter, type SqlExecutor } from '../../lib/storage/sqlite/connection.js';
+import * as LogSql from '../../lib/storage/sqlite/log-sql.js';
+import { logsAfter as sqliteLogsAfter, queryLogs as sqliteQueryLogs } from '../../lib/storage/sqlite/sqlite-logs.js';
 import { SQLITE_MIGRATIONS, migrate, readSchemaVersion } from '../../lib/storage/sqlite/migrations.js';
 import { openSqliteStorage } from '../../lib/storage/sqlite/sqlite-storage.js';
-import { SCHEMA_VERSION, SchemaTooNewError, StorageUnavailableError, type Storage } from '../../lib/storage/storage.js';
+import { SCHEMA_VERSION, SchemaTooNewError, StorageUnavailableError, type LogSelection, type Storage } from '../../lib/storage/storage.js';
+import { prepareEntries } from '../../lib/logs/prepare-entries.js';
+import { encodeRequest } from '../../lib/storage/encoded-entries.js';
 
 const dirs: string[] = [];
 const opened: { close(): Promise<void> }[] = [];
@@ -208,5 +212,58 @@ describe('sqlite storage lifecycle', () => {
 
   it('refuses a read pool size outside 0–16', async () => {
     await assert.rejects(openSqliteStorage({ path: newPath(), readPoolSize: 17, logger: silentLogger }), RangeError);
+  });
+});
+
+describe('sqlite reads across several projects', () => {
+  // Each project is read by its own statement, perhaps on its own reader
+  // connection in a snapshot of its own. Here project A's statement runs
+  // before two commits (A's entry, then B's) and project B's after them, as
+  // two readers of a pool may: the answer must not hold B's entry without
+  // A's older one, or a stream would step past A's entry for good.
+  async function race(read: 'after' | 'page'): Promise<{ first: number[]; all: number[] }> {
+    const { path, storage } = await openFresh(0);
+    const group = await storage.write((tx) => tx.insertGroup('g', 0));
+    const [a, b] = await Promise.all(['a', 'b'].map((name) => storage.write((tx) => tx.insertProject({ groupId: group.id, name, retentionDays: 1, maxEntries: null, maxBytes: null, createdAt: 0 }))));
+    const one = prepareEntries([{ level: 'info', event: 'tick', timestamp: '2025-01-01T00:00:00Z' }]).entries;
+    const ingest = (projectId: number) => storage.write((tx) => tx.ingestLogs([encodeRequest(projectId, 0, one)]));
+    await ingest(a!.id);
+    await ingest(b!.id);
+    const readers = [await openReader(path), await openReader(path)];
+    opened.push(...readers);
+    const [early, late] = readers.map(connectionExecutor) as [SqlExecutor, SqlExecutor];
+    const perProject = read === 'after' ? LogSql.QUERY_PROJECT_LOGS_ASC : LogSql.QUERY_PROJECT_LOGS;
+    let earlyRead: Promise<unknown> | null = null;
+    const routed: SqlExecutor = {
+      get: (sql, params) => early.get(sql, params),
+      run: (sql, params) => early.run(sql, params),
+      all: (sql, params) => {
+        if (sql !== perProject || params?.[0] !== b!.id) return (earlyRead = early.all(sql, params));
+        return (async () => {
+          await earlyRead;
+          await ingest(a!.id);
+          await ingest(b!.id);
+          return late.all(sql, params);
+        })();
+      },
+    };
+    const selection: LogSelection = { projectIds: [a!.id, b!.id], minLevel: 0, from: null, to: null, words: [], prefixes: [], exact: [] };
+    const first = read === 'after' ? await sqliteLogsAfter(routed, selection, 0, 100) : await sqliteQueryLogs(routed, selection, { limit: 100 });
+    const all = (await storage.logsAfter(selection, 0, 100)).map((r) => r.id);
+    return { first: first.map((r) => r.id), all };
+  }
+
+  it('logsAfter answers a gapless run from its cursor', async () => {
+    const { first, all } = await race('after');
+    assert.equal(all.length, 4);
+    assert.ok(first.length > 0);
+    assert.deepEqual(first, all.slice(0, first.length));
+  });
+
+  it('a newest page holds every entry below its newest one', async () => {
+    const { first, all } = await race('page');
+    assert.equal(all.length, 4);
+    assert.ok(first.length > 0);
+    assert.deepEqual(first, all.filter((id) => id <= first[0]!).reverse());
   });
 });

@@ -173,10 +173,28 @@ function planReads(db: SqlExecutor): LogPlanReads {
   };
 }
 
-export function queryLogs(db: SqlExecutor, selection: LogSelection, page: Page): Promise<LogRow[]> {
-  return planQuery(planReads(db), selection, page);
+/**
+ * Over several projects, each project's statement may run on its own
+ * reader connection, in a snapshot of its own: a later one could see an
+ * entry committed after an earlier one's snapshot was taken, past an entry
+ * of another project that the earlier one missed. Every id at or below the
+ * last id committed before the reads start is in every read's snapshot
+ * (ids follow commit order here), so the answer is cut there: a page or
+ * stream read never skips an entry that a later read would find below it.
+ */
+async function committedBound(db: SqlExecutor, selection: LogSelection): Promise<number> {
+  return selection.projectIds.length > 1 ? lastLogId(db) : NO_ID;
 }
 
-export function logsAfter(db: SqlExecutor, selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
-  return planLogsAfter(planReads(db), selection, afterId, limit);
+export async function queryLogs(db: SqlExecutor, selection: LogSelection, page: Page): Promise<LogRow[]> {
+  const bound = await committedBound(db, selection);
+  const beforeId = Math.min(page.beforeId ?? NO_ID, bound + 1);
+  return planQuery(planReads(db), selection, { ...page, beforeId });
+}
+
+export async function logsAfter(db: SqlExecutor, selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
+  const bound = await committedBound(db, selection);
+  // Oldest first, so what is at or below the bound is a gapless run from afterId.
+  const rows = await planLogsAfter(planReads(db), selection, afterId, limit);
+  return bound === NO_ID ? rows : rows.filter((r) => r.id <= bound);
 }

@@ -9,6 +9,7 @@ import { open, type Database } from 'sqlite';
 import sqlite3 from 'sqlite3';
 import { StorageConflict } from '../storage.js';
 import type { SqlRow } from './row-mappers.js';
+import { StatementCache } from './statement-cache.js';
 
 /** How long a connection waits on another process's lock before SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -66,16 +67,40 @@ async function mapped<T>(work: Promise<T>): Promise<T> {
   }
 }
 
-/** The executor of one connection. */
+/** Each connection's prepared statements, finalized by `closeConnection`. */
+const caches = new WeakMap<Database, StatementCache>();
+
+function cacheOf(db: Database): StatementCache {
+  let cache = caches.get(db);
+  if (cache === undefined) caches.set(db, (cache = new StatementCache(db)));
+  return cache;
+}
+
+/**
+ * The executor of one connection, over its prepared statements (one trip
+ * through the thread pool per statement instead of three). `get` runs the
+ * statement to completion like `all`: a statement stopped at its first row
+ * would keep its read snapshot, or an INSERT … RETURNING its write, open.
+ * `run` is for statements without result rows.
+ */
 export function connectionExecutor(db: Database): SqlExecutor {
+  const cache = cacheOf(db);
+  const all = async (sql: string, params: readonly unknown[]) => (await cache.statement(sql)).all<SqlRow[]>(params);
   return {
-    all: (sql, params = []) => mapped(db.all<SqlRow[]>(sql, params as unknown[])),
-    get: (sql, params = []) => mapped(db.get<SqlRow>(sql, params as unknown[])),
+    all: (sql, params = []) => mapped(all(sql, params)),
+    get: async (sql, params = []) => (await mapped(all(sql, params)))[0],
     run: async (sql, params = []) => {
-      const result = await mapped(db.run(sql, params as unknown[]));
+      const result = await mapped(cache.statement(sql).then((s) => s.run(params)));
       return { changes: result.changes ?? 0 };
     },
   };
+}
+
+/** Finalizes the connection's prepared statements, then closes it. */
+export async function closeConnection(db: Database): Promise<void> {
+  await caches.get(db)?.close();
+  caches.delete(db);
+  await db.close();
 }
 
 /**

@@ -13,7 +13,7 @@
 import type { Database } from 'sqlite';
 import type { ServiceLogger } from '../../logger.js';
 import { SchemaTooNewError, StorageUnavailableError, type Storage, type StorageSession, type WriteOps } from '../storage.js';
-import { connectionExecutor, openReader, openWriter, type SqlExecutor } from './connection.js';
+import { closeConnection, connectionExecutor, openReader, openWriter, type SqlExecutor } from './connection.js';
 import { migrate } from './migrations.js';
 import { AsyncMutex } from './mutex.js';
 import { lockedWriterExecutor, readerPoolExecutor } from './read-routing.js';
@@ -74,8 +74,8 @@ class SqliteStorage extends SqliteReadOps implements Storage {
   close(): Promise<void> {
     // Queued behind the in-flight transaction (and any already waiting).
     this.closing ??= this.writerMutex.runExclusive(async () => {
-      await Promise.allSettled(this.readers.map((r) => r.close()));
-      await this.writer.close();
+      await Promise.allSettled(this.readers.map(closeConnection));
+      await closeConnection(this.writer);
     });
     return this.closing;
   }

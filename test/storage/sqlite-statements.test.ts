@@ -44,6 +44,13 @@ describe('sqlite prepared statements', () => {
       // Another executor of the same connection shares its statements.
       assert.deepEqual(await connectionExecutor(writer).all('SELECT v FROM t WHERE id = ?', [7]), [{ v: 'row 6' }]);
       assert.equal(prepared, 1);
+      // Callers of one text at once each get a statement of their own (one
+      // statement runs one call at a time); afterwards all of them are kept.
+      const together = await Promise.all([3, 4, 5].map((id) => w.get('SELECT v FROM t WHERE id = ?', [id])));
+      assert.deepEqual(together, [{ v: 'row 2' }, { v: 'row 3' }, { v: 'row 4' }]);
+      assert.equal(prepared, 3);
+      await Promise.all([3, 4, 5].map((id) => w.get('SELECT v FROM t WHERE id = ?', [id])));
+      assert.equal(prepared, 3);
     } finally {
       writer.prepare = prepare;
     }

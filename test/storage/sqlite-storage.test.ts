@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database } from 'sqlite';
 import { silentLogger } from '../../lib/logger.js';
-import { connectionExecutor, openReader, openWriter, type SqlExecutor } from '../../lib/storage/sqlite/connection.js';
+import { closeConnection, connectionExecutor, openReader, openWriter, type SqlExecutor } from '../../lib/storage/sqlite/connection.js';
 import * as LogSql from '../../lib/storage/sqlite/log-sql.js';
 import { logsAfter as sqliteLogsAfter, queryLogs as sqliteQueryLogs } from '../../lib/storage/sqlite/sqlite-logs.js';
 import { SQLITE_MIGRATIONS, migrate, readSchemaVersion } from '../../lib/storage/sqlite/migrations.js';
@@ -230,7 +230,7 @@ describe('sqlite reads across several projects', () => {
     await ingest(a!.id);
     await ingest(b!.id);
     const readers = [await openReader(path), await openReader(path)];
-    opened.push(...readers);
+    opened.push(...readers.map((db) => ({ close: () => closeConnection(db) })));
     const [early, late] = readers.map(connectionExecutor) as [SqlExecutor, SqlExecutor];
     const perProject = read === 'after' ? LogSql.QUERY_PROJECT_LOGS_ASC : LogSql.QUERY_PROJECT_LOGS;
     let earlyRead: Promise<unknown> | null = null;

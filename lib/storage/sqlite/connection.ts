@@ -85,12 +85,12 @@ function cacheOf(db: Database): StatementCache {
  */
 export function connectionExecutor(db: Database): SqlExecutor {
   const cache = cacheOf(db);
-  const all = async (sql: string, params: readonly unknown[]) => (await cache.statement(sql)).all<SqlRow[]>(params);
+  const all = (sql: string, params: readonly unknown[]) => cache.use(sql, (s) => s.all<SqlRow[]>(params));
   return {
     all: (sql, params = []) => mapped(all(sql, params)),
     get: async (sql, params = []) => (await mapped(all(sql, params)))[0],
     run: async (sql, params = []) => {
-      const result = await mapped(cache.statement(sql).then((s) => s.run(params)));
+      const result = await mapped(cache.use(sql, (s) => s.run(params)));
       return { changes: result.changes ?? 0 };
     },
   };

@@ -130,7 +130,15 @@ export const QUERY_PROJECT_LOGS_IN_RANGE = `SELECT ${LOG_COLUMNS} FROM log_entri
 export const NEWEST_PROJECT_LOG_ID_IN_RANGE = `SELECT MAX(id) AS hi FROM log_entries INDEXED BY log_entries_project_ts
   WHERE project_id = ?1 AND ts >= ?2 AND ts <= ?3 AND id < ?4`;
 
-/** One project oldest first above `afterId`. Params: project, afterId, minLevel, from, to, limit. */
-export const QUERY_PROJECT_LOGS_ASC = `SELECT ${LOG_COLUMNS} FROM log_entries INDEXED BY log_entries_project
-  WHERE project_id = ?1 AND id > ?2 AND level >= ?3 AND ts >= ?4 AND ts <= ?5
-  ORDER BY id ASC LIMIT ?6`;
+/**
+ * One project oldest first above `afterId`, each row with `seq`, the last
+ * id committed in the statement's snapshot (one row of NULL entry columns
+ * when no entry matches, so `seq` is always there).
+ * Params: project, afterId, minLevel, from, to, limit.
+ */
+export const QUERY_PROJECT_LOGS_ASC = `SELECT s.seq, e.id, e.project_id, e.received_at, e.body
+  FROM (SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'log_entries'), 0) AS seq) AS s
+  LEFT JOIN (SELECT ${LOG_COLUMNS} FROM log_entries INDEXED BY log_entries_project
+             WHERE project_id = ?1 AND id > ?2 AND level >= ?3 AND ts >= ?4 AND ts <= ?5
+             ORDER BY id ASC LIMIT ?6) AS e
+  ORDER BY e.id`;

@@ -148,11 +148,16 @@ function planReads(db: SqlExecutor): LogPlanReads {
     },
     async oldest(projectIds, filter, afterId, limit) {
       const { minLevel, from, to } = bounds(filter);
-      const lists = await Promise.all(
-        projectIds.map(async (projectId) => (await db.all(SQL.QUERY_PROJECT_LOGS_ASC, [projectId, afterId, minLevel, from, to, limit])).map(toLogRow)),
-      );
+      const lists = await Promise.all(projectIds.map((projectId) => db.all(SQL.QUERY_PROJECT_LOGS_ASC, [projectId, afterId, minLevel, from, to, limit])));
+      // Each project is read in a snapshot of its own (perhaps on its own
+      // reader connection): a later one could hold an entry committed past
+      // one of another project that an earlier one missed. Every snapshot
+      // holds every id up to the smallest last id any of them saw (ids
+      // follow commit order here), so the answer stops there and stays a
+      // gapless run from afterId: a stream never steps past an entry.
+      const seen = Math.min(...lists.map((rows) => Number(rows[0]!.seq)));
       return lists
-        .flat()
+        .flatMap((rows) => rows.filter((r) => r.id !== null && Number(r.id) <= seen).map(toLogRow))
         .sort((a, b) => a.id - b.id)
         .slice(0, limit);
     },
@@ -176,25 +181,20 @@ function planReads(db: SqlExecutor): LogPlanReads {
 /**
  * Over several projects, each project's statement may run on its own
  * reader connection, in a snapshot of its own: a later one could see an
- * entry committed after an earlier one's snapshot was taken, past an entry
- * of another project that the earlier one missed. Every id at or below the
- * last id committed before the reads start is in every read's snapshot
- * (ids follow commit order here), so the answer is cut there: a page or
- * stream read never skips an entry that a later read would find below it.
+ * entry committed after an earlier one's snapshot was taken, above an
+ * entry of another project that the earlier one missed. Every id up to the
+ * last one committed before the reads start is in every read's snapshot
+ * (ids follow commit order here), so a page over several projects starts
+ * there: it never skips an entry that a later read would find below it.
+ * (Oldest-first reads bound themselves, see `oldest`; a block walk reads
+ * each step's blocks in one statement.)
  */
-async function committedBound(db: SqlExecutor, selection: LogSelection): Promise<number> {
-  return selection.projectIds.length > 1 ? lastLogId(db) : NO_ID;
-}
-
 export async function queryLogs(db: SqlExecutor, selection: LogSelection, page: Page): Promise<LogRow[]> {
-  const bound = await committedBound(db, selection);
+  const bound = selection.projectIds.length > 1 ? await lastLogId(db) : NO_ID;
   const beforeId = Math.min(page.beforeId ?? NO_ID, bound + 1);
   return planQuery(planReads(db), selection, { ...page, beforeId });
 }
 
-export async function logsAfter(db: SqlExecutor, selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
-  const bound = await committedBound(db, selection);
-  // Oldest first, so what is at or below the bound is a gapless run from afterId.
-  const rows = await planLogsAfter(planReads(db), selection, afterId, limit);
-  return bound === NO_ID ? rows : rows.filter((r) => r.id <= bound);
+export function logsAfter(db: SqlExecutor, selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
+  return planLogsAfter(planReads(db), selection, afterId, limit);
 }

@@ -6,6 +6,12 @@
  * statement's latency (a small group commit's seven statements took
  * ~10 ms, mostly waiting). A statement prepared once is re-run in one trip.
  *
+ * A statement object runs one call at a time, and node-sqlite3 starts the
+ * next queued call only from the event loop, after the previous one's
+ * completion: callers of the same text at once would wait for each other
+ * and for the loop. So a text keeps as many statements as it has had
+ * callers at once, each lent to one caller.
+ *
  * Statements are always run to completion (`all`, `run`): a statement left
  * mid-result would keep its connection's read snapshot open.
  */
@@ -14,42 +20,85 @@ import type { Database, Statement } from 'sqlite';
 /** Statements kept per connection; the SQL texts are constants, so this is a safety bound. */
 const MAX_STATEMENTS = 128;
 
+interface Text {
+  /** Prepared statements not lent out. */
+  idle: Statement[];
+  /** Statements lent out. */
+  lent: number;
+}
+
 export class StatementCache {
-  private readonly statements = new Map<string, Promise<Statement>>();
+  /** By SQL text, least recently used first. */
+  private readonly texts = new Map<string, Text>();
+  /** Statements prepared and not finalized (idle and lent). */
+  private held = 0;
+  private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
 
   constructor(private readonly db: Database) {}
 
-  /** The connection's prepared statement for `sql`, prepared on first use. */
-  statement(sql: string): Promise<Statement> {
+  /** Runs `work` on a prepared statement of `sql` that no other caller is using. */
+  use<T>(sql: string, work: (statement: Statement) => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the connection is closing'));
-    const known = this.statements.get(sql);
-    if (known !== undefined) {
-      // Most recently used last, so eviction takes the least recently used.
-      this.statements.delete(sql);
-      this.statements.set(sql, known);
-      return known;
-    }
-    const prepared = this.db.prepare(sql);
-    this.statements.set(sql, prepared);
-    // A statement that fails to prepare is not kept: the next use tries again.
-    prepared.catch(() => {
-      if (this.statements.get(sql) === prepared) this.statements.delete(sql);
-    });
-    if (this.statements.size > MAX_STATEMENTS) {
-      const [oldest, evicted] = this.statements.entries().next().value as [string, Promise<Statement>];
-      this.statements.delete(oldest);
-      // Queued behind the statement's pending runs, so they finish first.
-      evicted.then((s) => s.finalize()).catch(() => undefined);
-    }
-    return prepared;
+    const run = this.lend(sql, work);
+    this.inFlight.add(run);
+    const forget = () => this.inFlight.delete(run);
+    run.then(forget, forget);
+    return run;
   }
 
-  /** Finalizes every statement; the connection can then close. */
+  /** Waits for the statements lent out, then finalizes every statement; the connection can then close. */
   async close(): Promise<void> {
     this.closed = true;
-    const all = [...this.statements.values()];
-    this.statements.clear();
-    await Promise.allSettled(all.map(async (p) => (await p).finalize()));
+    await Promise.allSettled([...this.inFlight]);
+    const idle = [...this.texts.values()].flatMap((t) => t.idle);
+    this.texts.clear();
+    this.held = 0;
+    await Promise.allSettled(idle.map((s) => s.finalize()));
+  }
+
+  private async lend<T>(sql: string, work: (statement: Statement) => Promise<T>): Promise<T> {
+    let text = this.texts.get(sql);
+    if (text === undefined) text = { idle: [], lent: 0 };
+    // Most recently used last, so eviction takes the least recently used.
+    this.texts.delete(sql);
+    this.texts.set(sql, text);
+    text.lent += 1;
+    let statement: Statement;
+    try {
+      statement = text.idle.pop() ?? (await this.prepare(sql));
+    } catch (err) {
+      // A statement that fails to prepare is not kept: the next use tries again.
+      text.lent -= 1;
+      throw err;
+    }
+    try {
+      return await work(statement);
+    } finally {
+      text.lent -= 1;
+      if (!this.closed && this.texts.get(sql) === text) text.idle.push(statement);
+      else this.finalize(statement);
+      this.evict();
+    }
+  }
+
+  private async prepare(sql: string): Promise<Statement> {
+    const statement = await this.db.prepare(sql);
+    this.held += 1;
+    return statement;
+  }
+
+  private finalize(statement: Statement): void {
+    this.held -= 1;
+    statement.finalize().catch(() => undefined);
+  }
+
+  /** Finalizes idle statements of the least recently used texts while over the bound. */
+  private evict(): void {
+    for (const [sql, text] of this.texts) {
+      if (this.held <= MAX_STATEMENTS) return;
+      while (text.idle.length > 0 && this.held > MAX_STATEMENTS) this.finalize(text.idle.pop()!);
+      if (text.idle.length === 0 && text.lent === 0) this.texts.delete(sql);
+    }
   }
 }

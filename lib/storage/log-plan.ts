@@ -90,6 +90,12 @@ export interface LogPlanReads {
    * necessary condition of the text filters (logs/entry-match.ts).
    */
   blockStep(direction: WalkDirection, projectIds: readonly number[], match: BlockMatch, filter: LogFilter, position: number, after: number | null, limit: number): Promise<BlockStep>;
+  /**
+   * Blocks a prefix search asks for at first (default PREFIX_FIRST_BLOCKS):
+   * fewer where the backend looks the prefix up once per query, not once
+   * per step.
+   */
+  readonly prefixFirstBlocks?: number;
 }
 
 const MIN_TS = -Number.MAX_SAFE_INTEGER;
@@ -113,8 +119,8 @@ const MAX_BLOCKS = 64;
  */
 const PREFIX_FIRST_BLOCKS = 32;
 
-function firstBatch(match: BlockMatch): number {
-  return match.prefixes.length > 0 ? PREFIX_FIRST_BLOCKS : FIRST_BLOCKS;
+function firstBatch(reads: LogPlanReads, match: BlockMatch): number {
+  return match.prefixes.length > 0 ? (reads.prefixFirstBlocks ?? PREFIX_FIRST_BLOCKS) : FIRST_BLOCKS;
 }
 
 /** Newest-first rows of several lists, merged and cut to `limit`. */
@@ -177,7 +183,7 @@ async function blockWalk(
   let after: number | null = null;
   let frontier: number | null = null;
   let blocksRead = 0;
-  for (let size = firstBatch(match); ; ) {
+  for (let size = firstBatch(reads, match); ; ) {
     if (found.size >= limit && frontier !== null) {
       const kth = ordered()[limit - 1]!.id;
       if (newest ? kth > frontier : kth < frontier) break;

@@ -267,3 +267,49 @@ describe('sqlite reads across several projects', () => {
     assert.deepEqual(first, all.filter((id) => id <= first[0]!).reverse());
   });
 });
+
+describe('sqlite prefix searches', () => {
+  // FTS5 gathers every posting of a prefix's terms on each lookup, so a walk
+  // looks the index up once for many blocks and takes its steps from those.
+  it('take their steps from one lookup, and look up again past its end', async () => {
+    const { path, storage } = await openFresh(0);
+    const group = await storage.write((tx) => tx.insertGroup('g', 0));
+    const project = await storage.write((tx) => tx.insertProject({ groupId: group.id, name: 'p', retentionDays: 1, maxEntries: null, maxBytes: null, createdAt: 0 }));
+    // One transaction per entry: one block each.
+    const blocks = 150;
+    for (let i = 0; i < blocks; i++) {
+      const one = prepareEntries([{ level: 'info', event: `tick${i} other${i % 7}`, timestamp: '2025-01-01T00:00:00Z' }]).entries;
+      await storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, 0, one)]));
+    }
+    const reader = await openReader(path);
+    opened.push({ close: () => closeConnection(reader) });
+    const lookups = { count: 0 };
+    const plain = connectionExecutor(reader);
+    const counted: SqlExecutor = {
+      ...plain,
+      all: (sql, params) => {
+        if (sql === LogSql.BLOCKS_NEWEST_FIRST || sql === LogSql.BLOCKS_OLDEST_FIRST) lookups.count += 1;
+        return plain.all(sql, params);
+      },
+    };
+    const all = (await storage.logsAfter({ projectIds: [project.id], minLevel: 0, from: null, to: null, words: [], prefixes: [], exact: [] }, 0, 1000)).map((r) => r.id);
+    assert.equal(all.length, blocks);
+    const selection: LogSelection = { projectIds: [project.id], minLevel: 0, from: null, to: null, words: [], prefixes: ['tic'], exact: [] };
+    // Newest first: every entry matches, so the walk takes every block, in
+    // steps of 8, 64, 64, 14: the first two from the first lookup (128
+    // blocks), the others from a second, which finds the last 78.
+    const page = await sqliteQueryLogs(counted, selection, { limit: 1000 });
+    assert.deepEqual(page.map((r) => r.id), [...all].reverse());
+    assert.equal(lookups.count, 2);
+    lookups.count = 0;
+    const after = await sqliteLogsAfter(counted, selection, all[9]!, 1000);
+    assert.deepEqual(after.map((r) => r.id), all.slice(10));
+    assert.equal(lookups.count, 2);
+    // With a word too: its 21 blocks, two steps (8, then the rest) from one lookup.
+    lookups.count = 0;
+    const some = await sqliteQueryLogs(counted, { ...selection, words: ['other3'] }, { limit: 10 });
+    const expected = [...all].reverse().filter((_, i) => (blocks - 1 - i) % 7 === 3);
+    assert.deepEqual(some.map((r) => r.id), expected.slice(0, 10));
+    assert.equal(lookups.count, 1);
+  });
+});

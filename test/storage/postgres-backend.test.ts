@@ -20,9 +20,12 @@ import { migrate, POSTGRES_MIGRATIONS, type MigrationTask } from '../../lib/stor
 import { openPostgresStorage, type PostgresStorageOptions } from '../../lib/storage/postgres/postgres-storage.js';
 import { CLEAN_EVERY_ENTRIES, CLEAN_PENDING_LIST, type PendingListCleaner } from '../../lib/storage/postgres/pending-list-cleaner.js';
 import { prepareEntries } from '../../lib/logs/prepare-entries.js';
-import { SchemaTooNewError, SCHEMA_VERSION, StorageConflict, StorageUnavailableError, type Storage } from '../../lib/storage/storage.js';
+import { SchemaTooNewError, SCHEMA_VERSION, StorageConflict, StorageUnavailableError, type LogSelection, type Storage } from '../../lib/storage/storage.js';
 import { PG, createThrowawayDatabase, endPostgresAdmin, postgresUnavailable, type ThrowawayDatabase } from '../support/postgres.js';
 import { encodeRequest } from '../../lib/storage/encoded-entries.js';
+import * as LogSql from '../../lib/storage/postgres/log-sql.js';
+import { logsAfter as pgLogsAfter, queryLogs as pgQueryLogs } from '../../lib/storage/postgres/postgres-logs.js';
+import type { Queryable } from '../../lib/storage/postgres/postgres-reads.js';
 
 /**
  * A self-signed certificate for `localhost` only (not 127.0.0.1), valid
@@ -388,6 +391,58 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
       await ingest(half, half);
       await (storage as unknown as { pendingList: PendingListCleaner }).pendingList.idle();
       assert.equal(await mergeNow(), 0);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('takes a walk\'s later steps from its first lookup, reading their blocks by id', async () => {
+    const db = await sharedDatabase();
+    const storage = await openPostgresStorage(options(db.name));
+    try {
+      const group = await storage.write((tx) => tx.insertGroup('lookahead', 0));
+      const project = await storage.write((tx) => tx.insertProject({ groupId: group.id, name: 'p', retentionDays: 1, maxEntries: null, maxBytes: null, createdAt: 0 }));
+      // One transaction per entry: one block each.
+      const blocks = 150;
+      for (let i = 0; i < blocks; i++) {
+        const one = prepareEntries([{ level: 'info', timestamp: '2025-01-01T00:00:00Z', event: `tick${i} lookahead other${i % 7}` }]).entries;
+        await storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, 0, one)]));
+      }
+      const pool = (storage as unknown as { db: Queryable }).db;
+      const calls = { steps: 0, entries: 0 };
+      const counted = new Proxy(pool, {
+        get(target, name, receiver) {
+          const value = Reflect.get(target, name, receiver);
+          if (name !== 'multi') return value;
+          return (query: string, values: unknown) => {
+            if (query === LogSql.BLOCK_STEP.newest || query === LogSql.BLOCK_STEP.oldest) calls.steps += 1;
+            if (query === LogSql.BLOCK_ENTRIES.newest || query === LogSql.BLOCK_ENTRIES.oldest) calls.entries += 1;
+            return (value as Queryable['multi']).call(target, query, values);
+          };
+        },
+      });
+      const base: LogSelection = { projectIds: [project.id], minLevel: null, from: null, to: null, words: [], prefixes: [], exact: [] };
+      const all = (await storage.logsAfter(base, 0, 1000)).map((r) => r.id);
+      assert.equal(all.length, blocks);
+      const selection = { ...base, words: ['lookahead'] };
+      // Newest first, every block a candidate: a step of 2 blocks whose lookup
+      // finds 128, then 64 of those read by id (two statements), then the
+      // rest through steps that look up again.
+      const page = await pgQueryLogs(counted, selection, { limit: 1000 });
+      assert.deepEqual(page.map((r) => r.id), [...all].reverse());
+      assert.deepEqual(calls, { steps: 5, entries: 2 });
+      // Oldest first (140 blocks): 2 (lookup, 128 found), 64 by id (two
+      // statements), 64 through a lookup that finds the last 74, 10 by id.
+      Object.assign(calls, { steps: 0, entries: 0 });
+      const after = await pgLogsAfter(counted, selection, all[9]!, 1000);
+      assert.deepEqual(after.map((r) => r.id), all.slice(10));
+      assert.deepEqual(calls, { steps: 2, entries: 3 });
+      // Few candidates: every step after the first reads by id.
+      Object.assign(calls, { steps: 0, entries: 0 });
+      const some = await pgQueryLogs(counted, { ...selection, words: ['lookahead', 'other3'] }, { limit: 10 });
+      assert.deepEqual(some.map((r) => r.id), [...all].reverse().filter((_, i) => (blocks - 1 - i) % 7 === 3).slice(0, 10));
+      assert.equal(calls.steps, 1);
+      assert.ok(calls.entries >= 1, `${calls.entries} reads by id`);
     } finally {
       await storage.close();
     }

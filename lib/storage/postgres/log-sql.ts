@@ -93,28 +93,56 @@ const STEP_ENTRY_CONDITIONS = `(level + 0) >= $(minLevel) AND (ts + 0) >= $(from
  * block with no passing entry still comes back (one row, entry columns
  * null). OFFSET 0 keeps each block a separate index range: flattened, the
  * planner may hash-join the blocks against a scan of the whole table.
+ * Only the first $(read) blocks found have their entries read: the others
+ * come back alone (the gate is a one-time filter of the inner scan), for
+ * the walk's next steps (BLOCK_ENTRIES), since finding a block costs the
+ * same whether it is the 2nd or the 128th.
  * Params: tsquery, projects, position, after (exclusive bound on the
- * order's column), limit, offset (blocks skipped first), and the
+ * order's column), limit, offset (blocks skipped first), read, and the
  * STEP_ENTRY_CONDITIONS'.
  */
 function blockStepSql(direction: 'newest' | 'oldest'): string {
   const newest = direction === 'newest';
-  const blockWindow = newest
-    ? '(first_id + 0) < $(position) AND (last_id + 0) < $(after) ORDER BY last_id + 0 DESC'
-    : '(last_id + 0) > $(position) AND (first_id + 0) > $(after) ORDER BY first_id + 0 ASC';
-  const idWindow = newest ? 'id >= b.first_id AND id <= least(b.last_id, $(position) - 1)' : 'id >= greatest(b.first_id, $(position) + 1) AND id <= b.last_id';
+  const order = newest ? 'last_id + 0 DESC' : 'first_id + 0 ASC';
+  const blockWindow = newest ? '(first_id + 0) < $(position) AND (last_id + 0) < $(after)' : '(last_id + 0) > $(position) AND (first_id + 0) > $(after)';
   return `${BLOCK_SEARCH_SETTINGS};
   WITH blocks AS MATERIALIZED (
-    SELECT last_id, project_id, first_id FROM log_blocks
-    WHERE terms @@ $(tsquery)::tsquery AND (project_id + 0) = ANY($(projects)::bigint[]) AND ${blockWindow}
-    LIMIT $(limit) OFFSET $(offset))
+    SELECT last_id, project_id, first_id, row_number() OVER (ORDER BY ${order}) AS n FROM (
+      SELECT last_id, project_id, first_id FROM log_blocks
+      WHERE terms @@ $(tsquery)::tsquery AND (project_id + 0) = ANY($(projects)::bigint[]) AND ${blockWindow}
+      ORDER BY ${order} LIMIT $(limit) OFFSET $(offset)) AS found)
   SELECT b.last_id AS "blockLastId", b.project_id AS "blockProjectId", b.first_id AS "blockFirstId", e.*
   FROM blocks AS b LEFT JOIN LATERAL (
     SELECT ${LOG_COLUMNS} FROM log_entries
-    WHERE project_id = b.project_id AND ${idWindow}
+    WHERE b.n <= $(read) AND project_id = b.project_id AND ${idWindow(direction)}
       AND ${STEP_ENTRY_CONDITIONS}
-    OFFSET 0) AS e ON true`;
+    OFFSET 0) AS e ON true
+  ORDER BY b.n`;
 }
+
+/** A block's ids on the walk's side of `position`. */
+function idWindow(direction: 'newest' | 'oldest'): string {
+  return direction === 'newest' ? 'id >= b.first_id AND id <= least(b.last_id, $(position) - 1)' : 'id >= greatest(b.first_id, $(position) + 1) AND id <= b.last_id';
+}
+
+/**
+ * The entries of blocks an earlier step found (as BLOCK_STEP reads them),
+ * in the order given. Params: blockProjects, blockFirsts, blockLasts
+ * (parallel arrays), position, and the STEP_ENTRY_CONDITIONS'.
+ */
+function blockEntriesSql(direction: 'newest' | 'oldest'): string {
+  return `${BLOCK_SEARCH_SETTINGS};
+  SELECT b.last_id AS "blockLastId", b.project_id AS "blockProjectId", b.first_id AS "blockFirstId", e.*
+  FROM unnest($(blockProjects)::bigint[], $(blockFirsts)::bigint[], $(blockLasts)::bigint[]) WITH ORDINALITY AS b(project_id, first_id, last_id, n)
+  LEFT JOIN LATERAL (
+    SELECT ${LOG_COLUMNS} FROM log_entries
+    WHERE project_id = b.project_id AND ${idWindow(direction)}
+      AND ${STEP_ENTRY_CONDITIONS}
+    OFFSET 0) AS e ON true
+  ORDER BY b.n`;
+}
+
+export const BLOCK_ENTRIES = { newest: blockEntriesSql('newest'), oldest: blockEntriesSql('oldest') } as const;
 
 export const BLOCK_STEP = { newest: blockStepSql('newest'), oldest: blockStepSql('oldest') } as const;
 

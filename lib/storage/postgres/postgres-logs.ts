@@ -20,13 +20,15 @@ const NO_ID = Number.MAX_SAFE_INTEGER;
 /** Blocks per INSERT statement. */
 const BLOCK_CHUNK = 16;
 /**
- * A newest-first step of at least this many blocks is read as two halves
- * at once, on two pooled connections: reading the blocks' entries is
- * PostgreSQL's work (~0.15 ms a block), so two backends on two cores halve
- * it, for one more index lookup. The halves come from two snapshots; a
- * block committed in between is newer than both (ids only grow), and one
- * purged in between is among the oldest, so the second half can only skip
- * blocks past retention. Oldest-first walks (stream catch-up) read in one
+ * A step of at least this many blocks is read as two halves at once, on two
+ * pooled connections: reading the blocks' entries is PostgreSQL's work
+ * (~0.15 ms a block), so two backends on two cores halve it. Blocks an
+ * earlier lookup found are read by id, in either direction. A newest-first
+ * step that needs a lookup looks up each half (one more lookup; OFFSET
+ * picks the second): the halves come from two snapshots; a block committed
+ * in between is newer than both (ids only grow), and one purged in between
+ * is among the oldest, so the second half can only skip blocks past
+ * retention. An oldest-first step that needs a lookup reads in one
  * statement: there a purged block would shift the second half past a live one.
  */
 const SPLIT_STEP_BLOCKS = 16;
@@ -156,8 +158,30 @@ function entriesOfStep(rows: readonly StepRow[]): LogRow[] {
   return entries;
 }
 
-/** The reads `planQuery` (log-plan.ts) combines, in PostgreSQL. */
+/** The last result of a multi-statement query (the SELECT after its SET LOCAL). */
+const lastResult = (results: StepRow[][]): StepRow[] => results[results.length - 1]!;
+
+/**
+ * Blocks a lookup asks the index for, beyond what its step reads: the GIN
+ * bitmap finds every candidate block and sorts them anyway, so the later
+ * steps of a walk read their blocks' entries by id (BLOCK_ENTRIES) without
+ * a lookup of their own (~4 ms for a mid-frequency word over 1M entries).
+ */
+const LOOKAHEAD_BLOCKS = 128;
+
+/** Blocks a walk's lookup found past those its steps took so far. */
+interface Lookahead {
+  /** The `after` of the step these continue (the key of the last block taken). */
+  after: number | null;
+  blocks: LogBlockRef[];
+  /** The index had no more blocks than these. */
+  exhausted: boolean;
+}
+
+/** The reads `planQuery` (log-plan.ts) combines, in PostgreSQL. One per query: it keeps its walks' lookaheads. */
 function planReads(db: Queryable): LogPlanReads {
+  // By walk (a query's walks over single projects may run at once).
+  const lookaheads = new Map<string, Lookahead>();
   return {
     async countInRange(projectId, from, to, cap) {
       return (await db.one<{ n: number }>(sql.COUNT_PROJECT_LOGS_IN_RANGE, [projectId, from, to, cap])).n;
@@ -176,30 +200,40 @@ function planReads(db: Queryable): LogPlanReads {
       return db.any<LogRow>(sql.selectProjectsLogs('oldest', walkConditions(filter)), { ...filter, projects: projectIds, afterId, limit });
     },
     async blockStep(direction, projectIds, match, filter, position, after, limit) {
-      const params = {
-        ...bounds(filter),
-        ...needles(filter),
-        ...wordNeedle(filter),
-        tsquery: tsqueryOf(match),
-        projects: projectIds,
-        position,
-        after: after ?? (direction === 'newest' ? NO_ID : 0),
-      };
-      const read = async (offset: number, count: number) => {
-        const results = await db.multi<StepRow>(sql.BLOCK_STEP[direction], { ...params, offset, limit: count });
-        return results[results.length - 1]!;
-      };
-      if (direction === 'oldest' || limit < SPLIT_STEP_BLOCKS) {
-        const rows = await read(0, limit);
-        const blocks = blocksOfStep(direction, rows);
-        return { blocks, rows: entriesOfStep(rows), more: blocks.length === limit };
+      const conditions = { ...bounds(filter), ...needles(filter), ...wordNeedle(filter), position };
+      const tsquery = tsqueryOf(match);
+      const walk = `${direction} ${position} ${projectIds.join(',')} ${tsquery}`;
+      const ahead = lookaheads.get(walk);
+      if (ahead !== undefined && ahead.after === after && (ahead.blocks.length >= limit || ahead.exhausted)) {
+        const blocks = ahead.blocks.splice(0, limit);
+        if (blocks.length > 0) ahead.after = blocks[blocks.length - 1]!.key;
+        const entriesOf = async (part: LogBlockRef[]) => {
+          if (part.length === 0) return [];
+          const arrays = { blockProjects: part.map((b) => b.projectId), blockFirsts: part.map((b) => b.firstId), blockLasts: part.map((b) => b.lastId) };
+          return lastResult(await db.multi<StepRow>(sql.BLOCK_ENTRIES[direction], { ...conditions, ...arrays }));
+        };
+        // Blocks named by id read the same in any snapshot: both directions split.
+        const half = Math.ceil(blocks.length / 2);
+        const rows = blocks.length >= SPLIT_STEP_BLOCKS ? (await Promise.all([entriesOf(blocks.slice(0, half)), entriesOf(blocks.slice(half))])).flat() : await entriesOf(blocks);
+        return { blocks, rows: entriesOfStep(rows), more: ahead.blocks.length > 0 || !ahead.exhausted };
       }
-      const half = Math.ceil(limit / 2);
-      const [newer, older] = await Promise.all([read(0, half), read(half, limit - half)]);
-      // Exhausted only if the older part came back short: a block committed
-      // between the two snapshots makes the parts overlap by one, not end.
-      const rows = [...newer, ...older];
-      return { blocks: blocksOfStep(direction, rows), rows: entriesOfStep(rows), more: blocksOfStep(direction, older).length === limit - half };
+      const params = { ...conditions, tsquery, projects: projectIds, after: after ?? (direction === 'newest' ? NO_ID : 0) };
+      const read = async (offset: number, count: number, entriesOfFirst: number) =>
+        lastResult(await db.multi<StepRow>(sql.BLOCK_STEP[direction], { ...params, offset, limit: count, read: entriesOfFirst }));
+      if (direction === 'newest' && limit >= SPLIT_STEP_BLOCKS) {
+        const half = Math.ceil(limit / 2);
+        const [newer, older] = await Promise.all([read(0, half, half), read(half, limit - half, limit - half)]);
+        // Exhausted only if the older part came back short: a block committed
+        // between the two snapshots makes the parts overlap by one, not end.
+        const rows = [...newer, ...older];
+        return { blocks: blocksOfStep(direction, rows), rows: entriesOfStep(rows), more: blocksOfStep(direction, older).length === limit - half };
+      }
+      const want = Math.max(limit, LOOKAHEAD_BLOCKS);
+      const rows = await read(0, want, limit);
+      const found = blocksOfStep(direction, rows);
+      const blocks = found.slice(0, limit);
+      lookaheads.set(walk, { after: blocks.length > 0 ? blocks[blocks.length - 1]!.key : after, blocks: found.slice(limit), exhausted: found.length < want });
+      return { blocks, rows: entriesOfStep(rows), more: found.length > limit || found.length === want };
     },
   };
 }

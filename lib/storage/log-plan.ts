@@ -56,6 +56,33 @@ export function stepSpans(direction: WalkDirection, blocks: readonly LogBlockRef
   return spans;
 }
 
+/**
+ * Blocks a backend's index lookup found beyond those its step took, kept
+ * per walk of one query, so the walk's next steps can take them without
+ * another lookup (for a backend whose lookup costs the same whatever its
+ * limit). Walks are named by the backend (direction, position, projects,
+ * match).
+ */
+export class BlockLookahead {
+  private readonly walks = new Map<string, { after: number | null; blocks: LogBlockRef[]; exhausted: boolean }>();
+
+  /** The next `limit` blocks of `walk` after `after`, if an earlier lookup holds them (null: look up). */
+  take(walk: string, after: number | null, limit: number): { blocks: LogBlockRef[]; more: boolean } | null {
+    const ahead = this.walks.get(walk);
+    if (ahead === undefined || ahead.after !== after || (ahead.blocks.length < limit && !ahead.exhausted)) return null;
+    const blocks = ahead.blocks.splice(0, limit);
+    if (blocks.length > 0) ahead.after = blocks[blocks.length - 1]!.key;
+    return { blocks, more: ahead.blocks.length > 0 || !ahead.exhausted };
+  }
+
+  /** Keeps what a lookup of up to `asked` blocks `found` past the `taken` its step reads; returns the step's blocks. */
+  keep(walk: string, after: number | null, found: readonly LogBlockRef[], taken: number, asked: number): { blocks: LogBlockRef[]; more: boolean } {
+    const blocks = found.slice(0, taken);
+    this.walks.set(walk, { after: blocks.length > 0 ? blocks[blocks.length - 1]!.key : after, blocks: found.slice(taken), exhausted: found.length < asked });
+    return { blocks, more: found.length > taken || found.length === asked };
+  }
+}
+
 /** One step of a block walk: its blocks, the entries read from them, and whether blocks may remain past the last one. */
 export interface BlockStep {
   blocks: LogBlockRef[];

@@ -9,7 +9,7 @@ import type { LogEntryOutcome, LogFilter, LogIngestRequest, LogRow, LogSelection
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-quota.js';
 import { blockLayout, rowParts } from '../ingest-layout.js';
 import { projectTerm, type BlockMatch } from '../log-terms.js';
-import { planLogsAfter, planQuery, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-plan.js';
+import { BlockLookahead, planLogsAfter, planQuery, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-plan.js';
 import { asciiWordNeedles, exactNeedle, mayFoldFromNonAscii } from '../../logs/entry-match.js';
 import type { Queryable } from './postgres-reads.js';
 import * as sql from './log-sql.js';
@@ -169,19 +169,10 @@ const lastResult = (results: StepRow[][]): StepRow[] => results[results.length -
  */
 const LOOKAHEAD_BLOCKS = 128;
 
-/** Blocks a walk's lookup found past those its steps took so far. */
-interface Lookahead {
-  /** The `after` of the step these continue (the key of the last block taken). */
-  after: number | null;
-  blocks: LogBlockRef[];
-  /** The index had no more blocks than these. */
-  exhausted: boolean;
-}
-
 /** The reads `planQuery` (log-plan.ts) combines, in PostgreSQL. One per query: it keeps its walks' lookaheads. */
 function planReads(db: Queryable): LogPlanReads {
   // By walk (a query's walks over single projects may run at once).
-  const lookaheads = new Map<string, Lookahead>();
+  const lookahead = new BlockLookahead();
   return {
     async countInRange(projectId, from, to, cap) {
       return (await db.one<{ n: number }>(sql.COUNT_PROJECT_LOGS_IN_RANGE, [projectId, from, to, cap])).n;
@@ -203,10 +194,9 @@ function planReads(db: Queryable): LogPlanReads {
       const conditions = { ...bounds(filter), ...needles(filter), ...wordNeedle(filter), position };
       const tsquery = tsqueryOf(match);
       const walk = `${direction} ${position} ${projectIds.join(',')} ${tsquery}`;
-      const ahead = lookaheads.get(walk);
-      if (ahead !== undefined && ahead.after === after && (ahead.blocks.length >= limit || ahead.exhausted)) {
-        const blocks = ahead.blocks.splice(0, limit);
-        if (blocks.length > 0) ahead.after = blocks[blocks.length - 1]!.key;
+      const taken = lookahead.take(walk, after, limit);
+      if (taken !== null) {
+        const { blocks, more } = taken;
         const entriesOf = async (part: LogBlockRef[]) => {
           if (part.length === 0) return [];
           const arrays = { blockProjects: part.map((b) => b.projectId), blockFirsts: part.map((b) => b.firstId), blockLasts: part.map((b) => b.lastId) };
@@ -215,7 +205,7 @@ function planReads(db: Queryable): LogPlanReads {
         // Blocks named by id read the same in any snapshot: both directions split.
         const half = Math.ceil(blocks.length / 2);
         const rows = blocks.length >= SPLIT_STEP_BLOCKS ? (await Promise.all([entriesOf(blocks.slice(0, half)), entriesOf(blocks.slice(half))])).flat() : await entriesOf(blocks);
-        return { blocks, rows: entriesOfStep(rows), more: ahead.blocks.length > 0 || !ahead.exhausted };
+        return { blocks, rows: entriesOfStep(rows), more };
       }
       const params = { ...conditions, tsquery, projects: projectIds, after: after ?? (direction === 'newest' ? NO_ID : 0) };
       const read = async (offset: number, count: number, entriesOfFirst: number) =>
@@ -230,10 +220,7 @@ function planReads(db: Queryable): LogPlanReads {
       }
       const want = Math.max(limit, LOOKAHEAD_BLOCKS);
       const rows = await read(0, want, limit);
-      const found = blocksOfStep(direction, rows);
-      const blocks = found.slice(0, limit);
-      lookaheads.set(walk, { after: blocks.length > 0 ? blocks[blocks.length - 1]!.key : after, blocks: found.slice(limit), exhausted: found.length < want });
-      return { blocks, rows: entriesOfStep(rows), more: found.length > limit || found.length === want };
+      return { ...lookahead.keep(walk, after, blocksOfStep(direction, rows), limit, want), rows: entriesOfStep(rows) };
     },
   };
 }

@@ -14,7 +14,7 @@ import type { LogEntryOutcome, LogFilter, LogIngestRequest, LogRow, LogSelection
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-quota.js';
 import { blockLayout, rowParts } from '../ingest-layout.js';
 import { projectTerm, type BlockMatch } from '../log-terms.js';
-import { mergeNewestFirst, planLogsAfter, planQuery, stepSpans, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-plan.js';
+import { BlockLookahead, mergeNewestFirst, planLogsAfter, planQuery, stepSpans, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-plan.js';
 import { asciiWordNeedles, exactNeedle, type AsciiNeedle } from '../../logs/entry-match.js';
 import type { SqlExecutor } from './connection.js';
 import type { SqlRow } from './row-mappers.js';
@@ -138,20 +138,11 @@ function wordPatterns(filter: LogFilter): string[] {
 const PREFIX_LOOKAHEAD = 128;
 const PREFIX_FIRST_BLOCKS = 8;
 
-/** Blocks a walk's lookup found past those its steps took so far. */
-interface Lookahead {
-  /** The `after` of the step these continue (the key of the last block taken). */
-  after: number | null;
-  blocks: LogBlockRef[];
-  /** The index had no more blocks than these. */
-  exhausted: boolean;
-}
-
 /** The reads `planQuery` (log-plan.ts) combines, in SQLite. One per query: it keeps its walks' lookaheads. */
 function planReads(db: SqlExecutor): LogPlanReads {
   const blocksOf = (rows: SqlRow[]) => rows.map((r) => ({ projectId: Number(r.project_id), firstId: Number(r.first_id), lastId: Number(r.last_id), key: Number(r.last_id) }));
   // By walk (a query's walks over single projects may run at once).
-  const lookaheads = new Map<string, Lookahead>();
+  const lookahead = new BlockLookahead();
 
   async function lookUp(direction: WalkDirection, expression: string, projects: string, position: number, after: number | null, limit: number): Promise<LogBlockRef[]> {
     return blocksOf(
@@ -177,16 +168,8 @@ function planReads(db: SqlExecutor): LogPlanReads {
       return { blocks, more: blocks.length === limit };
     }
     const walk = `${direction} ${position} ${projects} ${expression}`;
-    let ahead = lookaheads.get(walk);
-    if (ahead === undefined || ahead.after !== after || (ahead.blocks.length < limit && !ahead.exhausted)) {
-      const want = Math.max(limit, PREFIX_LOOKAHEAD);
-      const found = await lookUp(direction, expression, projects, position, after, want);
-      ahead = { after, blocks: found, exhausted: found.length < want };
-      lookaheads.set(walk, ahead);
-    }
-    const blocks = ahead.blocks.splice(0, limit);
-    if (blocks.length > 0) ahead.after = blocks[blocks.length - 1]!.key;
-    return { blocks, more: ahead.blocks.length > 0 || !ahead.exhausted };
+    const want = Math.max(limit, PREFIX_LOOKAHEAD);
+    return lookahead.take(walk, after, limit) ?? lookahead.keep(walk, after, await lookUp(direction, expression, projects, position, after, want), limit, want);
   }
 
   return {

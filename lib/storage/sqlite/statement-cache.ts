@@ -33,6 +33,8 @@ export class StatementCache {
   /** Statements prepared and not finalized (idle and lent). */
   private held = 0;
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Finalizations under way, which the connection must not close before. */
+  private readonly finalizing = new Set<Promise<unknown>>();
   private closed = false;
 
   constructor(private readonly db: Database) {}
@@ -51,10 +53,9 @@ export class StatementCache {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.allSettled([...this.inFlight]);
-    const idle = [...this.texts.values()].flatMap((t) => t.idle);
+    for (const text of this.texts.values()) for (const statement of text.idle) this.finalize(statement);
     this.texts.clear();
-    this.held = 0;
-    await Promise.allSettled(idle.map((s) => s.finalize()));
+    await Promise.allSettled([...this.finalizing]);
   }
 
   private async lend<T>(sql: string, work: (statement: Statement) => Promise<T>): Promise<T> {
@@ -90,7 +91,9 @@ export class StatementCache {
 
   private finalize(statement: Statement): void {
     this.held -= 1;
-    statement.finalize().catch(() => undefined);
+    const done = statement.finalize().catch(() => undefined);
+    this.finalizing.add(done);
+    void done.then(() => this.finalizing.delete(done));
   }
 
   /** Finalizes idle statements of the least recently used texts while over the bound. */

@@ -25,7 +25,7 @@ export type HashJobBody = { op: 'kdf'; password: string; cost: ScryptCost } | { 
 export type HashJob = HashJobBody & { id: number };
 export type HashReply = { id: number; key: string } | { id: number; ok: boolean } | { id: number; error: string };
 
-const nice = Number(process.env.LOGKEEP_HASH_NICE ?? 10);
+const nice = Number(process.env.LOGKEEP_HASH_NICE ?? 19);
 
 /**
  * Lowers every thread of this process to `nice`. Linux keeps a nice value

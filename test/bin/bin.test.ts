@@ -16,7 +16,7 @@ import { SCHEMA_VERSION } from '../../lib/storage/storage.js';
 import { CONFIG_DEFAULTS, type DatabaseConfig } from '../../lib/config.js';
 import { silentLogger } from '../../lib/logger.js';
 import { PG, createThrowawayDatabase, endPostgresAdmin, postgresUnavailable, type ThrowawayDatabase } from '../support/postgres.js';
-import { assertBinBuilt, freePort, runBin, startBin, type BinResult, type RunningBin } from '../support/bin.js';
+import { assertBinBuilt, runBin, startServing, type BinResult } from '../support/bin.js';
 
 const JWT_SECRET = 'bin-test-jwt-secret-0123456789abcdef0123456789';
 const JWT_ENV = { SERVICE_JWT_SECRET: JWT_SECRET };
@@ -70,19 +70,6 @@ async function login(baseUrl: string, username: string, password: string): Promi
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'password', username, password }).toString(),
   });
-}
-
-/** Starts `logkeep serve` on a fresh port and waits until it says it listens; returns its base URL. */
-async function startServing(args: string[], env: Record<string, string | undefined>): Promise<{ bin: RunningBin; url: string }> {
-  const port = await freePort();
-  const bin = startBin(['serve', '--http-host', '127.0.0.1', '--http-port', String(port), ...args], { env });
-  try {
-    const match = await bin.waitForOutput(/listening on (http:\/\/\S+)/);
-    return { bin, url: match[1] as string };
-  } catch (err) {
-    bin.kill();
-    throw err;
-  }
 }
 
 async function assertHealthy(url: string): Promise<void> {

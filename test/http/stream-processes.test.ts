@@ -14,7 +14,7 @@ import { assertStatus, createGroup, createKey, createProject, signIn, signInAdmi
 import { ingestAll } from '../support/logs.js';
 import { assertOpen, openRawStream, type RawStream } from '../support/sse.js';
 import { PG, createThrowawayDatabase, postgresUnavailable, type ThrowawayDatabase } from '../support/postgres.js';
-import { assertBinBuilt, freePort, startBin, type RunningBin } from '../support/bin.js';
+import { BIN_BOOTSTRAP_PASSWORD, assertBinBuilt, startPostgresBin, type RunningBin } from '../support/bin.js';
 
 const unavailable = await postgresUnavailable();
 if (unavailable && process.env.CI) throw new Error(`${unavailable} (CI=true: PostgreSQL is required)`);
@@ -106,26 +106,9 @@ describe('live stream across logkeep processes sharing one PostgreSQL [server]',
   const open: RawStream[] = [];
 
   const serve = async (): Promise<{ bin: RunningBin; url: string }> => {
-    const port = await freePort();
-    const bin = startBin(
-      [
-        'serve',
-        ...['--http-host', '127.0.0.1', '--http-port', String(port)],
-        ...['--db-backend', 'server', '--db-server-host', PG.host, '--db-server-port', String(PG.port)],
-        ...['--db-server-database', database.name, '--db-server-username', PG.user, '--db-server-ssl-mode', 'disable'],
-        ...['--sse-heartbeat-interval-seconds', '3600', '--no-rate-limit-enabled'],
-      ],
-      {
-        env: {
-          SERVICE_JWT_SECRET: 'processes-test-secret-0123456789abcdef',
-          SERVICE_DB_SERVER_PASSWORD: PG.password,
-          SERVICE_BOOTSTRAP_ADMIN_PASSWORD: 'bootstrap-password-1',
-        },
-      },
-    );
-    bins.push(bin);
-    const match = await bin.waitForOutput(/listening on (http:\/\/\S+)/);
-    return { bin, url: match[1] as string };
+    const started = await startPostgresBin({ ...PG, database: database.name }, ['--sse-heartbeat-interval-seconds', '3600']);
+    bins.push(started.bin);
+    return started;
   };
 
   before(async () => {
@@ -141,11 +124,11 @@ describe('live stream across logkeep processes sharing one PostgreSQL [server]',
   it('ingest through one process, receive on the other; SIGTERM ends streams with server_shutdown and exits promptly', async () => {
     const one = await serve();
     const two = await serve();
-    const first = await api(one.url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username: 'admin', password: 'bootstrap-password-1' } });
+    const first = await api(one.url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username: 'admin', password: BIN_BOOTSTRAP_PASSWORD } });
     assertStatus(first, 200);
     const changed = await api(one.url, 'POST', '/v1/auth/change-password', {
       token: first.body.access_token,
-      json: { current_password: 'bootstrap-password-1', new_password: 'admin-password-final-9' },
+      json: { current_password: BIN_BOOTSTRAP_PASSWORD, new_password: 'admin-password-final-9' },
     });
     assertStatus(changed, 200);
     const admin = await signIn(one.url, 'admin', 'admin-password-final-9');

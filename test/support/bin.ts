@@ -165,3 +165,50 @@ export async function waitForHealthz(baseUrl: string, timeoutMs = 30_000): Promi
   }
   throw new Error(`${baseUrl}/healthz did not answer 200 within ${timeoutMs} ms: ${String(lastError)}`);
 }
+
+/** Starts `logkeep serve` on a fresh port and waits until it says it listens; returns its base URL. */
+export async function startServing(args: readonly string[], env: Record<string, string | undefined>): Promise<{ bin: RunningBin; url: string }> {
+  const port = await freePort();
+  const bin = startBin(['serve', '--http-host', '127.0.0.1', '--http-port', String(port), ...args], { env });
+  try {
+    const match = await bin.waitForOutput(/listening on (http:\/\/\S+)/);
+    return { bin, url: match[1] as string };
+  } catch (err) {
+    bin.kill();
+    throw err;
+  }
+}
+
+/** What `startPostgresBin` needs of the shared database (see support/postgres.ts). */
+export interface SharedPostgres {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+}
+
+/** The temporary password every `startPostgresBin` process bootstraps its admin with. */
+export const BIN_BOOTSTRAP_PASSWORD = 'bootstrap-password-1';
+
+/**
+ * Starts `logkeep serve` (startServing) against a shared PostgreSQL
+ * database, with the same JWT secret as every other process it starts
+ * (tokens issued by one work on the others), rate limiting off and
+ * `extraArgs` appended; resolves once it listens.
+ */
+export function startPostgresBin(pg: SharedPostgres, extraArgs: readonly string[] = []): Promise<{ bin: RunningBin; url: string }> {
+  return startServing(
+    [
+      ...['--db-backend', 'server', '--db-server-host', pg.host, '--db-server-port', String(pg.port)],
+      ...['--db-server-database', pg.database, '--db-server-username', pg.user, '--db-server-ssl-mode', 'disable'],
+      '--no-rate-limit-enabled',
+      ...extraArgs,
+    ],
+    {
+      SERVICE_JWT_SECRET: 'processes-test-secret-0123456789abcdef',
+      SERVICE_DB_SERVER_PASSWORD: pg.password,
+      SERVICE_BOOTSTRAP_ADMIN_PASSWORD: BIN_BOOTSTRAP_PASSWORD,
+    },
+  );
+}

@@ -60,10 +60,16 @@ async function run(job: HashJob): Promise<HashReply> {
   }
 }
 
+/** Sends to the parent unless it has gone (it may go while this process is stopped, cpu-slices.ts). */
+function reply(message: object): void {
+  // With a callback, a channel that closes meanwhile is an ignored error, not an uncaught one.
+  if (process.connected) process.send?.(message, undefined, undefined, () => undefined);
+}
+
 process.on('message', (job: HashJob) => {
-  void run(job).then((reply) => process.send?.(reply));
+  void run(job).then(reply);
 });
 // The parent went away (closed, or killed): nothing is left to hash for.
 process.on('disconnect', () => process.exit(0));
 lowerPriority();
-process.send?.({ ready: true });
+reply({ ready: true });

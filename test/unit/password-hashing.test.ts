@@ -17,6 +17,32 @@ function threadNiceValues(pid: number): number[] {
   });
 }
 
+/** The state letter of `pid` (R running, S sleeping, T stopped …), or null once it is gone. */
+function processState(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0]!;
+  } catch {
+    return null;
+  }
+}
+
+/** The states `pid` passes through until `done` settles, sampled every millisecond or so. */
+async function statesWhile(pid: number, done: Promise<unknown>): Promise<Set<string>> {
+  const seen = new Set<string>();
+  let settled = false;
+  void done.finally(() => (settled = true)).catch(() => undefined);
+  while (!settled) {
+    const state = processState(pid);
+    if (state) seen.add(state);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  return seen;
+}
+
+/** A hash that takes a few hundred milliseconds, long enough to be sliced many times. */
+const SLOW_COST = { logN: 17, r: 8, p: 1 };
+
 function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -134,5 +160,68 @@ describe('hashing process', () => {
     } finally {
       await hashing.close();
     }
+  });
+
+  it('runs a hash in slices: stopped between them, running again once the hash is done', async () => {
+    const hashing = new HashProcess({ threads: 1, slices: { runMs: 10, pauseMs: 10 } });
+    try {
+      await hashing.kdf('warm up', COST);
+      const pending = hashing.kdf('correct horse', SLOW_COST);
+      const states = await statesWhile(hashing.pid!, pending);
+      assert.ok(states.has('T'), `the child was never stopped: ${[...states]}`);
+      assert.ok(states.has('R'), `the child never ran: ${[...states]}`);
+      const pid = hashing.pid!;
+      // Left running (idle), never stopped between hashes.
+      for (let i = 0; i < 20; i++) {
+        assert.notEqual(processState(pid), 'T');
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    } finally {
+      await hashing.close();
+    }
+  });
+
+  it('never stops the child when slicing is off', async () => {
+    const hashing = new HashProcess({ threads: 1, slices: null });
+    try {
+      await hashing.kdf('warm up', COST);
+      const pending = hashing.kdf('correct horse', SLOW_COST);
+      const states = await statesWhile(hashing.pid!, pending);
+      assert.ok(!states.has('T'), `the child was stopped: ${[...states]}`);
+    } finally {
+      await hashing.close();
+    }
+  });
+
+  it('ends a child that is stopped in a pause when the hasher closes', async () => {
+    const hashing = new HashProcess({ threads: 1, slices: { runMs: 5, pauseMs: 200 } });
+    const pending = hashing.kdf('correct horse', SLOW_COST);
+    pending.catch(() => undefined);
+    const pid = hashing.pid!;
+    await waitUntil(() => processState(pid) === 'T');
+    await hashing.close();
+    await assert.rejects(pending, /stopped|exited/);
+    await waitUntil(() => !isRunning(pid) || processState(pid) === 'Z');
+  });
+
+  it('continues a stopped child when the service process exits, so it never lingers', async () => {
+    // A parent that exits in the middle of a long pause: without the exit hook its
+    // child would stay stopped for good, unable to see the parent go.
+    const script = `
+      import { HashProcess } from ${JSON.stringify(new URL('../../lib/auth/hash-process.ts', import.meta.url).href)};
+      import { readFileSync } from 'node:fs';
+      const hashing = new HashProcess({ threads: 1, slices: { runMs: 5, pauseMs: 60_000 } });
+      void hashing.kdf('correct horse', { logN: 17, r: 8, p: 1 }).catch(() => undefined);
+      const pid = hashing.pid;
+      const state = () => { const s = readFileSync('/proc/' + pid + '/stat', 'utf8'); return s.slice(s.lastIndexOf(')') + 2)[0]; };
+      while (state() !== 'T') await new Promise((r) => setTimeout(r, 1));
+      console.log(pid);
+      process.exit(0);
+    `;
+    const { execFileSync } = await import('node:child_process');
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+    const pid = Number(out.trim());
+    assert.ok(pid > 0, `no pid printed: ${out}`);
+    await waitUntil(() => !isRunning(pid) || processState(pid) === 'Z');
   });
 });

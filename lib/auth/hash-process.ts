@@ -3,8 +3,9 @@
  * A hash at the production cost keeps one core busy for about half a
  * second; in the service's own thread pool it competed on equal terms with
  * ingestion, queries and, on the server backend, PostgreSQL, and a burst of
- * logins raised their p99 by 30–120 ms. Niced, it takes only the CPU they
- * leave: logins slow down under full load instead of everything else.
+ * logins raised their p99 by 30–120 ms. Niced, and run in short slices
+ * (cpu-slices.ts), it takes mostly the CPU they leave: logins slow down
+ * instead of everything else.
  *
  * The child starts on the first hash and exits after `idleMs` without one,
  * so an idle service holds no second process. It runs `hash-child.js` next

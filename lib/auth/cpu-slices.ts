@@ -12,9 +12,12 @@
  * do this; stopping the process can.
  *
  * A stopped child cannot notice its parent dying, so every child still
- * stopped is continued when this process exits; only a parent killed by
- * SIGKILL in a pause can leave one stopped (a service manager that kills
- * the whole unit, or a shell's orphaned process group, continues it).
+ * stopped is continued when this process exits. A parent that dies of a
+ * signal it does not handle skips that ('exit' is not emitted): SIGKILL
+ * always, SIGTERM or SIGINT in a host without handlers (the bin handles
+ * both). A child left stopped that way is continued by the kernel once
+ * its process group is orphaned (a shell's job, a script's children), or
+ * ended with the rest of a service manager's unit or a container.
  */
 import type { ChildProcess } from 'node:child_process';
 

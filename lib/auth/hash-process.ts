@@ -34,11 +34,13 @@ const DEFAULT_IDLE_MS = 30_000;
 /**
  * A third of one core at most, in slices short enough that the scheduler
  * keeps spreading the other work over both cores (cpu-slices.ts). Server
- * backend, paced ingestion with queries, three 10 s windows each way,
- * samples pooled: a burst of 20 logins raised ingestion p99 by 3–145 ms
- * unsliced (median ~58 over nine runs), 32–57 ms at 10/10, 47 at 10/20,
- * 75–107 at 5/5, 13–69 at 5/10 (median 26 over five). A hash then takes
- * ~3× its CPU time: ~0.5 s instead of ~0.18 s.
+ * backend, paced ingestion with queries, three runs of two 10 s windows
+ * each way, samples pooled: a burst of 20 logins raised ingestion p99 by
+ * ~89 ms unsliced, ~29 ms at 5/10. With pgbench as the load, hashes back
+ * to back raised its p99 from ~7 to ~29 ms, ~12 ms at 5/10. 10/10,
+ * 10/20 and 5/5 each did worse than 5/10 in runs taken side by side (on
+ * a machine with another CPU load running). A hash then takes ~3× its
+ * CPU time: ~0.5 s instead of ~0.18 s.
  */
 export const DEFAULT_HASH_SLICES: SliceTiming = { runMs: 5, pauseMs: 10 };
 

@@ -1,7 +1,7 @@
 /**
  * Password hashes run in a child process at a lower CPU priority (D35).
- * A hash at the production cost keeps one core busy for about half a
- * second; in the service's own thread pool it competed on equal terms with
+ * A hash at the production cost keeps one core busy for ~0.18 s (it was
+ * ~0.5 s at scrypt's N = 2^17); in the service's own thread pool it competed on equal terms with
  * ingestion, queries and, on the server backend, PostgreSQL, and a burst of
  * logins raised their p99 by 30–120 ms. Niced, and run in short slices
  * (cpu-slices.ts), it takes mostly the CPU they leave: logins slow down
@@ -27,7 +27,9 @@ export type { ScryptCost };
  * the more of that core a local PostgreSQL gets during a hash. Over four
  * alternating pairs of windows (server backend, 300k entries), a login
  * burst raised paced ingestion p99 by ~20 ms at nice 10, ~8 ms at 19,
- * with logins as fast.
+ * with logins as fast. Priority alone does not keep a local PostgreSQL's
+ * p99 down, though (measured with pgbench: nice 19 and SCHED_IDLE alike
+ * raised it); the slices below do most of that.
  */
 export const HASH_PROCESS_NICE = 19;
 const DEFAULT_IDLE_MS = 30_000;

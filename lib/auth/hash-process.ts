@@ -34,17 +34,18 @@ export type { ScryptCost };
 export const HASH_PROCESS_NICE = 19;
 const DEFAULT_IDLE_MS = 30_000;
 /**
- * A third of one core at most, in slices short enough that the scheduler
- * keeps spreading the other work over both cores (cpu-slices.ts). Server
- * backend, paced ingestion with queries, three runs of two 10 s windows
- * each way, samples pooled: a burst of 20 logins raised ingestion p99 by
- * ~89 ms unsliced, ~29 ms at 5/10. With pgbench as the load, hashes back
- * to back raised its p99 from ~7 to ~29 ms, ~12 ms at 5/10. 10/10,
- * 10/20 and 5/5 each did worse than 5/10 in runs taken side by side (on
- * a machine with another CPU load running). A hash then takes ~3× its
- * CPU time: ~0.5 s instead of ~0.18 s.
+ * 5 ms slices, in which the scheduler keeps spreading the other work over
+ * both cores (cpu-slices.ts). Pauses of 1 ms while no task waits for a
+ * CPU, doubling to 40 ms (a ninth of a core) while some do; 10 ms where
+ * CPU pressure cannot be read. Fixed 5/10 slices, a third of a core, cut
+ * the rise of paced ingestion p99 during a burst of 20 logins from ~89 to
+ * ~29 ms (server backend); 10/10, 10/20 and 5/5 each did worse. Adaptive
+ * pauses cut the rise further in pgbench and logkeep measurements alike
+ * (see the README), and on an idle machine a hash takes ~0.2 s again
+ * instead of ~0.5 s. Under load a login waits longer: ~1.5 s of wall time
+ * per hash at 40 ms pauses.
  */
-export const DEFAULT_HASH_SLICES: SliceTiming = { runMs: 5, pauseMs: 10 };
+export const DEFAULT_HASH_SLICES: SliceTiming = { runMs: 5, pauseMs: 10, adaptive: { minPauseMs: 1, maxPauseMs: 40, stallShare: 0.1 } };
 
 export interface HashProcessOptions {
   /** libuv pool threads in the child: as many as hashes may run at once. */
@@ -107,7 +108,7 @@ export class HashProcess {
     this.holdOpen(true);
     try {
       const ready = this.start();
-      if (this.child) this.slices?.start(this.child);
+      if (this.child?.pid) this.slices?.start(this.child.pid);
       const child = await ready;
       child.send({ id, ...body } satisfies HashJob);
       const result = await reply;
@@ -165,7 +166,7 @@ export class HashProcess {
   private stop(): void {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
-    this.slices?.end();
+    this.slices?.close();
     const child = this.child;
     this.child = null;
     this.ready = null;

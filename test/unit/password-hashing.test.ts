@@ -181,6 +181,30 @@ describe('hashing process', () => {
     }
   });
 
+  it('keeps slicing while the event loop is busy', async () => {
+    // Slices timed on the event loop ran as long as the loop was blocked, which
+    // under load is exactly when they should be short.
+    const hashing = new HashProcess({ threads: 1, slices: { runMs: 5, pauseMs: 10 } });
+    try {
+      await hashing.kdf('warm up', COST);
+      const pending = hashing.kdf('correct horse', SLOW_COST);
+      await new Promise((resolve) => setTimeout(resolve, 10)); // the job is sent
+      const pid = hashing.pid!;
+      let stops = 0;
+      let previous = processState(pid);
+      const until = performance.now() + 200;
+      while (performance.now() < until) {
+        const state = processState(pid);
+        if (state === 'T' && previous !== 'T') stops += 1;
+        previous = state;
+      }
+      assert.ok(stops >= 4, `stopped ${stops} times in 200 ms of a blocked event loop`);
+      await pending;
+    } finally {
+      await hashing.close();
+    }
+  });
+
   it('never stops the child when slicing is off', async () => {
     const hashing = new HashProcess({ threads: 1, slices: null });
     try {

@@ -6,20 +6,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { CpuSlices, nextPause } from '../../lib/auth/cpu-slices.js';
+import { processState } from '../support/proc.js';
 
 const BOUNDS = { minPauseMs: 1, maxPauseMs: 40, stallShare: 0.1 };
 
 function spinner(): ChildProcess {
   return spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
-}
-
-function processState(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0]!;
-  } catch {
-    return null;
-  }
 }
 
 function cpuPressureReadable(): boolean {

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { HASH_PROCESS_NICE, HashProcess } from '../../lib/auth/hash-process.js';
+import { processState } from '../support/proc.js';
 import { DEFAULT_SCRYPT_LOG_N, SCRYPT_P, SCRYPT_R, createPasswordHasher } from '../../lib/auth/passwords.js';
 
 const LOG_N = 10;
@@ -15,16 +16,6 @@ function threadNiceValues(pid: number): number[] {
     const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
     return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
   });
-}
-
-/** The state letter of `pid` (R running, S sleeping, T stopped …), or null once it is gone. */
-function processState(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0]!;
-  } catch {
-    return null;
-  }
 }
 
 /** The states `pid` passes through until `done` settles, sampled every millisecond or so. */

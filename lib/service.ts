@@ -11,6 +11,7 @@ import type { Storage } from './storage/storage.js';
 import { createAccessTokenService } from './auth/access-tokens.js';
 import { createPasswordHasher, type PasswordHasher } from './auth/passwords.js';
 import { createThrottle } from './auth/throttle.js';
+import type { RateLimiter } from './auth/rate-limit.js';
 import { createCursorCodec } from './http/pagination.js';
 import { createHandler, type RequestHandler } from './http/handler.js';
 import { allRoutes } from './http/routes.js';
@@ -44,6 +45,12 @@ export interface LogServiceOptions {
    * run only through `runPurgeOnce()`.
    */
   scheduledPurge?: boolean;
+  /**
+   * The rate limiter's bucket tables (default: new ones from the settings),
+   * for tests that inspect what the limiter retains. Used only when rate
+   * limiting is enabled.
+   */
+  rateLimiter?: RateLimiter;
 }
 
 export interface LogService {
@@ -103,6 +110,7 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
         storage,
         logger,
         now,
+        ...(options.rateLimiter === undefined ? {} : { limiter: options.rateLimiter }),
       }),
       ingestion: createIngestion(storage, config, logger),
       liveStreams,

@@ -8,11 +8,16 @@
  * - A table tracks at most `maxKeys` keys; touching a key makes it the most
  *   recently used, and the least recently used one is forgotten first (it
  *   comes back full, which is what a fresh key gets anyway).
+ * - A key is stored as its SHA-256 digest, never as submitted: a caller
+ *   choosing long keys (a username is anything a form can carry) cannot
+ *   make the table hold more than `maxKeys` × a few dozen bytes of keys.
  * - A throttling episode starts with the first refusal of a key and lasts
  *   until the key's bucket is full again (or it is refilled by a success, or
  *   evicted). Only the refusal that starts an episode is reported as such,
  *   so a caller hammering a key yields one audit row, not one per request.
  */
+
+import { createHash } from 'node:crypto';
 
 export interface BucketSettings {
   /** Tokens a full bucket holds (shared by the IP and subject tables). */
@@ -44,6 +49,11 @@ interface Bucket {
 
 const MS_PER_MINUTE = 60_000;
 
+/** The fixed-size form a key is stored under (44 characters, whatever the key's length). */
+function storedKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('base64');
+}
+
 /** One table of buckets (e.g. all IP buckets), LRU-capped. */
 export class TokenBucketTable {
   readonly #settings: BucketSettings;
@@ -62,14 +72,21 @@ export class TokenBucketTable {
     return this.#buckets.size;
   }
 
+  /** Characters of key text the table holds, summed over its keys (an inspection aid: memory stays bounded). */
+  get retainedKeyChars(): number {
+    let total = 0;
+    for (const key of this.#buckets.keys()) total += key.length;
+    return total;
+  }
+
   /** Whether the key is tracked (without touching its recency). */
   has(key: string): boolean {
-    return this.#buckets.has(key);
+    return this.#buckets.has(storedKey(key));
   }
 
   /** Tokens the key's bucket holds at `now` (a fresh key is full). Does not touch recency. */
   peek(key: string, now: number): number {
-    const bucket = this.#buckets.get(key);
+    const bucket = this.#buckets.get(storedKey(key));
     return bucket ? this.#refilled(bucket, now) : this.#settings.capacity;
   }
 
@@ -105,7 +122,8 @@ export class TokenBucketTable {
   }
 
   /** The key's bucket, brought up to date and made most recently used; evicts beyond maxKeys. */
-  #touch(key: string, now: number): Bucket {
+  #touch(submitted: string, now: number): Bucket {
+    const key = storedKey(submitted);
     let bucket = this.#buckets.get(key);
     if (bucket) {
       this.#buckets.delete(key);

@@ -14,6 +14,7 @@ import { LogServiceError } from '../errors.js';
 import type { ServiceLogger } from '../logger.js';
 import type { Storage } from '../storage/storage.js';
 import { recordAudit } from '../admin/audit.js';
+import { addressBucketKey } from '../http/client-ip.js';
 import { createRateLimiter, type BucketSettings, type RateLimiter, type TakeResult } from './rate-limit.js';
 
 /** Where a request came from, for the IP key and the audit row. */
@@ -25,7 +26,7 @@ export interface ThrottleOrigin {
 
 /** A subject key and, only if it is throttled, who it names (the audit row's actor). */
 export interface ThrottleSubject {
-  /** The submitted username verbatim, or `user:<id>`. */
+  /** The submitted username verbatim, or `user:<id>` (the limiter stores only its digest). */
   key: string;
   /** Resolves the account the key names, or null; called only when an episode starts. */
   actorUserId(): Promise<number | null>;
@@ -54,6 +55,8 @@ export interface ThrottleOptions {
   storage: Storage;
   logger: ServiceLogger;
   now(): number;
+  /** The bucket tables to use (default: new ones from `buckets`); tests pass their own to inspect them. */
+  limiter?: RateLimiter;
 }
 
 const NO_OP_ATTEMPT: SubjectAttempt = { succeeded() {}, failed() {}, abandoned() {} };
@@ -76,7 +79,7 @@ export function createThrottle(options: ThrottleOptions): Throttle {
       },
     };
   }
-  const limiter: RateLimiter = createRateLimiter(options.buckets);
+  const limiter: RateLimiter = options.limiter ?? createRateLimiter(options.buckets);
 
   async function refuse(refusal: Exclude<TakeResult, { allowed: true }>, keyKind: 'ip' | 'subject', origin: ThrottleOrigin, actor: () => Promise<number | null>): Promise<never> {
     if (refusal.episodeStarted) {
@@ -99,7 +102,7 @@ export function createThrottle(options: ThrottleOptions): Throttle {
 
   return {
     async checkIp(origin) {
-      const result = limiter.ip.take(origin.clientIp, options.now());
+      const result = limiter.ip.take(addressBucketKey(origin.clientIp), options.now());
       if (!result.allowed) await refuse(result, 'ip', origin, async () => null);
     },
     async beginAttempt(origin, subject) {

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { createLogService, MAX_HEADER_BYTES, type LogService } from '../../lib/service.js';
 import type { LogServiceSettings } from '../../lib/config.js';
 import { silentLogger, type ServiceLogger } from '../../lib/logger.js';
+import type { RateLimiter } from '../../lib/auth/rate-limit.js';
 import { newTestDatabase, type BackendName, type TestDatabase } from './backends.js';
 
 export const TEST_JWT_SECRET = 'test-secret-0123456789abcdef0123456789abcdef';
@@ -32,6 +33,8 @@ export interface StartOptions {
   logger?: ServiceLogger;
   /** false: the retention purge runs only through `service.runPurgeOnce()`. */
   scheduledPurge?: boolean;
+  /** The rate limiter's tables, to inspect what they retain. */
+  rateLimiter?: RateLimiter;
 }
 
 export async function startService(backend: BackendName, options: StartOptions = {}): Promise<RunningService> {
@@ -50,6 +53,7 @@ export async function startService(backend: BackendName, options: StartOptions =
       ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
       ...(options.now === undefined ? {} : { now: options.now }),
       ...(options.scheduledPurge === undefined ? {} : { scheduledPurge: options.scheduledPurge }),
+      ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
     },
   );
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, service.handler);

@@ -204,3 +204,20 @@ describe('throttling episodes', () => {
     );
   });
 });
+
+describe('stored keys', () => {
+  it('are fixed-size digests: a long key costs the table no more than a short one', () => {
+    const t = table(2, 1, 100);
+    t.take('a', 0);
+    const perKey = t.retainedKeyChars;
+    assert.ok(perKey > 0 && perKey <= 64);
+    t.take('x'.repeat(256 * 1024), 0);
+    t.take('y'.repeat(64 * 1024), 0);
+    assert.equal(t.size, 3);
+    assert.equal(t.retainedKeyChars, 3 * perKey);
+    // The bucket is still the key's own: the same long key spends the same bucket.
+    t.take('x'.repeat(256 * 1024), 0);
+    assert.equal(t.take('x'.repeat(256 * 1024), 0).allowed, false);
+    assert.equal(t.peek('y'.repeat(64 * 1024), 0), 1);
+  });
+});

@@ -36,6 +36,14 @@ const BAD_CREDENTIALS = 'The username or password is incorrect.';
 const BAD_REFRESH_TOKEN = 'The refresh token is invalid, expired or revoked.';
 /** User agents are stored in audit rows; a header can be long, the row need not be. */
 const MAX_USER_AGENT_CHARS = 512;
+/**
+ * The token endpoint's form bodies are small (a username, a password, a
+ * token): 64 KiB leaves room for any of them and keeps an anonymous caller
+ * from making every attempt carry a megabyte.
+ */
+export const TOKEN_FORM_MAX_BYTES = 64 * 1024;
+/** Longer usernames are refused at login without a lookup (no account can have one). */
+export const LOGIN_USERNAME_MAX_CHARS = 200;
 
 function oauthError(code: 'invalid_request' | 'unsupported_grant_type' | 'invalid_grant', description: string): LogServiceError {
   return new LogServiceError(code, 400, description, undefined, { ...NO_STORE });
@@ -106,18 +114,33 @@ function loginFailedEvent(user: UserRow | null, failure: LoginFailure, meta: Rec
   return { actorUserId: user.id, action: 'auth.login_failed', targetType: 'user', targetId: user.id, metadata: { reason: failure.reason, ...meta } };
 }
 
+/**
+ * Whether a username could name an account, so it is worth looking up: not
+ * too long, and no U+0000 (PostgreSQL text cannot hold one; no account has one).
+ */
+function mayNameAnAccount(username: string): boolean {
+  if (username.includes('\0') || username.length > 2 * LOGIN_USERNAME_MAX_CHARS) return false;
+  return [...username].length <= LOGIN_USERNAME_MAX_CHARS;
+}
+
+/** Whether a password could be any account's: within the byte limit and free of U+0000. */
+function mayBeAPassword(password: string): boolean {
+  return !password.includes('\0') && Buffer.byteLength(password, 'utf8') <= PASSWORD_MAX_BYTES;
+}
+
 async function passwordGrant(deps: ServiceDeps, form: URLSearchParams, origin: TokenRequestOrigin): Promise<TokenResponse> {
   const username = requiredField(form, 'username');
   const password = requiredField(form, 'password');
+  const lookup = async () => (mayNameAnAccount(username) ? deps.storage.getUserByUsername(username) : null);
   // D12: the subject key is the submitted string, never the row it may name.
   const attempt = await deps.throttle.beginAttempt(origin, {
     key: username,
-    actorUserId: async () => (await deps.storage.getUserByUsername(username))?.id ?? null,
+    actorUserId: async () => (await lookup())?.id ?? null,
   });
   try {
-    const found = await deps.storage.getUserByUsername(username);
+    const found = await lookup();
     // D5: an unknown account, or a password no rule could have allowed, still costs one hash.
-    const candidate = found && Buffer.byteLength(password, 'utf8') <= PASSWORD_MAX_BYTES ? found.passwordHash : null;
+    const candidate = found && mayBeAPassword(password) ? found.passwordHash : null;
     const passwordOk = (await deps.passwords.verify(candidate, password)) && candidate !== null;
 
     const now = deps.now();

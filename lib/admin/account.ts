@@ -8,10 +8,9 @@
 import { LogServiceError } from '../errors.js';
 import type { ServiceDeps } from '../service-deps.js';
 import type { UserRow } from '../storage/storage.js';
-import { checkPasswordRule } from '../auth/passwords.js';
 import type { ThrottleOrigin } from '../auth/throttle.js';
 import { recordAudit } from './audit.js';
-import { deleteUserInTransaction, findUserOr404 } from './users.js';
+import { checkNewPassword, deleteUserInTransaction, findUserOr404 } from './users.js';
 
 function wrongPassword(): LogServiceError {
   return new LogServiceError('invalid_grant', 401, 'The current password is incorrect.');
@@ -47,7 +46,7 @@ export async function changeOwnPassword(
   input: { currentPassword: string; newPassword: string },
   origin: ThrottleOrigin,
 ): Promise<void> {
-  checkPasswordRule(input.newPassword, 'new_password');
+  checkNewPassword(input.newPassword, 'new_password');
   await confirmPassword(deps, user, input.currentPassword, origin);
   const passwordHash = await deps.passwords.hash(input.newPassword);
   const now = deps.now();

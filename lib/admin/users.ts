@@ -12,6 +12,7 @@ import type { ServiceDeps } from '../service-deps.js';
 import { StorageConflict, type ReadOps, type UserChanges, type UserRow, type WriteOps } from '../storage/storage.js';
 import { checkPasswordRule } from '../auth/passwords.js';
 import { recordAudit } from './audit.js';
+import { rejectNul } from './text-fields.js';
 import { guardGroupOwners } from './owner-guard.js';
 
 export const USERNAME_MAX_CHARS = 128;
@@ -37,7 +38,8 @@ export interface UserPatch {
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+$/;
 
-function checkUsername(username: string): void {
+/** The username rule of every new account (API, `create-admin`, bootstrap): 1 to 128 characters, no control characters. */
+export function checkUsername(username: string): void {
   if (username.length === 0 || CONTROL_CHARS.test(username)) {
     throw invalidRequest('The username must be non-empty and contain no control characters.', 'username', 'invalid');
   }
@@ -46,8 +48,15 @@ function checkUsername(username: string): void {
   }
 }
 
+/** The password rule, and no U+0000 (scrypt cannot tell a trailing NUL from none). */
+export function checkNewPassword(password: string, field: 'password' | 'new_password'): void {
+  rejectNul(password, field);
+  checkPasswordRule(password, field);
+}
+
 function checkEmail(email: string | null | undefined): void {
   if (email === null || email === undefined) return;
+  rejectNul(email, 'email');
   if ([...email].length > EMAIL_MAX_CHARS) {
     throw invalidRequest(`The email must be at most ${EMAIL_MAX_CHARS} characters.`, 'email', 'too_long', { max_length: EMAIL_MAX_CHARS });
   }
@@ -55,6 +64,7 @@ function checkEmail(email: string | null | undefined): void {
 }
 
 function checkDisplayName(displayName: string | null | undefined): void {
+  rejectNul(displayName, 'display_name');
   if (typeof displayName === 'string' && [...displayName].length > DISPLAY_NAME_MAX_CHARS) {
     throw invalidRequest(`The display name must be at most ${DISPLAY_NAME_MAX_CHARS} characters.`, 'display_name', 'too_long', {
       max_length: DISPLAY_NAME_MAX_CHARS,
@@ -84,7 +94,7 @@ export async function findUserOr404(ops: ReadOps, id: number): Promise<UserRow> 
  */
 export async function createUser(deps: ServiceDeps, actor: UserRow, input: NewUserInput): Promise<UserRow> {
   checkUsername(input.username);
-  checkPasswordRule(input.password, 'password');
+  checkNewPassword(input.password, 'password');
   checkEmail(input.email);
   checkDisplayName(input.displayName);
   const passwordHash = await deps.passwords.hash(input.password);
@@ -115,7 +125,7 @@ export async function createUser(deps: ServiceDeps, actor: UserRow, input: NewUs
  * (never a value) and is written only when something changed.
  */
 export async function updateUser(deps: ServiceDeps, actor: UserRow, targetId: number, patch: UserPatch): Promise<UserRow> {
-  if (patch.password !== undefined) checkPasswordRule(patch.password, 'password');
+  if (patch.password !== undefined) checkNewPassword(patch.password, 'password');
   checkEmail(patch.email);
   checkDisplayName(patch.displayName);
   const passwordHash = patch.password === undefined ? undefined : await deps.passwords.hash(patch.password);

@@ -2,7 +2,8 @@
  * Small request helpers shared by the organisation routes: the caller as an
  * `Actor`, an optional JSON body, and the body fields every org schema uses.
  */
-import { integer, nullable, optional, size, string, type Struct } from 'superstruct';
+import { integer, nullable, optional, refine, size, string, type Struct } from 'superstruct';
+import { hasNul } from '../admin/text-fields.js';
 import type { Actor } from '../admin/org-access.js';
 import { DEFAULT_BODY_LIMIT, parseJson, readBody, validateBody } from './body.js';
 import type { RequestContext } from './route.js';
@@ -20,10 +21,12 @@ export async function optionalJson<T, S>(ctx: RequestContext, struct: Struct<T, 
   return validateBody(value, struct);
 }
 
+/** A string body field without U+0000 (400 naming the field otherwise). */
+export const Text = refine(string(), 'text', (value) => !hasNul(value));
 /** Names of groups, teams and projects: 1 to 200 characters. */
-export const Name = size(string(), 1, 200);
+export const Name = size(Text, 1, 200);
 /** An optional label: absent, null, or up to 200 characters. */
-export const OptionalLabel = optional(nullable(size(string(), 0, 200)));
+export const OptionalLabel = optional(nullable(size(Text, 0, 200)));
 /** A positive integer id in a body. */
 export const BodyId = size(integer(), 1, Number.MAX_SAFE_INTEGER);
 /** Retention in days: 1 to 36500 (a hundred years keeps every cutoff computation exact). */

@@ -4,6 +4,7 @@
  * absent.
  */
 import { invalidRequest } from '../errors.js';
+import { rejectNul } from '../admin/text-fields.js';
 
 const ID = /^[1-9][0-9]{0,15}$/;
 
@@ -23,6 +24,13 @@ export function queryId(query: URLSearchParams, name: string): number | undefine
 /** A free string, or undefined when absent. */
 export function queryString(query: URLSearchParams, name: string): string | undefined {
   return raw(query, name);
+}
+
+/** Free text that is stored or compared in the database: U+0000 answers 400 naming the parameter. */
+export function queryText(query: URLSearchParams, name: string): string | undefined {
+  const value = raw(query, name);
+  rejectNul(value, name);
+  return value;
 }
 
 /** One of `values`, or undefined when absent. */

@@ -3,10 +3,11 @@
  * (RFC 6749 envelope, form bodies, `no-store` on every answer) and the
  * password change, which stays reachable while the password must change.
  */
-import { string, type } from 'superstruct';
+import { type } from 'superstruct';
 import { grantToken, NO_STORE, revokeToken, TOKEN_FORM_MAX_BYTES, withNoStore, type TokenRequestOrigin } from '../auth/token-endpoint.js';
 import { changeOwnPassword } from '../admin/account.js';
 import { parseForm, readBody } from './body.js';
+import { Text } from './org-request.js';
 import type { RequestContext, Route } from './route.js';
 
 function origin(ctx: RequestContext): TokenRequestOrigin {
@@ -18,7 +19,7 @@ async function tokenForm(ctx: RequestContext): Promise<URLSearchParams> {
   return parseForm(await readBody(ctx.req, TOKEN_FORM_MAX_BYTES));
 }
 
-const ChangePasswordBody = type({ current_password: string(), new_password: string() });
+const ChangePasswordBody = type({ current_password: Text, new_password: Text });
 
 export const authRoutes: Route[] = [
   {

@@ -10,7 +10,7 @@ import { addTeamMember, createTeam, listTeamMembers, listTeams, removeTeamMember
 import { createProject, listVisibleProjects, setProjectBlocked, updateProjectSettings } from '../admin/projects.js';
 import { createSecretKey, listSecretKeys, revokeSecretKey } from '../admin/secret-keys.js';
 import { readPageRequest, toPage } from './pagination.js';
-import { queryId, queryString } from './query-params.js';
+import { queryId, queryText } from './query-params.js';
 import { BodyId, Name, OptionalLabel, Quota, RetentionDays, actorOf, optionalJson } from './org-request.js';
 import {
   presentGroup,
@@ -51,7 +51,7 @@ export function groupRoutes(): Route[] {
       path: '/v1/groups',
       async handle(ctx) {
         const page = readPageRequest(ctx.query, 'groups', ctx.deps.cursors);
-        const name = queryString(ctx.query, 'name');
+        const name = queryText(ctx.query, 'name');
         const rows = await listVisibleGroups(ctx.deps.storage, actorOf(ctx), {
           limit: page.limit + 1,
           ...(page.beforeId === undefined ? {} : { beforeId: page.beforeId }),
@@ -125,7 +125,7 @@ export function projectRoutes(): Route[] {
       async handle(ctx) {
         const page = readPageRequest(ctx.query, 'projects', ctx.deps.cursors);
         const groupId = queryId(ctx.query, 'group_id');
-        const name = queryString(ctx.query, 'name');
+        const name = queryText(ctx.query, 'name');
         const rows = await listVisibleProjects(ctx.deps.storage, actorOf(ctx), {
           limit: page.limit + 1,
           ...(page.beforeId === undefined ? {} : { beforeId: page.beforeId }),

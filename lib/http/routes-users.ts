@@ -3,13 +3,15 @@
  * non-admin before any lookup, D3) and the self-service `DELETE
  * /v1/users/me`, listed before `/v1/users/:id` so `me` is never read as an id.
  */
-import { nullable, optional, string, type } from 'superstruct';
+import { nullable, optional, type } from 'superstruct';
 import { forbidden } from '../errors.js';
 import { isAdmin } from '../auth/rbac.js';
 import { deleteOwnAccount } from '../admin/account.js';
 import { blockUser, createUser, deleteUserByAdmin, findUserOr404, unblockUser, updateUser } from '../admin/users.js';
 import type { UserRow } from '../storage/storage.js';
 import { readPageRequest, toPage } from './pagination.js';
+import { queryText } from './query-params.js';
+import { Text } from './org-request.js';
 import { presentUser } from './present-user.js';
 import type { RequestContext, Route } from './route.js';
 
@@ -17,19 +19,19 @@ import type { RequestContext, Route } from './route.js';
 const USERS_LIST = 'users';
 
 const CreateUserBody = type({
-  username: string(),
-  password: string(),
-  display_name: optional(nullable(string())),
-  email: optional(nullable(string())),
+  username: Text,
+  password: Text,
+  display_name: optional(nullable(Text)),
+  email: optional(nullable(Text)),
 });
 
 const PatchUserBody = type({
-  email: optional(nullable(string())),
-  display_name: optional(nullable(string())),
-  password: optional(string()),
+  email: optional(nullable(Text)),
+  display_name: optional(nullable(Text)),
+  password: optional(Text),
 });
 
-const DeleteMeBody = type({ password: string() });
+const DeleteMeBody = type({ password: Text });
 
 /** The caller, who must be an admin (403 before anything is looked up). */
 function requireAdmin(ctx: RequestContext): UserRow {
@@ -68,7 +70,7 @@ export const userRoutes: Route[] = [
   userRoute('GET', '/v1/users', async (ctx) => {
     requireAdmin(ctx);
     const page = readPageRequest(ctx.query, USERS_LIST, ctx.deps.cursors);
-    const usernameContains = ctx.query.get('username') || undefined;
+    const usernameContains = queryText(ctx.query, 'username');
     const rows = await ctx.deps.storage.listUsers({
       limit: page.limit + 1,
       ...(page.beforeId === undefined ? {} : { beforeId: page.beforeId }),

@@ -40,7 +40,7 @@ function checkShape(input: RoleAssignmentInput): void {
 }
 
 /** The scope with its group, or null when the group or project does not exist. */
-async function findScope(db: ReadOps, scopeType: ScopeType, scopeId: number | null): Promise<GrantScope | null> {
+export async function findScope(db: ReadOps, scopeType: ScopeType, scopeId: number | null): Promise<GrantScope | null> {
   if (scopeType === 'global' || scopeId === null) return { type: 'global' };
   if (scopeType === 'group') {
     const group = await db.getGroup(scopeId);
@@ -96,6 +96,9 @@ export function createRoleAssignment(storage: Storage, actor: Actor, input: Role
     if (!mayGrant(actor.grants, input.role, scope, { type: 'user' })) throw forbidden('This scope is outside your groups.');
     const subject = await resolveSubject(tx, input.subjectType, input.subjectId);
     if (!mayGrant(actor.grants, input.role, scope, subject)) throw forbidden('You may grant roles only to teams of the same group.');
+    // Member changes of the team take turns with this grant (they lock the same group), so a member
+    // added meanwhile is either seen below (and its tokens invalidated) or checked against this grant.
+    if (subject.type === 'team') await tx.lockGroups([subject.groupId]);
     const row = await tx.insertRoleAssignment({ ...input, createdAt: now });
     await tx.bumpTokenVersion(await affectedUsers(tx, row.subjectType, row.subjectId));
     await recordAudit(

@@ -20,6 +20,10 @@
  *   `owner` or `user`, at the scope of a group the caller manages or one of
  *   its projects, to a user or to a team of that same group. Global-scope
  *   grants are admin's alone (a global owner is not admin, D18);
+ * - add or remove a team's members: whoever manages the team's group, but a
+ *   non-admin only while the team holds nothing the caller could not grant
+ *   the team itself (joining a team hands out its grants, leaving one takes
+ *   them away);
  * - admin only: user administration, blocking, the audit log.
  */
 import type { Role, RoleGrant, ScopeType, Visibility } from '../storage/storage.js';
@@ -98,6 +102,25 @@ export function mayGrant(grants: readonly RoleGrant[], role: Role, scope: GrantS
   if (scope.type === 'global' || !mayGrantRoleAtScopeType(grants, role, scope.type)) return false;
   if (!canManageGroup(grants, scope.groupId)) return false;
   return subject.type === 'user' || subject.groupId === scope.groupId;
+}
+
+/** A grant a team holds, its scope resolved to its group (null: the group or project is gone). */
+export interface HeldGrant {
+  role: Role;
+  scope: GrantScope | null;
+}
+
+/**
+ * May the caller add or remove members of a team of `teamGroupId` holding
+ * `held`? Admin always; anyone else only when each held grant is one they
+ * could have given the team themselves, so membership never hands out (or
+ * takes away) an `admin`, a global grant or a grant outside their groups.
+ * The caller must also manage the team's group (checked before).
+ */
+export function mayChangeTeamMembers(grants: readonly RoleGrant[], teamGroupId: number, held: readonly HeldGrant[]): boolean {
+  if (isAdmin(grants)) return true;
+  const team: GrantSubject = { type: 'team', groupId: teamGroupId };
+  return held.every((h) => h.scope !== null && mayGrant(grants, h.role, h.scope, team));
 }
 
 /**

@@ -6,7 +6,7 @@
 import { optional, type } from 'superstruct';
 import { requireAdmin, requireExistingProject, requireGroup, requireProject, requireTeam } from '../admin/org-access.js';
 import { createGroup, listVisibleGroups } from '../admin/groups.js';
-import { addTeamMember, createTeam, listTeamMembers, listTeams, removeTeamMember } from '../admin/teams.js';
+import { addTeamMember, createTeam, listTeamMembers, listTeams, removeTeamMember, requireTeamMembershipRights } from '../admin/teams.js';
 import { createProject, listVisibleProjects, setProjectBlocked, updateProjectSettings } from '../admin/projects.js';
 import { createSecretKey, listSecretKeys, revokeSecretKey } from '../admin/secret-keys.js';
 import { readPageRequest, toPage } from './pagination.js';
@@ -97,6 +97,8 @@ export function groupRoutes(): Route[] {
       async handle(ctx) {
         const actor = actorOf(ctx);
         const team = await requireTeam(ctx.deps.storage, actor, ctx.params.teamId!, 'manage');
+        // 403 before the body is read; asked again inside the change's transaction.
+        await requireTeamMembershipRights(ctx.deps.storage, actor, team);
         const body = await ctx.json(MemberBody);
         await addTeamMember(ctx.deps.storage, actor, team, body.user_id, ctx.deps.now());
         return { status: 204 };

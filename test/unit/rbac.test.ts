@@ -14,6 +14,7 @@ import {
   isAdmin,
   mayGrant,
   mayGrantAnything,
+  mayChangeTeamMembers,
   mayGrantRoleAtScopeType,
   ownedGroupIds,
   roleAssignmentListScope,
@@ -188,5 +189,30 @@ describe('rbac: listing role assignments (D19)', () => {
 
   it('ownedGroupIds lists group-scope owner grants once each', () => {
     assert.deepEqual(ownedGroupIds([g('owner', 'group', 4), g('owner', 'group', 4), g('owner', 'project', 9), g('user', 'group', 2)]), [4]);
+  });
+});
+
+describe('team members', () => {
+  const inGroup1 = { type: 'group' as const, groupId: 1 };
+  it('a group owner may change the members of a team holding only what the owner could grant it', () => {
+    assert.equal(mayChangeTeamMembers(OWNER_OF_1, 1, []), true);
+    assert.equal(mayChangeTeamMembers(OWNER_OF_1, 1, [{ role: 'owner', scope: inGroup1 }, { role: 'user', scope: { type: 'project', projectId: 5, groupId: 1 } }]), true);
+  });
+
+  it('but not of a team holding admin, a global grant, a grant elsewhere, or one whose scope is gone', () => {
+    const owner = [...OWNER_OF_1, g('owner', 'group', 2)];
+    for (const held of [
+      { role: 'admin' as const, scope: { type: 'global' as const } },
+      { role: 'user' as const, scope: { type: 'global' as const } },
+      { role: 'owner' as const, scope: { type: 'group' as const, groupId: 3 } },
+      // Group 2 is the caller's too, but a team of group 1 could not be given it.
+      { role: 'owner' as const, scope: { type: 'group' as const, groupId: 2 } },
+      { role: 'user' as const, scope: { type: 'project' as const, projectId: 7, groupId: 3 } },
+      { role: 'user' as const, scope: null },
+    ]) {
+      assert.equal(mayChangeTeamMembers(owner, 1, [{ role: 'user', scope: inGroup1 }, held]), false, JSON.stringify(held));
+      assert.equal(mayChangeTeamMembers(GLOBAL_OWNER, 1, [held]), false, `global owner: ${JSON.stringify(held)}`);
+      assert.equal(mayChangeTeamMembers(ADMIN, 1, [held]), true, `admin: ${JSON.stringify(held)}`);
+    }
   });
 });

@@ -5,12 +5,12 @@
  * subject bucket `user:<id>` (D12), and both are allowed while
  * `must_change_password` is set.
  */
-import { LogServiceError } from '../errors.js';
+import { LogServiceError, unauthorized } from '../errors.js';
 import type { ServiceDeps } from '../service-deps.js';
-import type { UserRow } from '../storage/storage.js';
+import type { UserRow, WriteOps } from '../storage/storage.js';
 import type { ThrottleOrigin } from '../auth/throttle.js';
 import { recordAudit } from './audit.js';
-import { checkNewPassword, deleteUserInTransaction, findUserOr404 } from './users.js';
+import { checkNewPassword, deleteUserInTransaction } from './users.js';
 
 function wrongPassword(): LogServiceError {
   return new LogServiceError('invalid_grant', 401, 'The current password is incorrect.');
@@ -35,6 +35,22 @@ async function confirmPassword(deps: ServiceDeps, user: UserRow, password: strin
 }
 
 /**
+ * The caller's row, locked for the rest of the transaction, as long as it
+ * is the one the password was confirmed against. The hashing in between
+ * takes a while; if meanwhile an administrator reset the password, blocked
+ * or deleted the account, or anything else moved its token_version, the
+ * caller's access token is no longer valid, so the answer is the 401 the
+ * next request with it would get, and nothing is written.
+ */
+async function unchangedAccount(tx: WriteOps, seen: UserRow): Promise<UserRow> {
+  const current = await tx.getUserForUpdate(seen.id);
+  if (!current || current.tokenVersion !== seen.tokenVersion || current.passwordHash !== seen.passwordHash) {
+    throw unauthorized('Your account changed while this request ran (for example its password was reset); sign in again.');
+  }
+  return current;
+}
+
+/**
  * `POST /v1/auth/change-password`: the rule is checked before the current
  * password (D11); success stores the new hash, clears
  * `must_change_password`, bumps token_version (every access token, the
@@ -51,6 +67,7 @@ export async function changeOwnPassword(
   const passwordHash = await deps.passwords.hash(input.newPassword);
   const now = deps.now();
   await deps.storage.write(async (tx) => {
+    await unchangedAccount(tx, user);
     await tx.updateUser(user.id, { passwordHash, mustChangePassword: false });
     await tx.bumpTokenVersion([user.id]);
     await recordAudit(tx, { actorUserId: user.id, action: 'user.password_changed', targetType: 'user', targetId: user.id }, now);
@@ -65,7 +82,7 @@ export async function deleteOwnAccount(deps: ServiceDeps, user: UserRow, passwor
   await confirmPassword(deps, user, password, origin);
   const now = deps.now();
   await deps.storage.write(async (tx) => {
-    const current = await findUserOr404(tx, user.id);
+    const current = await unchangedAccount(tx, user);
     await deleteUserInTransaction(tx, current, user.id, now);
   });
 }

@@ -462,6 +462,13 @@ export interface ReadOps {
 /** Verbs that write. Only inside `Storage.write`. */
 export interface WriteOps extends ReadOps {
   insertUser(user: NewUser): Promise<UserRow>;
+  /**
+   * The user row as committed now, held until the transaction ends, so a
+   * change decided on it cannot overwrite a concurrent one: PostgreSQL
+   * locks the row (`FOR UPDATE`, waiting for a writer holding it); SQLite
+   * already runs one write transaction at a time.
+   */
+  getUserForUpdate(id: number): Promise<UserRow | null>;
   updateUser(id: number, changes: UserChanges): Promise<UserRow>;
   /** token_version += 1 for each user. */
   bumpTokenVersion(userIds: number[]): Promise<void>;

@@ -54,3 +54,18 @@ export function endPostgresAdmin(): void {
   pgp.end();
   admin = null;
 }
+
+/**
+ * Resolves once at least `count` sessions of the database wait for a lock
+ * (to interleave transactions without sleeping). Polls every 10 ms.
+ */
+export async function lockWaiters(database: string, count: number): Promise<void> {
+  for (;;) {
+    const row = await adminDb().one<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'",
+      [database],
+    );
+    if (row.n >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

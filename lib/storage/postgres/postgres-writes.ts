@@ -70,6 +70,10 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
     );
   }
 
+  getUserForUpdate(id: number): Promise<UserRow | null> {
+    return this.db.oneOrNone<UserRow>(sql.SELECT_USER_BY_ID_FOR_UPDATE, [id]);
+  }
+
   async updateUser(id: number, changes: UserChanges): Promise<UserRow> {
     const [setDisplayName, displayName] = change(changes, 'displayName');
     const [setEmail, email] = change(changes, 'email');

@@ -35,6 +35,7 @@ export const SELECT_SCHEMA_VERSION = `SELECT version FROM schema_version`;
 // Users
 export const COUNT_USERS = `SELECT count(*) AS n FROM users`;
 export const SELECT_USER_BY_ID = `SELECT ${USER_COLUMNS} FROM users WHERE id = $1`;
+export const SELECT_USER_BY_ID_FOR_UPDATE = `${SELECT_USER_BY_ID} FOR UPDATE`;
 export const SELECT_USER_BY_USERNAME = `SELECT ${USER_COLUMNS} FROM users WHERE username = $1`;
 export const LIST_USERS = `SELECT ${USER_COLUMNS} FROM users
   WHERE ($(beforeId)::bigint IS NULL OR id < $(beforeId))

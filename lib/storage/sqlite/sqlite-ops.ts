@@ -273,6 +273,11 @@ export class SqliteWriteOps extends SqliteReadOps implements WriteOps {
     return one(row, toUser, 'inserted user');
   }
 
+  /** The writer transaction already excludes every other writer. */
+  getUserForUpdate(id: number): Promise<UserRow | null> {
+    return this.getUserById(id);
+  }
+
   async updateUser(id: number, changes: UserChanges): Promise<UserRow> {
     const has = (k: keyof UserChanges) => changes[k] !== undefined;
     const row = await this.db.get(SQL.UPDATE_USER, [

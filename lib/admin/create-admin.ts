@@ -8,7 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import type { DatabaseConfig } from '../config.js';
 import { silentLogger, type ServiceLogger } from '../logger.js';
-import { checkPasswordRule, createPasswordHasher, type PasswordHasher } from '../auth/passwords.js';
+import { createPasswordHasher, type PasswordHasher } from '../auth/passwords.js';
+import { checkNewPassword, checkUsername } from './users.js';
 import { openStorage } from '../storage/open-storage.js';
 import { StorageConflict, type Storage, type UserRow, type WriteOps } from '../storage/storage.js';
 import { LogServiceError } from '../errors.js';
@@ -88,14 +89,17 @@ export interface CreateAdminOptions {
 /**
  * Creates an administrator with `must_change_password` true (D32), primary
  * only if no user ever was. Needs only the database settings. Throws a
- * LogServiceError `username_taken` when the name is taken (deleted users
- * keep theirs).
+ * LogServiceError `invalid_request` (naming the field) for a username or
+ * password the API would refuse, and `username_taken` when the name is
+ * taken (deleted users keep theirs).
  */
 export async function createAdmin(database: DatabaseConfig, options: CreateAdminOptions): Promise<CreatedAdmin> {
   if (!options.username) throw new LogServiceError('invalid_request', 400, 'A username is required.', { field: 'username', reason: 'required' });
+  // The same rules as an account made through POST /v1/users.
+  checkUsername(options.username);
   const generated = options.password === undefined || options.password === null;
   const password = generated ? generatePassword() : (options.password as string);
-  checkPasswordRule(password, 'password');
+  checkNewPassword(password, 'password');
   const storage = await openStorage(database, { logger: options.logger ?? silentLogger });
   try {
     const hasher = createPasswordHasher(options.passwordHashLogN === undefined ? {} : { logN: options.passwordHashLogN });

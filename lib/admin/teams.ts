@@ -65,7 +65,7 @@ export function addTeamMember(storage: Storage, actor: Actor, team: TeamRow, use
 }
 
 /**
- * Removes a member: 404 when the user is not a member (D19); 403 when the
+ * Removes a member: 404 when the user is not a member; 403 when the
  * team holds grants the caller could not make; 409 `sole_group_owner` when
  * the team owns a group that would be left without an owner.
  */

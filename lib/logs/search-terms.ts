@@ -271,21 +271,42 @@ export interface TextQuery {
 }
 
 /**
- * Reads `q` (D25): its words by the same splitter as entries; a word written
- * with a trailing `*` is a prefix. A `q` with no word is 400
- * `{field: q, reason: invalid}`.
+ * The most distinct words and prefixes a `q` may hold. Each one is another
+ * index lookup and another condition on every candidate entry; real
+ * searches use a handful.
+ */
+export const MAX_QUERY_WORDS = 16;
+
+/**
+ * The fewest characters a prefix (`word*`) must have before its `*`. A
+ * one-character prefix matches a large share of all words, so its lookup
+ * gathers most of the index's postings for a project.
+ */
+export const MIN_PREFIX_LENGTH = 2;
+
+/**
+ * Reads `q`: its words by the same splitter as entries; a word written
+ * with a trailing `*` is a prefix. A `q` with no word, with more than
+ * MAX_QUERY_WORDS words, or with a prefix shorter than MIN_PREFIX_LENGTH is
+ * 400 `{field: q, reason: invalid}`.
  */
 export function parseTextQuery(q: string): TextQuery {
   const words = new Set<string>();
   const prefixes = new Set<string>();
   for (const m of q.matchAll(QUERY_WORD_RUN)) {
     const word = normalizeWord(m[1]!);
-    (m[2] === '*' ? prefixes : words).add(word);
+    if (m[2] !== '*') words.add(word);
+    else if ([...word].length < MIN_PREFIX_LENGTH) {
+      throw invalidRequest(`A prefix in 'q' needs at least ${MIN_PREFIX_LENGTH} letters or digits before its '*' ('${word}*' is too short).`, 'q', 'invalid');
+    } else prefixes.add(word);
   }
   if (words.size === 0 && prefixes.size === 0) {
     throw invalidRequest("'q' must contain at least one word (letters or digits).", 'q', 'invalid');
   }
   // A prefix that is also a whole word adds nothing (the word implies it).
   for (const w of words) prefixes.delete(w);
+  if (words.size + prefixes.size > MAX_QUERY_WORDS) {
+    throw invalidRequest(`'q' may hold at most ${MAX_QUERY_WORDS} distinct words and prefixes.`, 'q', 'invalid');
+  }
   return { words: [...words], prefixes: [...prefixes] };
 }

@@ -44,6 +44,8 @@ export interface LogServiceOptions {
    * run only through `runPurgeOnce()`.
    */
   scheduledPurge?: boolean;
+  /** How long an ingestion body may send nothing before it is answered 408 (default 10 s); for tests. */
+  ingestBodyIdleMs?: number;
 }
 
 export interface LogService {
@@ -104,7 +106,7 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
         logger,
         now,
       }),
-      ingestion: createIngestion(storage, config, logger),
+      ingestion: createIngestion(storage, config, logger, options.ingestBodyIdleMs === undefined ? {} : { bodyIdleMs: options.ingestBodyIdleMs }),
       liveStreams,
       logger,
       now,

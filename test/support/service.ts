@@ -32,6 +32,8 @@ export interface StartOptions {
   logger?: ServiceLogger;
   /** false: the retention purge runs only through `service.runPurgeOnce()`. */
   scheduledPurge?: boolean;
+  /** How long an ingestion body may send nothing before 408 (default: the service's). */
+  ingestBodyIdleMs?: number;
 }
 
 export async function startService(backend: BackendName, options: StartOptions = {}): Promise<RunningService> {
@@ -50,6 +52,7 @@ export async function startService(backend: BackendName, options: StartOptions =
       ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
       ...(options.now === undefined ? {} : { now: options.now }),
       ...(options.scheduledPurge === undefined ? {} : { scheduledPurge: options.scheduledPurge }),
+      ...(options.ingestBodyIdleMs === undefined ? {} : { ingestBodyIdleMs: options.ingestBodyIdleMs }),
     },
   );
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, service.handler);

@@ -43,6 +43,7 @@ export const ERROR_CODES = {
   email_taken: 409,
   sole_group_owner: 409,
   deleted_account: 409,
+  request_timeout: 408,
   payload_too_large: 413,
   too_many_requests: 429,
   internal_error: 500,

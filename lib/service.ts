@@ -51,6 +51,8 @@ export interface LogServiceOptions {
    * limiting is enabled.
    */
   rateLimiter?: RateLimiter;
+  /** How long an ingestion body may send nothing before it is answered 408 (default 10 s); for tests. */
+  ingestBodyIdleMs?: number;
 }
 
 export interface LogService {
@@ -112,7 +114,7 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
         now,
         ...(options.rateLimiter === undefined ? {} : { limiter: options.rateLimiter }),
       }),
-      ingestion: createIngestion(storage, config, logger),
+      ingestion: createIngestion(storage, config, logger, options.ingestBodyIdleMs === undefined ? {} : { bodyIdleMs: options.ingestBodyIdleMs }),
       liveStreams,
       logger,
       now,

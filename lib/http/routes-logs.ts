@@ -25,28 +25,28 @@ async function postLogs(ctx: RequestContext) {
   if (!key || key.revokedAt !== null) throw unauthorized();
   if (key.projectBlocked) throw projectBlocked();
 
-  const { budget, queue } = ctx.deps.ingestion;
-  // Reserve the body's size before reading it: bodies beyond the budget wait
-  // here, unread, and the budget is held until their entries are committed.
+  const { budget, queue, spareBody, preparer, bodyIdleMs } = ctx.deps.ingestion;
   const limit = ctx.deps.config.maxIngestBodyBytes;
   const declared = Number(ctx.req.headers['content-length']);
-  const known = ctx.req.headers['content-length'] !== undefined && Number.isFinite(declared) && declared >= 0;
+  const known = ctx.req.headers['content-length'] !== undefined && Number.isSafeInteger(declared) && declared >= 0;
   if (known && declared > limit) throw payloadTooLarge(limit);
-  const release = await budget.acquire(known ? declared : limit);
+  // The body takes budget only as its bytes arrive, and holds them until its entries are committed.
+  const hold = budget.open(known ? declared : limit);
   try {
-    const loan = known ? ctx.deps.ingestion.spareBody.lend(declared) : null;
+    const loan = known ? spareBody.lend(declared) : null;
     let batch;
     try {
-      const raw = await readIngestBody(ctx.req, limit, loan?.buffer);
+      const raw = await readIngestBody(ctx.req, { limit, hold, idleMs: bodyIdleMs, ...(loan ? { into: loan.buffer } : {}) });
+      hold.finishReading();
       // Prepared entries hold copies of what they need: the raw bytes can go back.
-      batch = await ctx.deps.ingestion.preparer.prepare(raw, { projectId: key.projectId, receivedAt: ctx.deps.now() });
+      batch = await preparer.prepare(raw, { projectId: key.projectId, receivedAt: ctx.deps.now() });
     } finally {
       loan?.giveBack();
     }
     const body = await ingestBatch(queue, batch);
     return { status: 202, body };
   } finally {
-    release();
+    hold.release();
   }
 }
 

@@ -24,6 +24,15 @@ export const NULLABLE_FIELDS = ['category', 'logger', ...CORRELATION_FIELDS] as 
 /** Keys the server assigns; an entry that submits one is rejected (D21). */
 export const SERVER_ASSIGNED_KEYS = ['id', 'project_id', 'received_at'] as const;
 
+/**
+ * The deepest nesting of objects and arrays an entry may have, the entry
+ * object itself counting as the first level. Far beyond any real log entry,
+ * and far below what the event loop's call stack survives when a library
+ * walks a parsed value recursively (JSON.stringify overflows at a few
+ * thousand levels), so an accepted entry can always be serialised.
+ */
+export const MAX_ENTRY_DEPTH = 100;
+
 /** The stored number of a level name, or undefined when it is not one of the five. */
 export function levelNumber(name: unknown): number | undefined {
   if (typeof name !== 'string') return undefined;
@@ -117,7 +126,27 @@ export function validateEntry(value: unknown): ValidEntry | InvalidEntry {
     }
     return { ok: false, message: `'${field}' must be a string or null.` };
   }
+  if (nestsDeeperThan(entry, MAX_ENTRY_DEPTH)) {
+    return { ok: false, message: `The entry nests objects and arrays more than ${MAX_ENTRY_DEPTH} levels deep.` };
+  }
   return { ok: true, entry, level, timestamp };
+}
+
+/**
+ * Whether objects and arrays nest more than `max` levels in `root` (itself
+ * level 1). Walks with its own stack: the value may be far deeper than the
+ * call stack allows.
+ */
+export function nestsDeeperThan(root: object, max: number): boolean {
+  const stack: { value: object; depth: number }[] = [{ value: root, depth: 1 }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (item.depth > max) return true;
+    const children = Array.isArray(item.value) ? item.value : Object.values(item.value);
+    for (const child of children) {
+      if (typeof child === 'object' && child !== null) stack.push({ value: child, depth: item.depth + 1 });
+    }
+  }
+  return false;
 }
 
 /**

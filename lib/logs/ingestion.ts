@@ -19,6 +19,11 @@ import type { PreparedBatch, Rejection } from './prepare-entries.js';
  * Prepared entries take about three times their body's bytes.
  */
 export const INGEST_BUDGET_SLACK = 2 * 1024 * 1024;
+/**
+ * A body that sends nothing for this long is answered 408 and closed, so a
+ * client that stops mid-body holds its share of the budget no longer.
+ */
+export const INGEST_BODY_IDLE_MS = 10_000;
 const MAX_ENTRIES_PER_COMMIT = 20_000;
 const MAX_BYTES_PER_COMMIT = 16 * 1024 * 1024;
 
@@ -27,13 +32,15 @@ export interface Ingestion {
   readonly budget: ByteBudget;
   /** The reusable buffer large bodies are read into. */
   readonly spareBody: SpareBodyBuffer;
+  /** A body idle this long is answered 408 (INGEST_BODY_IDLE_MS unless a test shortens it). */
+  readonly bodyIdleMs: number;
   /** Prepares batches, off the event loop for the usual sizes. */
   readonly preparer: PreparePool;
   /** Finishes every accepted request's commit, then refuses new ones. */
   close(): Promise<void>;
 }
 
-export function createIngestion(storage: Storage, config: LogServiceConfig, logger: ServiceLogger): Ingestion {
+export function createIngestion(storage: Storage, config: LogServiceConfig, logger: ServiceLogger, options: { bodyIdleMs?: number } = {}): Ingestion {
   // One writer on SQLite; on PostgreSQL a few transactions at once, leaving
   // pool connections for queries.
   const concurrency = storage.backend === 'file' ? 1 : Math.max(1, Math.min(4, Math.floor(config.dbServerPoolSize / 2)));
@@ -48,6 +55,7 @@ export function createIngestion(storage: Storage, config: LogServiceConfig, logg
   return {
     queue,
     budget,
+    bodyIdleMs: options.bodyIdleMs ?? INGEST_BODY_IDLE_MS,
     spareBody: new SpareBodyBuffer(config.maxIngestBodyBytes),
     preparer,
     close: async () => {

@@ -27,6 +27,23 @@ const EXACT_FIELDS = ['category', 'logger', ...CORRELATION_FIELDS] as const;
 const CONTEXT_PREFIX = 'context.';
 
 /**
+ * The most exact-match filters one query may combine (`category`,
+ * `logger`, the correlation fields and `context.<path>`, repeats
+ * included). Each one is another index term to intersect and another
+ * check on every candidate entry; real queries use a few.
+ */
+export const MAX_EXACT_FILTERS = 16;
+
+/**
+ * U+0000 in a filter's name or value is refused by name, as in every text
+ * the service takes outside log entries: no database ever sees it as text
+ * (PostgreSQL refuses it), so it can never turn into a 500.
+ */
+function refuseNul(field: string, text: string): void {
+  if (text.includes('\u0000')) throw invalidRequest(`'${field}' must not contain the character U+0000.`, field, 'invalid');
+}
+
+/**
  * D20's first check: exactly one of `project_id` and `group_id`, as a
  * positive integer. Both or neither is 400 `{field: project_id, reason: invalid}`.
  */
@@ -57,23 +74,31 @@ export function readLogFilter(query: URLSearchParams): LogFilter {
   const to = readInstant(query, 'to');
 
   const exact = new Map<string, ExactFilter>();
-  const addExact = (path: string[], value: string) => exact.set(JSON.stringify([path, value]), { path, value });
+  const addExact = (field: string, path: string[], value: string) => {
+    refuseNul(field, value);
+    exact.set(JSON.stringify([path, value]), { path, value });
+    if (exact.size > MAX_EXACT_FILTERS) {
+      throw invalidRequest(`A query may combine at most ${MAX_EXACT_FILTERS} exact-match filters (category, logger, correlation fields and context.<path>).`, field, 'invalid');
+    }
+  };
   for (const field of EXACT_FIELDS) {
-    for (const value of query.getAll(field)) addExact([field], value);
+    for (const value of query.getAll(field)) addExact(field, [field], value);
   }
   for (const [key, value] of query) {
     if (!key.startsWith(CONTEXT_PREFIX)) continue;
+    refuseNul(key, key);
     const segments = key.slice(CONTEXT_PREFIX.length).split('.');
     if (segments.some((s) => s.length === 0)) {
       throw invalidRequest(`'${key}' is not a valid context path (empty segment).`, key, 'invalid');
     }
-    addExact(segments, value);
+    addExact(key, segments, value);
   }
 
   const words: string[] = [];
   const prefixes: string[] = [];
   const q = query.get('q');
   if (q !== null) {
+    refuseNul('q', q);
     const text = parseTextQuery(q);
     words.push(...text.words);
     prefixes.push(...text.prefixes);

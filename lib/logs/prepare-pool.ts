@@ -27,7 +27,12 @@ interface Waiting {
   reject(err: unknown): void;
 }
 
-type Reply = { id: number; batch: PreparedBatch } | { id: number; error: { code: string; status: number; message: string; details?: Record<string, unknown> } };
+type Reply =
+  | { id: number; batch: PreparedBatch }
+  /** A refusal meant for the client (e.g. 400 for a body that is not JSON). */
+  | { id: number; error: { code: string; status: number; message: string; details?: Record<string, unknown> } }
+  /** Anything else that went wrong in the worker: its description, for the service's log only. */
+  | { id: number; failure: string };
 
 /**
  * The worker runs prepare-worker.js next to this module when compiled
@@ -92,7 +97,9 @@ export class PreparePool {
       if (!waiting) return;
       this.waiting.delete(reply.id);
       if ('batch' in reply) waiting.resolve(reply.batch);
-      else waiting.reject(new LogServiceError(reply.error.code, reply.error.status, reply.error.message, reply.error.details));
+      else if ('error' in reply) waiting.reject(new LogServiceError(reply.error.code, reply.error.status, reply.error.message, reply.error.details));
+      // A plain Error: the HTTP edge logs it and answers the generic 500, never this text.
+      else waiting.reject(new Error(`preparing a batch failed in the worker: ${reply.failure}`));
     });
     worker.on('error', (err) => {
       this.logger.error('the batch preparation worker failed; starting another', { error: String(err) });

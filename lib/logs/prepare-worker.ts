@@ -19,12 +19,11 @@ parentPort!.on('message', (job: Job) => {
     // The encoded chunks move to the event loop's thread without a copy.
     (batch) => parentPort!.postMessage({ id: job.id, batch }, transferList(batch.request)),
     (err: unknown) =>
-      parentPort!.postMessage({
-        id: job.id,
-        error:
-          err instanceof LogServiceError
-            ? { code: err.code, status: err.status, message: err.message, details: err.details }
-            : { code: 'internal', status: 500, message: String(err) },
-      }),
+      parentPort!.postMessage(
+        err instanceof LogServiceError
+          ? { id: job.id, error: { code: err.code, status: err.status, message: err.message, details: err.details } }
+          : // Not an answer for the client: the pool turns it into an unexpected error (logged, generic 500).
+            { id: job.id, failure: err instanceof Error ? (err.stack ?? err.message) : String(err) },
+      ),
   );
 });

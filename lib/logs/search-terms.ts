@@ -94,7 +94,7 @@ export function wordsOf(text: string): string[] {
 export function valueText(entry: Record<string, unknown>): string {
   const texts: string[] = [];
   // The walk of entryTerms without a path: no exact terms are computed.
-  collectObject(entry, null, true, texts, []);
+  collect(entry, null, texts, []);
   return texts.join(TEXT_JOINER);
 }
 
@@ -198,7 +198,7 @@ function addressable(key: string): boolean {
 export function entryTerms(entry: Record<string, unknown>): string[] {
   const texts: string[] = [];
   const exact: string[] = [];
-  collectObject(entry, EMPTY_PATH, true, texts, exact);
+  collect(entry, EMPTY_PATH, texts, exact);
   const terms = new Set<string>();
   addWords(texts.join(TEXT_JOINER), terms);
   const out = [...terms];
@@ -206,41 +206,61 @@ export function entryTerms(entry: Record<string, unknown>): string[] {
   return out;
 }
 
-// `path` is the hash state of the path so far, or null once the path went
-// through an array or an unaddressable key (words are still collected below
-// it, exact terms are not).
-function collectObject(obj: Record<string, unknown>, path: PathHash | null, top: boolean, texts: string[], exact: string[]): void {
-  for (const key of Object.keys(obj)) {
-    const child = path !== null && addressable(key) ? childPath(path, key, top) : null;
-    collectValue(obj[key], child, texts, exact);
-  }
+/** A value still to visit, with the hash state of its path (see `collect`). */
+interface Pending {
+  value: unknown;
+  path: PathHash | null;
 }
 
-function collectValue(value: unknown, path: PathHash | null, texts: string[], exact: string[]): void {
-  switch (typeof value) {
-    case 'string':
-      texts.push(value);
-      if (path !== null && !isOneWord(value)) exact.push(termOf(feed(path, VALUE_MARK, value)));
-      return;
-    case 'number': {
-      const text = JSON.stringify(value);
-      texts.push(text);
-      if (path !== null && !isOneWord(text)) exact.push(termOf(feed(path, VALUE_MARK, text)));
+/**
+ * Visits every value below `root` in document order (keys in order, array
+ * items in order), collecting value texts and, where `rootPath` is given,
+ * exact terms. `path` is the hash state of the path so far, or null once
+ * the path went through an array or an unaddressable key (words are still
+ * collected below it, exact terms are not).
+ *
+ * The walk keeps its own stack instead of recursing: a stored entry may
+ * nest deeper than the call stack allows (one stored before nesting was
+ * bounded), and a search or a stream must still read past it.
+ */
+function collect(root: Record<string, unknown>, rootPath: PathHash | null, texts: string[], exact: string[]): void {
+  const stack: Pending[] = [];
+  // Children are pushed in reverse so they come off the stack in order.
+  const pushChildren = (value: object, path: PathHash | null, top: boolean) => {
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: null });
       return;
     }
-    case 'boolean':
-      if (path !== null) exact.push(termOf(feed(path, VALUE_MARK, value ? 'true' : 'false')));
-      return;
-    case 'object':
-      if (value === null) return;
-      if (Array.isArray(value)) {
-        for (const item of value) collectValue(item, null, texts, exact);
-        return;
+    const obj = value as Record<string, unknown>;
+    const keys = Object.keys(obj);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i]!;
+      stack.push({ value: obj[key], path: path !== null && addressable(key) ? childPath(path, key, top) : null });
+    }
+  };
+  pushChildren(root, rootPath, true);
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { value, path } = item;
+    switch (typeof value) {
+      case 'string':
+        texts.push(value);
+        if (path !== null && !isOneWord(value)) exact.push(termOf(feed(path, VALUE_MARK, value)));
+        break;
+      case 'number': {
+        const text = JSON.stringify(value);
+        texts.push(text);
+        if (path !== null && !isOneWord(text)) exact.push(termOf(feed(path, VALUE_MARK, text)));
+        break;
       }
-      collectObject(value as Record<string, unknown>, path, false, texts, exact);
-      return;
-    default:
-      return;
+      case 'boolean':
+        if (path !== null) exact.push(termOf(feed(path, VALUE_MARK, value ? 'true' : 'false')));
+        break;
+      case 'object':
+        if (value !== null) pushChildren(value, path, false);
+        break;
+      default:
+        break;
+    }
   }
 }
 
@@ -251,21 +271,42 @@ export interface TextQuery {
 }
 
 /**
- * Reads `q` (D25): its words by the same splitter as entries; a word written
- * with a trailing `*` is a prefix. A `q` with no word is 400
- * `{field: q, reason: invalid}`.
+ * The most distinct words and prefixes a `q` may hold. Each one is another
+ * index lookup and another condition on every candidate entry; real
+ * searches use a handful.
+ */
+export const MAX_QUERY_WORDS = 16;
+
+/**
+ * The fewest characters a prefix (`word*`) must have before its `*`. A
+ * one-character prefix matches a large share of all words, so its lookup
+ * gathers most of the index's postings for a project.
+ */
+export const MIN_PREFIX_LENGTH = 2;
+
+/**
+ * Reads `q`: its words by the same splitter as entries; a word written
+ * with a trailing `*` is a prefix. A `q` with no word, with more than
+ * MAX_QUERY_WORDS words, or with a prefix shorter than MIN_PREFIX_LENGTH is
+ * 400 `{field: q, reason: invalid}`.
  */
 export function parseTextQuery(q: string): TextQuery {
   const words = new Set<string>();
   const prefixes = new Set<string>();
   for (const m of q.matchAll(QUERY_WORD_RUN)) {
     const word = normalizeWord(m[1]!);
-    (m[2] === '*' ? prefixes : words).add(word);
+    if (m[2] !== '*') words.add(word);
+    else if ([...word].length < MIN_PREFIX_LENGTH) {
+      throw invalidRequest(`A prefix in 'q' needs at least ${MIN_PREFIX_LENGTH} letters or digits before its '*' ('${word}*' is too short).`, 'q', 'invalid');
+    } else prefixes.add(word);
   }
   if (words.size === 0 && prefixes.size === 0) {
     throw invalidRequest("'q' must contain at least one word (letters or digits).", 'q', 'invalid');
   }
   // A prefix that is also a whole word adds nothing (the word implies it).
   for (const w of words) prefixes.delete(w);
+  if (words.size + prefixes.size > MAX_QUERY_WORDS) {
+    throw invalidRequest(`'q' may hold at most ${MAX_QUERY_WORDS} distinct words and prefixes.`, 'q', 'invalid');
+  }
   return { words: [...words], prefixes: [...prefixes] };
 }

@@ -35,6 +35,8 @@ export interface StartOptions {
   scheduledPurge?: boolean;
   /** The rate limiter's tables, to inspect what they retain. */
   rateLimiter?: RateLimiter;
+  /** How long an ingestion body may send nothing before 408 (default: the service's). */
+  ingestBodyIdleMs?: number;
 }
 
 export async function startService(backend: BackendName, options: StartOptions = {}): Promise<RunningService> {
@@ -54,6 +56,7 @@ export async function startService(backend: BackendName, options: StartOptions =
       ...(options.now === undefined ? {} : { now: options.now }),
       ...(options.scheduledPurge === undefined ? {} : { scheduledPurge: options.scheduledPurge }),
       ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
+      ...(options.ingestBodyIdleMs === undefined ? {} : { ingestBodyIdleMs: options.ingestBodyIdleMs }),
     },
   );
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, service.handler);

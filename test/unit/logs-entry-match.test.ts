@@ -333,9 +333,9 @@ describe('entry matcher cases', () => {
     assert.equal(matches(e, q('中文')), true);
     assert.equal(matches(e, q('ünïcödé ٣٤')), true);
     assert.equal(matches(e, q('中')), false);
-    assert.equal(matches(e, q('中*')), true);
+    assert.equal(matches(e, q('中文*')), true);
     assert.equal(matches(e, q('σα*')), true);
-    assert.equal(matches(e, q('文*')), false);
+    assert.equal(matches(e, q('ας*')), false);
     assert.equal(matches(e, q('unicode')), false);
   });
 
@@ -369,6 +369,17 @@ describe('entry matcher cases', () => {
     assert.equal(matches(e, { ...q('slow'), exact: [{ path: ['category'], value: 'db' }, { path: ['user', 'id'], value: '43' }] }), false);
     assert.equal(matches(e, { ...q('fast'), exact: [{ path: ['category'], value: 'db' }] }), false);
     assert.equal(matches(e, { ...q('qu*'), exact: [{ path: ['category'], value: 'db' }] }), true);
-    assert.equal(matches(e, { ...q('x*'), exact: [{ path: ['category'], value: 'db' }] }), false);
+    assert.equal(matches(e, { ...q('xy*'), exact: [{ path: ['category'], value: 'db' }] }), false);
+  });
+
+  it('decides on a stored entry nested far deeper than the call stack allows (stored before nesting was bounded)', () => {
+    const depth = 100_000;
+    const body = `{"event":"deep one","ctx":{"id":"a-1"},"inner":${'['.repeat(depth)}"bottom word"${']'.repeat(depth)}}`;
+    const test = (filter: Partial<TextFilter>) => entryMatcher({ words: [], prefixes: [], exact: [], ...filter })!(body);
+    assert.equal(test(q('bottom deep')), true);
+    assert.equal(test(q('bott* wo*')), true);
+    assert.equal(test(q('missing')), false);
+    assert.equal(test({ ...q('word'), exact: [{ path: ['ctx', 'id'], value: 'a-1' }] }), true);
+    assert.equal(test(ex(['ctx', 'id'], 'a-2')), false);
   });
 });

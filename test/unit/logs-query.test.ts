@@ -97,6 +97,40 @@ describe('log filters', () => {
     fails(() => readLogFilter(qs('q=***')), 'q');
   });
 
+  it('bounds q: at most 16 distinct words and prefixes, each prefix at least 2 characters before its *', () => {
+    const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
+    assert.equal(readLogFilter(qs(`q=${words(16)}`)).words.length, 16);
+    // Repeats and prefixes implied by a word do not count.
+    assert.equal(readLogFilter(qs(`q=${words(16)} w0 w1* W2`)).words.length, 16);
+    fails(() => readLogFilter(qs(`q=${words(17)}`)), 'q');
+    fails(() => readLogFilter(qs(`q=${words(15)} ab* cd*`)), 'q');
+    assert.deepEqual(readLogFilter(qs('q=ab* 中文*')).prefixes, ['ab', '中文']);
+    for (const short of ['a*', 'x* disk', '中*', '7*']) fails(() => readLogFilter(qs(`q=${encodeURIComponent(short)}`)), 'q');
+    assert.throws(() => readLogFilter(qs('q=a*')), /at least 2 letters or digits/);
+  });
+
+  it('bounds exact-match filters at 16 per query, named fields, context paths and repeats together', () => {
+    const pairs = (n: number, at = 0) => Array.from({ length: n }, (_, i) => `context.k${i + at}=v`).join('&');
+    assert.equal(readLogFilter(qs(pairs(16))).exact.length, 16);
+    assert.equal(readLogFilter(qs(`${pairs(16)}&context.k0=v`)).exact.length, 16, 'an exact repeat adds nothing');
+    fails(() => readLogFilter(qs(pairs(17))), 'context.k16');
+    fails(() => readLogFilter(qs(`category=a&category=b&logger=c&${pairs(14)}`)), 'context.k13');
+    fails(() => readLogFilter(qs(Array.from({ length: 17 }, (_, i) => `request_id=r${i}`).join('&'))), 'request_id');
+  });
+
+  it('refuses U+0000 in any filter value or context path, naming the parameter', () => {
+    const nul = '%00';
+    for (const field of ['category', 'logger', 'session_id', 'request_id', 'connection_generation', 'tool_call_id', 'message_id', 'operation_id', 'context.a.b', 'q']) {
+      fails(() => readLogFilter(qs(`${field}=x${nul}y`)), field);
+    }
+    fails(() => readLogFilter(qs(`context.a${nul}b=1`)), 'context.a\u0000b');
+    for (const field of ['level', 'from', 'to']) fails(() => readLogFilter(qs(`${field}=${nul}`)), field);
+    fails(() => readLogListQuery(qs(`limit=1${nul}`), cursors), 'limit');
+    fails(() => readLogListQuery(qs(`cursor=${nul}`), cursors), 'cursor');
+    fails(() => readLogStreamQuery(qs(`since_id=1${nul}`)), 'since_id');
+    fails(() => readLogScope(qs(`project_id=1${nul}`)), 'project_id');
+  });
+
   it('complains in D20 order: level, from/to, context, q, then limit and cursor', () => {
     const all = 'level=x&from=x&to=x&context..=1&q=*&limit=0&cursor=x';
     fails(() => readLogListQuery(qs(all), cursors), 'level');

@@ -292,25 +292,62 @@ describe('search-index blocks', () => {
 });
 
 describe('byte budget', () => {
-  it('grants in FIFO order within the capacity and caps oversized requests at the capacity', async () => {
+  const tick = () => new Promise((r) => setImmediate(r));
+
+  it('counts a body only for the bytes it has taken, whatever it may grow to', () => {
+    // One maximal body (100) plus slack (50), as the service sizes it.
+    const budget = new ByteBudget(150);
+    const stalled = [budget.open(100), budget.open(100), budget.open(100)];
+    for (const hold of stalled) assert.ok(hold.take(1));
+    assert.equal(budget.free, 147);
+    const small = budget.open(40);
+    assert.ok(small.take(40), 'a small body beside stalled big ones is served at once');
+    for (const hold of [...stalled, small]) hold.release();
+    assert.equal(budget.free, 150);
+  });
+
+  it('never lets half-read bodies deadlock: the oldest body being read can always finish', async () => {
     const budget = new ByteBudget(100);
-    const order: string[] = [];
-    const a = await budget.acquire(60);
-    const b = budget.acquire(60).then((release) => (order.push('b'), release));
-    const c = budget.acquire(10).then((release) => (order.push('c'), release));
-    await new Promise((r) => setImmediate(r));
-    assert.deepEqual(order, [], 'c waits behind b even though it would fit');
-    a();
-    a();
-    const releaseB = await b;
-    const releaseC = await c;
-    assert.deepEqual(order, ['b', 'c']);
-    assert.equal(budget.free, 30);
-    releaseB();
-    releaseC();
-    const huge = await budget.acquire(10_000);
-    assert.equal(budget.free, 0);
-    huge();
+    const a = budget.open(60);
+    const b = budget.open(60);
+    assert.ok(a.take(30));
+    assert.ok(b.take(10));
+    // B holding more would leave A unable to finish (60 + 40 > 100 with B at 41).
+    assert.ok(!b.take(31));
+    let bGranted = false;
+    const bWaits = b.wait(31).then(() => (bGranted = true));
+    await tick();
+    assert.equal(bGranted, false);
+    assert.ok(a.take(30), 'the oldest body takes the rest of its size');
+    a.finishReading();
+    await tick();
+    assert.equal(bGranted, false, 'only 30 bytes are free until A is committed and released');
+    a.release();
+    await bWaits;
+    assert.equal(b.held, 41);
+    assert.ok(b.take(19));
+    b.release();
     assert.equal(budget.free, 100);
+  });
+
+  it('hands the bytes of a stalled body, once released, to the bodies waiting', async () => {
+    const budget = new ByteBudget(150);
+    const stalled = budget.open(100);
+    assert.equal(stalled.take(60), true);
+    const later = budget.open(80);
+    assert.equal(later.take(40), true);
+    // Younger bodies may hold at most 50 while the stalled one might still grow to 100.
+    assert.equal(later.take(30), false);
+    let granted = false;
+    const waiting = later.wait(30).then(() => (granted = true));
+    await tick();
+    assert.equal(granted, false);
+    stalled.release();
+    await waiting;
+    assert.equal(later.held, 70);
+    assert.equal(budget.free, 80);
+    later.release();
+    later.release();
+    assert.equal(budget.free, 150);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { EXACT_TERM_MARK, entryTerms, exactTerm, leafIndexTerm, normalizeWord, parseTextQuery, wordsOf } from '../../lib/logs/search-terms.js';
+import { EXACT_TERM_MARK, MIN_PREFIX_LENGTH, valueText, entryTerms, exactTerm, leafIndexTerm, normalizeWord, parseTextQuery, wordsOf } from '../../lib/logs/search-terms.js';
 import { LogServiceError } from '../../lib/errors.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -77,14 +77,15 @@ describe('entry terms', () => {
         const terms = new Set(entryTerms(e));
         for (const t of valueTexts(e)) {
           if (!/[\p{L}\p{N}]/u.test(t)) continue;
-          const q = parseTextQuery(t);
-          for (const w of q.words) assert.ok(terms.has(w), `word ${w}`);
+          // One word at a time: a value may hold more words than one q allows.
+          for (const typedWord of t.match(/[\p{L}\p{N}]+/gu) ?? []) for (const w of parseTextQuery(typedWord).words) assert.ok(terms.has(w), `word ${w}`);
           for (const run of t.match(/[\p{L}\p{N}]+/gu) ?? []) {
             const cps = [...run];
             const typed = cps.slice(0, Math.max(1, cps.length - 1)).join('');
             // toLowerCase is context-sensitive (final sigma): a cut run may
             // lower-case differently; that is D25's definition, not a miss.
             if (!normalizeWord(run).startsWith(normalizeWord(typed))) continue;
+            if ([...normalizeWord(typed)].length < MIN_PREFIX_LENGTH) continue;
             for (const p of parseTextQuery(`${typed}*`).prefixes) assert.ok([...terms].some((x) => x.startsWith(p)), `prefix ${p}`);
           }
         }
@@ -223,5 +224,16 @@ describe('q (D25)', () => {
         }
       }),
     );
+  });
+});
+
+describe('walks over deep entries', () => {
+  it('collects terms and value text of an entry nested far deeper than the call stack allows, in document order', () => {
+    let inner: unknown = { last: 'bottom word', flag: true };
+    for (let i = 0; i < 100_000; i++) inner = i % 2 === 0 ? [inner, 'side'] : { k: inner };
+    const entry = { event: 'top', inner, after: 'tail' };
+    const terms = entryTerms(entry);
+    assert.deepEqual(terms.filter((t) => !t.startsWith(EXACT_TERM_MARK)), ['top', 'bottom', 'word', 'side', 'tail']);
+    assert.equal(valueText(entry).split('\n').length, 3 + 50_000);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { LEVELS, levelNumber, parseIsoTimestamp, readBatch, validateEntry } from '../../lib/logs/entry-validation.js';
+import { LEVELS, MAX_ENTRY_DEPTH, levelNumber, parseIsoTimestamp, readBatch, validateEntry } from '../../lib/logs/entry-validation.js';
 import { prepareEntries } from '../../lib/logs/prepare-entries.js';
 import { LogServiceError } from '../../lib/errors.js';
 
@@ -132,5 +132,31 @@ describe('batches (D22) and preparation', () => {
     const submitted = JSON.parse('[{"level":"info","event":"e","timestamp":"2024-01-01 00:00","__proto__":{"x":1}}]');
     const body = prepareEntries(submitted).entries[0]!.body;
     assert.equal(body, '{"level":"info","event":"e","timestamp":"2024-01-01 00:00","__proto__":{"x":1}}');
+  });
+});
+
+describe('nesting depth', () => {
+  /** `good` whose objects and arrays nest `depth` levels, the entry itself included. */
+  function nested(depth: number, kind: 'array' | 'object'): Record<string, unknown> {
+    let inner: unknown = 'bottom';
+    for (let i = 1; i < depth; i++) inner = kind === 'array' ? [inner] : { k: inner };
+    return { ...good, inner };
+  }
+
+  it('accepts an entry nesting 100 levels and refuses one nesting 101, objects or arrays', () => {
+    assert.equal(MAX_ENTRY_DEPTH, 100);
+    for (const kind of ['array', 'object'] as const) {
+      assert.ok(validateEntry(nested(100, kind)).ok, kind);
+      assert.match(message(nested(101, kind)), /more than 100 levels deep/);
+    }
+    // Depth counts levels on one path, not containers side by side.
+    assert.ok(validateEntry({ ...good, wide: Array.from({ length: 500 }, () => ({ a: [1] })) }).ok);
+  });
+
+  it('refuses entries far deeper than the call stack allows, without throwing', () => {
+    const batch = prepareEntries([nested(100, 'object'), nested(101, 'array'), nested(200_000, 'array'), nested(200_000, 'object'), good]);
+    assert.deepEqual(batch.positions, [0, 4]);
+    assert.deepEqual(batch.rejected.map((r) => r.index), [1, 2, 3]);
+    for (const r of batch.rejected) assert.match(r.message, /more than 100 levels deep/);
   });
 });

@@ -77,4 +77,17 @@ describe('PreparePool', () => {
     await closed.prepare(body, TARGET);
     assert.ok(body.length > 0, 'not transferred');
   });
+
+  it('turns an unexpected failure in the worker into a plain error, never a refusal carrying its text to the client', async () => {
+    const body = bodyOf(WORKER_MIN_BYTES * 2);
+    // A missing target makes preparation throw a TypeError inside the worker.
+    const failed = pool.prepare(body, undefined as unknown as typeof TARGET);
+    await assert.rejects(failed, (err: unknown) => {
+      assert.ok(!(err instanceof LogServiceError), 'a LogServiceError would be answered with its message');
+      assert.match(String(err), /TypeError/, 'the cause is kept for the service log');
+      return true;
+    });
+    // The worker keeps serving.
+    assert.ok((await pool.prepare(bodyOf(WORKER_MIN_BYTES * 2), TARGET)).request.sizes.length > 0);
+  });
 });

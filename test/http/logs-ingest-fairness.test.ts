@@ -1,0 +1,146 @@
+/**
+ * Fair ingestion over HTTP on both backends: a body counts against the
+ * shared ingestion budget only for the bytes it has sent, so one key's
+ * stalled bodies never hold up another project's batch; a body that sends
+ * nothing for the idle timeout is answered 408 `request_timeout` and its
+ * connection closed, while a slow body that keeps sending is served.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Agent, request, type ClientRequest } from 'node:http';
+import type { Socket } from 'node:net';
+import { describeEachBackend } from '../support/backends.js';
+import { startService, type RunningService } from '../support/service.js';
+import { assertStatus, createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
+import { ingest } from '../support/logs.js';
+
+const entry = (i: number) => ({ level: 'info', event: `event ${i}`, timestamp: '2025-01-01T00:00:00Z' });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Answer {
+  status: number;
+  text: string;
+  /** Resolves when the connection the answer came on is closed. */
+  closed: Promise<void>;
+}
+
+interface OpenPost {
+  req: ClientRequest;
+  /** Settles with the answer once the server has sent it whole. */
+  answer: Promise<Answer>;
+}
+
+/** Starts `POST /v1/logs` on a keep-alive connection and writes `first` (nothing more until the caller does). */
+function openPost(url: string, secret: string, headers: Record<string, string>, first: string): OpenPost {
+  const agent = new Agent({ keepAlive: true });
+  const req = request(`${url}/v1/logs`, { method: 'POST', agent, headers: { authorization: `Bearer ${secret}`, ...headers } });
+  let socket: Socket | null = null;
+  req.on('socket', (s) => (socket = s));
+  const answer = new Promise<Answer>((resolve, reject) => {
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => {
+        const s = socket!;
+        const closed = s.destroyed ? Promise.resolve() : new Promise<void>((done) => s.once('close', () => done()));
+        void closed.then(() => agent.destroy());
+        resolve({ status: res.statusCode ?? 0, text, closed });
+      });
+    });
+    req.on('error', reject);
+  });
+  answer.catch(() => {});
+  if (first.length > 0) req.write(first);
+  else req.flushHeaders();
+  return { req, answer };
+}
+
+/** Resolves with `promise`'s value, or rejects once `ms` passed first (a bound far from any timing the test measures). */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([promise, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+}
+
+describeEachBackend('fair ingestion', (backend) => {
+  let admin: TestActor;
+  const keyOf = async (url: string, groupId: number, name: string) => (await createKey(url, admin.token, await createProject(url, admin.token, groupId, name))).secret;
+
+  describe('with the default body limit and idle timeout', () => {
+    let svc: RunningService;
+    let groupId: number;
+    before(async () => {
+      svc = await startService(backend);
+      admin = await signInAdmin(svc.url);
+      groupId = await createGroup(svc.url, admin.token, 'fair');
+    });
+    after(() => svc.stop({ dropDatabase: true }));
+
+    it("answers another project's batch promptly while one key's three chunked bodies stall", async () => {
+      const stalling = await keyOf(svc.url, groupId, 'stalling');
+      const other = await keyOf(svc.url, groupId, 'other');
+      const stalled = [0, 1, 2].map(() => openPost(svc.url, stalling, { 'transfer-encoding': 'chunked' }, '[{"level":"info",'));
+      // Let the server start reading all three.
+      await sleep(200);
+      try {
+        const res = await within(ingest(svc.url, other, [entry(1), entry(2)]), 2000, 'the other project');
+        assertStatus(res, 202);
+        assert.equal(res.body.accepted, 2);
+        // And a batch over 1 MiB, read into the spare buffer.
+        const big = JSON.stringify(Array.from({ length: 20_000 }, (_, i) => entry(i)));
+        assert.ok(big.length > 1024 * 1024);
+        const bigRes = await within(ingest(svc.url, other, big), 5000, 'the other project, 1 MiB+');
+        assertStatus(bigRes, 202);
+        assert.equal(bigRes.body.accepted, 20_000);
+      } finally {
+        for (const s of stalled) s.req.destroy();
+      }
+    });
+  });
+
+  describe('with a short idle timeout', () => {
+    const IDLE_MS = 300;
+    let svc: RunningService;
+    let groupId: number;
+    before(async () => {
+      svc = await startService(backend, { ingestBodyIdleMs: IDLE_MS });
+      admin = await signInAdmin(svc.url);
+      groupId = await createGroup(svc.url, admin.token, 'idle');
+    });
+    after(() => svc.stop({ dropDatabase: true }));
+
+    it('answers 408 request_timeout and closes the connection when a body stops sending, chunked or declared', async () => {
+      const key = await keyOf(svc.url, groupId, 'idle');
+      const chunked = openPost(svc.url, key, { 'transfer-encoding': 'chunked' }, '[{"level":"info",');
+      const declared = openPost(svc.url, key, { 'content-length': '1000' }, '');
+      for (const post of [chunked, declared]) {
+        const answer = await within(post.answer, 10_000, 'the stalled body');
+        assert.equal(answer.status, 408);
+        const body = JSON.parse(answer.text);
+        assert.equal(body.error, 'request_timeout');
+        assert.equal(typeof body.message, 'string');
+        await within(answer.closed, 5000, 'closing the connection');
+      }
+      // Their bytes went back: the project ingests as usual.
+      assertStatus(await ingest(svc.url, key, [entry(1)]), 202);
+    });
+
+    it('serves a slow body that keeps sending, however long it takes in all', async () => {
+      const key = await keyOf(svc.url, groupId, 'slow');
+      const text = JSON.stringify([entry(1), entry(2), entry(3)]);
+      const post = openPost(svc.url, key, { 'transfer-encoding': 'chunked' }, '');
+      // Pieces IDLE_MS / 3 apart: in all several idle timeouts long, never idle for one.
+      const pieces = text.match(/.{1,12}/gs)!;
+      for (const piece of pieces) {
+        post.req.write(piece);
+        await sleep(IDLE_MS / 3);
+      }
+      assert.ok(pieces.length * (IDLE_MS / 3) > 3 * IDLE_MS);
+      post.req.end();
+      const answer = await within(post.answer, 10_000, 'the slow body');
+      assert.equal(answer.status, 202, answer.text);
+      assert.equal(JSON.parse(answer.text).accepted, 3);
+      post.req.destroy();
+    });
+  });
+});

@@ -43,7 +43,7 @@ export function createHandler(deps: ServiceDeps, routes: readonly Route[], optio
     let envelope: Envelope = 'general';
     let ctx: RequestContext | null = null;
     try {
-      // Node decodes the request line byte for byte, so length is bytes.
+      // Node refuses non-ASCII bytes in the request target, so its length is its size in bytes.
       if ((req.url ?? '').length > deps.config.httpMaxUrlBytes) {
         throw invalidRequest(`The request URL is longer than ${deps.config.httpMaxUrlBytes} bytes.`);
       }

@@ -71,7 +71,8 @@ export interface StreamHub {
   /**
    * Takes over the response and streams until the client leaves or the
    * stream ends. Resolves once the stream is open; rejects (nothing written)
-   * only if storage fails before that.
+   * with 429 `too_many_requests` when the service or the caller already has
+   * as many streams as allowed, or if storage fails before the stream opens.
    */
   open(request: OpenStreamRequest): Promise<void>;
   /** An ingestion transaction committed entries up to `maxId` for these projects. */

@@ -6,7 +6,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogService, MAX_HEADER_BYTES, type LogService } from '../lib/service.js';
+import { createLogService, type LogService } from '../lib/service.js';
+import { applyServerBounds, serverOptions } from '../lib/server-bounds.js';
 import { limitHeapGrowth } from '../lib/heap-growth.js';
 import type { ResolvedConfig } from '../lib/config-resolve.js';
 import type { CreatedAdmin } from '../lib/admin/create-admin.js';
@@ -46,9 +47,9 @@ export async function serve(resolved: ResolvedConfig): Promise<void> {
     return;
   }
   if (service.bootstrapAdmin) announceBootstrapAdmin(service.bootstrapAdmin, logger);
-  // Access tokens carry every grant (spec: roles come from the claims), about 65 bytes each:
-  // Node's default 16 KiB header limit would refuse users with a few hundred grants (431).
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, service.handler);
+  // Header size, timeouts and the connection cap, from the configuration.
+  const server = createServer(serverOptions(config), service.handler);
+  applyServerBounds(server, config);
   try {
     await listen(server, config.httpPort, config.httpHost);
   } catch (err) {

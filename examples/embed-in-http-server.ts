@@ -9,7 +9,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { createLogService, MAX_HEADER_BYTES, type LogService, type LogServiceOptions, type LogServiceSettings } from '../lib/index.js';
+import { applyServerBounds, createLogService, serverOptions, type LogService, type LogServiceOptions, type LogServiceSettings } from '../lib/index.js';
 
 export interface EmbeddingApp {
   /** The host server's address, e.g. `http://127.0.0.1:3000`; logkeep is at `${url}/logs`. */
@@ -28,7 +28,7 @@ export async function main(
   // Resolves once the database is open and migrated: listen only after it (the service is ready).
   const logs = await createLogService(settings, { ...options.service, basePath: '/logs' });
 
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+  const server = createServer(serverOptions(logs.config), (req, res) => {
     const path = new URL(req.url ?? '/', 'http://host').pathname;
     if (path === '/logs' || path.startsWith('/logs/')) {
       logs.handler(req, res);
@@ -41,6 +41,8 @@ export async function main(
     }
     res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ app: 'no such page' }));
   });
+  // logkeep's bounds (header size, timeouts, connection cap) for the whole server.
+  applyServerBounds(server, logs.config);
   await new Promise<void>((resolve) => server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 

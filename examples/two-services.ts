@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { createLogService, MAX_HEADER_BYTES, type LogService, type LogServiceOptions, type LogServiceSettings } from '../lib/index.js';
+import { applyServerBounds, createLogService, serverOptions, type LogService, type LogServiceOptions, type LogServiceSettings } from '../lib/index.js';
 
 export interface TwoServices {
   /** The host server; service A is at `${url}/a`, service B at `${url}/b`. */
@@ -30,10 +30,12 @@ export async function main(
     await a.close();
     throw err;
   });
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+  // One server for both: it takes the first service's bounds (header size, timeouts, connection cap).
+  const server = createServer(serverOptions(a.config), (req, res) => {
     // Each handler answers 404 outside its own prefix, so dispatch on it.
     (req.url?.startsWith('/b/') || req.url === '/b' ? b : a).handler(req, res);
   });
+  applyServerBounds(server, a.config);
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

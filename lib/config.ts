@@ -14,6 +14,12 @@ export type LogFormat = 'console' | 'json';
 export interface LogServiceConfig {
   httpHost: string;
   httpPort: number;
+  httpMaxHeaderBytes: number;
+  httpMaxUrlBytes: number;
+  httpHeadersTimeoutSeconds: number;
+  httpRequestTimeoutSeconds: number;
+  httpKeepAliveTimeoutSeconds: number;
+  httpMaxConnections: number;
   dbBackend: DbBackend;
   dbPath: string | null;
   dbServerHost: string | null;
@@ -25,6 +31,7 @@ export interface LogServiceConfig {
   dbServerSslMode: SslMode;
   jwtSecret: string;
   jwtIssuer: string;
+  passwordHashMaxWaiting: number;
   maxIngestBodyBytes: number;
   retentionPurgeIntervalSeconds: number;
   rateLimitEnabled: boolean;
@@ -38,6 +45,8 @@ export interface LogServiceConfig {
   auditPurgeBatchSize: number;
   dbReadPoolSize: number;
   sseHeartbeatIntervalSeconds: number;
+  sseMaxStreams: number;
+  sseMaxStreamsPerUser: number;
   logLevel: LogLevelName;
   logFormat: LogFormat;
   logFile: string | null;
@@ -69,6 +78,14 @@ export const DEFAULT_JWT_ISSUER = 'logkeep';
 export const CONFIG_DEFAULTS: Omit<LogServiceConfig, 'jwtSecret'> = {
   httpHost: '0.0.0.0',
   httpPort: 8080,
+  // Access tokens carry every grant (about 65 bytes each): 64 KiB fits a few hundred.
+  httpMaxHeaderBytes: 65536,
+  httpMaxUrlBytes: 8192,
+  httpHeadersTimeoutSeconds: 10,
+  // Time to receive a whole request, body included; never applies to a response (live streams).
+  httpRequestTimeoutSeconds: 120,
+  httpKeepAliveTimeoutSeconds: 5,
+  httpMaxConnections: 1024,
   dbBackend: 'file',
   dbPath: null,
   dbServerHost: null,
@@ -79,6 +96,7 @@ export const CONFIG_DEFAULTS: Omit<LogServiceConfig, 'jwtSecret'> = {
   dbServerPoolSize: 10,
   dbServerSslMode: 'require',
   jwtIssuer: DEFAULT_JWT_ISSUER,
+  passwordHashMaxWaiting: 16,
   maxIngestBodyBytes: 10485760,
   retentionPurgeIntervalSeconds: 3600,
   rateLimitEnabled: true,
@@ -92,6 +110,9 @@ export const CONFIG_DEFAULTS: Omit<LogServiceConfig, 'jwtSecret'> = {
   auditPurgeBatchSize: 500,
   dbReadPoolSize: 2,
   sseHeartbeatIntervalSeconds: 25,
+  // Fewer than httpMaxConnections, so streams never take every connection.
+  sseMaxStreams: 500,
+  sseMaxStreamsPerUser: 20,
   logLevel: 'info',
   logFormat: 'console',
   logFile: null,
@@ -134,6 +155,17 @@ export function configProblems(c: LogServiceConfig): string[] {
   }
   problems.push(...databaseConfigProblems(c));
   int('--http-port', c.httpPort, 0, 65535);
+  int('--http-max-header-bytes', c.httpMaxHeaderBytes, 1024, 16 * 1024 * 1024);
+  int('--http-max-url-bytes', c.httpMaxUrlBytes, 256, 16 * 1024 * 1024);
+  int('--http-headers-timeout-seconds', c.httpHeadersTimeoutSeconds, 1, 3600);
+  int('--http-request-timeout-seconds', c.httpRequestTimeoutSeconds, 1, 86400);
+  // Node refuses a request timeout shorter than the header timeout.
+  if (c.httpRequestTimeoutSeconds < c.httpHeadersTimeoutSeconds) {
+    problems.push('--http-request-timeout-seconds must not be less than --http-headers-timeout-seconds');
+  }
+  int('--http-keep-alive-timeout-seconds', c.httpKeepAliveTimeoutSeconds, 1, 3600);
+  int('--http-max-connections', c.httpMaxConnections, 1, 1_000_000);
+  int('--password-hash-max-waiting', c.passwordHashMaxWaiting, 0, 100_000);
   int('--max-ingest-body-bytes', c.maxIngestBodyBytes, 1);
   int('--retention-purge-interval-seconds', c.retentionPurgeIntervalSeconds, 1);
   int('--rate-limit-bucket-capacity', c.rateLimitBucketCapacity, 1);
@@ -144,6 +176,8 @@ export function configProblems(c: LogServiceConfig): string[] {
   if (c.authEventRetentionDays !== null) int('--auth-event-retention-days', c.authEventRetentionDays, 1);
   int('--audit-purge-batch-size', c.auditPurgeBatchSize, 1);
   int('--sse-heartbeat-interval-seconds', c.sseHeartbeatIntervalSeconds, 1);
+  int('--sse-max-streams', c.sseMaxStreams, 1, 1_000_000);
+  int('--sse-max-streams-per-user', c.sseMaxStreamsPerUser, 1, 1_000_000);
   int('--log-max-file-bytes', c.logMaxFileBytes, 1);
   int('--log-max-files', c.logMaxFiles, 1);
   if (!['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].includes(c.logLevel)) {

@@ -2,6 +2,8 @@
  * logkeep's public surface: explicit named exports only.
  */
 export { createLogService, MAX_HEADER_BYTES } from './service.js';
+export { serverOptions, applyServerBounds } from './server-bounds.js';
+export type { ServerBoundsConfig } from './server-bounds.js';
 export { limitHeapGrowth, SERVICE_HEAP_GROWTH_PERCENT } from './heap-growth.js';
 export type { LogService, LogServiceOptions } from './service.js';
 export { createAdmin, generatePassword } from './admin/create-admin.js';

@@ -4,12 +4,12 @@
  * The service owns no process and never listens: the caller does (D33: only
  * once this promise resolves, so /healthz never answers early).
  */
-import { normalizeConfig, type LogServiceConfig, type LogServiceSettings } from './config.js';
+import { CONFIG_DEFAULTS, normalizeConfig, type LogServiceConfig, type LogServiceSettings } from './config.js';
 import { consoleLogger, type ServiceLogger } from './logger.js';
 import { openStorage } from './storage/open-storage.js';
 import type { Storage } from './storage/storage.js';
 import { createAccessTokenService } from './auth/access-tokens.js';
-import { createPasswordHasher, type PasswordHasher } from './auth/passwords.js';
+import { createPasswordHasher, type PasswordHasher, type PasswordHasherOptions } from './auth/passwords.js';
 import { createThrottle } from './auth/throttle.js';
 import type { RateLimiter } from './auth/rate-limit.js';
 import { createCursorCodec } from './http/pagination.js';
@@ -23,12 +23,12 @@ import { startPurgeJob } from './ops/purge-job.js';
 import type { PurgeReport } from './ops/purge.js';
 
 /**
- * The request-header size a server mounting the handler should allow
- * (`http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, handler)`): access
- * tokens carry every grant of the user, about 65 bytes each, so Node's
- * default of 16 KiB is too small for users with a few hundred grants.
+ * The default request-header limit (`httpMaxHeaderBytes`). Prefer
+ * `createServer(serverOptions(service.config), handler)` plus
+ * `applyServerBounds(server, service.config)`, which apply the configured
+ * limit and the other bounds.
  */
-export const MAX_HEADER_BYTES = 1024 * 1024;
+export const MAX_HEADER_BYTES = CONFIG_DEFAULTS.httpMaxHeaderBytes;
 
 export interface LogServiceOptions {
   /** Where the service's own diagnostics go (default: the console). */
@@ -37,6 +37,8 @@ export interface LogServiceOptions {
   basePath?: string;
   /** scrypt cost (log2 N, with r = 8, p = 5). Default 14 (OWASP-equivalent, see auth/passwords.ts); lower it only for tests. */
   passwordHashLogN?: number;
+  /** For tests: a shorter per-hash timeout, or a hashing process that loses a reply. */
+  passwordHashing?: Pick<PasswordHasherOptions, 'timeoutMs' | 'loseReply'>;
   /** Clock, for tests. */
   now?: () => number;
   /**
@@ -85,7 +87,11 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
   }
   const storage: Storage = await openStorage(config, { logger });
   let closed = false;
-  const hasher: PasswordHasher = createPasswordHasher(options.passwordHashLogN === undefined ? {} : { logN: options.passwordHashLogN });
+  const hasher: PasswordHasher = createPasswordHasher({
+    ...options.passwordHashing,
+    ...(options.passwordHashLogN === undefined ? {} : { logN: options.passwordHashLogN }),
+    maxWaiting: config.passwordHashMaxWaiting,
+  });
   try {
     const bootstrapAdmin = config.bootstrapAdminEnabled
       ? await bootstrapFirstAdmin(storage, hasher, { username: config.bootstrapAdminUsername, password: config.bootstrapAdminPassword, now: now() })
@@ -93,6 +99,8 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
     const liveStreams = await createStreamHub({
       db: storage,
       heartbeatMs: config.sseHeartbeatIntervalSeconds * 1000,
+      maxStreams: config.sseMaxStreams,
+      maxStreamsPerUser: config.sseMaxStreamsPerUser,
       logger,
       signals: storage.signals,
       // PostgreSQL runs ingestion transactions concurrently (SQLite one at a time).

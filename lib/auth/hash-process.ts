@@ -34,6 +34,24 @@ export type { ScryptCost };
 export const HASH_PROCESS_NICE = 19;
 const DEFAULT_IDLE_MS = 30_000;
 /**
+ * How long one hash may take once the child has it. A hash takes ~0.2 s
+ * idle and ~1.5 s in slices on a loaded machine; a child silent for this
+ * long is stuck (or its reply was lost), and without a limit every sign-in
+ * behind it would wait forever.
+ */
+export const DEFAULT_HASH_TIMEOUT_MS = 30_000;
+
+/**
+ * A hash that will not be answered: it timed out, or it was in flight in a
+ * child that was ended because another hash timed out. Retrying is safe.
+ */
+export class HashUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'HashUnavailableError';
+  }
+}
+/**
  * 5 ms slices, in which the scheduler keeps spreading the other work over
  * both cores (cpu-slices.ts). Pauses of 1 ms while no task waits for a
  * CPU, doubling to 40 ms (a ninth of a core) while some do; 10 ms where
@@ -53,6 +71,10 @@ export interface HashProcessOptions {
   idleMs?: number;
   /** Run/pause slices while a hash runs; null runs hashes uninterrupted. */
   slices?: SliceTiming | null;
+  /** How long one hash may take in the child before it is ended and replaced (default 30 s). */
+  timeoutMs?: number;
+  /** Test hook: true loses the child's reply to the hash about to be sent, as a stuck child would. */
+  loseReply?: () => boolean;
 }
 
 interface Pending {
@@ -68,6 +90,8 @@ export class HashProcess {
   private idleTimer: NodeJS.Timeout | null = null;
   private closed = false;
   private readonly slices: CpuSlices | null;
+  /** Hashes whose reply is to be dropped (`loseReply`). */
+  private readonly lost = new Set<number>();
 
   constructor(private readonly options: HashProcessOptions) {
     const timing = options.slices === undefined ? DEFAULT_HASH_SLICES : options.slices;
@@ -110,17 +134,49 @@ export class HashProcess {
       const ready = this.start();
       if (this.child?.pid) this.slices?.start(this.child.pid);
       const child = await ready;
+      if (this.options.loseReply?.()) this.lost.add(id);
       child.send({ id, ...body } satisfies HashJob);
-      const result = await reply;
+      const result = await this.withinTimeout(reply, child);
       if ('error' in result) throw new Error(`password hashing failed: ${result.error}`);
       return result;
     } finally {
       this.pending.delete(id);
+      this.lost.delete(id);
       if (this.pending.size === 0) {
         this.slices?.end();
         this.becomeIdle();
       }
     }
+  }
+
+  /** The reply, unless the child stays silent past the timeout: then it is ended (the next hash starts another). */
+  private async withinTimeout(reply: Promise<HashReply>, child: ChildProcess): Promise<HashReply> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reject(new HashUnavailableError('the password hashing process did not answer in time'));
+        this.endStuckChild(child);
+      }, this.options.timeoutMs ?? DEFAULT_HASH_TIMEOUT_MS);
+    });
+    try {
+      return await Promise.race([reply, timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Kills a child that stopped answering. The hashes it still owed fail as
+   * unavailable (retrying is safe); SIGKILL ends it even while a slice has
+   * it stopped.
+   */
+  private endStuckChild(child: ChildProcess): void {
+    if (this.child !== child) return;
+    this.slices?.end();
+    this.child = null;
+    this.ready = null;
+    for (const waiting of this.pending.values()) waiting.reject(new HashUnavailableError('the password hashing process was restarted'));
+    child.kill('SIGKILL');
   }
 
   private start(): Promise<ChildProcess> {
@@ -133,7 +189,9 @@ export class HashProcess {
       child.once('exit', () => reject(new Error('the password hashing process exited before it was ready')));
     });
     this.ready.catch(() => undefined);
-    child.on('message', (reply: HashReply) => this.pending.get(reply.id)?.resolve(reply));
+    child.on('message', (reply: HashReply) => {
+      if (!this.lost.has(reply.id)) this.pending.get(reply.id)?.resolve(reply);
+    });
     child.on('error', () => undefined);
     child.on('exit', () => {
       if (this.child !== child) return;

@@ -6,8 +6,8 @@
  * invalidating existing hashes.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { invalidRequest } from '../errors.js';
-import { HashProcess } from './hash-process.js';
+import { LogServiceError, invalidRequest } from '../errors.js';
+import { HashProcess, HashUnavailableError } from './hash-process.js';
 
 /**
  * scrypt's cost: N = 2^14, r = 8, p = 5, one of the settings OWASP's
@@ -28,6 +28,15 @@ export const SCRYPT_P = 5;
  * one by 7–14 ms (bench/query.ts, mixed load).
  */
 export const DEFAULT_MAX_CONCURRENT_HASHES = 1;
+/**
+ * Hashes that may wait for a free slot (the `passwordHashMaxWaiting`
+ * setting's default). At ~0.2 s a hash (~1.5 s on a loaded machine) the
+ * last of 16 waits 3 to 25 s; past that a flood of sign-ins is refused at
+ * once instead of queueing without end and starving everyone's logins.
+ */
+export const DEFAULT_MAX_WAITING_HASHES = 16;
+/** `Retry-After` when hashing is refused: about the time a full queue takes to drain. */
+export const HASHING_RETRY_AFTER_SECONDS = 5;
 export const PASSWORD_MIN_CHARS = 8;
 export const PASSWORD_MAX_BYTES = 72;
 
@@ -43,15 +52,41 @@ export interface PasswordHasherOptions {
   logN?: number;
   /** How many hashes may run at once (each takes one core while it runs). */
   maxConcurrent?: number;
+  /** How many hashes may wait for a slot; one more is refused with 503 (default 16). */
+  maxWaiting?: number;
+  /** How long one hash may take before its process is ended and replaced (default 30 s). */
+  timeoutMs?: number;
   /** How long the hashing process stays after its last hash (default 30 s). */
   idleMs?: number;
+  /** Test hook: true loses the reply to the hash about to be sent, as a stuck hashing process would. */
+  loseReply?: () => boolean;
+}
+
+/**
+ * 503 with `Retry-After`: the queue of waiting hashes is full, or a hash
+ * timed out. `temporarily_unavailable` is RFC 6749's code for this, and the
+ * same code serves the general envelope, so a client needs only one.
+ */
+export function hashingUnavailable(): LogServiceError {
+  return new LogServiceError(
+    'temporarily_unavailable',
+    503,
+    `Password checks are busy; retry in ${HASHING_RETRY_AFTER_SECONDS} seconds.`,
+    undefined,
+    { 'Retry-After': String(HASHING_RETRY_AFTER_SECONDS) },
+  );
 }
 
 export function createPasswordHasher(options: PasswordHasherOptions = {}): PasswordHasher {
   const logN = options.logN ?? DEFAULT_SCRYPT_LOG_N;
   const maxConcurrent = options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_HASHES;
-  const limit = createLimiter(maxConcurrent);
-  const hashing = new HashProcess({ threads: maxConcurrent, ...(options.idleMs === undefined ? {} : { idleMs: options.idleMs }) });
+  const limit = createLimiter(maxConcurrent, options.maxWaiting ?? DEFAULT_MAX_WAITING_HASHES);
+  const hashing = new HashProcess({
+    threads: maxConcurrent,
+    ...(options.idleMs === undefined ? {} : { idleMs: options.idleMs }),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.loseReply === undefined ? {} : { loseReply: options.loseReply }),
+  });
   // Unknown accounts are verified against a well-formed key nobody's password
   // derives, with the current cost: the same work as a real verify, no setup hash.
   const unmatchable = unmatchableKey(logN).toString('base64');
@@ -111,18 +146,23 @@ export function passwordRuleProblem(password: string): string | null {
 }
 
 /**
- * A counting semaphore: at most `max` calls of `fn` run at once, the rest
- * queue in order. A finishing call hands its slot straight to the next
- * waiter, so a newcomer can never slip in between and exceed `max`.
+ * A counting semaphore: at most `max` calls of `fn` run at once, at most
+ * `maxWaiting` more queue in order, and any beyond that are refused with
+ * 503. A finishing call hands its slot straight to the next waiter, so a
+ * newcomer can never slip in between and exceed `max`. A hash that timed
+ * out is refused the same way.
  */
-function createLimiter(max: number) {
+function createLimiter(max: number, maxWaiting: number) {
   let active = 0;
   const waiting: (() => void)[] = [];
   return async function run<T>(fn: () => Promise<T>): Promise<T> {
     if (active < max) active++;
+    else if (waiting.length >= maxWaiting) throw hashingUnavailable();
     else await new Promise<void>((resolve) => waiting.push(resolve));
     try {
       return await fn();
+    } catch (err) {
+      throw err instanceof HashUnavailableError ? hashingUnavailable() : err;
     } finally {
       const next = waiting.shift();
       if (next) next();

@@ -43,6 +43,10 @@ export function createHandler(deps: ServiceDeps, routes: readonly Route[], optio
     let envelope: Envelope = 'general';
     let ctx: RequestContext | null = null;
     try {
+      // Node refuses non-ASCII bytes in the request target, so its length is its size in bytes.
+      if ((req.url ?? '').length > deps.config.httpMaxUrlBytes) {
+        throw invalidRequest(`The request URL is longer than ${deps.config.httpMaxUrlBytes} bytes.`);
+      }
       const url = new URL(req.url ?? '/', 'http://localhost');
       let path = url.pathname;
       if (basePath) {

@@ -2,7 +2,9 @@
  * `GET /v1/logs/stream`: the live stream (spec Events, D29–D31). Every check
  * is `GET /v1/logs`'s, in D20's order and with the same code, so a refused
  * subscription answers exactly the same plain JSON error and never opens a
- * stream. Only then does the hub take the response over.
+ * stream. Only then does the hub take the response over, or answer 429
+ * (general envelope, `Retry-After`) when the service or the caller already
+ * has as many live streams open as allowed.
  */
 import type { IncomingMessage } from 'node:http';
 import { createCors } from './cors.js';

@@ -13,7 +13,7 @@
  * Fairness: each round serves one page per cursor, so a long catch-up
  * replay never delays live delivery to the other streams of the feed.
  */
-import type { LogFilter, LogSelection, ReadOps } from '../storage/storage.js';
+import type { LogFilter, LogRow, LogSelection, ReadOps } from '../storage/storage.js';
 import { filterIsEmpty } from '../logs/log-query.js';
 import { selectionOf } from '../logs/log-reader.js';
 import { logEntryJson } from '../logs/present-log.js';
@@ -54,7 +54,8 @@ export class Feed {
     private readonly db: ReadOps,
     /** Present when ids of different projects may commit out of order (PostgreSQL). */
     private readonly horizons: Horizons | null,
-    private readonly pageSize: number,
+    /** Entries per storage read; bytes of frames per write (a page stops after the entry that reaches it). */
+    private readonly page: { entries: number; bytes: number },
     private readonly onReadError: (err: unknown) => void,
   ) {
     this.empty = filterIsEmpty(filter);
@@ -177,19 +178,20 @@ export class Feed {
     // committed before the read starts, so the read sees all of them.
     const horizon =
       this.horizons && selection.projectIds.length > 1 ? await this.horizons.settle(selection.projectIds, this.needClock) : Number.POSITIVE_INFINITY;
-    const read = await this.db.logsAfter(selection, cursor, this.pageSize);
+    const read = await this.db.logsAfter(selection, cursor, this.page.entries);
     const rows = read.filter((row) => row.id <= horizon);
     // A stream may have ended, paused or moved while the read ran.
     const takers = subs.filter((s) => s.ready && s.cursor === cursor);
     if (rows.length > 0) {
-      const text = rows.map((row) => logFrame(row.id, logEntryJson(row))).join('');
-      const lastId = rows[rows.length - 1]!.id;
+      const { text, lastId, count } = framePage(rows, this.page.bytes);
       for (const sub of takers) sub.deliver(text, lastId);
+      // The rest of the read goes out in the next round, from the new cursor.
+      if (count < rows.length) return;
     }
     if (rows.length < read.length) {
       // Entries beyond the horizon were seen: the next round needs a settle started after this read.
       this.needClock = this.horizons!.tick();
-    } else if (read.length < this.pageSize) {
+    } else if (read.length < this.page.entries) {
       this.markCaughtUp(takers, generation);
     }
   }
@@ -210,4 +212,21 @@ export class Feed {
     if (version === this.selectionVersion) this.selected = resolved;
     return resolved;
   }
+}
+
+/**
+ * The log frames of `rows` in order, up to `maxBytes` of text: the page
+ * stops after the frame that reaches the bound, so it always holds at least
+ * one entry (an entry is never split) and at most one entry's worth more.
+ */
+export function framePage(rows: readonly LogRow[], maxBytes: number): { text: string; lastId: number; count: number } {
+  const frames: string[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const frame = logFrame(row.id, logEntryJson(row));
+    frames.push(frame);
+    bytes += Buffer.byteLength(frame, 'utf8');
+    if (bytes >= maxBytes) break;
+  }
+  return { text: frames.join(''), lastId: rows[frames.length - 1]!.id, count: frames.length };
 }

@@ -11,9 +11,14 @@
  * - a notification costs one read per feed touching the projects, not one
  *   per stream and never one per entry (on PostgreSQL, feeds over several
  *   projects also share one settle per group, see horizons.ts);
- * - memory per stream is bounded by one page, whatever the consumer's speed.
+ * - memory per stream is bounded by one page (at most `pageBytes`, or one
+ *   entry when a single entry is larger), whatever the consumer's speed, and
+ *   a consumer that takes nothing for two heartbeats is closed (see
+ *   subscription.ts);
+ * - streams are capped in total and per user; past a cap, opening answers 429.
  */
 import type { ServerResponse } from 'node:http';
+import { LogServiceError } from '../errors.js';
 import type { ServiceLogger } from '../logger.js';
 import type { LogFilter, ReadOps } from '../storage/storage.js';
 import type { StorageSignals } from '../storage/signals.js';
@@ -35,6 +40,12 @@ export interface StreamHubOptions {
   signals?: StorageSignals;
   /** Entries per storage read and per write to a stream. Default 200. */
   pageSize?: number;
+  /** Bytes of frames per write to a stream; a page stops after the entry that reaches it. Default 64 KiB. */
+  pageBytes?: number;
+  /** Streams open at once in this service (default: no cap). */
+  maxStreams?: number;
+  /** Streams one user may have open at once (default: no cap). */
+  maxStreamsPerUser?: number;
   /**
    * Ids of different projects may commit out of id order (PostgreSQL with
    * concurrent ingestion): reads over several projects stop at a settled
@@ -60,7 +71,8 @@ export interface StreamHub {
   /**
    * Takes over the response and streams until the client leaves or the
    * stream ends. Resolves once the stream is open; rejects (nothing written)
-   * only if storage fails before that.
+   * with 429 `too_many_requests` when the service or the caller already has
+   * as many streams as allowed, or if storage fails before the stream opens.
    */
   open(request: OpenStreamRequest): Promise<void>;
   /** An ingestion transaction committed entries up to `maxId` for these projects. */
@@ -83,6 +95,13 @@ interface News {
 }
 
 const DEFAULT_PAGE_SIZE = 200;
+/**
+ * A stalled reader keeps the last page written to it until it is closed:
+ * 64 KiB bounds that at a few hundred typical entries per page.
+ */
+export const DEFAULT_PAGE_BYTES = 64 * 1024;
+/** `Retry-After` when a stream cap is reached: streams free their slot when they end. */
+export const STREAM_CAP_RETRY_AFTER_SECONDS = 10;
 const DEFAULT_CONCURRENT_SETTLES = 2;
 
 export async function createStreamHub(options: StreamHubOptions): Promise<StreamHub> {
@@ -93,6 +112,8 @@ export async function createStreamHub(options: StreamHubOptions): Promise<Stream
 
 class LiveStreamHub implements StreamHub {
   private readonly subs = new Set<Subscription>();
+  /** Open streams per user id, for the per-user cap. */
+  private readonly streamsOfUser = new Map<number, number>();
   private readonly feeds = new Map<string, Feed>();
   private readonly feedsByProject = new Map<number, Set<Feed>>();
   private readonly feedsByGroup = new Map<number, Set<Feed>>();
@@ -110,12 +131,14 @@ class LiveStreamHub implements StreamHub {
   private readonly db: ReadOps;
   private readonly logger: ServiceLogger;
   private readonly pageSize: number;
+  private readonly pageBytes: number;
   private readonly horizons: Horizons | null;
 
   constructor(private readonly options: StreamHubOptions) {
     this.db = options.db;
     this.logger = options.logger;
     this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+    this.pageBytes = options.pageBytes ?? DEFAULT_PAGE_BYTES;
     this.horizons = options.commitsOutOfOrder ? new Horizons(options.db, new ReadGate(options.maxConcurrentSettles ?? DEFAULT_CONCURRENT_SETTLES)) : null;
   }
 
@@ -145,6 +168,7 @@ class LiveStreamHub implements StreamHub {
       res.end(endFrame('server_shutdown'));
       return;
     }
+    this.checkCaps(request.caller.userId);
     const sub = new Subscription(res, scope, request.caller);
     if (scope.kind === 'project') this.groupOfProject.set(scope.projectId, scope.groupId);
     // Registered before the start position is read, so an entry committed
@@ -197,11 +221,24 @@ class LiveStreamHub implements StreamHub {
     await link?.close();
   }
 
+  /** 429 before anything is written when the service or the user has as many streams as allowed. */
+  private checkCaps(userId: number): void {
+    const total = this.options.maxStreams ?? Number.POSITIVE_INFINITY;
+    const perUser = this.options.maxStreamsPerUser ?? Number.POSITIVE_INFINITY;
+    const what =
+      this.subs.size >= total ? 'The service has' : (this.streamsOfUser.get(userId) ?? 0) >= perUser ? 'You have' : null;
+    if (what === null) return;
+    const wait = STREAM_CAP_RETRY_AFTER_SECONDS;
+    throw new LogServiceError('too_many_requests', 429, `${what} as many live streams open as allowed; retry in ${wait} seconds.`, undefined, {
+      'Retry-After': String(wait),
+    });
+  }
+
   private attach(sub: Subscription, filter: LogFilter): Feed {
     const key = feedKey(sub.scope, filter);
     let feed = this.feeds.get(key);
     if (!feed) {
-      feed = new Feed(key, sub.scope, filter, this.db, this.horizons, this.pageSize, (err) => {
+      feed = new Feed(key, sub.scope, filter, this.db, this.horizons, { entries: this.pageSize, bytes: this.pageBytes }, (err) => {
         this.logger.warn('live streams: reading new entries failed; retrying at the next heartbeat', { error: String(err) });
       });
       this.feeds.set(key, feed);
@@ -211,13 +248,19 @@ class LiveStreamHub implements StreamHub {
     }
     feed.add(sub);
     this.subs.add(sub);
+    const userId = sub.caller.userId;
+    this.streamsOfUser.set(userId, (this.streamsOfUser.get(userId) ?? 0) + 1);
     const joined = feed;
     sub.onEnded = () => this.forget(sub, joined);
     return feed;
   }
 
   private forget(sub: Subscription, feed: Feed): void {
-    this.subs.delete(sub);
+    if (!this.subs.delete(sub)) return;
+    const userId = sub.caller.userId;
+    const left = (this.streamsOfUser.get(userId) ?? 1) - 1;
+    if (left > 0) this.streamsOfUser.set(userId, left);
+    else this.streamsOfUser.delete(userId);
     feed.remove(sub);
     if (feed.size === 0 && this.feeds.get(feed.key) === feed) {
       this.feeds.delete(feed.key);
@@ -302,7 +345,9 @@ class LiveStreamHub implements StreamHub {
 
   /** One tick for every stream: ping, re-validate, and repair anything missed. */
   private beat(): void {
-    for (const sub of this.subs) sub.ping();
+    let stalled = 0;
+    for (const sub of [...this.subs]) if (sub.beat()) stalled += 1;
+    if (stalled > 0) this.logger.info(`live streams: closed ${stalled} whose reader took nothing for two heartbeats`);
     void this.revalidate();
     for (const feed of this.feeds.values()) {
       // Another process may have blocked or unblocked a project unseen.

@@ -9,6 +9,11 @@
  * takes no more pages until the socket drains, then its feed reads from its
  * cursor again. So a slow consumer costs at most one page in memory, and
  * nothing is ever dropped.
+ *
+ * A reader that takes nothing at all would keep that page forever: a stream
+ * still paused at `STALLED_AFTER_BEATS` heartbeats in a row, with no drain
+ * between them, is closed without an `end` frame (its buffer is full). The
+ * client may reconnect with `Last-Event-ID` and lose nothing.
  */
 import type { ServerResponse } from 'node:http';
 import { endFrame, PING_FRAME, type StreamEndReason } from '../http/sse.js';
@@ -20,6 +25,9 @@ export interface StreamCaller {
   /** `tv` of the access token the stream was opened with. */
   tokenVersion: number;
 }
+
+/** Heartbeats in a row a paused stream may see before it is closed (so one to two intervals of silence). */
+export const STALLED_AFTER_BEATS = 2;
 
 export class Subscription {
   /** The last entry id sent (or the catch-up start); null until the stream has started. */
@@ -34,6 +42,8 @@ export class Subscription {
   onDrain: (() => void) | null = null;
   /** Called once when the subscription ends, whichever side ended it. */
   onEnded: (() => void) | null = null;
+  /** Heartbeats seen in a row while paused, with no drain between them. */
+  private pausedBeats = 0;
 
   constructor(
     readonly res: ServerResponse,
@@ -43,6 +53,7 @@ export class Subscription {
     res.on('drain', () => {
       if (!this.paused || this.ended) return;
       this.paused = false;
+      this.pausedBeats = 0;
       this.onDrain?.();
     });
     // The client went away (or the socket failed): stop serving it.
@@ -66,12 +77,23 @@ export class Subscription {
   }
 
   /**
-   * A heartbeat comment; skipped before the stream is open, and while paused
-   * (bytes are flowing, or the client is stuck and a ping would only queue).
+   * A heartbeat: the `: ping` comment, skipped before the stream is open and
+   * while paused (bytes are flowing, or the client is stuck and a ping would
+   * only queue). Returns true when this heartbeat closed a stalled stream.
    */
-  ping(): void {
-    if (this.ended || this.paused || this.cursor === null) return;
-    this.res.write(PING_FRAME);
+  beat(): boolean {
+    if (this.ended || this.cursor === null) return false;
+    if (!this.paused) {
+      this.pausedBeats = 0;
+      this.res.write(PING_FRAME);
+      return false;
+    }
+    this.pausedBeats += 1;
+    if (this.pausedBeats < STALLED_AFTER_BEATS) return false;
+    // Its buffer is full, so no `end` frame could reach it: drop the connection and the page it holds.
+    this.res.destroy();
+    this.markEnded();
+    return true;
   }
 
   /**

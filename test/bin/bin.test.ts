@@ -14,6 +14,8 @@ import sqlite3 from 'sqlite3';
 import { openStorage } from '../../lib/storage/open-storage.js';
 import { SCHEMA_VERSION } from '../../lib/storage/storage.js';
 import { CONFIG_DEFAULTS, type DatabaseConfig } from '../../lib/config.js';
+import { SETTINGS } from '../../lib/config-sources.js';
+import { getRequest, rawConnect } from '../support/raw-http.js';
 import { silentLogger } from '../../lib/logger.js';
 import { PG, createThrowawayDatabase, endPostgresAdmin, postgresUnavailable, type ThrowawayDatabase } from '../support/postgres.js';
 import { assertBinBuilt, runBin, startServing, type BinResult } from '../support/bin.js';
@@ -196,7 +198,7 @@ describe('--print-config and --help', () => {
     assert.ok(!existsSync(dbPath), 'nothing was started');
     assert.ok(!result.stdout.includes(JWT_SECRET) && !result.stdout.includes('bootstrap-password-value'));
     const rows = printedRows(result.stdout);
-    assert.equal(rows.size, 34);
+    assert.equal(rows.size, SETTINGS.length);
     // Flag over environment over default.
     assert.deepEqual(rows.get('--http-port'), ['9002', 'cli']);
     assert.deepEqual(rows.get('--http-host'), ['127.0.0.2', 'env (SERVICE_HTTP_HOST)']);
@@ -244,6 +246,34 @@ describe('serve and create-admin on an SQLite file', () => {
       const result = await bin.exited();
       assert.equal(result.code, 0, result.stderr);
       assert.equal(occurrences(result.stdout + result.stderr, bootstrapPassword), 1);
+    } finally {
+      bin.kill();
+    }
+  });
+
+  it('serves with the configured header limit and connection cap', async () => {
+    const { bin, url } = await startServing(['--db-path', newDbPath(), '--http-max-header-bytes', '2048'], { ...JWT_ENV, SERVICE_HTTP_MAX_CONNECTIONS: '1' });
+    try {
+      const conn = await rawConnect(url);
+      conn.write(getRequest('/healthz', { 'X-Pad': 'a'.repeat(3000) }));
+      await conn.waitClosed(10_000);
+      assert.match(conn.received(), /^HTTP\/1\.1 431 /);
+      // The one slot is free again once the server has seen that close.
+      let held = await rawConnect(url);
+      for (let attempt = 0; ; attempt++) {
+        held.write(getRequest('/healthz'));
+        try {
+          await held.waitFor((t) => t.includes('{"status":"ok"}'), 10_000, 'the health answer');
+          break;
+        } catch (err) {
+          if (attempt >= 20) throw err;
+          held = await rawConnect(url);
+        }
+      }
+      const refused = await rawConnect(url);
+      await refused.waitClosed(10_000);
+      assert.equal(refused.receivedBytes(), 0);
+      held.destroy();
     } finally {
       bin.kill();
     }

@@ -45,7 +45,8 @@ describeEachBackend('live stream: the same entries as GET /v1/logs', (backend) =
   };
 
   before(async () => {
-    svc = await startService(backend);
+    // One user holds hundreds of streams open at once here, far past the default caps.
+    svc = await startService(backend, { settings: { sseMaxStreams: 10_000, sseMaxStreamsPerUser: 10_000 } });
     url = svc.url;
     admin = await signInAdmin(url);
     groupG = await createGroup(url, admin.token, 'G');

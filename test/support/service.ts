@@ -4,7 +4,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogService, MAX_HEADER_BYTES, type LogService } from '../../lib/service.js';
+import { createLogService, type LogService, type LogServiceOptions } from '../../lib/service.js';
+import { applyServerBounds, serverOptions } from '../../lib/server-bounds.js';
 import type { LogServiceSettings } from '../../lib/config.js';
 import { silentLogger, type ServiceLogger } from '../../lib/logger.js';
 import type { RateLimiter } from '../../lib/auth/rate-limit.js';
@@ -37,6 +38,8 @@ export interface StartOptions {
   rateLimiter?: RateLimiter;
   /** How long an ingestion body may send nothing before 408 (default: the service's). */
   ingestBodyIdleMs?: number;
+  /** Hashing-process options for tests (a short timeout, a lost reply). */
+  passwordHashing?: LogServiceOptions['passwordHashing'];
 }
 
 export async function startService(backend: BackendName, options: StartOptions = {}): Promise<RunningService> {
@@ -57,9 +60,12 @@ export async function startService(backend: BackendName, options: StartOptions =
       ...(options.scheduledPurge === undefined ? {} : { scheduledPurge: options.scheduledPurge }),
       ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
       ...(options.ingestBodyIdleMs === undefined ? {} : { ingestBodyIdleMs: options.ingestBodyIdleMs }),
+      ...(options.passwordHashing === undefined ? {} : { passwordHashing: options.passwordHashing }),
     },
   );
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, service.handler);
+  // The bin's bounds (header size, timeouts, connection cap), from the service's configuration.
+  const server = createServer(serverOptions(service.config), service.handler);
+  applyServerBounds(server, service.config);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -60,12 +60,14 @@ function assertProblem(problems: string[], pattern: RegExp): void {
 
 /** The flags and variables of the spec's table, written out, so the table in code cannot drift from it. */
 const SPEC_FLAGS = [
-  '--http-host', '--http-port', '--db-backend', '--db-path', '--db-server-host', '--db-server-port',
+  '--http-host', '--http-port', '--http-max-header-bytes', '--http-max-url-bytes', '--http-headers-timeout-seconds',
+  '--http-request-timeout-seconds', '--http-keep-alive-timeout-seconds', '--http-max-connections', '--db-backend', '--db-path', '--db-server-host', '--db-server-port',
   '--db-server-database', '--db-server-username', '--db-server-pool-size', '--db-server-ssl-mode', '--jwt-issuer',
+  '--password-hash-max-waiting',
   '--max-ingest-body-bytes', '--retention-purge-interval-seconds', '--rate-limit-enabled', '--rate-limit-bucket-capacity',
   '--rate-limit-refill-per-minute', '--rate-limit-max-keys', '--trusted-proxy-hops', '--cors-allowed-origins',
   '--audit-retention-days', '--auth-event-retention-days', '--audit-purge-batch-size', '--db-read-pool-size',
-  '--sse-heartbeat-interval-seconds', '--log-level', '--log-format', '--log-file', '--log-max-file-bytes', '--log-max-files',
+  '--sse-heartbeat-interval-seconds', '--sse-max-streams', '--sse-max-streams-per-user', '--log-level', '--log-format', '--log-file', '--log-max-file-bytes', '--log-max-files',
   '--bootstrap-admin-enabled', '--bootstrap-admin-username',
 ];
 const SPEC_SECRETS = ['SERVICE_DB_SERVER_PASSWORD', 'SERVICE_JWT_SECRET', 'SERVICE_BOOTSTRAP_ADMIN_PASSWORD'];
@@ -311,6 +313,44 @@ describe('integers and ranges (rule 5)', () => {
     assertProblem(problemsOf([...BASE_ARGS, '--audit-retention-days', '0']), /--audit-retention-days must be an integer from 1/);
     assertProblem(problemsOf([...BASE_ARGS, '--max-ingest-body-bytes', '99999999999999999999']), /--max-ingest-body-bytes must be an integer/);
     assert.equal(serveConfig([...BASE_ARGS, '--db-read-pool-size', '0']).config.dbReadPoolSize, 0);
+  });
+
+  it('bounds the HTTP server, password-hash waiting and live streams by default, each settable', () => {
+    const defaults = serveConfig(BASE_ARGS).config;
+    assert.deepEqual(
+      [
+        defaults.httpMaxHeaderBytes,
+        defaults.httpMaxUrlBytes,
+        defaults.httpHeadersTimeoutSeconds,
+        defaults.httpRequestTimeoutSeconds,
+        defaults.httpKeepAliveTimeoutSeconds,
+        defaults.httpMaxConnections,
+        defaults.passwordHashMaxWaiting,
+        defaults.sseMaxStreams,
+        defaults.sseMaxStreamsPerUser,
+      ],
+      [65536, 8192, 10, 120, 5, 1024, 16, 500, 20],
+    );
+    const set = serveConfig([...BASE_ARGS, '--http-max-header-bytes', '1048576', '--sse-max-streams-per-user', '2'], {
+      ...BASE_ENV,
+      SERVICE_HTTP_MAX_CONNECTIONS: '10',
+      SERVICE_PASSWORD_HASH_MAX_WAITING: '0',
+    }).config;
+    assert.equal(set.httpMaxHeaderBytes, 1048576);
+    assert.equal(set.sseMaxStreamsPerUser, 2);
+    assert.equal(set.httpMaxConnections, 10);
+    assert.equal(set.passwordHashMaxWaiting, 0);
+  });
+
+  it('refuses unusable HTTP bounds, and a request timeout shorter than the header timeout', () => {
+    assertProblem(problemsOf([...BASE_ARGS, '--http-max-header-bytes', '100']), /--http-max-header-bytes must be an integer from 1024/);
+    assertProblem(problemsOf([...BASE_ARGS, '--http-max-connections', '0']), /--http-max-connections must be an integer from 1/);
+    assertProblem(problemsOf([...BASE_ARGS, '--http-keep-alive-timeout-seconds', '0']), /--http-keep-alive-timeout-seconds must be an integer from 1/);
+    assertProblem(problemsOf([...BASE_ARGS, '--sse-max-streams', '0']), /--sse-max-streams must be an integer from 1/);
+    assertProblem(
+      problemsOf([...BASE_ARGS, '--http-headers-timeout-seconds', '30', '--http-request-timeout-seconds', '20']),
+      /--http-request-timeout-seconds must not be less than --http-headers-timeout-seconds/,
+    );
   });
 
   it('retention days are unset (null) by default and integers when set', () => {

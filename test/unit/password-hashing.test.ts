@@ -3,7 +3,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { HASH_PROCESS_NICE, HashProcess } from '../../lib/auth/hash-process.js';
+import { HASH_PROCESS_NICE, HashProcess, HashUnavailableError } from '../../lib/auth/hash-process.js';
+import { LogServiceError } from '../../lib/errors.js';
 import { processState } from '../support/proc.js';
 import { DEFAULT_SCRYPT_LOG_N, SCRYPT_P, SCRYPT_R, createPasswordHasher } from '../../lib/auth/passwords.js';
 
@@ -93,6 +94,42 @@ describe('password hasher', () => {
     }
   });
 
+  it('refuses a hash with 503 and Retry-After once as many as allowed are waiting', { timeout: 30_000 }, async () => {
+    let lose = 0;
+    const hasher = createPasswordHasher({ logN: LOG_N, maxWaiting: 1, timeoutMs: 60_000, loseReply: () => lose-- > 0 });
+    try {
+      const stored = await hasher.hash('correct horse');
+      lose = 1;
+      // The first never gets its reply (so it holds the one slot), the second waits.
+      const hung = hasher.verify(stored, 'correct horse');
+      hung.catch(() => undefined);
+      const waiting = hasher.verify(stored, 'correct horse');
+      waiting.catch(() => undefined);
+      await assert.rejects(hasher.verify(stored, 'correct horse'), (err: unknown) => {
+        assert.ok(err instanceof LogServiceError);
+        assert.equal(err.status, 503);
+        assert.equal(err.code, 'temporarily_unavailable');
+        assert.match(err.headers?.['Retry-After'] ?? '', /^[1-9][0-9]*$/);
+        return true;
+      });
+    } finally {
+      await hasher.close();
+    }
+  });
+
+  it('fails a hash whose reply never comes with 503 after the timeout, and the next hash works', { timeout: 30_000 }, async () => {
+    let lose = 0;
+    const hasher = createPasswordHasher({ logN: LOG_N, timeoutMs: 500, loseReply: () => lose-- > 0 });
+    try {
+      const stored = await hasher.hash('correct horse');
+      lose = 1;
+      await assert.rejects(hasher.verify(stored, 'correct horse'), (err: unknown) => err instanceof LogServiceError && err.status === 503);
+      assert.equal(await hasher.verify(stored, 'correct horse'), true);
+    } finally {
+      await hasher.close();
+    }
+  });
+
   it('fails a hash with a clear error after close', async () => {
     const hasher = createPasswordHasher({ logN: LOG_N });
     await hasher.close();
@@ -139,6 +176,22 @@ describe('hashing process', () => {
       process.kill(hashing.pid!, 'SIGKILL');
       await assert.rejects(pending, /exited/);
       assert.equal(await hashing.verify(await hashing.kdf('again', COST), 'again'), true);
+    } finally {
+      await hashing.close();
+    }
+  });
+
+  it('kills a child that stops answering, fails its hash as unavailable, and starts another for the next', { timeout: 30_000 }, async () => {
+    const hashing = new HashProcess({ threads: 1, slices: null, timeoutMs: 500 });
+    try {
+      const key = await hashing.kdf('correct horse', COST);
+      const stuck = hashing.pid!;
+      // A child that is alive but never answers.
+      process.kill(stuck, 'SIGSTOP');
+      await assert.rejects(hashing.verify(key, 'correct horse'), HashUnavailableError);
+      await waitUntil(() => !isRunning(stuck) || processState(stuck) === 'Z');
+      assert.equal(await hashing.verify(key, 'correct horse'), true);
+      assert.notEqual(hashing.pid, stuck);
     } finally {
       await hashing.close();
     }

@@ -5,6 +5,7 @@
  * Every driver error passes through `mapSqliteError`, so unique violations
  * surface as StorageConflict.
  */
+import { closeSync, openSync } from 'node:fs';
 import { open, type Database } from 'sqlite';
 import sqlite3 from 'sqlite3';
 import { StorageConflict } from '../storage.js';
@@ -103,12 +104,31 @@ export async function closeConnection(db: Database): Promise<void> {
   await db.close();
 }
 
+/** Owner read and write only: the file holds password hashes and every log entry. */
+export const DATABASE_FILE_MODE = 0o600;
+
+/**
+ * Creates a missing database file with `DATABASE_FILE_MODE` (SQLite would
+ * create it 0644 less the umask). SQLite creates the `-wal` and `-shm`
+ * files with the database file's mode, so they follow. An existing file
+ * keeps its mode, whatever it is; SQLite's special names are left alone.
+ */
+function createPrivateFile(path: string): void {
+  if (path === '' || path.startsWith(':') || path.startsWith('file:')) return;
+  try {
+    closeSync(openSync(path, 'wx', DATABASE_FILE_MODE));
+  } catch {
+    // It exists (keep its mode), or it cannot be created: SQLite's own open reports that.
+  }
+}
+
 /**
  * Opens the writer: creates the file if missing (its directory must exist)
  * and switches it to WAL. Throws the driver's error when the file cannot be
  * opened; the caller turns it into StorageUnavailableError.
  */
 export async function openWriter(path: string): Promise<Database> {
+  createPrivateFile(path);
   const db = await open({ filename: path, driver: sqlite3.Database, mode: sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE });
   try {
     for (const pragma of WRITER_PRAGMAS) await db.exec(pragma);

@@ -120,7 +120,8 @@ export const hostileString: fc.Arbitrary<string> = fc
     { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 12 }) },
     { weight: 3, arbitrary: SPECIAL },
     { weight: 2, arbitrary: CONTROL },
-    { weight: 1, arbitrary: fc.constant('\u0000') },
+    // U+0000 on its own: text columns of PostgreSQL refuse it, so it gets a weight of its own.
+    { weight: 3, arbitrary: fc.constantFrom('\u0000', 'a\u0000b') },
     { weight: 2, arbitrary: LONE_SURROGATE },
     { weight: 1, arbitrary: LONG },
     { weight: 2, arbitrary: fc.array(fc.oneof(CONTROL, LONE_SURROGATE, SPECIAL, fc.string({ maxLength: 4 })), { maxLength: 5 }).map((a) => a.join('')) },

@@ -378,11 +378,18 @@ export function queryFor(ids: readonly number[], cursors: readonly string[]): fc
   );
   // Lists scoped by one project or group are asked for one of those first, most of the time.
   const scope = fc.option(fc.tuple(fc.constantFrom('project_id', 'group_id'), fc.constantFrom(...ids)).map(([k, id]) => `${k}=${id}`), { freq: 3 });
-  return fc.tuple(scope, fc.array(pair, { maxLength: 6 })).map(([s, p]) => {
-    const all = s === null ? p : [s, ...p];
+  return fc.tuple(scope, fc.array(pair, { maxLength: 6 }), fc.option(MANY_TERMS, { freq: 50 })).map(([s, p, many]) => {
+    const all = [...(s === null ? [] : [s]), ...p, ...(many === null ? [] : [many])];
     return all.length ? `?${all.join('&')}` : '';
   });
 }
+
+/** Tens of thousands of search terms or filters in one query (built once; a query planner's depth is finite). */
+const MANY_TERMS = fc.constantFrom(
+  `q=${Array.from({ length: 20_000 }, (_, i) => `w${i}`).join('+')}`,
+  `q=${Array.from({ length: 20_000 }, (_, i) => `w${i}*`).join('+')}`,
+  Array.from({ length: 20_000 }, (_, i) => `context.k${i}=v+${i}`).join('&'),
+);
 
 // ---------------------------------------------------------------- callers and headers
 

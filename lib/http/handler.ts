@@ -47,7 +47,7 @@ export function createHandler(deps: ServiceDeps, routes: readonly Route[], optio
       if ((req.url ?? '').length > deps.config.httpMaxUrlBytes) {
         throw invalidRequest(`The request URL is longer than ${deps.config.httpMaxUrlBytes} bytes.`);
       }
-      const url = new URL(req.url ?? '/', 'http://localhost');
+      const url = requestUrl(req.url ?? '/');
       let path = url.pathname;
       if (basePath) {
         if (path !== basePath && !path.startsWith(`${basePath}/`)) throw notServed();
@@ -131,6 +131,20 @@ function logRequestWhenDone(deps: ServiceDeps, req: IncomingMessage, res: Server
       caller_kind: caller,
     });
   });
+}
+
+/**
+ * The request target as a URL. A target starting with `/` is always a path,
+ * so `//host/x` or `/\host/x` never names a host (and never reaches the route
+ * `/x`); an absolute one (`http://host/x`, which proxies may send) is parsed
+ * as such; a target that does not parse answers 400 instead of crashing.
+ */
+function requestUrl(target: string): URL {
+  try {
+    return target.startsWith('/') ? new URL(`http://localhost${target}`) : new URL(target, 'http://localhost');
+  } catch {
+    throw invalidRequest('The request target is not a valid URL.');
+  }
 }
 
 function notServed(): LogServiceError {

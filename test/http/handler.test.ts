@@ -5,7 +5,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { object, string } from 'superstruct';
 import { createHandler } from '../../lib/http/handler.js';
@@ -73,6 +73,20 @@ const routes: Route[] = [
     },
   },
 ];
+
+/** A GET with the request target exactly as given (fetch would normalise it first). */
+function rawGet(baseUrl: string, target: string): Promise<{ status: number; body: any }> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: hostname, port, path: target, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 describe('request handler', () => {
   let server: Server;
@@ -176,6 +190,22 @@ describe('request handler', () => {
     assert.equal(res.status, 500);
     assert.equal(res.body.error, 'internal_error');
     assert.doesNotMatch(res.text, /SELECT|internals|\.ts|at /);
+  });
+
+  it('reads a target starting with / as a path, never a host, and answers 400 (not 500) for a target that is no URL', async () => {
+    assert.deepEqual((await rawGet(url, '/v1/things/7')).body, { id: 7 });
+    // Absolute form, which proxies may send, is still served.
+    assert.deepEqual((await rawGet(url, 'http://localhost/v1/things/7')).body, { id: 7 });
+    for (const target of ['//evil.example/v1/things/7', '/\\evil.example/v1/things/7', '//x:99999/v1/things/7', '//[/v1/things/7', '//%zz/v1/things/7', '//']) {
+      const res = await rawGet(url, target);
+      assert.equal(res.status, 404, target);
+      assert.equal(res.body.error, 'not_found', target);
+    }
+    for (const target of ['http://x:99999/v1/things/7', 'http://[::1/v1/things/7']) {
+      const res = await rawGet(url, target);
+      assert.equal(res.status, 400, target);
+      assert.equal(res.body.error, 'invalid_request', target);
+    }
   });
 
   it('serves every route under a base path when embedded', async () => {

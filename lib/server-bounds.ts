@@ -14,6 +14,7 @@
  * 11 s each, about 70 MiB in all.
  */
 import type { Server, ServerOptions } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { LogServiceConfig } from './config.js';
 
 /** The settings these bounds are made of. */
@@ -49,12 +50,74 @@ export function serverOptions(config: ServerBoundsConfig): ServerOptions {
 
 /**
  * Applies the bounds that are server properties (the connection cap, the
- * timeouts) to a server already created, before it listens. The header
+ * timeouts) to a server already created, before it listens, and answers
+ * what the HTTP parser refuses in the general envelope. The header
  * limit is not among them: pass `serverOptions(config)` to `createServer`.
  */
 export function applyServerBounds(server: Server, config: ServerBoundsConfig): void {
+  answerClientErrors(server);
   server.maxConnections = config.httpMaxConnections;
   server.headersTimeout = config.httpHeadersTimeoutSeconds * 1000;
   server.requestTimeout = config.httpRequestTimeoutSeconds * 1000;
   server.keepAliveTimeout = config.httpKeepAliveTimeoutSeconds * 1000;
+}
+
+/**
+ * What Node's HTTP parser refuses before any handler runs (broken framing,
+ * headers too slow) is answered in the service's general envelope, so
+ * clients see the same shape of error as everywhere else; Node's own
+ * answer is a bare status line. Headers over the limit get a bare 431: the
+ * parser stops mid-request, so the method is unknown, and a response to
+ * HEAD must not carry a body.
+ */
+export function answerClientErrors(server: Server): void {
+  server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => {
+    const refusal = parserRefusal(err.code);
+    if (refusal === null || !socket.writable || responseStarted(socket)) {
+      socket.destroy();
+      return;
+    }
+    const head = err.rawPacket?.subarray(0, 5).toString('latin1');
+    const body = refusal.error === null || head === 'HEAD ' ? '' : JSON.stringify({ error: refusal.error, message: refusal.message });
+    socket.end(
+      `HTTP/1.1 ${refusal.status} ${refusal.reason}\r\n` +
+        (body ? 'Content-Type: application/json; charset=utf-8\r\n' : '') +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  });
+}
+
+/**
+ * Whether a response is already under way on this connection (then no
+ * other answer can be written). Node's own default handler reads the same
+ * field; it has no public equivalent.
+ */
+function responseStarted(socket: Duplex): boolean {
+  const current = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  return Boolean(current?.headersSent);
+}
+
+interface ParserRefusal {
+  status: number;
+  reason: string;
+  /** The envelope's code, or null for a bare answer. */
+  error: string | null;
+  message: string;
+}
+
+/** The answer for a parser error code, or null when the connection is simply gone. */
+export function parserRefusal(code: string | undefined): ParserRefusal | null {
+  switch (code) {
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return null;
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, reason: 'Request Header Fields Too Large', error: null, message: '' };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, reason: 'Request Timeout', error: 'request_timeout', message: 'The request did not arrive in time.' };
+    default:
+      return { status: 400, reason: 'Bad Request', error: 'invalid_request', message: 'The request is not valid HTTP.' };
+  }
 }

@@ -16,6 +16,8 @@ import { getRequest, rawConnect, type RawConnection } from '../support/raw-http.
 
 const pad = (bytes: number) => 'a'.repeat(bytes);
 const statusOf = (text: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
+/** The JSON body after the head: refusals from the HTTP parser come in the general envelope too. */
+const envelopeOf = (text: string) => JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as { error: string; message: string };
 /** Much longer than the short timeouts below, much shorter than Node's own defaults (60 s headers, 300 s request). */
 const WAIT_MS = 15_000;
 
@@ -43,6 +45,13 @@ describeEachBackend('HTTP server bounds', (backend) => {
       const conn = await exchange(getRequest('/healthz', { 'X-Pad': pad(70 * 1024) }));
       assert.equal(statusOf(conn.received()), 431);
       await conn.waitClosed(WAIT_MS);
+    });
+
+    it('answers a request that is not HTTP with 400 in the general envelope, then closes', async () => {
+      const conn = await exchange('NOT HTTP AT ALL\r\n\r\n');
+      assert.equal(statusOf(conn.received()), 400);
+      await conn.waitClosed(WAIT_MS);
+      assert.equal(envelopeOf(conn.received()).error, 'invalid_request');
     });
 
     it('serves headers of a user with a few hundred grants (60 KiB)', async () => {
@@ -92,6 +101,7 @@ describeEachBackend('HTTP server bounds', (backend) => {
       conn.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
       await conn.waitClosed(WAIT_MS);
       assert.equal(statusOf(conn.received()), 408);
+      assert.equal(envelopeOf(conn.received()).error, 'request_timeout');
     });
 
     it('answers 408 and closes a request whose body keeps dribbling past the request timeout', async () => {

@@ -5,6 +5,7 @@
  */
 import { invalidRequest } from '../errors.js';
 import { rejectNul } from '../admin/text-fields.js';
+import { parseIsoTimestamp } from '../logs/entry-validation.js';
 
 const ID = /^[1-9][0-9]{0,15}$/;
 
@@ -50,27 +51,9 @@ export function queryInstant(query: URLSearchParams, name: string): number | und
   return ms;
 }
 
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?$/i;
-
 /**
  * `YYYY-MM-DD[T ]HH:MM[:SS[.fraction]]` with `Z`, `±HH:MM` or no offset
- * (meaning UTC), the shape D21 accepts; impossible dates are null.
+ * (meaning UTC): the very parser that reads log entries' timestamps, so a
+ * filter and an entry always agree on an instant. Impossible dates are null.
  */
-export function parseInstant(text: string): number | null {
-  const m = DATE_TIME.exec(text);
-  if (!m) return null;
-  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number) as [number, number, number, number, number];
-  const second = m[6] === undefined ? 0 : Number(m[6]);
-  const millis = m[7] === undefined ? 0 : Math.floor(Number(`0.${m[7]}`) * 1000);
-  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return null;
-  const local = Date.UTC(year, month - 1, day, hour, minute, second, millis);
-  const check = new Date(local);
-  // Date.UTC rolls 31 February over into March: reject instead.
-  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return null;
-  const zone = m[8];
-  if (zone === undefined || zone.toUpperCase() === 'Z') return local;
-  const sign = zone[0] === '-' ? -1 : 1;
-  const [zh, zm] = [Number(zone.slice(1, 3)), Number(zone.slice(4, 6))];
-  if (zh > 23 || zm > 59) return null;
-  return local - sign * (zh * 60 + zm) * 60_000;
-}
+export const parseInstant = parseIsoTimestamp;

@@ -29,6 +29,8 @@ describe('query params', () => {
     for (const bad of ['2026-02-30T00:00Z', '2026-13-01T00:00Z', '2026-01-01', 'yesterday', '2026-01-01T24:00Z', '2026-01-01T00:00+25:00']) {
       assert.equal(parseInstant(bad), null, bad);
     }
+    // Years 0–99 are those years, not 1900–1999.
+    assert.equal(parseInstant('0042-03-04T05:06:07Z'), Date.parse('0042-03-04T05:06:07.000Z'));
     assert.throws(() => queryInstant(q('from=nope'), 'from'), fieldError('from'));
   });
 });

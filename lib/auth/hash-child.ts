@@ -1,6 +1,6 @@
 /**
  * The child side of `hash-process.ts`: runs scrypt-kdf's `kdf` and `verify`
- * for its parent, at a lower CPU priority than the service (D35).
+ * for its parent, at the lowest CPU priority.
  */
 import { readdirSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
@@ -60,7 +60,7 @@ async function run(job: HashJob): Promise<HashReply> {
   }
 }
 
-/** Sends to the parent unless it has gone (it may go while this process is stopped, cpu-slices.ts). */
+/** Sends to the parent unless it has gone (it may go while a hash runs). */
 function reply(message: object): void {
   // With a callback, a channel that closes meanwhile is an ignored error, not an uncaught one.
   if (process.connected) process.send?.(message, undefined, undefined, () => undefined);

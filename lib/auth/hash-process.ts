@@ -1,11 +1,12 @@
 /**
- * Password hashes run in a child process at a lower CPU priority (D35).
- * A hash at the production cost keeps one core busy for ~0.18 s (it was
- * ~0.5 s at scrypt's N = 2^17); in the service's own thread pool it competed on equal terms with
- * ingestion, queries and, on the server backend, PostgreSQL, and a burst of
- * logins raised their p99 by 30–120 ms. Niced, and run in short slices
- * (cpu-slices.ts), it takes mostly the CPU they leave: logins slow down
- * instead of everything else.
+ * Password hashes run in a child process at the lowest CPU priority. A hash
+ * at the production cost keeps one core busy for ~0.2 s and touches 16 MiB;
+ * in the service's own process it would run on libuv's thread pool, which
+ * sqlite3 runs every statement on, and compete on equal terms with
+ * ingestion and queries. In a child it has its own pool, its memory is
+ * returned when the child exits, the operating system's priority applies to
+ * it as a whole, and a hash that never finishes can be killed outright
+ * (a worker thread cannot be stopped inside a native call).
  *
  * The child starts on the first hash and exits after `idleMs` without one,
  * so an idle service holds no second process. It runs `hash-child.js` next
@@ -15,29 +16,22 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import type { HashJob, HashJobBody, HashReply, ScryptCost } from './hash-child.js';
-import { CpuSlices, type SliceTiming } from './cpu-slices.js';
 
 export type { ScryptCost };
 
 /**
- * The child's nice value, the lowest priority. With Linux autogroups the
- * scheduler weighs the service's session against PostgreSQL's before it
- * looks at threads, and the service's weight on a core follows the nice
- * values of its threads running there: the lower the child's priority,
- * the more of that core a local PostgreSQL gets during a hash. Over four
- * alternating pairs of windows (server backend, 300k entries), a login
- * burst raised paced ingestion p99 by ~20 ms at nice 10, ~8 ms at 19,
- * with logins as fast. Priority alone does not keep a local PostgreSQL's
- * p99 down, though (measured with pgbench: nice 19 and SCHED_IDLE alike
- * raised it); the slices below do most of that.
+ * The child's nice value, the lowest priority: while the service's own
+ * threads want the CPU they get nearly all of it, and logins slow down
+ * instead. Every thread of the child is set (Linux keeps a nice value per
+ * thread), the pool threads scrypt runs on included.
  */
 export const HASH_PROCESS_NICE = 19;
 const DEFAULT_IDLE_MS = 30_000;
 /**
- * How long one hash may take once the child has it. A hash takes ~0.2 s
- * idle and ~1.5 s in slices on a loaded machine; a child silent for this
- * long is stuck (or its reply was lost), and without a limit every sign-in
- * behind it would wait forever.
+ * How long one hash may take once the child has it. A hash takes ~0.2 s on
+ * an idle machine and a few seconds behind busy service threads; a child
+ * silent for this long is stuck (or its reply was lost), and without a
+ * limit every sign-in behind it would wait forever.
  */
 export const DEFAULT_HASH_TIMEOUT_MS = 30_000;
 
@@ -51,26 +45,12 @@ export class HashUnavailableError extends Error {
     this.name = 'HashUnavailableError';
   }
 }
-/**
- * 5 ms slices, in which the scheduler keeps spreading the other work over
- * both cores (cpu-slices.ts). Pauses of 1 ms while no task waits for a
- * CPU, doubling to 40 ms (a ninth of a core) while some do; 10 ms where
- * CPU pressure cannot be read. Fixed 5/10 slices, a third of a core, cut
- * the rise of paced ingestion p99 during a burst of 20 logins from ~89 to
- * ~29 ms (server backend); 10/10, 10/20 and 5/5 each did worse. Adaptive
- * pauses cut the rise further in pgbench and logkeep measurements alike
- * (see the README), and on an idle machine a hash takes ~0.2 s again
- * instead of ~0.5 s. Under load a login waits longer: ~1.5 s of wall time
- * per hash at 40 ms pauses.
- */
-export const DEFAULT_HASH_SLICES: SliceTiming = { runMs: 5, pauseMs: 10, adaptive: { minPauseMs: 1, maxPauseMs: 40, stallShare: 0.1 } };
 
 export interface HashProcessOptions {
   /** libuv pool threads in the child: as many as hashes may run at once. */
   threads: number;
+  /** How long the child stays after its last hash (default 30 s). */
   idleMs?: number;
-  /** Run/pause slices while a hash runs; null runs hashes uninterrupted. */
-  slices?: SliceTiming | null;
   /** How long one hash may take in the child before it is ended and replaced (default 30 s). */
   timeoutMs?: number;
   /** Test hook: true loses the child's reply to the hash about to be sent, as a stuck child would. */
@@ -89,14 +69,10 @@ export class HashProcess {
   private nextId = 1;
   private idleTimer: NodeJS.Timeout | null = null;
   private closed = false;
-  private readonly slices: CpuSlices | null;
   /** Hashes whose reply is to be dropped (`loseReply`). */
   private readonly lost = new Set<number>();
 
-  constructor(private readonly options: HashProcessOptions) {
-    const timing = options.slices === undefined ? DEFAULT_HASH_SLICES : options.slices;
-    this.slices = timing && CpuSlices.supported() ? new CpuSlices(timing) : null;
-  }
+  constructor(private readonly options: HashProcessOptions) {}
 
   /** The child's pid while it runs (for tests and diagnostics). */
   get pid(): number | undefined {
@@ -131,9 +107,7 @@ export class HashProcess {
     // Keep the parent alive while a hash is owed (a script awaiting create-admin).
     this.holdOpen(true);
     try {
-      const ready = this.start();
-      if (this.child?.pid) this.slices?.start(this.child.pid);
-      const child = await ready;
+      const child = await this.start();
       if (this.options.loseReply?.()) this.lost.add(id);
       child.send({ id, ...body } satisfies HashJob);
       const result = await this.withinTimeout(reply, child);
@@ -142,10 +116,7 @@ export class HashProcess {
     } finally {
       this.pending.delete(id);
       this.lost.delete(id);
-      if (this.pending.size === 0) {
-        this.slices?.end();
-        this.becomeIdle();
-      }
+      if (this.pending.size === 0) this.becomeIdle();
     }
   }
 
@@ -167,12 +138,11 @@ export class HashProcess {
 
   /**
    * Kills a child that stopped answering. The hashes it still owed fail as
-   * unavailable (retrying is safe); SIGKILL ends it even while a slice has
-   * it stopped.
+   * unavailable (retrying is safe); SIGKILL ends it even if it is stopped
+   * or busy in native code.
    */
   private endStuckChild(child: ChildProcess): void {
     if (this.child !== child) return;
-    this.slices?.end();
     this.child = null;
     this.ready = null;
     for (const waiting of this.pending.values()) waiting.reject(new HashUnavailableError('the password hashing process was restarted'));
@@ -195,7 +165,6 @@ export class HashProcess {
     child.on('error', () => undefined);
     child.on('exit', () => {
       if (this.child !== child) return;
-      this.slices?.end();
       this.child = null;
       this.ready = null;
       for (const waiting of this.pending.values()) waiting.reject(new Error('the password hashing process exited'));
@@ -224,7 +193,6 @@ export class HashProcess {
   private stop(): void {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
-    this.slices?.close();
     const child = this.child;
     this.child = null;
     this.ready = null;

@@ -1,5 +1,5 @@
-// Password hashing runs scrypt-kdf in a niced child process (D35): real
-// hashes at a low cost, the child's threads read back from /proc.
+// Password hashing runs scrypt-kdf in a child process at the lowest CPU
+// priority: real hashes at a low cost, the child's threads read back from /proc.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -18,22 +18,6 @@ function threadNiceValues(pid: number): number[] {
     return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
   });
 }
-
-/** The states `pid` passes through until `done` settles, sampled every millisecond or so. */
-async function statesWhile(pid: number, done: Promise<unknown>): Promise<Set<string>> {
-  const seen = new Set<string>();
-  let settled = false;
-  void done.finally(() => (settled = true)).catch(() => undefined);
-  while (!settled) {
-    const state = processState(pid);
-    if (state) seen.add(state);
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  return seen;
-}
-
-/** A hash that takes a few hundred milliseconds, long enough to be sliced many times. */
-const SLOW_COST = { logN: 17, r: 8, p: 1 };
 
 function isRunning(pid: number): boolean {
   try {
@@ -94,13 +78,13 @@ describe('password hasher', () => {
     }
   });
 
-  it('refuses a hash with 503 and Retry-After once as many as allowed are waiting', { timeout: 30_000 }, async () => {
+  it('refuses a hash with 503 and Retry-After once as many as allowed are waiting, and runs the waiting one when the slot frees', { timeout: 30_000 }, async () => {
     let lose = 0;
-    const hasher = createPasswordHasher({ logN: LOG_N, maxWaiting: 1, timeoutMs: 60_000, loseReply: () => lose-- > 0 });
+    const hasher = createPasswordHasher({ logN: LOG_N, maxWaiting: 1, timeoutMs: 1_000, loseReply: () => lose-- > 0 });
     try {
       const stored = await hasher.hash('correct horse');
       lose = 1;
-      // The first never gets its reply (so it holds the one slot), the second waits.
+      // The first never gets its reply (so it holds the one slot until it times out), the second waits.
       const hung = hasher.verify(stored, 'correct horse');
       hung.catch(() => undefined);
       const waiting = hasher.verify(stored, 'correct horse');
@@ -112,6 +96,8 @@ describe('password hasher', () => {
         assert.match(err.headers?.['Retry-After'] ?? '', /^[1-9][0-9]*$/);
         return true;
       });
+      await assert.rejects(hung, (err: unknown) => err instanceof LogServiceError && err.status === 503);
+      assert.equal(await waiting, true);
     } finally {
       await hasher.close();
     }
@@ -154,6 +140,23 @@ describe('hashing process', () => {
     }
   });
 
+  it('gives the child none of the service\'s environment', async () => {
+    process.env.LOGKEEP_TEST_SECRET = 'not for the child';
+    const hashing = new HashProcess({ threads: 2 });
+    try {
+      await hashing.kdf('correct horse', COST);
+      const names = readFileSync(`/proc/${hashing.pid!}/environ`, 'utf8')
+        .split('\0')
+        .filter(Boolean)
+        .map((pair) => pair.slice(0, pair.indexOf('=')))
+        .filter((name) => !name.startsWith('NODE_CHANNEL_')); // Node's own, for the IPC channel
+      assert.deepEqual(names.sort(), ['LOGKEEP_HASH_NICE', 'UV_THREADPOOL_SIZE']);
+    } finally {
+      delete process.env.LOGKEEP_TEST_SECRET;
+      await hashing.close();
+    }
+  });
+
   it('stops the child when idle and starts another for the next hash', async () => {
     const hashing = new HashProcess({ threads: 1, idleMs: 50 });
     try {
@@ -182,7 +185,7 @@ describe('hashing process', () => {
   });
 
   it('kills a child that stops answering, fails its hash as unavailable, and starts another for the next', { timeout: 30_000 }, async () => {
-    const hashing = new HashProcess({ threads: 1, slices: null, timeoutMs: 500 });
+    const hashing = new HashProcess({ threads: 1, timeoutMs: 500 });
     try {
       const key = await hashing.kdf('correct horse', COST);
       const stuck = hashing.pid!;
@@ -204,92 +207,5 @@ describe('hashing process', () => {
     } finally {
       await hashing.close();
     }
-  });
-
-  it('runs a hash in slices: stopped between them, running again once the hash is done', async () => {
-    const hashing = new HashProcess({ threads: 1, slices: { runMs: 10, pauseMs: 10 } });
-    try {
-      await hashing.kdf('warm up', COST);
-      const pending = hashing.kdf('correct horse', SLOW_COST);
-      const states = await statesWhile(hashing.pid!, pending);
-      assert.ok(states.has('T'), `the child was never stopped: ${[...states]}`);
-      assert.ok(states.has('R'), `the child never ran: ${[...states]}`);
-      const pid = hashing.pid!;
-      // Left running (idle), never stopped between hashes.
-      for (let i = 0; i < 20; i++) {
-        assert.notEqual(processState(pid), 'T');
-        await new Promise((resolve) => setTimeout(resolve, 2));
-      }
-    } finally {
-      await hashing.close();
-    }
-  });
-
-  it('keeps slicing while the event loop is busy', async () => {
-    // Slices timed on the event loop ran as long as the loop was blocked, which
-    // under load is exactly when they should be short.
-    const hashing = new HashProcess({ threads: 1, slices: { runMs: 5, pauseMs: 10 } });
-    try {
-      await hashing.kdf('warm up', COST);
-      const pending = hashing.kdf('correct horse', SLOW_COST);
-      await new Promise((resolve) => setTimeout(resolve, 10)); // the job is sent
-      const pid = hashing.pid!;
-      let stops = 0;
-      let previous = processState(pid);
-      const until = performance.now() + 200;
-      while (performance.now() < until) {
-        const state = processState(pid);
-        if (state === 'T' && previous !== 'T') stops += 1;
-        previous = state;
-      }
-      assert.ok(stops >= 4, `stopped ${stops} times in 200 ms of a blocked event loop`);
-      await pending;
-    } finally {
-      await hashing.close();
-    }
-  });
-
-  it('never stops the child when slicing is off', async () => {
-    const hashing = new HashProcess({ threads: 1, slices: null });
-    try {
-      await hashing.kdf('warm up', COST);
-      const pending = hashing.kdf('correct horse', SLOW_COST);
-      const states = await statesWhile(hashing.pid!, pending);
-      assert.ok(!states.has('T'), `the child was stopped: ${[...states]}`);
-    } finally {
-      await hashing.close();
-    }
-  });
-
-  it('ends a child that is stopped in a pause when the hasher closes', async () => {
-    const hashing = new HashProcess({ threads: 1, slices: { runMs: 5, pauseMs: 200 } });
-    const pending = hashing.kdf('correct horse', SLOW_COST);
-    pending.catch(() => undefined);
-    const pid = hashing.pid!;
-    await waitUntil(() => processState(pid) === 'T');
-    await hashing.close();
-    await assert.rejects(pending, /stopped|exited/);
-    await waitUntil(() => !isRunning(pid) || processState(pid) === 'Z');
-  });
-
-  it('continues a stopped child when the service process exits, so it never lingers', async () => {
-    // A parent that exits in the middle of a long pause: without the exit hook its
-    // child would stay stopped for good, unable to see the parent go.
-    const script = `
-      import { HashProcess } from ${JSON.stringify(new URL('../../lib/auth/hash-process.ts', import.meta.url).href)};
-      import { readFileSync } from 'node:fs';
-      const hashing = new HashProcess({ threads: 1, slices: { runMs: 5, pauseMs: 60_000 } });
-      void hashing.kdf('correct horse', { logN: 17, r: 8, p: 1 }).catch(() => undefined);
-      const pid = hashing.pid;
-      const state = () => { const s = readFileSync('/proc/' + pid + '/stat', 'utf8'); return s.slice(s.lastIndexOf(')') + 2)[0]; };
-      while (state() !== 'T') await new Promise((r) => setTimeout(r, 1));
-      console.log(pid);
-      process.exit(0);
-    `;
-    const { execFileSync } = await import('node:child_process');
-    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
-    const pid = Number(out.trim());
-    assert.ok(pid > 0, `no pid printed: ${out}`);
-    await waitUntil(() => !isRunning(pid) || processState(pid) === 'Z');
   });
 });

@@ -1,10 +1,12 @@
 /**
- * `npm run bench`: every issue-5 benchmark in sequence, each bounded in
- * time. `--quick` uses 100k entries per backend instead of 1M (about two
- * minutes instead of about ten). The query benchmark runs on the databases
- * the ingestion benchmark filled.
+ * `npm run bench`: every benchmark in sequence, each bounded in time.
+ * `--quick` uses 100k entries per backend instead of 1M (about two minutes
+ * instead of about ten) and fewer login-burst windows. The query benchmark
+ * runs on the databases the ingestion benchmark filled; the login-burst
+ * benchmark fills its own as it goes.
  */
 import { benchIngest } from './ingest.js';
+import { benchLogin } from './login.js';
 import { benchQuery } from './query.js';
 import { runStreamBench } from './stream.js';
 
@@ -19,4 +21,5 @@ try {
   await filled.server?.db.drop();
 }
 await runStreamBench({ quick });
+await benchLogin({ quick });
 console.log(`done in ${Math.round((Date.now() - started) / 1000)} s`);

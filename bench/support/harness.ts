@@ -29,7 +29,7 @@ export function startChild(mode: ChildMode, options: { nodeArgs?: string[] } = {
   const script = fileURLToPath(new URL('./serve-child.ts', import.meta.url));
   const child: ChildProcess = fork(script, [], {
     execArgv: ['--import', 'tsx', ...(options.nodeArgs ?? []), ...(process.env.LOGKEEP_BENCH_NODE_ARGS ? process.env.LOGKEEP_BENCH_NODE_ARGS.split(' ') : []), ...(process.env.LOGKEEP_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.LOGKEEP_BENCH_CPU_PROF}`] : [])],
-    // As the bin does (D35): a pool big enough for sqlite3 and scrypt together.
+    // As the bin does: a libuv pool of 8 for sqlite3 (password hashes run in a process of their own).
     env: { ...process.env, LOGKEEP_BENCH_CHILD: JSON.stringify(mode), UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? '8' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -138,9 +138,24 @@ export async function settleServerDatabase(db: BenchDatabase): Promise<void> {
   }
 }
 
-/** Service settings for a benchmark run on `db`. */
+/** How many people sign in at once in the benchmarks' login bursts. */
+export const LOGIN_BURST = 20;
+
+/**
+ * Service settings for a benchmark run on `db`. Without a rate limit, and
+ * with room for a whole login burst in the queue of password checks (by
+ * default 16 wait behind the one running, and the last 3 of 20 would be
+ * refused with 503 at once): a burst then costs 20 full hashes.
+ */
 export function serviceSettings(db: BenchDatabase, extra: Partial<LogServiceSettings> = {}): LogServiceSettings {
-  return { ...db.settings, jwtSecret: JWT_SECRET, bootstrapAdminPassword: ADMIN_PASSWORD, rateLimitEnabled: false, ...extra } as LogServiceSettings;
+  return {
+    ...db.settings,
+    jwtSecret: JWT_SECRET,
+    bootstrapAdminPassword: ADMIN_PASSWORD,
+    rateLimitEnabled: false,
+    passwordHashMaxWaiting: LOGIN_BURST - 1,
+    ...extra,
+  } as LogServiceSettings;
 }
 
 // ---- HTTP client ---------------------------------------------------------------------

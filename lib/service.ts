@@ -35,7 +35,7 @@ export interface LogServiceOptions {
   logger?: ServiceLogger;
   /** Serve every route under this path prefix, e.g. `/logs`. */
   basePath?: string;
-  /** scrypt cost (log2 N, with r = 8, p = 5). Default 14 (OWASP-equivalent, see auth/passwords.ts); lower it only for tests. */
+  /** scrypt cost (log2 N, with r = 8, p = 5), default 14. Each step down halves a hash's time and memory, and its strength (docs/passwords.md). */
   passwordHashLogN?: number;
   /** For tests: a shorter per-hash timeout, or a hashing process that loses a reply. */
   passwordHashing?: Pick<PasswordHasherOptions, 'timeoutMs' | 'loseReply'>;

@@ -1,9 +1,10 @@
 /**
  * Password hashing with scrypt (`scrypt-kdf`), never on the event loop: in a
- * child process at a lower CPU priority (hash-process.ts). Concurrent hashes
- * are capped (D35) so a burst of logins cannot take every core. The stored
- * hash carries its own parameters, so the cost can be raised later without
- * invalidating existing hashes.
+ * child process at the lowest CPU priority (hash-process.ts). One hash runs
+ * at a time and only so many wait, so a burst of logins can neither take
+ * every core nor queue without end. The stored hash carries its own
+ * parameters, so the cost can be changed later without invalidating
+ * existing hashes. docs/passwords.md has the whole story.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { LogServiceError, invalidRequest } from '../errors.js';
@@ -13,26 +14,25 @@ import { HashProcess, HashUnavailableError } from './hash-process.js';
  * scrypt's cost: N = 2^14, r = 8, p = 5, one of the settings OWASP's
  * Password Storage Cheat Sheet lists as equivalent to its minimum
  * N = 2^17, r = 8, p = 1. Same protection, but 16 MiB per hash instead of
- * 128 MiB: a hash that fits the CPU caches better takes ~0.23 s here
- * instead of ~0.46 s and slows the service's own work on the other core
- * less (bench/query.ts, mixed load).
+ * 128 MiB: a hash that fits the CPU caches better takes ~0.18 s of CPU
+ * instead of ~0.39 s and slows the service's own work on the other cores
+ * less.
  */
 export const DEFAULT_SCRYPT_LOG_N = 14;
 export const SCRYPT_R = 8;
 export const SCRYPT_P = 5;
 /**
- * Concurrent hashes at most. Each holds one core for the whole hash
- * (MEASURED.md: 8 in flight pushed a trivial SELECT to p99 523 ms). One
- * leaves the other core to ingestion and queries: with both busy, a burst
- * of 40 logins raised query p99 by ~24 ms on the reference machine, with
- * one by 7–14 ms (bench/query.ts, mixed load).
+ * Concurrent hashes at most. Each holds one core for the whole hash; one
+ * at a time leaves the other cores to ingestion and queries, so a burst of
+ * logins costs the people signing in time rather than everyone else CPU.
  */
 export const DEFAULT_MAX_CONCURRENT_HASHES = 1;
 /**
  * Hashes that may wait for a free slot (the `passwordHashMaxWaiting`
- * setting's default). At ~0.2 s a hash (~1.5 s on a loaded machine) the
- * last of 16 waits 3 to 25 s; past that a flood of sign-ins is refused at
- * once instead of queueing without end and starving everyone's logins.
+ * setting's default). At ~0.2 s a hash on an idle machine, and several
+ * times that while the service keeps the CPUs busy, the last of 16 waits
+ * from ~3 s to a few tens of seconds; past that a flood of sign-ins is
+ * refused at once instead of queueing without end.
  */
 export const DEFAULT_MAX_WAITING_HASHES = 16;
 /** `Retry-After` when hashing is refused: about the time a full queue takes to drain. */

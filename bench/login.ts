@@ -6,11 +6,12 @@
  * with ingestion running as fast as it is answered (500 entries a batch),
  * while `GET /healthz` is sent every 10 ms on connections of its own, open
  * loop (each probe's latency counts from when it was due, so a stalled event
- * loop shows in every probe it held up). Windows without and with a burst
- * alternate (quiet, burst, then burst, quiet, …) so a drift in the
- * ingestion rate as the database grows falls on both kinds alike; samples
- * are pooled per kind. A burst window lasts until its last sign-in has its
- * answer.
+ * loop shows in every probe it held up). Both run without a break; windows
+ * without and with a burst alternate over them (quiet, burst, then burst,
+ * quiet, …) so a drift in the ingestion rate as the database grows falls on
+ * both kinds alike, and samples are pooled per kind. A burst window lasts
+ * until its last sign-in has its answer, a quiet one as long as the burst
+ * before it; a first burst, not counted, warms everything up.
  *
  * Targets: `/healthz` p99 during bursts under 20 ms, and ingestion during
  * bursts at least 80 % of its quiet rate.
@@ -30,6 +31,7 @@ export interface LoginBenchOptions {
   backends?: 'file' | 'server' | 'both';
   /** Quiet/burst window pairs per backend. */
   pairs?: number;
+  /** The shortest quiet window; otherwise each lasts as long as the last burst. */
   quietSeconds?: number;
   /** Ingestion connections (saturated: each sends its next batch when the last is answered). */
   connections?: number;
@@ -50,19 +52,23 @@ export const INGEST_SHARE_TARGET = 0.8;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** `GET /healthz` every 10 ms until `stop()`; latencies in ms, counted from when each probe was due. */
-async function probeHealthz(url: string, stop: () => boolean): Promise<number[]> {
+/**
+ * `GET /healthz` every 10 ms until `stop()`. Each latency (ms, counted from
+ * when the probe was due) goes to the array `into()` named when it was due;
+ * none while it names null.
+ */
+async function probeHealthz(url: string, stop: () => boolean, into: () => number[] | null): Promise<void> {
   const pool = new Pool(url, { connections: 4, keepAliveTimeout: 60_000 });
-  const samples: number[] = [];
   const inFlight: Promise<void>[] = [];
   let due = performance.now();
   while (!stop()) {
     const sentAt = due;
+    const samples = into();
     inFlight.push(
       pool.request({ path: '/healthz', method: 'GET' }).then(async (res) => {
         await res.body.text();
         if (res.statusCode !== 200) throw new Error(`/healthz answered ${res.statusCode}`);
-        samples.push(performance.now() - sentAt);
+        samples?.push(performance.now() - sentAt);
       }),
     );
     due += PROBE_EVERY_MS;
@@ -71,7 +77,6 @@ async function probeHealthz(url: string, stop: () => boolean): Promise<number[]>
   }
   await Promise.all(inFlight);
   await pool.close();
-  return samples;
 }
 
 interface Burst {
@@ -123,26 +128,43 @@ async function burstOnBackend(label: string, db: BenchDatabase, options: Require
       alone.push(performance.now() - t);
     }
 
+    // One ingestion load and one prober for the whole run; a window is a stretch of
+    // it, so no window pays for a load starting or draining.
+    let accepted = 0;
+    let finished = false;
+    let samples: number[] | null = null;
+    const ingesting = load({ url: child.url, next, connections: options.connections, until: () => finished, onProgress: (n) => (accepted = n) });
+    const probing = probeHealthz(child.url, () => finished, () => samples);
+
+    // Quiet windows last as long as the last burst did, so both kinds weigh the same.
+    let lastBurstSeconds = 0;
     async function window(burst: boolean, into: Pooled | null): Promise<void> {
-      const deadline = Date.now() + options.quietSeconds * 1000;
-      let burstDone = false;
-      const stop = burst ? () => burstDone : () => Date.now() > deadline;
-      const ingesting = load({ url: child.url, next, connections: options.connections, until: stop });
-      const probing = probeHealthz(child.url, stop);
-      const signIns = burst ? signInBurst(child.url).finally(() => (burstDone = true)) : null;
-      const [ingested, healthz, signed] = await Promise.all([ingesting, probing, signIns]);
+      const current: number[] = [];
+      samples = current;
+      const acceptedBefore = accepted;
+      const started = performance.now();
+      const quietMs = Math.max(options.quietSeconds, lastBurstSeconds) * 1000;
+      const signed = burst ? await signInBurst(child.url) : await sleep(quietMs).then(() => null);
+      const seconds = (performance.now() - started) / 1000;
+      samples = null;
+      if (signed) lastBurstSeconds = signed.seconds;
       if (!into) return;
-      into.entries += ingested.entries;
-      into.seconds += ingested.seconds;
-      into.healthz.push(...healthz);
+      into.entries += accepted - acceptedBefore;
+      into.seconds += seconds;
+      into.healthz.push(...current);
       if (signed) into.bursts.push(signed);
     }
 
     const quiet: Pooled = { entries: 0, seconds: 0, healthz: [], bursts: [] };
     const bursts: Pooled = { entries: 0, seconds: 0, healthz: [], bursts: [] };
-    await window(false, null); // warm-up, not counted
-    for (let pair = 0; pair < options.pairs; pair++) {
-      for (const isBurst of pair % 2 === 0 ? [false, true] : [true, false]) await window(isBurst, isBurst ? bursts : quiet);
+    try {
+      await window(true, null); // warm-up (and the first burst's length), not counted
+      for (let pair = 0; pair < options.pairs; pair++) {
+        for (const isBurst of pair % 2 === 0 ? [false, true] : [true, false]) await window(isBurst, isBurst ? bursts : quiet);
+      }
+    } finally {
+      finished = true;
+      await Promise.all([ingesting, probing]);
     }
 
     const figures: LoginBurstFigures = {
@@ -181,7 +203,7 @@ export async function benchLogin(options: LoginBenchOptions): Promise<LoginBurst
     logN: options.logN ?? DEFAULT_SCRYPT_LOG_N,
   };
   console.log(
-    `Login bursts: ${LOGIN_BURST} sign-ins at once, scrypt log2 N = ${settled.logN}, r = ${SCRYPT_R}, p = ${SCRYPT_P}, ${DEFAULT_MAX_CONCURRENT_HASHES} hash at a time at nice ${HASH_PROCESS_NICE}; ingestion saturated (500/batch, ${settled.connections} connections); ${settled.pairs} quiet windows of ${settled.quietSeconds} s and ${settled.pairs} burst windows, alternating`,
+    `Login bursts: ${LOGIN_BURST} sign-ins at once, scrypt log2 N = ${settled.logN}, r = ${SCRYPT_R}, p = ${SCRYPT_P}, ${DEFAULT_MAX_CONCURRENT_HASHES} hash at a time at nice ${HASH_PROCESS_NICE}; ingestion saturated (500/batch, ${settled.connections} connections); ${settled.pairs} burst windows and ${settled.pairs} quiet windows as long, alternating`,
   );
   const figures: LoginBurstFigures[] = [];
   if (settled.backends !== 'server') {

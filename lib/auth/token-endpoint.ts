@@ -2,8 +2,8 @@
  * The public token endpoint (spec "Token endpoint rules", D8–D10, D13):
  * `POST /v1/auth/token` with the password and refresh grants, and
  * `DELETE /v1/auth/token` (RFC 7009 revocation). Errors are RFC 6749 codes;
- * every response of the endpoint, success or error, carries
- * `Cache-Control: no-store`.
+ * the route table marks both routes `noStore`, so every response, success or
+ * error, carries `Cache-Control: no-store`.
  */
 import { LogServiceError } from '../errors.js';
 import type { ServiceDeps } from '../service-deps.js';
@@ -12,9 +12,6 @@ import { recordAudit, type AuditEvent } from '../admin/audit.js';
 import { PASSWORD_MAX_BYTES } from './passwords.js';
 import { claimRefreshToken, issueRefreshToken, REFRESH_TOKEN_TTL_SECONDS, hashRefreshToken } from './refresh-tokens.js';
 import type { ThrottleOrigin } from './throttle.js';
-
-/** RFC 6749 §5.1: token responses must never be cached. */
-export const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
 
 /** The TokenResponse resource. */
 export interface TokenResponse {
@@ -46,13 +43,7 @@ export const TOKEN_FORM_MAX_BYTES = 64 * 1024;
 export const LOGIN_USERNAME_MAX_CHARS = 200;
 
 function oauthError(code: 'invalid_request' | 'unsupported_grant_type' | 'invalid_grant', description: string): LogServiceError {
-  return new LogServiceError(code, 400, description, undefined, { ...NO_STORE });
-}
-
-/** Adds `no-store` to any error leaving the token endpoint (form errors, 413, 429 included). */
-export function withNoStore(err: unknown): unknown {
-  if (!(err instanceof LogServiceError)) return err;
-  return new LogServiceError(err.code, err.status, err.message, err.details, { ...err.headers, ...NO_STORE });
+  return new LogServiceError(code, 400, description);
 }
 
 /**

@@ -1,18 +1,20 @@
 /**
- * The `node:http` request handler: CORS, health, routing, credentials, the
- * forced-password-change gate, path ids, then the route; one try/catch maps
- * every failure to an envelope and hides internals behind 500.
- * Check order on authenticated routes follows D3.
+ * The `node:http` request handler: CORS, health, routing, the IP bucket of
+ * rate-limited routes, credentials, the forced-password-change gate, path
+ * ids, then the route; one try/catch maps every failure to an envelope and
+ * hides internals behind 500. On authenticated routes a caller learns
+ * nothing (not even whether an id exists) before their credentials pass.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LogServiceError, invalidRequest, unauthorized } from '../errors.js';
+import { LogServiceError, invalidRequest } from '../errors.js';
 import type { ServiceDeps } from '../service-deps.js';
 import { createCors } from './cors.js';
 import { clientIp } from './client-ip.js';
 import { DEFAULT_BODY_LIMIT, parseForm, parseJson, readBody, validateBody } from './body.js';
 import { INTERNAL_ERROR, sendEmpty, sendError, sendJson, sendJsonText, type Envelope } from './envelopes.js';
 import { createRouter } from './router.js';
-import type { Reply, RequestContext, Route, UserPrincipal } from './route.js';
+import { authenticateProjectKey, authenticateUser } from './authenticate.js';
+import type { Reply, RequestInfo, Route } from './route.js';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -20,10 +22,12 @@ export interface HandlerOptions {
   /** Served under this prefix (e.g. `/logs`): `/logs/v1/users`, `/logs/healthz`. */
   basePath?: string;
   /** Hook for the IP bucket of rate-limited routes; throws (or rejects with) 429. Awaited, so an audit row can be written first. */
-  beforeRateLimitedRoute?: (ctx: RequestContext) => void | Promise<void>;
+  beforeRateLimitedRoute?: (request: RequestInfo) => void | Promise<void>;
 }
 
 const ID_PATTERN = /^[1-9][0-9]{0,15}$/;
+/** Added to every response of a `noStore` route (RFC 6749 asks it of token responses). */
+const NO_STORE_HEADERS = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
 
 export function createHandler(deps: ServiceDeps, routes: readonly Route[], options: HandlerOptions = {}): RequestHandler {
   const router = createRouter(routes);
@@ -41,7 +45,7 @@ export function createHandler(deps: ServiceDeps, routes: readonly Route[], optio
     }
 
     let envelope: Envelope = 'general';
-    let ctx: RequestContext | null = null;
+    let headers = corsHeaders;
     try {
       // Node refuses non-ASCII bytes in the request target, so its length is its size in bytes.
       if ((req.url ?? '').length > deps.config.httpMaxUrlBytes) {
@@ -64,26 +68,11 @@ export function createHandler(deps: ServiceDeps, routes: readonly Route[], optio
       if (match.kind === 'none') throw notServed();
       const route = match.route;
       envelope = route.envelope;
-      ctx = createContext(deps, req, res, route, url.searchParams);
-
-      if (route.rateLimited) await options.beforeRateLimitedRoute?.(ctx);
-
-      if (route.auth === 'user') {
-        ctx.principal = await authenticateUser(deps, req);
-        if (ctx.principal.user.mustChangePassword && !route.allowDuringPasswordChange) {
-          throw new LogServiceError('must_change_password', 403, 'You must change your password before using this endpoint.');
-        }
-      } else if (route.auth === 'project-key') {
-        ctx.bearer = bearerOf(req);
-      }
-
-      for (const [name, raw] of Object.entries(match.rawParams)) {
-        if (!ID_PATTERN.test(raw)) throw invalidRequest(`The path parameter '${name}' must be a positive integer.`, name, 'invalid');
-        ctx.params[name] = Number(raw);
-      }
-
-      const reply = await route.handle(ctx);
-      writeReply(res, reply, corsHeaders);
+      if (route.noStore) headers = { ...corsHeaders, ...NO_STORE_HEADERS };
+      const request = requestInfo(deps, req, res, route, url.searchParams);
+      if (route.rateLimited) await options.beforeRateLimitedRoute?.(request);
+      const reply = await serveRoute(deps, route, request, match.rawParams);
+      writeReply(res, reply, headers);
     } catch (err) {
       if (res.headersSent) {
         if (!(err instanceof LogServiceError)) deps.logger.error('request failed after the response started', { error: describe(err) });
@@ -91,11 +80,11 @@ export function createHandler(deps: ServiceDeps, routes: readonly Route[], optio
         return;
       }
       if (err instanceof LogServiceError) {
-        const extra = err.status === 413 ? { ...corsHeaders, Connection: 'close' } : corsHeaders;
+        const extra = err.status === 413 ? { ...headers, Connection: 'close' } : headers;
         sendError(res, err, envelope, extra);
       } else {
         deps.logger.error('unexpected error', { method: req.method, path: req.url?.split('?')[0], error: describe(err) });
-        sendError(res, INTERNAL_ERROR, 'general', corsHeaders);
+        sendError(res, INTERNAL_ERROR, 'general', headers);
       }
     } finally {
       // A body nobody read is drained so the connection stays usable.
@@ -155,7 +144,7 @@ function describe(err: unknown): string {
   return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
 
-function createContext(deps: ServiceDeps, req: IncomingMessage, res: ServerResponse, route: Route, query: URLSearchParams): RequestContext {
+function requestInfo(deps: ServiceDeps, req: IncomingMessage, res: ServerResponse, route: Route, query: URLSearchParams): RequestInfo {
   const limit = route.bodyLimit === 'ingest' ? deps.config.maxIngestBodyBytes : DEFAULT_BODY_LIMIT;
   const ua = req.headers['user-agent'];
   return {
@@ -163,12 +152,9 @@ function createContext(deps: ServiceDeps, req: IncomingMessage, res: ServerRespo
     res,
     deps,
     route,
-    params: {},
     query,
     clientIp: clientIp(req, deps.config.trustedProxyHops),
     userAgent: typeof ua === 'string' ? ua : null,
-    principal: null,
-    bearer: null,
     async json(struct) {
       return validateBody(parseJson(await readBody(req, limit)), struct);
     },
@@ -181,24 +167,36 @@ function createContext(deps: ServiceDeps, req: IncomingMessage, res: ServerRespo
   };
 }
 
-/** The bearer value of `Authorization`, or null when absent or not a Bearer header. */
-export function bearerOf(req: IncomingMessage): string | null {
-  const header = req.headers.authorization;
-  if (typeof header !== 'string') return null;
-  const m = /^Bearer[ ]+([^ ]+)[ ]*$/i.exec(header);
-  return m ? m[1]! : null;
+/**
+ * Checks the route's credential, then its path ids, and calls it with the
+ * context its credential kind promises.
+ */
+async function serveRoute(deps: ServiceDeps, route: Route, request: RequestInfo, rawParams: Record<string, string>): Promise<Reply> {
+  switch (route.auth) {
+    case 'none':
+      return route.handle({ ...request, params: pathIds(rawParams) });
+    case 'user': {
+      const principal = await authenticateUser(deps, request.req);
+      if (principal.user.mustChangePassword && !route.allowDuringPasswordChange) {
+        throw new LogServiceError('must_change_password', 403, 'You must change your password before using this endpoint.');
+      }
+      return route.handle({ ...request, principal, params: pathIds(rawParams) });
+    }
+    case 'project-key': {
+      const key = await authenticateProjectKey(deps, request.req);
+      return route.handle({ ...request, key, params: pathIds(rawParams) });
+    }
+  }
 }
 
-async function authenticateUser(deps: ServiceDeps, req: IncomingMessage): Promise<UserPrincipal> {
-  const token = bearerOf(req);
-  // A project secret key is only ever a key: never verified as a JWT.
-  if (token === null || token.startsWith('slk_')) throw unauthorized();
-  const claims = await deps.accessTokens.verify(token);
-  const user = await deps.storage.getUserById(Number(claims.sub));
-  if (!user || user.tokenVersion !== claims.tv || !user.isActive || user.deletedAt !== null) {
-    throw unauthorized('The access token is no longer valid.');
+/** The path's ids as numbers; 400 naming the first one that is not a positive integer. */
+function pathIds(rawParams: Record<string, string>): Record<string, number> {
+  const ids: Record<string, number> = {};
+  for (const [name, raw] of Object.entries(rawParams)) {
+    if (!ID_PATTERN.test(raw)) throw invalidRequest(`The path parameter '${name}' must be a positive integer.`, name, 'invalid');
+    ids[name] = Number(raw);
   }
-  return { user, grants: claims.roles, claims };
+  return ids;
 }
 
 function writeReply(res: ServerResponse, reply: Reply, corsHeaders: Record<string, string>): void {

@@ -6,16 +6,15 @@ import { integer, nullable, optional, refine, size, string, type Struct } from '
 import { hasNul } from '../admin/text-fields.js';
 import type { Actor } from '../admin/org-access.js';
 import { DEFAULT_BODY_LIMIT, parseJson, readBody, validateBody } from './body.js';
-import type { RequestContext } from './route.js';
+import type { RequestInfo, UserContext } from './route.js';
 
 /** The signed-in caller of a `user` route. */
-export function actorOf(ctx: RequestContext): Actor {
-  if (!ctx.principal) throw new Error(`route ${ctx.route.method} ${ctx.route.path} is not a user route`);
+export function actorOf(ctx: Pick<UserContext, 'principal'>): Actor {
   return { userId: ctx.principal.user.id, grants: ctx.principal.grants };
 }
 
 /** A JSON body that may be left out entirely (an empty body reads as `{}`). */
-export async function optionalJson<T, S>(ctx: RequestContext, struct: Struct<T, S>): Promise<T> {
+export async function optionalJson<T, S>(ctx: RequestInfo, struct: Struct<T, S>): Promise<T> {
   const raw = await readBody(ctx.req, DEFAULT_BODY_LIMIT);
   const value = raw.toString('utf8').trim() === '' ? {} : parseJson(raw);
   return validateBody(value, struct);

@@ -1,7 +1,10 @@
 /**
  * What a route is: data the handler reads (method, path, credential kind,
- * envelope, exemptions) plus the function that serves it. The table itself
- * is `routes.ts`; each area keeps its rows in its own `routes-*.ts`.
+ * envelope, flags) plus the function that serves it, and the request
+ * context that function receives. The context's type follows the route's
+ * credential kind and path, so a `user` route's function sees a principal
+ * and `/v1/users/:id` sees `params.id` without any check of its own.
+ * The table itself is `routes.ts`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Struct } from 'superstruct';
@@ -19,26 +22,44 @@ export type AuthKind = 'none' | 'user' | 'project-key';
 export interface UserPrincipal {
   /** The user row as stored now (is_active, token_version, must_change_password fresh). */
   user: UserRow;
-  /** Effective grants from the token's `roles` claim (spec: roles are read from the claims). */
+  /** Effective grants, as the access token's `roles` claim carries them. */
   grants: RoleGrant[];
   claims: AccessClaims;
 }
 
-export interface RequestContext {
+/** The secret key a `project-key` route was called with: known, not revoked, its project not blocked. */
+export interface AuthenticatedKey {
+  keyId: number;
+  projectId: number;
+}
+
+/** What every route has besides its function. */
+export interface RouteInfo {
+  method: HttpMethod;
+  /** `/v1/users/:id`; every `:param` is an integer id. */
+  path: string;
+  auth: AuthKind;
+  envelope: Envelope;
+  /** Answers normally while the caller must change their password (the four exemptions). */
+  allowDuringPasswordChange?: true;
+  /** Body size limit in bytes; default 1 MiB. `ingest` uses --max-ingest-body-bytes. */
+  bodyLimit?: 'default' | 'ingest';
+  /** Credential-sensitive: the IP bucket is spent before anything else runs. */
+  rateLimited?: true;
+  /** Every response of the route, errors included, says it must not be cached. */
+  noStore?: true;
+}
+
+/** The request before credentials and path ids are read. */
+export interface RequestInfo {
   req: IncomingMessage;
   res: ServerResponse;
   deps: ServiceDeps;
-  route: Route;
-  /** Path parameters, all ids, already checked to be positive integers (400 otherwise). */
-  params: Record<string, number>;
+  route: RouteInfo;
   query: URLSearchParams;
-  /** Socket address, or the trusted X-Forwarded-For hop (D12). */
+  /** Socket address, or the address a trusted proxy hop forwarded. */
   clientIp: string;
   userAgent: string | null;
-  /** Present on `user` routes. */
-  principal: UserPrincipal | null;
-  /** The raw bearer value on `project-key` routes (the route authenticates it itself). */
-  bearer: string | null;
   /** Reads, parses and validates a JSON body (1 MiB limit unless the route says otherwise). */
   json<T, S>(struct: Struct<T, S>): Promise<T>;
   /** Reads the body and parses JSON without validation (e.g. the ingestion array). */
@@ -47,25 +68,62 @@ export interface RequestContext {
   form(): Promise<URLSearchParams>;
 }
 
+/** Path ids by name, each already checked to be a positive integer (400 otherwise). */
+export type PathParams<N extends string> = { readonly [K in N]: number };
+
+/** The `:param` names of a path: `'/v1/teams/:teamId/members/:userId'` → `'teamId' | 'userId'`. */
+export type ParamNames<P extends string> = P extends `${string}/:${infer Name}/${infer Rest}`
+  ? Name | ParamNames<`/${Rest}`>
+  : P extends `${string}/:${infer Name}`
+    ? Name
+    : never;
+
+/** The context of a public route; `N` names its path ids. */
+export interface PublicContext<N extends string = never> extends RequestInfo {
+  params: PathParams<N>;
+}
+
+/** The context of a `user` route: the caller is signed in. */
+export interface UserContext<N extends string = never> extends PublicContext<N> {
+  principal: UserPrincipal;
+}
+
+/** The context of a `project-key` route: the key has been checked. */
+export interface KeyContext<N extends string = never> extends PublicContext<N> {
+  key: AuthenticatedKey;
+}
+
+export type ContextFor<A extends AuthKind, N extends string> = A extends 'user' ? UserContext<N> : A extends 'project-key' ? KeyContext<N> : PublicContext<N>;
+
 /** What a route function answers. `streamed` means it wrote the response itself. */
 export type Reply =
   | { status: number; body?: unknown; headers?: Record<string, string> }
   | { status: number; jsonText: string; headers?: Record<string, string> }
   | { streamed: true };
 
-export interface Route {
-  method: HttpMethod;
-  /** `/v1/users/:id`; every `:param` is an integer id. */
-  path: string;
-  auth: AuthKind;
-  envelope: Envelope;
-  /** Answers normally while the caller must change their password (the four exemptions). */
-  allowDuringPasswordChange?: boolean;
-  /** Body size limit in bytes; default 1 MiB. `ingest` uses --max-ingest-body-bytes. */
-  bodyLimit?: 'default' | 'ingest';
-  /** Credential-sensitive: the IP bucket is spent before anything else runs. */
-  rateLimited?: boolean;
-  handle(ctx: RequestContext): Promise<Reply>;
+export const STREAMED: Reply = { streamed: true };
+
+/** A row of the table as the handler sees it: the function's context chosen by `auth`. */
+export type Route =
+  | (RouteInfo & { auth: 'none'; handle(ctx: PublicContext<string>): Promise<Reply> })
+  | (RouteInfo & { auth: 'user'; handle(ctx: UserContext<string>): Promise<Reply> })
+  | (RouteInfo & { auth: 'project-key'; handle(ctx: KeyContext<string>): Promise<Reply> });
+
+/** A row as written in the table; `envelope` defaults to `general`. */
+export interface RouteSpec<A extends AuthKind, P extends string> extends Omit<RouteInfo, 'path' | 'auth' | 'envelope'> {
+  path: P;
+  auth: A;
+  envelope?: Envelope;
+  /** A property, not a method, so that its context type is checked strictly against `auth` and `path`. */
+  handle: (ctx: ContextFor<A, ParamNames<P>>) => Promise<Reply>;
 }
 
-export const STREAMED: Reply = { streamed: true };
+/**
+ * One row of the table. The compiler checks that the function accepts the
+ * context of the row's credential kind and path ids; the handler builds
+ * exactly that context from `auth` and `path`, which is why the row can then
+ * be stored in the table's common type.
+ */
+export function route<A extends AuthKind, P extends string>(spec: RouteSpec<A, P>): Route {
+  return { envelope: 'general', ...spec } as RouteInfo as Route;
+}

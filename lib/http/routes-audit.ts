@@ -1,7 +1,7 @@
 /**
  * `GET /v1/audit-log` (admin only, not owner; refused with 403 before the
- * query is read, D3): filters, pages newest first, and the retention policy
- * in force.
+ * query is read): filters, pages newest first, and the retention policy in
+ * force.
  */
 import type { AuditFilter } from '../storage/storage.js';
 import { requireAdmin } from '../admin/org-access.js';
@@ -10,9 +10,9 @@ import { readPageRequest, toPage } from './pagination.js';
 import { queryId, queryInstant, queryText } from './query-params.js';
 import { actorOf } from './org-request.js';
 import { presentAuditEntry } from './present-org.js';
-import type { Route } from './route.js';
+import type { Reply, UserContext } from './route.js';
 
-/** Reads the filters (400 naming the parameter on a bad value; D14 for `action`). */
+/** Reads the filters (400 naming the parameter on a bad value; an unknown `action` is refused by the listing with reason `unknown`). */
 function auditFilterFrom(query: URLSearchParams, page: { limit: number; beforeId: number | undefined }): AuditFilter {
   const filter: AuditFilter = { limit: page.limit + 1 };
   if (page.beforeId !== undefined) filter.beforeId = page.beforeId;
@@ -31,22 +31,12 @@ function auditFilterFrom(query: URLSearchParams, page: { limit: number; beforeId
   return filter;
 }
 
-export function auditRoutes(): Route[] {
-  return [
-    {
-      auth: 'user',
-      envelope: 'general',
-      method: 'GET',
-      path: '/v1/audit-log',
-      async handle(ctx) {
-        requireAdmin(actorOf(ctx));
-        const page = readPageRequest(ctx.query, 'audit', ctx.deps.cursors);
-        const rows = await listAuditEntries(ctx.deps.storage, auditFilterFrom(ctx.query, page));
-        return {
-          status: 200,
-          body: { ...toPage(rows, page, 'audit', ctx.deps.cursors, presentAuditEntry), ...auditRetention(ctx.deps.config) },
-        };
-      },
-    },
-  ];
+export async function getAuditLog(ctx: UserContext): Promise<Reply> {
+  requireAdmin(actorOf(ctx));
+  const page = readPageRequest(ctx.query, 'audit', ctx.deps.cursors);
+  const rows = await listAuditEntries(ctx.deps.storage, auditFilterFrom(ctx.query, page));
+  return {
+    status: 200,
+    body: { ...toPage(rows, page, 'audit', ctx.deps.cursors, presentAuditEntry), ...auditRetention(ctx.deps.config) },
+  };
 }

@@ -1,30 +1,22 @@
 /**
- * Route rows for ingestion (`POST /v1/logs`, secret-key auth) and the log
- * query (`GET /v1/logs`). The live stream has its own rows.
+ * Handlers for ingestion (`POST /v1/logs`, secret-key auth) and the log
+ * query (`GET /v1/logs`). The live stream has its own handler.
  */
-import { unauthorized } from '../errors.js';
 import { payloadTooLarge } from './body.js';
 import { readIngestBody } from './ingest-body.js';
-import { hashSecretKey } from '../admin/secret-keys.js';
 import { ingestBatch } from '../logs/ingestion.js';
-import { projectBlocked, requireLogScope } from '../logs/log-access.js';
+import { requireLogScope } from '../logs/log-access.js';
 import { LOG_CURSOR_LIST, readLogListQuery, readLogScope } from '../logs/log-query.js';
 import { readLogsPage } from '../logs/log-reader.js';
 import { logPageJson } from '../logs/present-log.js';
-import type { RequestContext, Route } from './route.js';
+import type { KeyContext, Reply, UserContext } from './route.js';
 
 /**
- * D22's order: 401 (missing, unknown or revoked key; an access token is
- * never a key) → 403 `project_blocked` before a byte of the body is read →
+ * The key has already been checked (401 for a missing, unknown or revoked
+ * key, then 403 `project_blocked`, before a byte of the body is read); then
  * 413 while reading → 400 for a body that is not a JSON array → 202.
  */
-async function postLogs(ctx: RequestContext) {
-  const secret = ctx.bearer;
-  if (secret === null || !secret.startsWith('slk_')) throw unauthorized();
-  const key = await ctx.deps.storage.findSecretKeyByHash(hashSecretKey(secret));
-  if (!key || key.revokedAt !== null) throw unauthorized();
-  if (key.projectBlocked) throw projectBlocked();
-
+export async function postLogs(ctx: KeyContext): Promise<Reply> {
   const { budget, queue, spareBody, preparer, bodyIdleMs } = ctx.deps.ingestion;
   const limit = ctx.deps.config.maxIngestBodyBytes;
   const declared = Number(ctx.req.headers['content-length']);
@@ -39,7 +31,7 @@ async function postLogs(ctx: RequestContext) {
       const raw = await readIngestBody(ctx.req, { limit, hold, idleMs: bodyIdleMs, ...(loan ? { into: loan.buffer } : {}) });
       hold.finishReading();
       // Prepared entries hold copies of what they need: the raw bytes can go back.
-      batch = await preparer.prepare(raw, { projectId: key.projectId, receivedAt: ctx.deps.now() });
+      batch = await preparer.prepare(raw, { projectId: ctx.key.projectId, receivedAt: ctx.deps.now() });
     } finally {
       loan?.giveBack();
     }
@@ -50,10 +42,10 @@ async function postLogs(ctx: RequestContext) {
   }
 }
 
-/** D20's order: scope shape → 404 → 403 → 403 project_blocked → the other parameters → the page. */
-async function getLogs(ctx: RequestContext) {
+/** Checks in this order: scope shape → 404 → 403 → 403 `project_blocked` → the other parameters → the page. */
+export async function getLogs(ctx: UserContext): Promise<Reply> {
   const scope = readLogScope(ctx.query);
-  await requireLogScope(ctx.deps.storage, ctx.principal!.grants, scope);
+  await requireLogScope(ctx.deps.storage, ctx.principal.grants, scope);
   const { filter, page } = readLogListQuery(ctx.query, ctx.deps.cursors);
   const rows = await readLogsPage(ctx.deps.storage, scope, filter, {
     limit: page.limit + 1,
@@ -64,8 +56,3 @@ async function getLogs(ctx: RequestContext) {
   const nextCursor = more ? ctx.deps.cursors.encode(LOG_CURSOR_LIST, kept[kept.length - 1]!.id) : null;
   return { status: 200, jsonText: logPageJson(kept, nextCursor) };
 }
-
-export const logRoutes: Route[] = [
-  { method: 'POST', path: '/v1/logs', auth: 'project-key', envelope: 'general', bodyLimit: 'ingest', handle: postLogs },
-  { method: 'GET', path: '/v1/logs', auth: 'user', envelope: 'general', handle: getLogs },
-];

@@ -1,7 +1,9 @@
 /**
- * Route rows for groups, teams, members, projects and secret keys. Each
- * handler follows D3: the admin check (admin-only routes) or the 404/403
- * lookup of the path resource first, then the body, then the operation.
+ * Handlers for groups, teams, members, projects and secret keys. Each
+ * checks first what decides whether the caller may act at all: admin rights
+ * on admin-only routes, otherwise the path resource (404 when it does not
+ * exist or is not visible, 403 when it is visible but not manageable); only
+ * then is the body read and the change made.
  */
 import { optional, type } from 'superstruct';
 import { requireAdmin, requireExistingProject, requireGroup, requireProject, requireTeam } from '../admin/org-access.js';
@@ -20,8 +22,7 @@ import {
   presentTeam,
   presentTeamMember,
 } from './present-org.js';
-import { roleAssignmentRoutes } from './routes-roles.js';
-import type { Route } from './route.js';
+import type { Reply, UserContext } from './route.js';
 
 const NameBody = type({ name: Name });
 const MemberBody = type({ user_id: BodyId });
@@ -29,219 +30,145 @@ const NewProjectBody = type({ name: Name, retention_days: RetentionDays, max_ent
 const ProjectPatchBody = type({ retention_days: optional(RetentionDays), max_entries: optional(Quota), max_bytes: optional(Quota) });
 const NewKeyBody = type({ label: OptionalLabel });
 
-const user = { auth: 'user', envelope: 'general' } as const;
-
-export function groupRoutes(): Route[] {
-  return [
-    {
-      ...user,
-      method: 'POST',
-      path: '/v1/groups',
-      async handle(ctx) {
-        const actor = actorOf(ctx);
-        requireAdmin(actor);
-        const body = await ctx.json(NameBody);
-        const group = await createGroup(ctx.deps.storage, actor, body.name, ctx.deps.now());
-        return { status: 201, body: presentGroup(group) };
-      },
-    },
-    {
-      ...user,
-      method: 'GET',
-      path: '/v1/groups',
-      async handle(ctx) {
-        const page = readPageRequest(ctx.query, 'groups', ctx.deps.cursors);
-        const name = queryText(ctx.query, 'name');
-        const rows = await listVisibleGroups(ctx.deps.storage, actorOf(ctx), {
-          limit: page.limit + 1,
-          ...(page.beforeId === undefined ? {} : { beforeId: page.beforeId }),
-          ...(name === undefined ? {} : { nameContains: name }),
-        });
-        return { status: 200, body: toPage(rows, page, 'groups', ctx.deps.cursors, presentGroup) };
-      },
-    },
-    {
-      ...user,
-      method: 'POST',
-      path: '/v1/groups/:groupId/teams',
-      async handle(ctx) {
-        const actor = actorOf(ctx);
-        const group = await requireGroup(ctx.deps.storage, actor, ctx.params.groupId!, 'manage');
-        const body = await ctx.json(NameBody);
-        const team = await createTeam(ctx.deps.storage, actor, group.id, body.name, ctx.deps.now());
-        return { status: 201, body: presentTeam(team) };
-      },
-    },
-    {
-      ...user,
-      method: 'GET',
-      path: '/v1/groups/:groupId/teams',
-      async handle(ctx) {
-        const group = await requireGroup(ctx.deps.storage, actorOf(ctx), ctx.params.groupId!, 'see');
-        return { status: 200, body: { items: (await listTeams(ctx.deps.storage, group.id)).map(presentTeam) } };
-      },
-    },
-    {
-      ...user,
-      method: 'GET',
-      path: '/v1/teams/:teamId/members',
-      async handle(ctx) {
-        const team = await requireTeam(ctx.deps.storage, actorOf(ctx), ctx.params.teamId!, 'see');
-        return { status: 200, body: { items: (await listTeamMembers(ctx.deps.storage, team.id)).map(presentTeamMember) } };
-      },
-    },
-    {
-      ...user,
-      method: 'POST',
-      path: '/v1/teams/:teamId/members',
-      async handle(ctx) {
-        const actor = actorOf(ctx);
-        const team = await requireTeam(ctx.deps.storage, actor, ctx.params.teamId!, 'manage');
-        // 403 before the body is read; asked again inside the change's transaction.
-        await requireTeamMembershipRights(ctx.deps.storage, actor, team);
-        const body = await ctx.json(MemberBody);
-        await addTeamMember(ctx.deps.storage, actor, team, body.user_id, ctx.deps.now());
-        return { status: 204 };
-      },
-    },
-    {
-      ...user,
-      method: 'DELETE',
-      path: '/v1/teams/:teamId/members/:userId',
-      async handle(ctx) {
-        const actor = actorOf(ctx);
-        const team = await requireTeam(ctx.deps.storage, actor, ctx.params.teamId!, 'manage');
-        await removeTeamMember(ctx.deps.storage, actor, team, ctx.params.userId!, ctx.deps.now());
-        return { status: 204 };
-      },
-    },
-  ];
+export async function postGroups(ctx: UserContext): Promise<Reply> {
+  const actor = actorOf(ctx);
+  requireAdmin(actor);
+  const body = await ctx.json(NameBody);
+  const group = await createGroup(ctx.deps.storage, actor, body.name, ctx.deps.now());
+  return { status: 201, body: presentGroup(group) };
 }
 
-export function projectRoutes(): Route[] {
-  return [
-    {
-      ...user,
-      method: 'GET',
-      path: '/v1/projects',
-      async handle(ctx) {
-        const page = readPageRequest(ctx.query, 'projects', ctx.deps.cursors);
-        const groupId = queryId(ctx.query, 'group_id');
-        const name = queryText(ctx.query, 'name');
-        const rows = await listVisibleProjects(ctx.deps.storage, actorOf(ctx), {
-          limit: page.limit + 1,
-          ...(page.beforeId === undefined ? {} : { beforeId: page.beforeId }),
-          ...(groupId === undefined ? {} : { groupId }),
-          ...(name === undefined ? {} : { nameContains: name }),
-        });
-        return { status: 200, body: toPage(rows, page, 'projects', ctx.deps.cursors, presentProject) };
-      },
-    },
-    {
-      ...user,
-      method: 'POST',
-      path: '/v1/groups/:groupId/projects',
-      async handle(ctx) {
-        const actor = actorOf(ctx);
-        const group = await requireGroup(ctx.deps.storage, actor, ctx.params.groupId!, 'manage');
-        const body = await ctx.json(NewProjectBody);
-        const project = await createProject(
-          ctx.deps.storage,
-          actor,
-          group.id,
-          { name: body.name, retentionDays: body.retention_days, maxEntries: body.max_entries ?? null, maxBytes: body.max_bytes ?? null },
-          ctx.deps.now(),
-        );
-        return { status: 201, body: presentProject(project) };
-      },
-    },
-    {
-      ...user,
-      method: 'GET',
-      path: '/v1/projects/:id',
-      async handle(ctx) {
-        const project = await requireProject(ctx.deps.storage, actorOf(ctx), ctx.params.id!, 'see');
-        return { status: 200, body: presentProjectWithUsage(project) };
-      },
-    },
-    {
-      ...user,
-      method: 'PATCH',
-      path: '/v1/projects/:id',
-      async handle(ctx) {
-        const actor = actorOf(ctx);
-        const project = await requireProject(ctx.deps.storage, actor, ctx.params.id!, 'manage');
-        const body = await ctx.json(ProjectPatchBody);
-        const updated = await updateProjectSettings(
-          ctx.deps.storage,
-          actor,
-          project.id,
-          {
-            ...(body.retention_days === undefined ? {} : { retentionDays: body.retention_days }),
-            ...(body.max_entries === undefined ? {} : { maxEntries: body.max_entries }),
-            ...(body.max_bytes === undefined ? {} : { maxBytes: body.max_bytes }),
-          },
-          ctx.deps.now(),
-        );
-        return { status: 200, body: presentProject(updated) };
-      },
-    },
-    blockRoute('/v1/projects/:id/block', true),
-    blockRoute('/v1/projects/:id/unblock', false),
-    {
-      ...user,
-      method: 'POST',
-      path: '/v1/projects/:id/secret-keys',
-      async handle(ctx) {
-        const actor = actorOf(ctx);
-        const project = await requireProject(ctx.deps.storage, actor, ctx.params.id!, 'manage');
-        const body = await optionalJson(ctx, NewKeyBody);
-        const { key, secret } = await createSecretKey(ctx.deps.storage, actor, project, body.label ?? null, ctx.deps.now());
-        return { status: 201, body: presentSecretKey(key, secret) };
-      },
-    },
-    {
-      ...user,
-      method: 'GET',
-      path: '/v1/projects/:id/secret-keys',
-      async handle(ctx) {
-        const project = await requireProject(ctx.deps.storage, actorOf(ctx), ctx.params.id!, 'see');
-        return { status: 200, body: { items: (await listSecretKeys(ctx.deps.storage, project)).map((k) => presentSecretKey(k)) } };
-      },
-    },
-    {
-      ...user,
-      method: 'DELETE',
-      path: '/v1/projects/:id/secret-keys/:keyId',
-      async handle(ctx) {
-        const actor = actorOf(ctx);
-        const project = await requireProject(ctx.deps.storage, actor, ctx.params.id!, 'manage');
-        await revokeSecretKey(ctx.deps.storage, actor, project, ctx.params.keyId!, ctx.deps.now());
-        return { status: 204 };
-      },
-    },
-  ];
+export async function getGroups(ctx: UserContext): Promise<Reply> {
+  const page = readPageRequest(ctx.query, 'groups', ctx.deps.cursors);
+  const name = queryText(ctx.query, 'name');
+  const rows = await listVisibleGroups(ctx.deps.storage, actorOf(ctx), {
+    limit: page.limit + 1,
+    ...(page.beforeId === undefined ? {} : { beforeId: page.beforeId }),
+    ...(name === undefined ? {} : { nameContains: name }),
+  });
+  return { status: 200, body: toPage(rows, page, 'groups', ctx.deps.cursors, presentGroup) };
 }
 
-/** Block and unblock: admin only, refused before any lookup (D3); no body. */
-function blockRoute(path: string, blocked: boolean): Route {
-  return {
-    ...user,
-    method: 'POST',
-    path,
-    async handle(ctx) {
-      const actor = actorOf(ctx);
-      requireAdmin(actor);
-      const project = await requireExistingProject(ctx.deps.storage, ctx.params.id!);
-      const updated = await setProjectBlocked(ctx.deps.storage, actor, project.id, blocked, ctx.deps.now());
-      // Open streams of the project end now, here and in other processes (spec state table).
-      if (blocked) ctx.deps.liveStreams.projectBlocked(project.id);
-      return { status: 200, body: presentProject(updated) };
-    },
-  };
+export async function postGroupTeams(ctx: UserContext<'groupId'>): Promise<Reply> {
+  const actor = actorOf(ctx);
+  const group = await requireGroup(ctx.deps.storage, actor, ctx.params.groupId, 'manage');
+  const body = await ctx.json(NameBody);
+  const team = await createTeam(ctx.deps.storage, actor, group.id, body.name, ctx.deps.now());
+  return { status: 201, body: presentTeam(team) };
 }
 
-/** Every organisation route: groups, teams, projects, keys and role assignments. */
-export function orgRoutes(): Route[] {
-  return [...groupRoutes(), ...projectRoutes(), ...roleAssignmentRoutes()];
+export async function getGroupTeams(ctx: UserContext<'groupId'>): Promise<Reply> {
+  const group = await requireGroup(ctx.deps.storage, actorOf(ctx), ctx.params.groupId, 'see');
+  return { status: 200, body: { items: (await listTeams(ctx.deps.storage, group.id)).map(presentTeam) } };
+}
+
+export async function getTeamMembers(ctx: UserContext<'teamId'>): Promise<Reply> {
+  const team = await requireTeam(ctx.deps.storage, actorOf(ctx), ctx.params.teamId, 'see');
+  return { status: 200, body: { items: (await listTeamMembers(ctx.deps.storage, team.id)).map(presentTeamMember) } };
+}
+
+export async function postTeamMembers(ctx: UserContext<'teamId'>): Promise<Reply> {
+  const actor = actorOf(ctx);
+  const team = await requireTeam(ctx.deps.storage, actor, ctx.params.teamId, 'manage');
+  // 403 before the body is read; asked again inside the change's transaction.
+  await requireTeamMembershipRights(ctx.deps.storage, actor, team);
+  const body = await ctx.json(MemberBody);
+  await addTeamMember(ctx.deps.storage, actor, team, body.user_id, ctx.deps.now());
+  return { status: 204 };
+}
+
+export async function deleteTeamMember(ctx: UserContext<'teamId' | 'userId'>): Promise<Reply> {
+  const actor = actorOf(ctx);
+  const team = await requireTeam(ctx.deps.storage, actor, ctx.params.teamId, 'manage');
+  await removeTeamMember(ctx.deps.storage, actor, team, ctx.params.userId, ctx.deps.now());
+  return { status: 204 };
+}
+
+export async function getProjects(ctx: UserContext): Promise<Reply> {
+  const page = readPageRequest(ctx.query, 'projects', ctx.deps.cursors);
+  const groupId = queryId(ctx.query, 'group_id');
+  const name = queryText(ctx.query, 'name');
+  const rows = await listVisibleProjects(ctx.deps.storage, actorOf(ctx), {
+    limit: page.limit + 1,
+    ...(page.beforeId === undefined ? {} : { beforeId: page.beforeId }),
+    ...(groupId === undefined ? {} : { groupId }),
+    ...(name === undefined ? {} : { nameContains: name }),
+  });
+  return { status: 200, body: toPage(rows, page, 'projects', ctx.deps.cursors, presentProject) };
+}
+
+export async function postGroupProjects(ctx: UserContext<'groupId'>): Promise<Reply> {
+  const actor = actorOf(ctx);
+  const group = await requireGroup(ctx.deps.storage, actor, ctx.params.groupId, 'manage');
+  const body = await ctx.json(NewProjectBody);
+  const project = await createProject(
+    ctx.deps.storage,
+    actor,
+    group.id,
+    { name: body.name, retentionDays: body.retention_days, maxEntries: body.max_entries ?? null, maxBytes: body.max_bytes ?? null },
+    ctx.deps.now(),
+  );
+  return { status: 201, body: presentProject(project) };
+}
+
+export async function getProject(ctx: UserContext<'id'>): Promise<Reply> {
+  const project = await requireProject(ctx.deps.storage, actorOf(ctx), ctx.params.id, 'see');
+  return { status: 200, body: presentProjectWithUsage(project) };
+}
+
+export async function patchProject(ctx: UserContext<'id'>): Promise<Reply> {
+  const actor = actorOf(ctx);
+  const project = await requireProject(ctx.deps.storage, actor, ctx.params.id, 'manage');
+  const body = await ctx.json(ProjectPatchBody);
+  const updated = await updateProjectSettings(
+    ctx.deps.storage,
+    actor,
+    project.id,
+    {
+      ...(body.retention_days === undefined ? {} : { retentionDays: body.retention_days }),
+      ...(body.max_entries === undefined ? {} : { maxEntries: body.max_entries }),
+      ...(body.max_bytes === undefined ? {} : { maxBytes: body.max_bytes }),
+    },
+    ctx.deps.now(),
+  );
+  return { status: 200, body: presentProject(updated) };
+}
+
+export function postProjectBlock(ctx: UserContext<'id'>): Promise<Reply> {
+  return setBlocked(ctx, true);
+}
+
+export function postProjectUnblock(ctx: UserContext<'id'>): Promise<Reply> {
+  return setBlocked(ctx, false);
+}
+
+/** Block and unblock: admin only, refused before any lookup; no body. */
+async function setBlocked(ctx: UserContext<'id'>, blocked: boolean): Promise<Reply> {
+  const actor = actorOf(ctx);
+  requireAdmin(actor);
+  const project = await requireExistingProject(ctx.deps.storage, ctx.params.id);
+  const updated = await setProjectBlocked(ctx.deps.storage, actor, project.id, blocked, ctx.deps.now());
+  // A blocked project's open streams end now, here and in other processes.
+  if (blocked) ctx.deps.liveStreams.projectBlocked(project.id);
+  return { status: 200, body: presentProject(updated) };
+}
+
+export async function postSecretKeys(ctx: UserContext<'id'>): Promise<Reply> {
+  const actor = actorOf(ctx);
+  const project = await requireProject(ctx.deps.storage, actor, ctx.params.id, 'manage');
+  const body = await optionalJson(ctx, NewKeyBody);
+  const { key, secret } = await createSecretKey(ctx.deps.storage, actor, project, body.label ?? null, ctx.deps.now());
+  return { status: 201, body: presentSecretKey(key, secret) };
+}
+
+export async function getSecretKeys(ctx: UserContext<'id'>): Promise<Reply> {
+  const project = await requireProject(ctx.deps.storage, actorOf(ctx), ctx.params.id, 'see');
+  return { status: 200, body: { items: (await listSecretKeys(ctx.deps.storage, project)).map((k) => presentSecretKey(k)) } };
+}
+
+export async function deleteSecretKey(ctx: UserContext<'id' | 'keyId'>): Promise<Reply> {
+  const actor = actorOf(ctx);
+  const project = await requireProject(ctx.deps.storage, actor, ctx.params.id, 'manage');
+  await revokeSecretKey(ctx.deps.storage, actor, project, ctx.params.keyId, ctx.deps.now());
+  return { status: 204 };
 }

@@ -1,17 +1,17 @@
 /**
- * Route rows for role assignments (spec "Role assignments", D3, D19). A
- * caller who may grant nothing at all is refused with 403 before the body or
- * any lookup is read; the finer rules live in `admin/role-assignments.ts`.
+ * Handlers for role assignments. A caller who may grant nothing at all is
+ * refused with 403 before the body or any lookup is read; the finer rules
+ * live in `admin/role-assignments.ts`.
  */
 import { enums, nullable, optional, type } from 'superstruct';
 import { forbidden, invalidRequest } from '../errors.js';
 import { mayGrantAnything, roleAssignmentListScope } from '../auth/rbac.js';
-import { createRoleAssignment, deleteRoleAssignment, listRoleAssignments, type RoleAssignmentQuery } from '../admin/role-assignments.js';
+import { createRoleAssignment, deleteRoleAssignment as removeRoleAssignment, listRoleAssignments, type RoleAssignmentQuery } from '../admin/role-assignments.js';
 import type { Role, ScopeType, SubjectType } from '../storage/storage.js';
 import { queryEnum, queryId } from './query-params.js';
 import { BodyId, actorOf } from './org-request.js';
 import { presentRoleAssignment } from './present-org.js';
-import type { Route } from './route.js';
+import type { Reply, UserContext } from './route.js';
 
 const SUBJECT_TYPES: readonly SubjectType[] = ['user', 'team'];
 const ROLES: readonly Role[] = ['admin', 'owner', 'user'];
@@ -24,8 +24,6 @@ const RoleAssignmentBody = type({
   scope_type: enums(SCOPE_TYPES),
   scope_id: optional(nullable(BodyId)),
 });
-
-const user = { auth: 'user', envelope: 'general' } as const;
 
 /** The listing's filters; an id filter needs its type (400 naming the missing type). */
 function roleAssignmentQueryFrom(query: URLSearchParams): RoleAssignmentQuery {
@@ -44,46 +42,29 @@ function roleAssignmentQueryFrom(query: URLSearchParams): RoleAssignmentQuery {
   };
 }
 
-export function roleAssignmentRoutes(): Route[] {
-  return [
-    {
-      ...user,
-      method: 'POST',
-      path: '/v1/role-assignments',
-      async handle(ctx) {
-        const actor = actorOf(ctx);
-        if (!mayGrantAnything(actor.grants)) throw forbidden();
-        const body = await ctx.json(RoleAssignmentBody);
-        const row = await createRoleAssignment(
-          ctx.deps.storage,
-          actor,
-          { subjectType: body.subject_type, subjectId: body.subject_id, role: body.role, scopeType: body.scope_type, scopeId: body.scope_id ?? null },
-          ctx.deps.now(),
-        );
-        return { status: 201, body: presentRoleAssignment(row) };
-      },
-    },
-    {
-      ...user,
-      method: 'DELETE',
-      path: '/v1/role-assignments/:id',
-      async handle(ctx) {
-        const actor = actorOf(ctx);
-        if (!mayGrantAnything(actor.grants)) throw forbidden();
-        await deleteRoleAssignment(ctx.deps.storage, actor, ctx.params.id!, ctx.deps.now());
-        return { status: 204 };
-      },
-    },
-    {
-      ...user,
-      method: 'GET',
-      path: '/v1/role-assignments',
-      async handle(ctx) {
-        const actor = actorOf(ctx);
-        if (!roleAssignmentListScope(actor.grants)) throw forbidden();
-        const rows = await listRoleAssignments(ctx.deps.storage, actor, roleAssignmentQueryFrom(ctx.query));
-        return { status: 200, body: { items: rows.map(presentRoleAssignment) } };
-      },
-    },
-  ];
+export async function postRoleAssignments(ctx: UserContext): Promise<Reply> {
+  const actor = actorOf(ctx);
+  if (!mayGrantAnything(actor.grants)) throw forbidden();
+  const body = await ctx.json(RoleAssignmentBody);
+  const row = await createRoleAssignment(
+    ctx.deps.storage,
+    actor,
+    { subjectType: body.subject_type, subjectId: body.subject_id, role: body.role, scopeType: body.scope_type, scopeId: body.scope_id ?? null },
+    ctx.deps.now(),
+  );
+  return { status: 201, body: presentRoleAssignment(row) };
+}
+
+export async function deleteRoleAssignment(ctx: UserContext<'id'>): Promise<Reply> {
+  const actor = actorOf(ctx);
+  if (!mayGrantAnything(actor.grants)) throw forbidden();
+  await removeRoleAssignment(ctx.deps.storage, actor, ctx.params.id, ctx.deps.now());
+  return { status: 204 };
+}
+
+export async function getRoleAssignments(ctx: UserContext): Promise<Reply> {
+  const actor = actorOf(ctx);
+  if (!roleAssignmentListScope(actor.grants)) throw forbidden();
+  const rows = await listRoleAssignments(ctx.deps.storage, actor, roleAssignmentQueryFrom(ctx.query));
+  return { status: 200, body: { items: rows.map(presentRoleAssignment) } };
 }

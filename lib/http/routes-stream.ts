@@ -1,8 +1,7 @@
 /**
- * `GET /v1/logs/stream`: the live stream (spec Events, D29–D31). Every check
- * is `GET /v1/logs`'s, in D20's order and with the same code, so a refused
- * subscription answers exactly the same plain JSON error and never opens a
- * stream. Only then does the hub take the response over, or answer 429
+ * `GET /v1/logs/stream`: the live stream. Every check is `GET /v1/logs`'s,
+ * in the same order and with the same code, so a refused subscription
+ * answers exactly the same plain JSON error and never opens a stream. Only then does the hub take the response over, or answer 429
  * (general envelope, `Retry-After`) when the service or the caller already
  * has as many live streams open as allowed.
  */
@@ -11,14 +10,14 @@ import { createCors } from './cors.js';
 import { requireLogScope } from '../logs/log-access.js';
 import { parseSinceId, readLogScope, readLogStreamQuery } from '../logs/log-query.js';
 import type { LiveScope } from '../live/live-scope.js';
-import { STREAMED, type Reply, type RequestContext, type Route } from './route.js';
+import { STREAMED, type Reply, type UserContext } from './route.js';
 
-/** D20: scope shape → 404 → 403 forbidden → 403 project_blocked → filters → since_id (→ Last-Event-ID). */
-async function streamLogs(ctx: RequestContext): Promise<Reply> {
-  const principal = ctx.principal!;
+/** Checks in this order: scope shape → 404 → 403 forbidden → 403 project_blocked → filters → since_id (→ Last-Event-ID). */
+export async function streamLogs(ctx: UserContext): Promise<Reply> {
+  const principal = ctx.principal;
   const checked = await requireLogScope(ctx.deps.storage, principal.grants, readLogScope(ctx.query));
   const { filter, sinceId } = readLogStreamQuery(ctx.query);
-  // D29: since_id wins; without it a reconnecting client's Last-Event-ID means the same.
+  // since_id wins; without it a reconnecting client's Last-Event-ID means the same.
   const start = sinceId ?? lastEventId(ctx.req);
   const scope: LiveScope =
     checked.kind === 'project'
@@ -42,5 +41,3 @@ function lastEventId(req: IncomingMessage): number | null {
   if (typeof raw !== 'string' || raw.trim() === '') return null;
   return parseSinceId(raw.trim(), 'Last-Event-ID');
 }
-
-export const streamRoutes: Route[] = [{ method: 'GET', path: '/v1/logs/stream', auth: 'user', envelope: 'general', handle: streamLogs }];

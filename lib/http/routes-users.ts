@@ -1,7 +1,6 @@
 /**
- * Route rows of `/v1/users…`: the admin-only user administration (403 to a
- * non-admin before any lookup, D3) and the self-service `DELETE
- * /v1/users/me`, listed before `/v1/users/:id` so `me` is never read as an id.
+ * Handlers of `/v1/users…`: the admin-only user administration (403 to a
+ * non-admin before any lookup) and the self-service `DELETE /v1/users/me`.
  */
 import { nullable, optional, type } from 'superstruct';
 import { forbidden } from '../errors.js';
@@ -13,7 +12,7 @@ import { readPageRequest, toPage } from './pagination.js';
 import { queryText } from './query-params.js';
 import { Text } from './org-request.js';
 import { presentUser } from './present-user.js';
-import type { RequestContext, Route } from './route.js';
+import type { Reply, UserContext } from './route.js';
 
 /** The cursor namespace of GET /v1/users. */
 const USERS_LIST = 'users';
@@ -34,72 +33,66 @@ const PatchUserBody = type({
 const DeleteMeBody = type({ password: Text });
 
 /** The caller, who must be an admin (403 before anything is looked up). */
-function requireAdmin(ctx: RequestContext): UserRow {
-  const principal = ctx.principal!;
-  if (!isAdmin(principal.grants)) throw forbidden();
-  return principal.user;
+function requireAdmin(ctx: Pick<UserContext, 'principal'>): UserRow {
+  if (!isAdmin(ctx.principal.grants)) throw forbidden();
+  return ctx.principal.user;
 }
 
-const userRoute = (method: Route['method'], path: string, handle: Route['handle']): Route => ({ method, path, auth: 'user', envelope: 'general', handle });
+/** `DELETE /v1/users/me`: the caller deletes their own account, confirming with their password. */
+export async function deleteMe(ctx: UserContext): Promise<Reply> {
+  const body = await ctx.json(DeleteMeBody);
+  await deleteOwnAccount(ctx.deps, ctx.principal.user, body.password, { clientIp: ctx.clientIp, path: ctx.route.path });
+  return { status: 204 };
+}
 
-export const userRoutes: Route[] = [
-  {
-    method: 'DELETE',
-    path: '/v1/users/me',
-    auth: 'user',
-    envelope: 'general',
-    allowDuringPasswordChange: true,
-    rateLimited: true,
-    async handle(ctx) {
-      const body = await ctx.json(DeleteMeBody);
-      await deleteOwnAccount(ctx.deps, ctx.principal!.user, body.password, { clientIp: ctx.clientIp, path: ctx.route.path });
-      return { status: 204 };
-    },
-  },
-  userRoute('POST', '/v1/users', async (ctx) => {
-    const actor = requireAdmin(ctx);
-    const body = await ctx.json(CreateUserBody);
-    const user = await createUser(ctx.deps, actor, {
-      username: body.username,
-      password: body.password,
-      displayName: body.display_name ?? null,
-      email: body.email ?? null,
-    });
-    return { status: 201, body: presentUser(user) };
-  }),
-  userRoute('GET', '/v1/users', async (ctx) => {
-    requireAdmin(ctx);
-    const page = readPageRequest(ctx.query, USERS_LIST, ctx.deps.cursors);
-    const usernameContains = queryText(ctx.query, 'username');
-    const rows = await ctx.deps.storage.listUsers({
-      limit: page.limit + 1,
-      ...(page.beforeId === undefined ? {} : { beforeId: page.beforeId }),
-      ...(usernameContains === undefined ? {} : { usernameContains }),
-    });
-    return { status: 200, body: toPage(rows, page, USERS_LIST, ctx.deps.cursors, presentUser) };
-  }),
-  userRoute('PATCH', '/v1/users/:id', async (ctx) => {
-    const actor = requireAdmin(ctx);
-    await findUserOr404(ctx.deps.storage, ctx.params.id!);
-    const body = await ctx.json(PatchUserBody);
-    const user = await updateUser(ctx.deps, actor, ctx.params.id!, {
-      ...(body.email === undefined ? {} : { email: body.email }),
-      ...(body.display_name === undefined ? {} : { displayName: body.display_name }),
-      ...(body.password === undefined ? {} : { password: body.password }),
-    });
-    return { status: 200, body: presentUser(user) };
-  }),
-  userRoute('POST', '/v1/users/:id/block', async (ctx) => {
-    const actor = requireAdmin(ctx);
-    return { status: 200, body: presentUser(await blockUser(ctx.deps, actor, ctx.params.id!)) };
-  }),
-  userRoute('POST', '/v1/users/:id/unblock', async (ctx) => {
-    const actor = requireAdmin(ctx);
-    return { status: 200, body: presentUser(await unblockUser(ctx.deps, actor, ctx.params.id!)) };
-  }),
-  userRoute('DELETE', '/v1/users/:id', async (ctx) => {
-    const actor = requireAdmin(ctx);
-    await deleteUserByAdmin(ctx.deps, actor, ctx.params.id!);
-    return { status: 204 };
-  }),
-];
+export async function postUsers(ctx: UserContext): Promise<Reply> {
+  const actor = requireAdmin(ctx);
+  const body = await ctx.json(CreateUserBody);
+  const user = await createUser(ctx.deps, actor, {
+    username: body.username,
+    password: body.password,
+    displayName: body.display_name ?? null,
+    email: body.email ?? null,
+  });
+  return { status: 201, body: presentUser(user) };
+}
+
+export async function getUsers(ctx: UserContext): Promise<Reply> {
+  requireAdmin(ctx);
+  const page = readPageRequest(ctx.query, USERS_LIST, ctx.deps.cursors);
+  const usernameContains = queryText(ctx.query, 'username');
+  const rows = await ctx.deps.storage.listUsers({
+    limit: page.limit + 1,
+    ...(page.beforeId === undefined ? {} : { beforeId: page.beforeId }),
+    ...(usernameContains === undefined ? {} : { usernameContains }),
+  });
+  return { status: 200, body: toPage(rows, page, USERS_LIST, ctx.deps.cursors, presentUser) };
+}
+
+export async function patchUser(ctx: UserContext<'id'>): Promise<Reply> {
+  const actor = requireAdmin(ctx);
+  await findUserOr404(ctx.deps.storage, ctx.params.id);
+  const body = await ctx.json(PatchUserBody);
+  const user = await updateUser(ctx.deps, actor, ctx.params.id, {
+    ...(body.email === undefined ? {} : { email: body.email }),
+    ...(body.display_name === undefined ? {} : { displayName: body.display_name }),
+    ...(body.password === undefined ? {} : { password: body.password }),
+  });
+  return { status: 200, body: presentUser(user) };
+}
+
+export async function postUserBlock(ctx: UserContext<'id'>): Promise<Reply> {
+  const actor = requireAdmin(ctx);
+  return { status: 200, body: presentUser(await blockUser(ctx.deps, actor, ctx.params.id)) };
+}
+
+export async function postUserUnblock(ctx: UserContext<'id'>): Promise<Reply> {
+  const actor = requireAdmin(ctx);
+  return { status: 200, body: presentUser(await unblockUser(ctx.deps, actor, ctx.params.id)) };
+}
+
+export async function deleteUser(ctx: UserContext<'id'>): Promise<Reply> {
+  const actor = requireAdmin(ctx);
+  await deleteUserByAdmin(ctx.deps, actor, ctx.params.id);
+  return { status: 204 };
+}

@@ -1,13 +1,14 @@
 /**
  * The handler's own rules, with a test route table over a real socket:
  * body limits enforced while reading (413), both envelopes, path ids,
- * internals never leaking from a 500, and the base path for embedding.
+ * `no-store` routes, project keys checked before the route runs, internals
+ * never leaking from a 500, and the base path for embedding.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { object, string } from 'superstruct';
+import { boolean, object, string } from 'superstruct';
 import { createHandler } from '../../lib/http/handler.js';
 import type { Route } from '../../lib/http/route.js';
 import { LogServiceError } from '../../lib/errors.js';
@@ -21,7 +22,32 @@ import type { ServiceDeps } from '../../lib/service-deps.js';
 import { newTestDatabase, type TestDatabase } from '../support/backends.js';
 import { api } from '../support/service.js';
 
+/** How many times the project-key route's own function ran. */
+let keyedCalls = 0;
+
 const routes: Route[] = [
+  {
+    method: 'POST',
+    path: '/v1/private',
+    auth: 'none',
+    envelope: 'general',
+    noStore: true,
+    async handle(ctx) {
+      const body = await ctx.json(object({ fail: boolean() }));
+      if (body.fail) throw new LogServiceError('invalid_request', 400, 'Asked to fail.');
+      return { status: 200, body: {} };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/keyed',
+    auth: 'project-key',
+    envelope: 'general',
+    async handle(ctx) {
+      keyedCalls++;
+      return { status: 202, body: { project_id: ctx.key.projectId } };
+    },
+  },
   {
     method: 'POST',
     path: '/v1/echo',
@@ -174,6 +200,31 @@ describe('request handler', () => {
     assert.equal(limited.status, 429);
     assert.deepEqual(limited.body, { error: 'too_many_requests', message: 'Retry in 7 seconds.' });
     assert.equal(limited.headers.get('retry-after'), '7');
+  });
+
+  it('marks every response of a no-store route, errors included, and only of that route', async () => {
+    const answers = [
+      await api(url, 'POST', '/v1/private', { json: { fail: false } }),
+      await api(url, 'POST', '/v1/private', { json: { fail: true } }),
+      await api(url, 'POST', '/v1/private', { raw: JSON.stringify({ fail: 'x'.repeat(1024 * 1024) }) }),
+    ];
+    assert.deepEqual(answers.map((r) => r.status), [200, 400, 413]);
+    for (const res of answers) {
+      assert.equal(res.headers.get('cache-control'), 'no-store', String(res.status));
+      assert.equal(res.headers.get('pragma'), 'no-cache', String(res.status));
+    }
+    const plain = await api(url, 'POST', '/v1/echo', { json: { name: 'a' } });
+    assert.equal(plain.headers.get('cache-control'), null);
+  });
+
+  it('answers 401 on a project-key route without a known key, before the route runs', async () => {
+    const bearers = [undefined, 'Bearer', 'Bearer eyJhbGciOiJIUzI1NiJ9.e30.x', 'Bearer slk_not-a-real-key', 'Basic slk_abc'];
+    for (const authorization of bearers) {
+      const res = await api(url, 'POST', '/v1/keyed', { raw: '[]', headers: authorization === undefined ? {} : { authorization } });
+      assert.equal(res.status, 401, authorization);
+      assert.equal(res.body.error, 'unauthorized', authorization);
+    }
+    assert.equal(keyedCalls, 0);
   });
 
   it('answers 400 for a path id that is not a positive integer', async () => {

@@ -46,13 +46,13 @@ export const TOKEN_FORM_MAX_BYTES = 64 * 1024;
 export const LOGIN_USERNAME_MAX_CHARS = 200;
 
 function oauthError(code: 'invalid_request' | 'unsupported_grant_type' | 'invalid_grant', description: string): LogServiceError {
-  return new LogServiceError(code, 400, description, undefined, { ...NO_STORE });
+  return new LogServiceError(code, description, { headers: { ...NO_STORE } });
 }
 
 /** Adds `no-store` to any error leaving the token endpoint (form errors, 413, 429 included). */
 export function withNoStore(err: unknown): unknown {
   if (!(err instanceof LogServiceError)) return err;
-  return new LogServiceError(err.code, err.status, err.message, err.details, { ...err.headers, ...NO_STORE });
+  return new LogServiceError(err.code, err.message, { status: err.status, details: err.details, headers: { ...err.headers, ...NO_STORE } });
 }
 
 /**

@@ -71,7 +71,7 @@ export function createHandler(deps: ServiceDeps, routes: readonly Route[], optio
       if (route.auth === 'user') {
         ctx.principal = await authenticateUser(deps, req);
         if (ctx.principal.user.mustChangePassword && !route.allowDuringPasswordChange) {
-          throw new LogServiceError('must_change_password', 403, 'You must change your password before using this endpoint.');
+          throw new LogServiceError('must_change_password', 'You must change your password before using this endpoint.');
         }
       } else if (route.auth === 'project-key') {
         ctx.bearer = bearerOf(req);
@@ -148,7 +148,7 @@ function requestUrl(target: string): URL {
 }
 
 function notServed(): LogServiceError {
-  return new LogServiceError('not_found', 404, 'No such route.');
+  return new LogServiceError('not_found', 'No such route.');
 }
 
 function describe(err: unknown): string {

@@ -20,7 +20,8 @@ import { migrate, POSTGRES_MIGRATIONS, type MigrationTask } from '../../lib/stor
 import { openPostgresStorage, type PostgresStorageOptions } from '../../lib/storage/postgres/postgres-storage.js';
 import { CLEAN_EVERY_ENTRIES, CLEAN_PENDING_LIST, type PendingListCleaner } from '../../lib/storage/postgres/pending-list-cleaner.js';
 import { prepareEntries } from '../../lib/logs/prepare-entries.js';
-import { SchemaTooNewError, SCHEMA_VERSION, StorageConflict, StorageUnavailableError, type LogSelection, type Storage } from '../../lib/storage/storage.js';
+import { SCHEMA_VERSION, type LogSelection, type Storage } from '../../lib/storage/storage.js';
+import { SchemaTooNewError, StorageConflict, StorageUnavailableError } from '../../lib/errors.js';
 import { PG, createThrowawayDatabase, endPostgresAdmin, postgresUnavailable, type ThrowawayDatabase } from '../support/postgres.js';
 import { encodeRequest } from '../../lib/storage/encoded-entries.js';
 import * as LogSql from '../../lib/storage/postgres/log-sql.js';

@@ -7,7 +7,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IngestClient } from '../../lib/index.js';
+import { IngestClient } from 'logkeep/client';
 import { startService, type RunningService } from '../support/service.js';
 import { ManualClock, entry, newProject, settle, startFrontServer, storedEntries, waitFor, type FrontServer, type TestProject } from './client-support.js';
 

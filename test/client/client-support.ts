@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import assert from 'node:assert/strict';
-import type { IngestClientClock } from '../../lib/client/ingest-client.js';
+import type { IngestClientClock } from 'logkeep/client';
 import { createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
 import { queryAllPages } from '../support/logs.js';
 

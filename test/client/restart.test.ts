@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogService, MAX_HEADER_BYTES } from '../../lib/index.js';
-import { IngestClient, type IngestRetry } from '../../lib/index.js';
+import { IngestClient, type IngestRetry } from 'logkeep/client';
 import { silentLogger } from '../../lib/logger.js';
 import { describeEachBackend, newTestDatabase, type TestDatabase } from '../support/backends.js';
 import { ADMIN_PASSWORD, TEST_JWT_SECRET, TEST_SCRYPT_LOG_N } from '../support/service.js';

@@ -7,7 +7,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IngestBatchError, IngestClient, type IngestRetry } from '../../lib/index.js';
+import { IngestBatchError, IngestClient, type IngestRetry } from 'logkeep/client';
 import { api, startService, type RunningService } from '../support/service.js';
 import { ManualClock, entry, newProject, startFrontServer, storedEntries, waitFor, type FrontAnswer, type TestProject } from './client-support.js';
 

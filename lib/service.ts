@@ -117,7 +117,7 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
       config,
       storage,
       cursors: createCursorCodec(config.jwtSecret),
-      accessTokens: createAccessTokenService(config.jwtSecret, config.jwtIssuer),
+      accessTokens: createAccessTokenService(config.jwtSecret, config.jwtIssuer, now),
       passwords: hasher,
       throttle: createThrottle({
         enabled: config.rateLimitEnabled,

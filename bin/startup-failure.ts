@@ -3,7 +3,7 @@
  * configuration rules 4 and 8; D32) and how each is worded.
  */
 import { ConfigError } from '../lib/errors.js';
-import { SchemaTooNewError, StorageUnavailableError } from '../lib/storage/storage.js';
+import { SchemaTooNewError, StorageUnavailableError } from '../lib/errors.js';
 
 export const EXIT_CONFIG = 78;
 

@@ -7,7 +7,7 @@
  *   npx tsx examples/create-admin.ts ./logkeep.db alice
  */
 import { pathToFileURL } from 'node:url';
-import { CONFIG_DEFAULTS, LogServiceError, createAdmin, type CreatedAdmin, type DatabaseConfig } from '../lib/index.js';
+import { CONFIG_DEFAULTS, LogServiceError, createAdmin, type CreatedAdmin, type DatabaseConfig } from 'logkeep';
 
 /** The database part of the settings, from the defaults plus what is given. */
 export function databaseSettings(overrides: Partial<DatabaseConfig>): DatabaseConfig {

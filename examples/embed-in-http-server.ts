@@ -9,7 +9,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { applyServerBounds, createLogService, serverOptions, type LogService, type LogServiceOptions, type LogServiceSettings } from '../lib/index.js';
+import { applyServerBounds, createLogService, serverOptions, type LogService, type LogServiceOptions, type LogServiceSettings } from 'logkeep';
 
 export interface EmbeddingApp {
   /** The host server's address, e.g. `http://127.0.0.1:3000`; logkeep is at `${url}/logs`. */

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { IngestClient, type IngestClientStats } from '../lib/index.js';
+import { IngestClient, type IngestClientStats } from 'logkeep/client';
 
 export interface ShipLogsOptions {
   /** The service's base address (with its path prefix, if mounted under one). */

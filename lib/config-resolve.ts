@@ -11,9 +11,11 @@
 import { passwordRuleProblem } from './auth/passwords.js';
 import {
   CONFIG_DEFAULTS,
+  canonicalLogLevel,
   configProblems,
   databaseConfigProblems,
   type DatabaseConfig,
+  type LogLevelName,
   type LogServiceConfig,
 } from './config.js';
 import {
@@ -232,6 +234,7 @@ export function resolveConfig(
 ): ResolvedConfig | { problems: string[] } {
   const { values, sources, problems } = readSettings(SETTINGS, flags, env, readFile);
   const config = { ...CONFIG_DEFAULTS, jwtSecret: '', ...withoutNulls(values, ['jwtSecret']) } as LogServiceConfig;
+  config.logLevel = canonicalLogLevel(config.logLevel) as LogLevelName;
   problems.push(...configProblems(config));
   if (problems.length > 0) return { problems };
   return { config: freezeConfig(config), sources, warnings: configWarnings(config) };

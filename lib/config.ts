@@ -123,15 +123,27 @@ export const CONFIG_DEFAULTS: Omit<LogServiceConfig, 'jwtSecret'> = {
   bootstrapAdminPassword: null,
 };
 
-/** What an embedder passes: any subset of the settings, the JWT secret required. */
-export type LogServiceSettings = Partial<LogServiceConfig> & { jwtSecret: string };
+/**
+ * What an embedder passes: any subset of the settings, the JWT secret
+ * required. `logLevel` also takes `warning`, read as `warn`.
+ */
+export type LogServiceSettings = Partial<Omit<LogServiceConfig, 'logLevel'>> & { jwtSecret: string; logLevel?: LogLevelName | 'warning' };
+
+/**
+ * `warning` is read as `warn`: log entries spell the level `warning`, and
+ * people type it. The configuration (and `--print-config`) holds `warn`.
+ */
+export function canonicalLogLevel(level: unknown): unknown {
+  return level === 'warning' ? 'warn' : level;
+}
 
 /**
  * Fills defaults into an embedder's settings and checks them; every problem
  * is reported together as a ConfigError.
  */
 export function normalizeConfig(settings: LogServiceSettings): LogServiceConfig {
-  const config: LogServiceConfig = { ...CONFIG_DEFAULTS, ...stripUndefined(settings) } as LogServiceConfig;
+  const config = { ...CONFIG_DEFAULTS, ...stripUndefined(settings) } as LogServiceConfig;
+  config.logLevel = canonicalLogLevel(config.logLevel) as LogLevelName;
   const problems = configProblems(config);
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({ ...config, corsAllowedOrigins: [...config.corsAllowedOrigins] }) as LogServiceConfig;
@@ -181,7 +193,7 @@ export function configProblems(c: LogServiceConfig): string[] {
   int('--log-max-file-bytes', c.logMaxFileBytes, 1);
   int('--log-max-files', c.logMaxFiles, 1);
   if (!['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].includes(c.logLevel)) {
-    problems.push('--log-level must be one of trace, debug, info, warn, error, fatal, silent');
+    problems.push('--log-level must be one of trace, debug, info, warn (or warning), error, fatal, silent');
   }
   if (c.logFormat !== 'console' && c.logFormat !== 'json') problems.push("--log-format must be 'console' or 'json'");
   if (!c.bootstrapAdminUsername) problems.push('--bootstrap-admin-username must not be empty');

@@ -1,5 +1,7 @@
 /**
- * logkeep's public surface: explicit named exports only.
+ * logkeep's public surface: explicit named exports only. The ingestion
+ * client has its own entry, `logkeep/client` (lib/client/index.ts), so an
+ * application embedding the service does not load it.
  */
 export { createLogService, MAX_HEADER_BYTES } from './service.js';
 export { serverOptions, applyServerBounds } from './server-bounds.js';
@@ -10,23 +12,10 @@ export { createAdmin, generatePassword } from './admin/create-admin.js';
 export type { CreateAdminOptions, CreatedAdmin } from './admin/create-admin.js';
 export { normalizeConfig, CONFIG_DEFAULTS } from './config.js';
 export type { LogServiceConfig, LogServiceSettings, DatabaseConfig, DbBackend, SslMode } from './config.js';
-export { LogServiceError, ConfigError } from './errors.js';
-export { SchemaTooNewError, StorageUnavailableError } from './storage/storage.js';
+export { LogServiceError, ConfigError, SchemaTooNewError, StorageUnavailableError, ERROR_CODES } from './errors.js';
+export type { ErrorCode } from './errors.js';
 export type { RequestHandler } from './http/handler.js';
 export type { ServiceLogger } from './logger.js';
 export { createServiceLogging } from './logging.js';
 export type { LoggingOptions, ServiceLogging, TextSink } from './logging.js';
 export type { PurgeReport } from './ops/purge.js';
-export { IngestClient, IngestBatchError } from './client/ingest-client.js';
-export type {
-  IngestClientOptions,
-  IngestClientStats,
-  IngestClientClock,
-  IngestLogEntry,
-  IngestLogLevel,
-  IngestRejection,
-  IngestRetry,
-  IngestFailureKind,
-  OverflowPolicy,
-} from './client/ingest-client.js';
-export type { BackoffPolicy } from './client/backoff.js';

@@ -16,6 +16,7 @@
 import type { Server, ServerOptions } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { LogServiceConfig } from './config.js';
+import type { ErrorCode } from './errors.js';
 
 /** The settings these bounds are made of. */
 export type ServerBoundsConfig = Pick<
@@ -103,7 +104,7 @@ interface ParserRefusal {
   status: number;
   reason: string;
   /** The envelope's code, or null for a bare answer. */
-  error: string | null;
+  error: ErrorCode | null;
   message: string;
 }
 

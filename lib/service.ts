@@ -5,7 +5,7 @@
  * once this promise resolves, so /healthz never answers early).
  */
 import { CONFIG_DEFAULTS, normalizeConfig, type LogServiceConfig, type LogServiceSettings } from './config.js';
-import { consoleLogger, type ServiceLogger } from './logger.js';
+import { warningsOnlyConsoleLogger, type ServiceLogger } from './logger.js';
 import { openStorage } from './storage/open-storage.js';
 import type { Storage } from './storage/storage.js';
 import { createAccessTokenService } from './auth/access-tokens.js';
@@ -31,7 +31,12 @@ import type { PurgeReport } from './ops/purge.js';
 export const MAX_HEADER_BYTES = CONFIG_DEFAULTS.httpMaxHeaderBytes;
 
 export interface LogServiceOptions {
-  /** Where the service's own diagnostics go (default: the console). */
+  /**
+   * Where the service's own diagnostics go. Without one, only warnings and
+   * errors are written, one line each, to the console's stderr. Pass a
+   * logger (e.g. `createServiceLogging({...}).logger`, as the binary does)
+   * to receive every line, including one per request at `info`.
+   */
   logger?: ServiceLogger;
   /** Serve every route under this path prefix, e.g. `/logs`. */
   basePath?: string;
@@ -80,7 +85,7 @@ export interface LogService {
 
 export async function createLogService(settings: LogServiceSettings, options: LogServiceOptions = {}): Promise<LogService> {
   const config = normalizeConfig(settings);
-  const logger = options.logger ?? consoleLogger;
+  const logger = options.logger ?? warningsOnlyConsoleLogger;
   const now = options.now ?? Date.now;
   if (Buffer.byteLength(config.jwtSecret, 'utf8') < 32) {
     logger.warn('the JWT signing secret is shorter than 32 bytes; use a longer random value');
@@ -112,7 +117,7 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
       config,
       storage,
       cursors: createCursorCodec(config.jwtSecret),
-      accessTokens: createAccessTokenService(config.jwtSecret, config.jwtIssuer),
+      accessTokens: createAccessTokenService(config.jwtSecret, config.jwtIssuer, now),
       passwords: hasher,
       throttle: createThrottle({
         enabled: config.rateLimitEnabled,

@@ -13,7 +13,7 @@ import { recordAudit } from './audit.js';
 import { checkNewPassword, deleteUserInTransaction } from './users.js';
 
 function wrongPassword(): LogServiceError {
-  return new LogServiceError('invalid_grant', 401, 'The current password is incorrect.');
+  return new LogServiceError('invalid_grant', 'The current password is incorrect.', { status: 401 });
 }
 
 /**

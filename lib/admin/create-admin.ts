@@ -11,8 +11,8 @@ import { silentLogger, type ServiceLogger } from '../logger.js';
 import { createPasswordHasher, type PasswordHasher } from '../auth/passwords.js';
 import { checkNewPassword, checkUsername } from './users.js';
 import { openStorage } from '../storage/open-storage.js';
-import { StorageConflict, type Storage, type UserRow, type WriteOps } from '../storage/storage.js';
-import { LogServiceError } from '../errors.js';
+import { type Storage, type UserRow, type WriteOps } from '../storage/storage.js';
+import { LogServiceError, StorageConflict } from '../errors.js';
 
 export interface CreatedAdmin {
   user: UserRow;
@@ -94,7 +94,7 @@ export interface CreateAdminOptions {
  * taken (deleted users keep theirs).
  */
 export async function createAdmin(database: DatabaseConfig, options: CreateAdminOptions): Promise<CreatedAdmin> {
-  if (!options.username) throw new LogServiceError('invalid_request', 400, 'A username is required.', { field: 'username', reason: 'required' });
+  if (!options.username) throw new LogServiceError('invalid_request', 'A username is required.', { details: { field: 'username', reason: 'required' } });
   // The same rules as an account made through POST /v1/users.
   checkUsername(options.username);
   const generated = options.password === undefined || options.password === null;
@@ -112,14 +112,14 @@ export async function createAdmin(database: DatabaseConfig, options: CreateAdmin
       user = await insert('if-none-yet');
     } catch (err) {
       if (!(err instanceof StorageConflict)) throw err;
-      if (err.constraint === 'username') throw new LogServiceError('username_taken', 409, `The username '${options.username}' is taken.`);
+      if (err.constraint === 'username') throw new LogServiceError('username_taken', `The username '${options.username}' is taken.`);
       // Someone became primary between our check and our insert: this one is not.
       user = await insert('never');
     }
     return { user, password, generated };
   } catch (err) {
     if (err instanceof StorageConflict && err.constraint === 'username') {
-      throw new LogServiceError('username_taken', 409, `The username '${options.username}' is taken.`);
+      throw new LogServiceError('username_taken', `The username '${options.username}' is taken.`);
     }
     throw err;
   } finally {

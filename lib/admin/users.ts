@@ -7,9 +7,9 @@
  * the actor is an admin (and, for PATCH, that the target exists: D3 puts the
  * 404 before body validation).
  */
-import { LogServiceError, conflict, invalidRequest, notFound } from '../errors.js';
+import { LogServiceError, StorageConflict, conflict, invalidRequest, notFound } from '../errors.js';
 import type { ServiceDeps } from '../service-deps.js';
-import { StorageConflict, type ReadOps, type UserChanges, type UserRow, type WriteOps } from '../storage/storage.js';
+import { type ReadOps, type UserChanges, type UserRow, type WriteOps } from '../storage/storage.js';
 import { checkPasswordRule } from '../auth/passwords.js';
 import { recordAudit } from './audit.js';
 import { rejectNul } from './text-fields.js';
@@ -192,7 +192,7 @@ export async function unblockUser(deps: ServiceDeps, actor: UserRow, targetId: n
 
 /** 403 `cannot_delete_primary_admin`. */
 export function cannotDeletePrimaryAdmin(): LogServiceError {
-  return new LogServiceError('cannot_delete_primary_admin', 403, 'The primary administrator cannot be deleted.');
+  return new LogServiceError('cannot_delete_primary_admin', 'The primary administrator cannot be deleted.');
 }
 
 /**
@@ -226,7 +226,7 @@ export async function deleteUserInTransaction(tx: WriteOps, target: UserRow, act
 /** `DELETE /v1/users/:id` by an admin; deleting oneself goes through `/v1/users/me`. */
 export async function deleteUserByAdmin(deps: ServiceDeps, actor: UserRow, targetId: number): Promise<void> {
   if (targetId === actor.id) {
-    throw new LogServiceError('self_deletion_requires_me', 400, 'To delete your own account use DELETE /v1/users/me with your password.');
+    throw new LogServiceError('self_deletion_requires_me', 'To delete your own account use DELETE /v1/users/me with your password.');
   }
   const now = deps.now();
   await deps.storage.write(async (tx) => {

@@ -27,7 +27,8 @@ export interface AccessTokenService {
   verify(token: string): Promise<AccessClaims>;
 }
 
-export function createAccessTokenService(secret: string, issuer: string): AccessTokenService {
+/** `now` is the service's clock: expiry is checked against it, as issuing uses it. */
+export function createAccessTokenService(secret: string, issuer: string, now: () => number = Date.now): AccessTokenService {
   const key = new TextEncoder().encode(secret);
   return {
     async issue(user, roles, nowMs) {
@@ -45,7 +46,7 @@ export function createAccessTokenService(secret: string, issuer: string): Access
     async verify(token) {
       let payload: Record<string, unknown>;
       try {
-        ({ payload } = await jwtVerify(token, key, { algorithms: [ALGORITHM], issuer }));
+        ({ payload } = await jwtVerify(token, key, { algorithms: [ALGORITHM], issuer, currentDate: new Date(now()) }));
       } catch {
         throw unauthorized('The access token is invalid or expired.');
       }

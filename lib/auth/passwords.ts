@@ -70,10 +70,8 @@ export interface PasswordHasherOptions {
 export function hashingUnavailable(): LogServiceError {
   return new LogServiceError(
     'temporarily_unavailable',
-    503,
     `Password checks are busy; retry in ${HASHING_RETRY_AFTER_SECONDS} seconds.`,
-    undefined,
-    { 'Retry-After': String(HASHING_RETRY_AFTER_SECONDS) },
+    { headers: { 'Retry-After': String(HASHING_RETRY_AFTER_SECONDS) } },
   );
 }
 

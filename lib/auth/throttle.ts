@@ -64,9 +64,8 @@ const NO_OP_ATTEMPT: SubjectAttempt = { succeeded() {}, failed() {}, abandoned()
 /** The 429 of the spec: general envelope, whole seconds in `Retry-After`, never cached. */
 export function tooManyRequests(retryAfterSeconds: number): LogServiceError {
   const unit = retryAfterSeconds === 1 ? 'second' : 'seconds';
-  return new LogServiceError('too_many_requests', 429, `Too many attempts; retry in ${retryAfterSeconds} ${unit}.`, undefined, {
-    'Retry-After': String(retryAfterSeconds),
-    'Cache-Control': 'no-store',
+  return new LogServiceError('too_many_requests', `Too many attempts; retry in ${retryAfterSeconds} ${unit}.`, {
+    headers: { 'Retry-After': String(retryAfterSeconds), 'Cache-Control': 'no-store' },
   });
 }
 

@@ -43,7 +43,7 @@ export const TOKEN_FORM_MAX_BYTES = 64 * 1024;
 export const LOGIN_USERNAME_MAX_CHARS = 200;
 
 function oauthError(code: 'invalid_request' | 'unsupported_grant_type' | 'invalid_grant', description: string): LogServiceError {
-  return new LogServiceError(code, 400, description);
+  return new LogServiceError(code, description);
 }
 
 /**

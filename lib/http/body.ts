@@ -10,7 +10,7 @@ import { LogServiceError, invalidRequest, type FieldReason } from '../errors.js'
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 export function payloadTooLarge(limit: number): LogServiceError {
-  return new LogServiceError('payload_too_large', 413, `The request body exceeds ${limit} bytes.`);
+  return new LogServiceError('payload_too_large', `The request body exceeds ${limit} bytes.`);
 }
 
 /** Reads the whole body, failing with 413 the moment it grows past `limit`. */

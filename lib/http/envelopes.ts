@@ -46,4 +46,4 @@ export function sendError(res: ServerResponse, err: LogServiceError, envelope: E
   sendJson(res, err.status, errorBody(err, envelope), { ...headers, ...err.headers });
 }
 
-export const INTERNAL_ERROR = new LogServiceError('internal_error', 500, 'The server could not complete the request.');
+export const INTERNAL_ERROR = new LogServiceError('internal_error', 'The server could not complete the request.');

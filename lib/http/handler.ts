@@ -137,7 +137,7 @@ function requestUrl(target: string): URL {
 }
 
 function notServed(): LogServiceError {
-  return new LogServiceError('not_found', 404, 'No such route.');
+  return new LogServiceError('not_found', 'No such route.');
 }
 
 function describe(err: unknown): string {
@@ -178,7 +178,7 @@ async function serveRoute(deps: ServiceDeps, route: Route, request: RequestInfo,
     case 'user': {
       const principal = await authenticateUser(deps, request.req);
       if (principal.user.mustChangePassword && !route.allowDuringPasswordChange) {
-        throw new LogServiceError('must_change_password', 403, 'You must change your password before using this endpoint.');
+        throw new LogServiceError('must_change_password', 'You must change your password before using this endpoint.');
       }
       return route.handle({ ...request, principal, params: pathIds(rawParams) });
     }

@@ -35,7 +35,7 @@ export interface IngestBodyOptions {
 
 export function requestTimeout(idleMs: number): LogServiceError {
   // Connection: close: the rest of a stalled body is never read.
-  return new LogServiceError('request_timeout', 408, `The request body sent nothing for ${idleMs / 1000} s.`, undefined, { Connection: 'close' });
+  return new LogServiceError('request_timeout', `The request body sent nothing for ${idleMs / 1000} s.`, { headers: { Connection: 'close' } });
 }
 
 export function readIngestBody(req: IncomingMessage, options: IngestBodyOptions): Promise<Buffer> {

@@ -229,8 +229,8 @@ class LiveStreamHub implements StreamHub {
       this.subs.size >= total ? 'The service has' : (this.streamsOfUser.get(userId) ?? 0) >= perUser ? 'You have' : null;
     if (what === null) return;
     const wait = STREAM_CAP_RETRY_AFTER_SECONDS;
-    throw new LogServiceError('too_many_requests', 429, `${what} as many live streams open as allowed; retry in ${wait} seconds.`, undefined, {
-      'Retry-After': String(wait),
+    throw new LogServiceError('too_many_requests', `${what} as many live streams open as allowed; retry in ${wait} seconds.`, {
+      headers: { 'Retry-After': String(wait) },
     });
   }
 

@@ -11,7 +11,7 @@
  * alone, so one request's failure never fails the others.
  */
 import type { LogEntryOutcome, LogIngestRequest, Storage } from '../storage/storage.js';
-import { StorageUnavailableError } from '../storage/storage.js';
+import { StorageUnavailableError } from '../errors.js';
 import type { ServiceLogger } from '../logger.js';
 
 export interface IngestQueueOptions {

@@ -12,7 +12,7 @@ import type { GroupRow, ProjectRow, ReadOps, RoleGrant } from '../storage/storag
 import type { LogScope } from './log-query.js';
 
 export function projectBlocked(): LogServiceError {
-  return new LogServiceError('project_blocked', 403, 'The project is blocked.');
+  return new LogServiceError('project_blocked', 'The project is blocked.');
 }
 
 export type CheckedLogScope = { kind: 'project'; project: ProjectRow } | { kind: 'group'; group: GroupRow };

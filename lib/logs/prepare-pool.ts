@@ -11,7 +11,7 @@
  * prepared in slices that yield to the event loop anyway (batch-body.ts).
  */
 import { Worker } from 'node:worker_threads';
-import { LogServiceError } from '../errors.js';
+import { LogServiceError, type ErrorCode } from '../errors.js';
 import type { ServiceLogger } from '../logger.js';
 import { prepareBody } from './batch-body.js';
 import type { BatchTarget, PreparedBatch } from './prepare-entries.js';
@@ -30,7 +30,7 @@ interface Waiting {
 type Reply =
   | { id: number; batch: PreparedBatch }
   /** A refusal meant for the client (e.g. 400 for a body that is not JSON). */
-  | { id: number; error: { code: string; status: number; message: string; details?: Record<string, unknown> } }
+  | { id: number; error: { code: ErrorCode; status: number; message: string; details?: Record<string, unknown> } }
   /** Anything else that went wrong in the worker: its description, for the service's log only. */
   | { id: number; failure: string };
 
@@ -97,7 +97,7 @@ export class PreparePool {
       if (!waiting) return;
       this.waiting.delete(reply.id);
       if ('batch' in reply) waiting.resolve(reply.batch);
-      else if ('error' in reply) waiting.reject(new LogServiceError(reply.error.code, reply.error.status, reply.error.message, reply.error.details));
+      else if ('error' in reply) waiting.reject(new LogServiceError(reply.error.code, reply.error.message, { status: reply.error.status, details: reply.error.details }));
       // A plain Error: the HTTP edge logs it and answers the generic 500, never this text.
       else waiting.reject(new Error(`preparing a batch failed in the worker: ${reply.failure}`));
     });

@@ -352,36 +352,6 @@ export interface GroupOwnerCount {
   owners: number;
 }
 
-export class StorageConflict extends Error {
-  /** 'username' | 'email' | 'primary_admin' | … : which uniqueness was violated. */
-  readonly constraint: string;
-  constructor(constraint: string) {
-    super(`unique constraint violated: ${constraint}`);
-    this.name = 'StorageConflict';
-    this.constraint = constraint;
-  }
-}
-
-/** The database is newer than this build understands (exit 78 in the bin). */
-export class SchemaTooNewError extends Error {
-  readonly databaseVersion: number;
-  readonly supportedVersion: number;
-  constructor(databaseVersion: number, supportedVersion: number) {
-    super(`database schema version ${databaseVersion} is newer than this logkeep supports (${supportedVersion})`);
-    this.name = 'SchemaTooNewError';
-    this.databaseVersion = databaseVersion;
-    this.supportedVersion = supportedVersion;
-  }
-}
-
-/** The database could not be opened or reached (exit 78 in the bin). */
-export class StorageUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StorageUnavailableError';
-  }
-}
-
 /** Verbs that only read. Available outside and inside a transaction. */
 export interface ReadOps {
   countUsers(): Promise<number>;

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { assertBinBuilt, freePort, runBin, startBin, waitForHealthz, type RunningBin } from '../support/bin.js';
+import { assertBinBuilt, freePort, runBin, startBin, startServing, waitForHealthz, type RunningBin } from '../support/bin.js';
 
 const JWT_SECRET = 'bin-logging-jwt-secret-0123456789abcdef0123';
 const BOOTSTRAP_PASSWORD = 'Bootstrap-Secret-Pass-5151';
@@ -126,5 +126,25 @@ describe('logkeep --log-file', () => {
     assert.equal(result.code, 78, result.stderr);
     assert.match(result.stderr, /--log-file: cannot write the log file/);
     assert.ok(!existsSync(join(dir, 'db.sqlite')), 'the database was not created');
+  });
+});
+
+describe('logkeep on the console', () => {
+  it('logs one line per request on stdout by default, unlike the library embedded without a logger', async () => {
+    const dir = newDir('console');
+    const { bin, url } = await startServing(['--db-path', join(dir, 'db.sqlite')], {
+      SERVICE_JWT_SECRET: JWT_SECRET,
+      SERVICE_BOOTSTRAP_ADMIN_PASSWORD: BOOTSTRAP_PASSWORD,
+    });
+    try {
+      await (await fetch(`${url}/no-such-route`)).arrayBuffer();
+      await bin.waitForOutput(/ INFO: request\b.*\/no-such-route/);
+    } finally {
+      bin.child.kill('SIGTERM');
+    }
+    const result = await bin.exited(20_000);
+    assert.equal(result.code, 0, result.stderr);
+    const line = result.stdout.split('\n').find((l) => l.includes('/no-such-route'));
+    assert.match(line ?? '', /^\[\d{4}-\d\d-\d\dT[\d:.]+Z\] INFO: request \{.*"status":404\b/);
   });
 });

@@ -17,7 +17,7 @@ import { CONFIG_DEFAULTS, type DatabaseConfig } from '../../lib/config.js';
 import { SETTINGS } from '../../lib/config-sources.js';
 import { getRequest, rawConnect } from '../support/raw-http.js';
 import { silentLogger } from '../../lib/logger.js';
-import { PG, createThrowawayDatabase, endPostgresAdmin, postgresUnavailable, type ThrowawayDatabase } from '../support/postgres.js';
+import { PG, createThrowawayDatabase, endPostgresAdmin, postgresSkipReason, type ThrowawayDatabase } from '../support/postgres.js';
 import { assertBinBuilt, runBin, startServing, type BinResult } from '../support/bin.js';
 
 const JWT_SECRET = 'bin-test-jwt-secret-0123456789abcdef0123456789';
@@ -34,8 +34,7 @@ function newDbPath(): string {
   return join(workDir, `db-${dbCounter}.db`);
 }
 
-const pgUnavailable = await postgresUnavailable();
-const skipPostgres = pgUnavailable !== null && !process.env.CI ? pgUnavailable : false;
+const skipPostgres = (await postgresSkipReason()) ?? false;
 
 before(() => assertBinBuilt());
 after(() => {
@@ -330,7 +329,6 @@ describe('serve and create-admin on PostgreSQL', { skip: skipPostgres }, () => {
   let args: string[] = [];
 
   before(async () => {
-    if (pgUnavailable) throw new Error(`${pgUnavailable} (CI=true: PostgreSQL is required)`);
     database = await createThrowawayDatabase();
     const jwtFile = join(workDir, 'pg-jwt');
     const passwordFile = join(workDir, 'pg-password');

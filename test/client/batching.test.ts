@@ -7,9 +7,10 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IngestClient } from '../../lib/index.js';
+import { IngestClient } from 'logkeep/client';
 import { startService, type RunningService } from '../support/service.js';
-import { ManualClock, entry, newProject, settle, startFrontServer, storedEntries, waitFor, type FrontServer, type TestProject } from './client-support.js';
+import { ManualClock, entry, newProject, settle, startFrontServer, storedEntries, type FrontServer, type TestProject } from './client-support.js';
+import { waitUntil } from '../support/wait.js';
 
 describe('ingest client batching', () => {
   let svc: RunningService;
@@ -29,7 +30,7 @@ describe('ingest client batching', () => {
     const clock = new ManualClock();
     const client = new IngestClient({ url: front.url, secretKey: project.secret, maxBatchEntries: 3, clock });
     for (let i = 0; i < 7; i++) await client.log(entry(i));
-    await waitFor('two full batches', () => client.stats.batches === 2);
+    await waitUntil(() => client.stats.batches === 2, 'two full batches');
     assert.deepEqual(front.requests.map((r) => r.entries.length), [3, 3]);
     assert.equal(client.stats.buffered, 1, 'the seventh waits for its batch to fill');
     await client.flush();
@@ -47,7 +48,7 @@ describe('ingest client batching', () => {
     const maxBatchBytes = 2 * sizeOf + 3;
     const client = new IngestClient({ url: front.url, secretKey: project.secret, maxBatchBytes, clock: new ManualClock() });
     for (let i = 0; i < 5; i++) await client.log(entry(i, { pad: 'x'.repeat(100) }));
-    await waitFor('two full batches', () => client.stats.batches === 2);
+    await waitUntil(() => client.stats.batches === 2, 'two full batches');
     await client.flush();
     assert.deepEqual(front.requests.map((r) => r.entries.length), [2, 2, 1]);
     assert.ok(front.requests.every((r) => r.bytes <= maxBatchBytes), 'no body over the limit');
@@ -82,7 +83,7 @@ describe('ingest client batching', () => {
     await settle();
     assert.equal(front.requests.length, 0, 'nothing sent before the interval');
     clock.advance(1);
-    await waitFor('the timed batch', () => client.stats.batches === 1);
+    await waitUntil(() => client.stats.batches === 1, 'the timed batch');
     assert.deepEqual(front.requests.map((r) => r.entries.map((e) => e.n)), [[0, 1]]);
     // A new entry starts a new interval, counted from its own arrival.
     await client.log(entry(2));
@@ -90,7 +91,7 @@ describe('ingest client batching', () => {
     await settle();
     assert.equal(front.requests.length, 1);
     clock.advance(1);
-    await waitFor('the second timed batch', () => client.stats.batches === 2);
+    await waitUntil(() => client.stats.batches === 2, 'the second timed batch');
     assert.deepEqual((await storedEntries(svc.url, project)).map((e) => e.n), [0, 1, 2]);
     await client.close();
     await front.close();
@@ -119,7 +120,7 @@ describe('ingest client batching', () => {
     const client = new IngestClient({ url: front.url, secretKey: project.secret, maxBatchEntries: 2, maxBufferedEntries: 4, clock: new ManualClock() });
     await client.log(entry(0));
     await client.log(entry(1));
-    await waitFor('the first batch in flight', () => front.requests.length === 1);
+    await waitUntil(() => front.requests.length === 1, 'the first batch in flight');
     for (let i = 2; i < 10; i++) await client.log(entry(i));
     assert.deepEqual({ buffered: client.stats.buffered, inFlight: client.stats.inFlight, dropped: client.stats.dropped }, { buffered: 4, inFlight: 2, dropped: 4 });
     front.release();
@@ -135,7 +136,7 @@ describe('ingest client batching', () => {
     const size = Buffer.byteLength(JSON.stringify(entry(0, { pad: 'z'.repeat(200) })));
     const client = new IngestClient({ url: front.url, secretKey: project.secret, maxBatchEntries: 1, maxBufferedBytes: 3 * size, clock: new ManualClock() });
     await client.log(entry(0, { pad: 'z'.repeat(200) }));
-    await waitFor('the first batch in flight', () => front.requests.length === 1);
+    await waitUntil(() => front.requests.length === 1, 'the first batch in flight');
     for (let i = 1; i < 6; i++) await client.log(entry(i, { pad: 'z'.repeat(200) }));
     assert.deepEqual({ buffered: client.stats.buffered, bytes: client.stats.bufferedBytes, dropped: client.stats.dropped }, { buffered: 3, bytes: 3 * size, dropped: 2 });
     front.release();
@@ -149,7 +150,7 @@ describe('ingest client batching', () => {
     const client = new IngestClient({ url: front.url, secretKey: project.secret, maxBatchEntries: 2, maxBufferedEntries: 3, overflow: 'block', clock: new ManualClock() });
     await client.log(entry(0));
     await client.log(entry(1));
-    await waitFor('the first batch in flight', () => front.requests.length === 1);
+    await waitUntil(() => front.requests.length === 1, 'the first batch in flight');
     for (let i = 2; i < 5; i++) await client.log(entry(i));
     let admitted = false;
     const blocked = client.log(entry(5)).then(() => (admitted = true));

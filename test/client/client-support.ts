@@ -7,8 +7,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import assert from 'node:assert/strict';
-import type { IngestClientClock } from '../../lib/client/ingest-client.js';
+import type { IngestClientClock } from 'logkeep/client';
 import { createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
 import { queryAllPages } from '../support/logs.js';
 
@@ -60,15 +59,6 @@ export class ManualClock implements IngestClientClock {
     }
     this.current = until;
     this.timers = this.timers.filter((t) => !t.cancelled);
-  }
-}
-
-/** Polls until `condition` holds (real time), failing with `what` after `timeoutMs`. */
-export async function waitFor(what: string, condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
 

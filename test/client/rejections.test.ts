@@ -5,7 +5,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IngestClient, type IngestRejection } from '../../lib/index.js';
+import { IngestClient, type IngestRejection } from 'logkeep/client';
 import { startService, type RunningService } from '../support/service.js';
 import { entry, newProject, storedEntries } from './client-support.js';
 

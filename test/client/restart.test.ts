@@ -11,11 +11,12 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogService, MAX_HEADER_BYTES } from '../../lib/index.js';
-import { IngestClient, type IngestRetry } from '../../lib/index.js';
+import { IngestClient, type IngestRetry } from 'logkeep/client';
 import { silentLogger } from '../../lib/logger.js';
 import { describeEachBackend, newTestDatabase, type TestDatabase } from '../support/backends.js';
 import { ADMIN_PASSWORD, TEST_JWT_SECRET, TEST_SCRYPT_LOG_N } from '../support/service.js';
-import { entry, newProject, storedEntries, waitFor } from './client-support.js';
+import { entry, newProject, storedEntries } from './client-support.js';
+import { waitUntil } from '../support/wait.js';
 
 /** A logkeep on `port` (0: any), as the bin would run it, with an abrupt stop. */
 async function listen(database: TestDatabase, port: number): Promise<{ url: string; port: number; stop(): Promise<void> }> {
@@ -66,7 +67,7 @@ describeEachBackend('ingest client across a server restart', (backend) => {
       };
 
       await produce(1000);
-      await waitFor('some entries accepted before the stop', () => client.stats.accepted >= 200);
+      await waitUntil(() => client.stats.accepted >= 200, 'some entries accepted before the stop');
       await server.stop();
       // The client keeps logging (and retrying) while nothing listens.
       await produce(1500);

@@ -7,9 +7,10 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IngestBatchError, IngestClient, type IngestRetry } from '../../lib/index.js';
+import { IngestBatchError, IngestClient, type IngestRetry } from 'logkeep/client';
 import { api, startService, type RunningService } from '../support/service.js';
-import { ManualClock, entry, newProject, startFrontServer, storedEntries, waitFor, type FrontAnswer, type TestProject } from './client-support.js';
+import { ManualClock, entry, newProject, startFrontServer, storedEntries, type FrontAnswer, type TestProject } from './client-support.js';
+import { waitUntil } from '../support/wait.js';
 
 const BACKOFF = { baseDelayMs: 100, maxDelayMs: 1000 };
 
@@ -41,7 +42,7 @@ describe('ingest client retries', () => {
     });
     /** Waits for the client's next retry wait, then lets it elapse. */
     const elapseRetry = async (expectedMs: number) => {
-      await waitFor(`a retry wait of ${expectedMs} ms`, () => clock.pending().includes(expectedMs));
+      await waitUntil(() => clock.pending().includes(expectedMs), `a retry wait of ${expectedMs} ms`);
       clock.advance(expectedMs);
     };
     return { target, front, clock, client, retries, errors, elapseRetry };
@@ -201,9 +202,9 @@ describe('ingest client retries', () => {
     for (let i = 0; i < 5; i++) await client.log(entry(i));
     let closed = false;
     const closing = client.close().then(() => (closed = true));
-    await waitFor('a retry wait', () => t.clock.pending().includes(50));
+    await waitUntil(() => t.clock.pending().includes(50), 'a retry wait');
     t.clock.advance(50);
-    await waitFor('the second retry wait', () => t.clock.pending().includes(100));
+    await waitUntil(() => t.clock.pending().includes(100), 'the second retry wait');
     assert.equal(closed, false);
     t.clock.advance(4950);
     await closing;
@@ -230,7 +231,7 @@ describe('ingest client retries', () => {
       await client.log(entry(1));
       await client.close();
       assert.equal(client.stats.accepted, 1);
-      await waitFor('the warning', () => warnings.some((w) => /callback bug/.test(w)));
+      await waitUntil(() => warnings.some((w) => /callback bug/.test(w)), 'the warning');
     } finally {
       process.off('warning', onWarning);
       await t.client.close();

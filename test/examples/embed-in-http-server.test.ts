@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { main, type EmbeddingApp } from '../../examples/embed-in-http-server.js';
-import { IngestClient } from '../../lib/index.js';
+import { IngestClient } from 'logkeep/client';
 import { silentLogger } from '../../lib/logger.js';
 import { newTestDatabase } from '../support/backends.js';
 import { ADMIN_PASSWORD, TEST_JWT_SECRET, TEST_SCRYPT_LOG_N, api } from '../support/service.js';

@@ -34,7 +34,7 @@ const routes: Route[] = [
     noStore: true,
     async handle(ctx) {
       const body = await ctx.json(object({ fail: boolean() }));
-      if (body.fail) throw new LogServiceError('invalid_request', 400, 'Asked to fail.');
+      if (body.fail) throw new LogServiceError('invalid_request', 'Asked to fail.');
       return { status: 200, body: {} };
     },
   },
@@ -76,8 +76,8 @@ const routes: Route[] = [
     envelope: 'oauth',
     async handle(ctx) {
       const form = await ctx.form();
-      if (!form.get('grant_type')) throw new LogServiceError('invalid_request', 400, 'grant_type is required');
-      throw new LogServiceError('too_many_requests', 429, 'Retry in 7 seconds.', undefined, { 'Retry-After': '7' });
+      if (!form.get('grant_type')) throw new LogServiceError('invalid_request', 'grant_type is required');
+      throw new LogServiceError('too_many_requests', 'Retry in 7 seconds.', { headers: { 'Retry-After': '7' } });
     },
   },
   {

@@ -12,6 +12,7 @@ import { api, startService, type RunningService } from '../support/service.js';
 import { assertStatus, createActor, createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
 import { ingestAll, queryLogs } from '../support/logs.js';
 import { assertOpen, authedEventSource, openRawStream, type RawStream } from '../support/sse.js';
+import { waitUntil } from '../support/wait.js';
 
 const ORIGIN = 'https://app.example';
 
@@ -189,11 +190,3 @@ describeEachBackend('live stream: refusals, frames, heartbeats', (backend) => {
     }
   });
 });
-
-async function waitUntil(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

@@ -15,6 +15,7 @@ import { startService, type RunningService } from '../support/service.js';
 import { createActor, createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
 import { ingestAll, queryAllPages } from '../support/logs.js';
 import { assertOpen, authedEventSource, openRawStream, type RawStream } from '../support/sse.js';
+import { waitUntil } from '../support/wait.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
 import { silentLogger } from '../../lib/logger.js';
 import { prepareEntries } from '../../lib/logs/prepare-entries.js';
@@ -242,12 +243,4 @@ function openPausedStream(target: string, token: string): Promise<{ res: Incomin
     req.on('error', reject);
     req.end();
   });
-}
-
-async function waitUntil(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }

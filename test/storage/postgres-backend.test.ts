@@ -20,8 +20,9 @@ import { migrate, POSTGRES_MIGRATIONS, type MigrationTask } from '../../lib/stor
 import { openPostgresStorage, type PostgresStorageOptions } from '../../lib/storage/postgres/postgres-storage.js';
 import { CLEAN_EVERY_ENTRIES, CLEAN_PENDING_LIST, type PendingListCleaner } from '../../lib/storage/postgres/pending-list-cleaner.js';
 import { prepareEntries } from '../../lib/logs/prepare-entries.js';
-import { SchemaTooNewError, SCHEMA_VERSION, StorageConflict, StorageUnavailableError, type LogSelection, type Storage } from '../../lib/storage/storage.js';
-import { PG, createThrowawayDatabase, endPostgresAdmin, postgresUnavailable, type ThrowawayDatabase } from '../support/postgres.js';
+import { SCHEMA_VERSION, type LogSelection, type Storage } from '../../lib/storage/storage.js';
+import { SchemaTooNewError, StorageConflict, StorageUnavailableError } from '../../lib/errors.js';
+import { PG, createThrowawayDatabase, endPostgresAdmin, postgresSkipReason, type ThrowawayDatabase } from '../support/postgres.js';
 import { encodeRequest } from '../../lib/storage/encoded-entries.js';
 import * as LogSql from '../../lib/storage/postgres/log-sql.js';
 import { logsAfter as pgLogsAfter, queryLogs as pgQueryLogs } from '../../lib/storage/postgres/postgres-logs.js';
@@ -52,8 +53,7 @@ gtzWX8vdMP2v4wH2u1NNNNaWdlHQnqweUrx2caJCTCqw0ZOFDddubjDY
 /** The PostgreSQL protocol's SSLRequest code. */
 const SSL_REQUEST_CODE = 80877103;
 
-const unavailable = await postgresUnavailable();
-if (unavailable && process.env.CI) throw new Error(`${unavailable} (CI=true: PostgreSQL is required)`);
+const unavailable = await postgresSkipReason();
 
 const databases: ThrowawayDatabase[] = [];
 const rawPgp = pgPromise({ noWarnings: true });

@@ -15,9 +15,6 @@ import { silentLogger } from '../../lib/logger.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
 import {
   SCHEMA_VERSION,
-  SchemaTooNewError,
-  StorageConflict,
-  StorageUnavailableError,
   type AuditFilter,
   type GroupRow,
   type NewUser,
@@ -26,6 +23,7 @@ import {
   type UserRow,
   type Visibility,
 } from '../../lib/storage/storage.js';
+import { SchemaTooNewError, StorageConflict, StorageUnavailableError } from '../../lib/errors.js';
 import { describeEachBackend, newTestDatabase, type BackendName, type TestDatabase } from '../support/backends.js';
 
 /** A fixed "now" so timestamps are exact in assertions. */

@@ -24,6 +24,21 @@ function adminDb() {
 
 let availability: Promise<string | null> | null = null;
 
+/**
+ * The one rule for tests that need a database server: `why` it is missing
+ * comes back for a local run to skip with (null: it is there); under CI=true
+ * a missing server fails instead, so CI never skips those tests silently.
+ */
+export function skipReasonOutsideCi(why: string | null, required = 'PostgreSQL is required'): string | null {
+  if (why !== null && process.env.CI) throw new Error(`${why} (CI=true: ${required})`);
+  return why;
+}
+
+/** Why the PostgreSQL tests are skipped here, or null; throws under CI=true when PostgreSQL is missing. */
+export async function postgresSkipReason(): Promise<string | null> {
+  return skipReasonOutsideCi(await postgresUnavailable());
+}
+
 /** null when PostgreSQL answers; otherwise why not. */
 export function postgresUnavailable(): Promise<string | null> {
   availability ??= adminDb()

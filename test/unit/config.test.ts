@@ -391,6 +391,16 @@ describe('strings, lists and choices', () => {
     assertProblem(problemsOf([...BASE_ARGS, '--log-level', 'verbose']), /--log-level must be one of/);
     assertProblem(problemsOf([...BASE_ARGS, '--log-format', 'xml']), /--log-format must be/);
   });
+
+  it('reads --log-level warning as warn, from the flag, the variable and the embedding key', () => {
+    const fromFlag = serveConfig([...BASE_ARGS, '--log-level', 'warning']);
+    assert.equal(fromFlag.config.logLevel, 'warn');
+    assert.equal(serveConfig(BASE_ARGS, { ...BASE_ENV, SERVICE_LOG_LEVEL: 'warning' }).config.logLevel, 'warn');
+    assert.equal(normalizeConfig({ jwtSecret: SECRET, dbPath: '/tmp/logkeep.db', logLevel: 'warning' }).logLevel, 'warn');
+    const printed = renderPrintConfig(serveConfig(['--print-config', ...BASE_ARGS, '--log-level', 'warning']));
+    assert.match(printed, /^--log-level +warn +cli$/m);
+    assertProblem(problemsOf([...BASE_ARGS, '--log-level', 'warnings']), /--log-level must be one of .*warn \(or warning\)/);
+  });
 });
 
 describe('settings required by the backend', () => {

@@ -46,9 +46,9 @@ describe('ingestion bodies read element by element', () => {
           try {
             parsed = JSON.parse(text);
           } catch {
-            throw new LogServiceError('invalid_request', 400, 'malformed');
+            throw new LogServiceError('invalid_request', 'malformed');
           }
-          if (!Array.isArray(parsed)) throw new LogServiceError('invalid_request', 400, 'not an array');
+          if (!Array.isArray(parsed)) throw new LogServiceError('invalid_request', 'not an array');
           return parsed;
         })(), TARGET));
         assert.deepEqual(await outcome(() => prepareBody(Buffer.from(text), TARGET, ELEMENTWISE)), whole, JSON.stringify(text));

@@ -8,12 +8,12 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { logEntry, unicodeText, type Json } from '../support/arbitraries.js';
 import fc from 'fast-check';
 import { entryMatcher, exactMatches, exactNeedle, hasTextConditions } from '../../lib/logs/entry-match.js';
 import { parseTextQuery } from '../../lib/logs/search-terms.js';
 import type { ExactFilter, LogFilter } from '../../lib/storage/storage.js';
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type TextFilter = Pick<LogFilter, 'words' | 'prefixes' | 'exact'>;
 
 // ---- the reference, from the spec ---------------------------------------------
@@ -97,29 +97,8 @@ function paths(v: Json, path: string[] = [], out: string[][] = []): string[][] {
   return out;
 }
 
-// ---- arbitraries (as in logs-search-terms.test.ts) -----------------------------
-
-const text = fc.string({
-  unit: fc.constantFrom(...[...'aZ9 _-.,:/é ÉßİΣς中文٣𝒳𐐀😀\u0307\t\n*"\\§\u212a\u0001'], '\ud800'),
-  maxLength: 24,
-});
-const jsonValue: fc.Arbitrary<Json> = fc.letrec<{ v: Json }>((tie) => ({
-  v: fc.oneof(
-    { depthSize: 'small' },
-    text,
-    fc.integer(),
-    fc.double({ noNaN: true, noDefaultInfinity: true }),
-    fc.constantFrom(1e21, -0.5, 0, 1, 2.5e-7),
-    fc.boolean(),
-    fc.constant(null),
-    fc.array(tie('v'), { maxLength: 3 }),
-    fc.dictionary(fc.oneof(text, fc.constantFrom('__proto__', 'constructor', 'a.b', '', 'k')), tie('v'), { maxKeys: 4 }),
-  ),
-})).v;
-// Stored entries are parsed JSON: round-trip so `__proto__` is an own key like any other.
-const entryArb = fc
-  .dictionary(fc.oneof(text, fc.constantFrom('__proto__', 'constructor', 'toString', 'k')), jsonValue, { maxKeys: 6 })
-  .map((e) => JSON.parse(JSON.stringify(e)) as { [k: string]: Json });
+const text = unicodeText(24);
+const entryArb = logEntry;
 
 /** Picks from a list by a random index, or undefined when it is empty. */
 const pick = <T>(list: readonly T[], n: number): T | undefined => (list.length === 0 ? undefined : list[n % list.length]);

@@ -1,10 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { logEntry, unicodeText, type Json } from '../support/arbitraries.js';
 import fc from 'fast-check';
 import { EXACT_TERM_MARK, MIN_PREFIX_LENGTH, valueText, entryTerms, exactTerm, leafIndexTerm, normalizeWord, parseTextQuery, wordsOf } from '../../lib/logs/search-terms.js';
 import { LogServiceError } from '../../lib/errors.js';
-
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 const EXACT = /^§[0-9a-v]{12}$/;
 const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
@@ -18,24 +17,8 @@ function valueTexts(v: Json, out: string[] = []): string[] {
   return out;
 }
 
-/** Any text mixing ASCII, accents, CJK, digits of other scripts, astral letters and separators. */
-const text = fc.string({
-  unit: fc.constantFrom(...[...'aZ9 _-.,:/é ÉßİΣς中文٣𝒳𐐀😀\u0307\t\n*"\\§'], '\ud800'),
-  maxLength: 40,
-});
-const jsonValue: fc.Arbitrary<Json> = fc.letrec<{ v: Json }>((tie) => ({
-  v: fc.oneof(
-    { depthSize: 'small' },
-    text,
-    fc.integer(),
-    fc.double({ noNaN: true, noDefaultInfinity: true }),
-    fc.boolean(),
-    fc.constant(null),
-    fc.array(tie('v'), { maxLength: 3 }),
-    fc.dictionary(fc.oneof(text, fc.constantFrom('__proto__', 'a.b', '')), tie('v'), { maxKeys: 4 }),
-  ),
-})).v;
-const entry = fc.dictionary(fc.oneof(text, fc.constantFrom('__proto__', 'constructor')), jsonValue, { maxKeys: 6 });
+const text = unicodeText(40);
+const entry = logEntry;
 
 describe('words (D25)', () => {
   it('splits on anything that is not a letter or digit, lower-cases, and cuts at 64 code points', () => {

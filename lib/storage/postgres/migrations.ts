@@ -7,7 +7,8 @@
  * failed step leaves nothing behind. Later issues append steps.
  */
 import type { ITask } from 'pg-promise';
-import { SCHEMA_VERSION, SchemaTooNewError, StorageUnavailableError } from '../storage.js';
+import { SCHEMA_VERSION } from '../storage.js';
+import { SchemaTooNewError, StorageUnavailableError } from '../../errors.js';
 
 /** What a step runs against: the migration transaction. */
 export type MigrationTask = ITask<unknown>;

@@ -3,7 +3,7 @@
  * violations become StorageConflict with a domain name, chosen by the
  * constraint PostgreSQL reports (named explicitly in migrations.ts).
  */
-import { StorageConflict } from '../storage.js';
+import { StorageConflict } from '../../errors.js';
 
 /** SQLSTATE of a unique violation. */
 const UNIQUE_VIOLATION = '23505';

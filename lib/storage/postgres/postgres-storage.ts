@@ -8,7 +8,8 @@
 import { checkServerIdentity } from 'node:tls';
 import pgPromise from 'pg-promise';
 import type { ServiceLogger } from '../../logger.js';
-import { SchemaTooNewError, StorageUnavailableError, type Storage, type StorageSession, type WriteOps } from '../storage.js';
+import type { Storage, StorageSession, WriteOps } from '../storage.js';
+import { SchemaTooNewError, StorageUnavailableError } from '../../errors.js';
 import { migrate } from './migrations.js';
 import { describeConnectionError } from './pg-errors.js';
 import { PostgresReads } from './postgres-reads.js';

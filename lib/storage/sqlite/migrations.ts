@@ -5,7 +5,8 @@
  * version above SCHEMA_VERSION is refused. Later issues append steps.
  */
 import type { Database } from 'sqlite';
-import { SCHEMA_VERSION, SchemaTooNewError } from '../storage.js';
+import { SCHEMA_VERSION } from '../storage.js';
+import { SchemaTooNewError } from '../../errors.js';
 
 /** One schema step: brings a database at `version - 1` to `version`. */
 export interface SqliteMigration {

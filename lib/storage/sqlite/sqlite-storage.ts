@@ -12,7 +12,8 @@
  */
 import type { Database } from 'sqlite';
 import type { ServiceLogger } from '../../logger.js';
-import { SchemaTooNewError, StorageUnavailableError, type Storage, type StorageSession, type WriteOps } from '../storage.js';
+import type { Storage, StorageSession, WriteOps } from '../storage.js';
+import { SchemaTooNewError, StorageUnavailableError } from '../../errors.js';
 import { closeConnection, connectionExecutor, openReader, openWriter, type SqlExecutor } from './connection.js';
 import { migrate } from './migrations.js';
 import { AsyncMutex } from './mutex.js';

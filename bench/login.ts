@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createLogService } from '../lib/service.js';
-import { silentLogger } from '../lib/logger.js';
+import { silentLogger } from '../lib/core/logger.js';
 import { DEFAULT_MAX_CONCURRENT_HASHES, DEFAULT_SCRYPT_LOG_N, SCRYPT_P, SCRYPT_R, createPasswordHasher } from '../lib/auth/passwords.js';
 
 function flag(name: string, fallback: number): number {

@@ -15,7 +15,7 @@ import {
   databaseConfigProblems,
   type DatabaseConfig,
   type LogServiceConfig,
-} from './config.js';
+} from './core/config.js';
 import {
   SETTINGS,
   SETTINGS_BY_FLAG,

@@ -15,7 +15,7 @@
  */
 import type { Server, ServerOptions } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { LogServiceConfig } from './config.js';
+import type { LogServiceConfig } from './core/config.js';
 
 /** The settings these bounds are made of. */
 export type ServerBoundsConfig = Pick<

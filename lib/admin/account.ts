@@ -5,11 +5,11 @@
  * subject bucket `user:<id>` (D12), and both are allowed while
  * `must_change_password` is set.
  */
-import { LogServiceError, unauthorized } from '../errors.js';
-import type { ServiceDeps } from '../service-deps.js';
+import { LogServiceError, unauthorized } from '../core/errors.js';
+import type { ServiceDeps } from '../http/service-deps.js';
 import type { UserRow, WriteOps } from '../storage/storage.js';
 import type { ThrottleOrigin } from '../auth/throttle.js';
-import { recordAudit } from './audit.js';
+import { recordAudit } from '../audit/audit.js';
 import { checkNewPassword, deleteUserInTransaction } from './users.js';
 
 function wrongPassword(): LogServiceError {

@@ -4,7 +4,7 @@
  */
 import type { GroupRow, Page, Storage } from '../storage/storage.js';
 import { seesNothing, visibilityOf } from '../auth/rbac.js';
-import { recordAudit } from './audit.js';
+import { recordAudit } from '../audit/audit.js';
 import type { Actor } from './org-access.js';
 
 /** Inserts the group and its `group.created` audit row in one transaction. The admin check is the route's. */

@@ -6,7 +6,7 @@
  */
 import type { Page, ProjectRow, Storage } from '../storage/storage.js';
 import { seesNothing, visibilityOf } from '../auth/rbac.js';
-import { recordAudit } from './audit.js';
+import { recordAudit } from '../audit/audit.js';
 import type { Actor } from './org-access.js';
 
 export interface NewProjectInput {

@@ -7,11 +7,11 @@
  * the actor is an admin (and, for PATCH, that the target exists: D3 puts the
  * 404 before body validation).
  */
-import { LogServiceError, conflict, invalidRequest, notFound } from '../errors.js';
-import type { ServiceDeps } from '../service-deps.js';
+import { LogServiceError, conflict, invalidRequest, notFound } from '../core/errors.js';
+import type { ServiceDeps } from '../http/service-deps.js';
 import { StorageConflict, type ReadOps, type UserChanges, type UserRow, type WriteOps } from '../storage/storage.js';
 import { checkPasswordRule } from '../auth/passwords.js';
-import { recordAudit } from './audit.js';
+import { recordAudit } from '../audit/audit.js';
 import { rejectNul } from './text-fields.js';
 import { guardGroupOwners } from './owner-guard.js';
 

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
-import { unauthorized } from '../errors.js';
+import { unauthorized } from '../core/errors.js';
 import type { RoleGrant, UserRow } from '../storage/storage.js';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 900;

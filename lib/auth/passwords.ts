@@ -6,7 +6,7 @@
  * invalidating existing hashes.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { LogServiceError, invalidRequest } from '../errors.js';
+import { LogServiceError, invalidRequest } from '../core/errors.js';
 import { HashProcess, HashUnavailableError } from './hash-process.js';
 
 /**

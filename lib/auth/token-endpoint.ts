@@ -5,10 +5,10 @@
  * every response of the endpoint, success or error, carries
  * `Cache-Control: no-store`.
  */
-import { LogServiceError } from '../errors.js';
-import type { ServiceDeps } from '../service-deps.js';
+import { LogServiceError } from '../core/errors.js';
+import type { ServiceDeps } from '../http/service-deps.js';
 import type { RoleGrant, UserRow } from '../storage/storage.js';
-import { recordAudit, type AuditEvent } from '../admin/audit.js';
+import { recordAudit, type AuditEvent } from '../audit/audit.js';
 import { PASSWORD_MAX_BYTES } from './passwords.js';
 import { claimRefreshToken, issueRefreshToken, REFRESH_TOKEN_TTL_SECONDS, hashRefreshToken } from './refresh-tokens.js';
 import type { ThrottleOrigin } from './throttle.js';

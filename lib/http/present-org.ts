@@ -5,7 +5,7 @@
  * secret is added only by the create response.
  */
 import type { AuditRow, GroupRow, ProjectRow, RoleAssignmentRow, SecretKeyRow, TeamMemberRow, TeamRow } from '../storage/storage.js';
-import { isoOrNull, isoTimestamp } from './timestamps.js';
+import { isoOrNull, isoTimestamp } from '../core/timestamps.js';
 
 export function presentGroup(row: GroupRow) {
   return { id: row.id, name: row.name, created_at: isoTimestamp(row.createdAt) };

@@ -3,7 +3,7 @@
  * from the row, so the password hash and token_version can never leak.
  */
 import type { UserRow } from '../storage/storage.js';
-import { isoOrNull, isoTimestamp } from './timestamps.js';
+import { isoOrNull, isoTimestamp } from '../core/timestamps.js';
 
 /** The User JSON shape. */
 export interface UserResource {

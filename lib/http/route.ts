@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Struct } from 'superstruct';
 import type { Envelope } from './envelopes.js';
-import type { ServiceDeps } from '../service-deps.js';
+import type { ServiceDeps } from './service-deps.js';
 import type { AccessClaims } from '../auth/access-tokens.js';
 import type { RoleGrant, UserRow } from '../storage/storage.js';
 

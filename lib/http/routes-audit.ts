@@ -6,7 +6,7 @@
 import type { AuditFilter } from '../storage/storage.js';
 import { requireAdmin } from '../admin/org-access.js';
 import { auditRetention, listAuditEntries } from '../admin/audit-log.js';
-import { readPageRequest, toPage } from './pagination.js';
+import { readPageRequest, toPage } from '../core/pagination.js';
 import { queryId, queryInstant, queryText } from './query-params.js';
 import { actorOf } from './org-request.js';
 import { presentAuditEntry } from './present-org.js';

@@ -2,7 +2,7 @@
  * Route rows for ingestion (`POST /v1/logs`, secret-key auth) and the log
  * query (`GET /v1/logs`). The live stream has its own rows.
  */
-import { unauthorized } from '../errors.js';
+import { unauthorized } from '../core/errors.js';
 import { payloadTooLarge } from './body.js';
 import { readIngestBody } from './ingest-body.js';
 import { hashSecretKey } from '../admin/secret-keys.js';

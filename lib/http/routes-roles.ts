@@ -4,7 +4,7 @@
  * any lookup is read; the finer rules live in `admin/role-assignments.ts`.
  */
 import { enums, nullable, optional, type } from 'superstruct';
-import { forbidden, invalidRequest } from '../errors.js';
+import { forbidden, invalidRequest } from '../core/errors.js';
 import { mayGrantAnything, roleAssignmentListScope } from '../auth/rbac.js';
 import { createRoleAssignment, deleteRoleAssignment, listRoleAssignments, type RoleAssignmentQuery } from '../admin/role-assignments.js';
 import type { Role, ScopeType, SubjectType } from '../storage/storage.js';

@@ -4,12 +4,12 @@
  * /v1/users/me`, listed before `/v1/users/:id` so `me` is never read as an id.
  */
 import { nullable, optional, type } from 'superstruct';
-import { forbidden } from '../errors.js';
+import { forbidden } from '../core/errors.js';
 import { isAdmin } from '../auth/rbac.js';
 import { deleteOwnAccount } from '../admin/account.js';
 import { blockUser, createUser, deleteUserByAdmin, findUserOr404, unblockUser, updateUser } from '../admin/users.js';
 import type { UserRow } from '../storage/storage.js';
-import { readPageRequest, toPage } from './pagination.js';
+import { readPageRequest, toPage } from '../core/pagination.js';
 import { queryText } from './query-params.js';
 import { Text } from './org-request.js';
 import { presentUser } from './present-user.js';

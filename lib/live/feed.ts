@@ -17,7 +17,7 @@ import type { LogFilter, LogRow, LogSelection, ReadOps } from '../storage/storag
 import { filterIsEmpty } from '../logs/log-query.js';
 import { selectionOf } from '../logs/log-reader.js';
 import { logEntryJson } from '../logs/present-log.js';
-import { logFrame } from '../http/sse.js';
+import { logFrame } from './sse.js';
 import type { LiveScope } from './live-scope.js';
 import type { Horizons } from './horizons.js';
 import type { Subscription } from './subscription.js';

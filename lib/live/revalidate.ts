@@ -11,7 +11,7 @@
  */
 import { canSeeGroup, canSeeProject } from '../auth/rbac.js';
 import type { ReadOps, RoleGrant, UserRow } from '../storage/storage.js';
-import type { StreamEndReason } from '../http/sse.js';
+import type { StreamEndReason } from './sse.js';
 import type { LiveScope } from './live-scope.js';
 import type { Subscription } from './subscription.js';
 

@@ -18,11 +18,11 @@
  * - streams are capped in total and per user; past a cap, opening answers 429.
  */
 import type { ServerResponse } from 'node:http';
-import { LogServiceError } from '../errors.js';
-import type { ServiceLogger } from '../logger.js';
+import { LogServiceError } from '../core/errors.js';
+import type { ServiceLogger } from '../core/logger.js';
 import type { LogFilter, ReadOps } from '../storage/storage.js';
 import type { StorageSignals } from '../storage/signals.js';
-import { endFrame, openEventStream } from '../http/sse.js';
+import { endFrame, openEventStream } from './sse.js';
 import { Feed } from './feed.js';
 import { feedKey, type LiveScope } from './live-scope.js';
 import { linkProcesses, type LiveSignalLink } from './live-signals.js';

@@ -6,7 +6,7 @@
  * `validation_error` message, so a client always learns about the same
  * problem first whatever else is wrong with the entry.
  */
-import { invalidRequest } from '../errors.js';
+import { invalidRequest } from '../core/errors.js';
 
 /** The five levels, lowest first; a level's index is its stored number (0 debug … 4 critical). */
 export const LEVELS = ['debug', 'info', 'warning', 'error', 'critical'] as const;

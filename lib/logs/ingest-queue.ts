@@ -12,7 +12,7 @@
  */
 import type { LogEntryOutcome, LogIngestRequest, Storage } from '../storage/storage.js';
 import { StorageUnavailableError } from '../storage/storage.js';
-import type { ServiceLogger } from '../logger.js';
+import type { ServiceLogger } from '../core/logger.js';
 
 export interface IngestQueueOptions {
   /** Transactions written at once (1 on SQLite). */

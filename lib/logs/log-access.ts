@@ -6,7 +6,7 @@
  * `project_blocked` for a blocked direct project. Visibility follows D18
  * through the shared rbac predicates.
  */
-import { LogServiceError, forbidden, notFound } from '../errors.js';
+import { LogServiceError, forbidden, notFound } from '../core/errors.js';
 import { canSeeGroup, canSeeProject } from '../auth/rbac.js';
 import type { GroupRow, ProjectRow, ReadOps, RoleGrant } from '../storage/storage.js';
 import type { LogScope } from './log-query.js';

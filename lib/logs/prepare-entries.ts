@@ -7,7 +7,7 @@
 import type { LogIngestRequest, PreparedEntry } from '../storage/storage.js';
 import { RequestEncoder } from '../storage/encoded-entries.js';
 import { validateEntry } from './entry-validation.js';
-import { entryTerms } from './search-terms.js';
+import { entryTerms } from '../search/search-terms.js';
 
 /** One `rejected[]` item of an IngestionResponse. */
 export interface Rejection {

@@ -11,8 +11,8 @@
  * prepared in slices that yield to the event loop anyway (batch-body.ts).
  */
 import { Worker } from 'node:worker_threads';
-import { LogServiceError } from '../errors.js';
-import type { ServiceLogger } from '../logger.js';
+import { LogServiceError } from '../core/errors.js';
+import type { ServiceLogger } from '../core/logger.js';
 import { prepareBody } from './batch-body.js';
 import type { BatchTarget, PreparedBatch } from './prepare-entries.js';
 

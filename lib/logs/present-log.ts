@@ -11,7 +11,7 @@
  * `null`, in that order (D21).
  */
 import type { LogRow } from '../storage/storage.js';
-import { isoTimestamp } from '../http/timestamps.js';
+import { isoTimestamp } from '../core/timestamps.js';
 import { NULLABLE_FIELDS } from './entry-validation.js';
 
 /** The JSON text of one LogEntry. */

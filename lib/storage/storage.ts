@@ -237,7 +237,7 @@ export interface PreparedEntry {
   /** The entry's `timestamp`, as epoch milliseconds. */
   timestamp: number;
   /**
-   * Search terms computed by logkeep (`logs/search-terms.ts`), joined by
+   * Search terms computed by logkeep (`search/search-terms.ts`), joined by
    * single spaces: words of `q` (D25), lower-case runs of Unicode letters and
    * digits, and exact-match terms (D24, D26), `§` plus base-32 digits. No
    * term contains a space or an ASCII character other than a–z and 0–9, so

@@ -10,8 +10,8 @@
 import assert from 'node:assert/strict';
 import { open as openSqliteFile } from 'sqlite';
 import sqlite3 from 'sqlite3';
-import type { DatabaseConfig } from '../../lib/config.js';
-import { silentLogger } from '../../lib/logger.js';
+import type { DatabaseConfig } from '../../lib/core/config.js';
+import { silentLogger } from '../../lib/core/logger.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
 import type { LogSelection } from '../../lib/storage/storage.js';
 import { ADMIN_FINAL_PASSWORD, createGroup, createKey, createProject, signIn, signInAdmin } from '../support/actors.js';

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { statSync } from 'node:fs';
 import { open as openSqliteFile } from 'sqlite';
 import sqlite3 from 'sqlite3';
-import { silentLogger } from '../../lib/logger.js';
+import { silentLogger } from '../../lib/core/logger.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
 import type { AuditRow, LogSelection, ProjectRow, Storage } from '../../lib/storage/storage.js';
 import { AUDIT_CLASS_ACTIONS, LOG_PURGE_CHUNK, runPurgePass, type PurgeSettings } from '../../lib/ops/purge.js';

@@ -10,8 +10,8 @@ import { dirname, join } from 'node:path';
 import { open as openSqliteFile } from 'sqlite';
 import sqlite3 from 'sqlite3';
 import pgPromise from 'pg-promise';
-import type { DatabaseConfig } from '../../lib/config.js';
-import { silentLogger } from '../../lib/logger.js';
+import type { DatabaseConfig } from '../../lib/core/config.js';
+import { silentLogger } from '../../lib/core/logger.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
 import {
   SCHEMA_VERSION,

@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { EXACT_TERM_MARK, MIN_PREFIX_LENGTH, valueText, entryTerms, exactTerm, leafIndexTerm, normalizeWord, parseTextQuery, wordsOf } from '../../lib/logs/search-terms.js';
-import { LogServiceError } from '../../lib/errors.js';
+import { EXACT_TERM_MARK, MIN_PREFIX_LENGTH, valueText, entryTerms, exactTerm, leafIndexTerm, normalizeWord, parseTextQuery, wordsOf } from '../../lib/search/search-terms.js';
+import { LogServiceError } from '../../lib/core/errors.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 

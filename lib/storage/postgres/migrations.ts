@@ -155,7 +155,7 @@ CREATE INDEX log_entries_received ON log_entries (project_id, received_at);
 
 -- The search index, one row per block of consecutive entries of one project
 -- (see storage/log-blocks.ts): logkeep's own search terms (see
--- logs/search-terms.ts) plus project and level terms, built with
+-- search/search-terms.ts) plus project and level terms, built with
 -- array_to_tsvector so nothing re-tokenizes them.
 CREATE TABLE log_blocks (
   last_id BIGINT PRIMARY KEY,

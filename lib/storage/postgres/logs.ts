@@ -8,10 +8,10 @@
 import type { LogEntryOutcome, LogFilter, LogIngestRequest, LogRow, LogSelection, Page } from '../storage.js';
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-quota.js';
 import { blockLayout, rowParts } from '../ingest-layout.js';
-import { projectTerm, type BlockMatch } from '../log-terms.js';
+import { projectTerm, type BlockMatch } from '../../search/log-terms.js';
 import { BlockLookahead, planLogsAfter, planQuery, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-plan.js';
-import { asciiWordNeedles, exactNeedle, mayFoldFromNonAscii } from '../../logs/entry-match.js';
-import type { Queryable } from './postgres-reads.js';
+import { asciiWordNeedles, exactNeedle, mayFoldFromNonAscii } from '../../search/entry-match.js';
+import type { Queryable } from './reads.js';
 import * as sql from './log-sql.js';
 
 const MIN_TS = -Number.MAX_SAFE_INTEGER;

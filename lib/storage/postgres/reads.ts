@@ -30,8 +30,8 @@ import type {
   Visibility,
 } from '../storage.js';
 import * as sql from './sql.js';
-import * as Logs from './postgres-logs.js';
-import * as Retention from './postgres-retention.js';
+import * as Logs from './logs.js';
+import * as Retention from './retention.js';
 
 /** The pool or a task/transaction: what every verb runs its SQL on. */
 export type Queryable = IBaseProtocol<unknown>;

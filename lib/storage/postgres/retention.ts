@@ -4,7 +4,7 @@
  * transaction. Space is reused and returned by autovacuum.
  */
 import type { AuditPurgeChunk, ExpiredLogScope, PurgedLogChunk } from '../storage.js';
-import type { Queryable } from './postgres-reads.js';
+import type { Queryable } from './reads.js';
 
 const DAY_MS = 86_400_000;
 

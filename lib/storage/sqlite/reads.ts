@@ -58,8 +58,8 @@ import {
   type SqlRow,
 } from './row-mappers.js';
 import * as SQL from './sql.js';
-import * as Logs from './sqlite-logs.js';
-import * as Retention from './sqlite-retention.js';
+import * as Logs from './logs.js';
+import * as Retention from './retention.js';
 
 /** Bound for `id < ?` when the caller gave no `beforeId`. */
 const NO_UPPER_ID = Number.MAX_SAFE_INTEGER;

@@ -30,10 +30,10 @@ import type {
   WriteOps,
 } from '../storage.js';
 import { toStorageError } from './pg-errors.js';
-import { PostgresReads, toAuditRow, type Queryable, type StoredAuditRow } from './postgres-reads.js';
+import { PostgresReads, toAuditRow, type Queryable, type StoredAuditRow } from './reads.js';
 import * as sql from './sql.js';
-import * as Logs from './postgres-logs.js';
-import * as Retention from './postgres-retention.js';
+import * as Logs from './logs.js';
+import * as Retention from './retention.js';
 
 /** Whether a change set carries a key (undefined counts as absent), and its value. */
 function change<C extends object, K extends keyof C>(changes: C, key: K): [boolean, Exclude<C[K], undefined> | null] {

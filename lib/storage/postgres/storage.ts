@@ -7,16 +7,16 @@
  */
 import { checkServerIdentity } from 'node:tls';
 import pgPromise from 'pg-promise';
-import type { ServiceLogger } from '../../logger.js';
+import type { ServiceLogger } from '../../core/logger.js';
 import { SchemaTooNewError, StorageUnavailableError, type Storage, type StorageSession, type WriteOps } from '../storage.js';
 import { migrate } from './migrations.js';
 import { describeConnectionError } from './pg-errors.js';
-import { PostgresReads } from './postgres-reads.js';
-import { PostgresWrites } from './postgres-writes.js';
+import { PostgresReads } from './reads.js';
+import { PostgresWrites } from './writes.js';
 import { PendingListCleaner } from './pending-list-cleaner.js';
 import * as sql from './sql.js';
-import * as Retention from './postgres-retention.js';
-import { createPostgresSignals } from './postgres-signals.js';
+import * as Retention from './retention.js';
+import { createPostgresSignals } from './signals.js';
 
 export interface PostgresStorageOptions {
   host: string;

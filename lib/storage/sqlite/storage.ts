@@ -11,13 +11,13 @@
  * - `write` must not be called from inside `fn` (it would wait for itself).
  */
 import type { Database } from 'sqlite';
-import type { ServiceLogger } from '../../logger.js';
+import type { ServiceLogger } from '../../core/logger.js';
 import { SchemaTooNewError, StorageUnavailableError, type Storage, type StorageSession, type WriteOps } from '../storage.js';
 import { closeConnection, connectionExecutor, openReader, openWriter, type SqlExecutor } from './connection.js';
 import { migrate } from './migrations.js';
 import { AsyncMutex } from './mutex.js';
 import { lockedWriterExecutor, readerPoolExecutor } from './read-routing.js';
-import { SqliteReadOps, SqliteWriteOps } from './sqlite-ops.js';
+import { SqliteReadOps, SqliteWriteOps } from './reads.js';
 import { SELECT_SCHEMA_VERSION } from './sql.js';
 
 export interface SqliteStorageOptions {

@@ -13,9 +13,9 @@
 import type { LogEntryOutcome, LogFilter, LogIngestRequest, LogRow, LogSelection, Page } from '../storage.js';
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-quota.js';
 import { blockLayout, rowParts } from '../ingest-layout.js';
-import { projectTerm, type BlockMatch } from '../log-terms.js';
+import { projectTerm, type BlockMatch } from '../../search/log-terms.js';
 import { BlockLookahead, mergeNewestFirst, planLogsAfter, planQuery, stepSpans, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-plan.js';
-import { asciiWordNeedles, exactNeedle, type AsciiNeedle } from '../../logs/entry-match.js';
+import { asciiWordNeedles, exactNeedle, type AsciiNeedle } from '../../search/entry-match.js';
 import type { SqlExecutor } from './connection.js';
 import type { SqlRow } from './row-mappers.js';
 import * as SQL from './log-sql.js';

@@ -7,7 +7,8 @@
  */
 import { invalidRequest } from '../core/errors.js';
 import type { LogServiceConfig } from '../core/config.js';
-import type { AuditFilter, AuditRow, Storage } from '../storage/storage.js';
+import type { AuditFilter, AuditRow } from '../storage/types-org.js';
+import type { Storage } from '../storage/storage.js';
 import { isAuditAction } from '../audit/audit.js';
 
 /** 400 `{field: action, reason: unknown}` for an action outside the closed set (D14). */

@@ -11,7 +11,8 @@ import { silentLogger, type ServiceLogger } from '../core/logger.js';
 import { createPasswordHasher, type PasswordHasher } from '../auth/passwords.js';
 import { checkNewPassword, checkUsername } from './users.js';
 import { openStorage } from '../storage/open-storage.js';
-import { StorageConflict, type Storage, type UserRow, type WriteOps } from '../storage/storage.js';
+import { StorageConflict, type Storage, type WriteOps } from '../storage/storage.js';
+import type { UserRow } from '../storage/types-org.js';
 import { LogServiceError } from '../core/errors.js';
 
 export interface CreatedAdmin {

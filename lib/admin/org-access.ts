@@ -6,7 +6,8 @@
  */
 import { forbidden, notFound } from '../core/errors.js';
 import { canManageGroup, canManageProject, canSeeGroup, canSeeProject, isAdmin } from '../auth/rbac.js';
-import type { GroupRow, ProjectRow, ReadOps, RoleGrant, TeamRow } from '../storage/storage.js';
+import type { GroupRow, ProjectRow, RoleGrant, TeamRow } from '../storage/types-org.js';
+import type { ReadOps } from '../storage/storage.js';
 
 /** The signed-in caller as the admin operations need it. */
 export interface Actor {

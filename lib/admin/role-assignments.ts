@@ -12,7 +12,8 @@
  */
 import { forbidden, invalidRequest, notFound } from '../core/errors.js';
 import { mayGrant, mayGrantRoleAtScopeType, roleAssignmentListScope, type GrantScope, type GrantSubject } from '../auth/rbac.js';
-import type { ReadOps, Role, RoleAssignmentFilter, RoleAssignmentRow, ScopeType, Storage, SubjectType } from '../storage/storage.js';
+import type { ReadOps, Storage } from '../storage/storage.js';
+import type { Role, RoleAssignmentFilter, RoleAssignmentRow, ScopeType, SubjectType } from '../storage/types-org.js';
 import { recordAudit } from '../audit/audit.js';
 import { guardGroupOwners } from './owner-guard.js';
 import type { Actor } from './org-access.js';

@@ -7,7 +7,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { notFound } from '../core/errors.js';
-import type { ProjectRow, SecretKeyRow, Storage } from '../storage/storage.js';
+import type { ProjectRow, SecretKeyRow } from '../storage/types-org.js';
+import type { Storage } from '../storage/storage.js';
 import { recordAudit } from '../audit/audit.js';
 import type { Actor } from './org-access.js';
 

@@ -13,7 +13,8 @@
  */
 import { forbidden, notFound } from '../core/errors.js';
 import { isAdmin, mayChangeTeamMembers, type HeldGrant } from '../auth/rbac.js';
-import type { ReadOps, Storage, TeamMemberRow, TeamRow, WriteOps } from '../storage/storage.js';
+import type { ReadOps, Storage, WriteOps } from '../storage/storage.js';
+import type { TeamMemberRow, TeamRow } from '../storage/types-org.js';
 import { recordAudit } from '../audit/audit.js';
 import { guardGroupOwners } from './owner-guard.js';
 import { findScope } from './role-assignments.js';

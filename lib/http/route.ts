@@ -8,7 +8,7 @@ import type { Struct } from 'superstruct';
 import type { Envelope } from './envelopes.js';
 import type { ServiceDeps } from './service-deps.js';
 import type { AccessClaims } from '../auth/access-tokens.js';
-import type { RoleGrant, UserRow } from '../storage/storage.js';
+import type { RoleGrant, UserRow } from '../storage/types-org.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 

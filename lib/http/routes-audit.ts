@@ -3,7 +3,7 @@
  * query is read, D3): filters, pages newest first, and the retention policy
  * in force.
  */
-import type { AuditFilter } from '../storage/storage.js';
+import type { AuditFilter } from '../storage/types-org.js';
 import { requireAdmin } from '../admin/org-access.js';
 import { auditRetention, listAuditEntries } from '../admin/audit-log.js';
 import { readPageRequest, toPage } from '../core/pagination.js';

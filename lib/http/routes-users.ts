@@ -8,7 +8,7 @@ import { forbidden } from '../core/errors.js';
 import { isAdmin } from '../auth/rbac.js';
 import { deleteOwnAccount } from '../admin/account.js';
 import { blockUser, createUser, deleteUserByAdmin, findUserOr404, unblockUser, updateUser } from '../admin/users.js';
-import type { UserRow } from '../storage/storage.js';
+import type { UserRow } from '../storage/types-org.js';
 import { readPageRequest, toPage } from '../core/pagination.js';
 import { queryText } from './query-params.js';
 import { Text } from './org-request.js';

@@ -11,7 +11,7 @@ import type { AccessTokenService } from '../auth/access-tokens.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { Throttle } from '../auth/throttle.js';
 import type { Ingestion } from '../logs/ingestion.js';
-import type { StreamHub } from '../live/stream-hub.js';
+import type { StreamHub } from '../live/stream-hub-types.js';
 
 export interface ServiceDeps {
   config: LogServiceConfig;

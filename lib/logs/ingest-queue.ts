@@ -10,7 +10,8 @@
  * If a transaction holding several requests fails, each request is retried
  * alone, so one request's failure never fails the others.
  */
-import type { LogEntryOutcome, LogIngestRequest, Storage } from '../storage/storage.js';
+import type { LogEntryOutcome, LogIngestRequest } from '../storage/types-logs.js';
+import type { Storage } from '../storage/storage.js';
 import { StorageUnavailableError } from '../storage/storage.js';
 import type { ServiceLogger } from '../core/logger.js';
 

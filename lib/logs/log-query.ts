@@ -10,9 +10,10 @@
  */
 import { invalidRequest } from '../core/errors.js';
 import { readPageRequest, type CursorCodec, type PageRequest } from '../core/pagination.js';
-import { CORRELATION_FIELDS, levelNumber, LEVELS, parseIsoTimestamp } from './entry-validation.js';
+import { CORRELATION_FIELDS, parseIsoTimestamp } from './entry-validation.js';
+import { levelNumber, LEVELS } from '../search/levels.js';
 import { parseTextQuery } from '../search/search-terms.js';
-import type { ExactFilter, LogFilter } from '../storage/storage.js';
+import type { ExactFilter, LogFilter } from '../search/log-filter.js';
 
 export type { LogFilter };
 

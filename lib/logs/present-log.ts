@@ -10,7 +10,7 @@
  * `tool_call_id`, `message_id`, `operation_id` the entry did not submit, as
  * `null`, in that order (D21).
  */
-import type { LogRow } from '../storage/storage.js';
+import type { LogRow } from '../storage/types-logs.js';
 import { isoTimestamp } from '../core/timestamps.js';
 import { NULLABLE_FIELDS } from './entry-validation.js';
 

@@ -8,8 +8,8 @@
  * second character followed by so few).
  */
 import { leafIndexTerm } from './search-terms.js';
-import { LEVELS } from '../logs/entry-validation.js';
-import type { LogFilter } from '../storage/storage.js';
+import { LEVELS } from './levels.js';
+import type { LogFilter } from './log-filter.js';
 
 export function projectTerm(projectId: number): string {
   return `§p${projectId}`;

@@ -22,7 +22,7 @@
  * is findable by every filter as soon as it is acknowledged.
  */
 import { levelTerm, projectTerm } from '../search/log-terms.js';
-import type { PreparedEntry } from './storage.js';
+import type { PreparedEntry } from './types-logs.js';
 
 /**
  * Entries per block. Smaller blocks index more postings per entry; larger

@@ -16,7 +16,9 @@
  */
 import { entryMatcher, type EntryTest } from '../search/entry-match.js';
 import { blockMatchOf, type BlockMatch } from '../search/log-terms.js';
-import type { LogFilter, LogRow, LogSelection, Page } from './storage.js';
+import type { LogFilter } from '../search/log-filter.js';
+import type { LogRow, LogSelection } from './types-logs.js';
+import type { Page } from './types-org.js';
 
 /** A time range holding fewer entries than this is read entry by entry. */
 export const RANGE_CAP = 4000;

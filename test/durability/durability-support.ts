@@ -13,7 +13,7 @@ import sqlite3 from 'sqlite3';
 import type { DatabaseConfig } from '../../lib/core/config.js';
 import { silentLogger } from '../../lib/core/logger.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
-import type { LogSelection } from '../../lib/storage/storage.js';
+import type { LogSelection } from '../../lib/storage/types-logs.js';
 import { ADMIN_FINAL_PASSWORD, createGroup, createKey, createProject, signIn, signInAdmin } from '../support/actors.js';
 import { freePort, startBin, waitForHealthz, type RunningBin } from '../support/bin.js';
 import { ADMIN_PASSWORD, TEST_JWT_SECRET, api } from '../support/service.js';

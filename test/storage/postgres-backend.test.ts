@@ -17,15 +17,17 @@ import { fileURLToPath } from 'node:url';
 import pgPromise from 'pg-promise';
 import { silentLogger, type ServiceLogger } from '../../lib/core/logger.js';
 import { migrate, POSTGRES_MIGRATIONS, type MigrationTask } from '../../lib/storage/postgres/migrations.js';
-import { openPostgresStorage, type PostgresStorageOptions } from '../../lib/storage/postgres/storage.js';
+import { openPostgresStorage } from '../../lib/storage/postgres/storage.js';
+import type { PostgresStorageOptions } from '../../lib/storage/postgres/connection.js';
 import { CLEAN_EVERY_ENTRIES, CLEAN_PENDING_LIST, type PendingListCleaner } from '../../lib/storage/postgres/pending-list-cleaner.js';
 import { prepareEntries } from '../../lib/logs/prepare-entries.js';
-import { SchemaTooNewError, SCHEMA_VERSION, StorageConflict, StorageUnavailableError, type LogSelection, type Storage } from '../../lib/storage/storage.js';
+import { SchemaTooNewError, SCHEMA_VERSION, StorageConflict, StorageUnavailableError, type Storage } from '../../lib/storage/storage.js';
+import type { LogSelection } from '../../lib/storage/types-logs.js';
 import { PG, createThrowawayDatabase, endPostgresAdmin, postgresUnavailable, type ThrowawayDatabase } from '../support/postgres.js';
 import { encodeRequest } from '../../lib/storage/encoded-entries.js';
 import * as LogSql from '../../lib/storage/postgres/log-sql.js';
 import { logsAfter as pgLogsAfter, queryLogs as pgQueryLogs } from '../../lib/storage/postgres/logs.js';
-import type { Queryable } from '../../lib/storage/postgres/reads.js';
+import type { Queryable } from '../../lib/storage/postgres/connection.js';
 
 /**
  * A self-signed certificate for `localhost` only (not 127.0.0.1), valid

@@ -16,7 +16,8 @@ import * as LogSql from '../../lib/storage/sqlite/log-sql.js';
 import { logsAfter as sqliteLogsAfter, queryLogs as sqliteQueryLogs } from '../../lib/storage/sqlite/logs.js';
 import { SQLITE_MIGRATIONS, migrate, readSchemaVersion } from '../../lib/storage/sqlite/migrations.js';
 import { openSqliteStorage } from '../../lib/storage/sqlite/storage.js';
-import { SCHEMA_VERSION, SchemaTooNewError, StorageUnavailableError, type LogSelection, type Storage } from '../../lib/storage/storage.js';
+import { SCHEMA_VERSION, SchemaTooNewError, StorageUnavailableError, type Storage } from '../../lib/storage/storage.js';
+import type { LogSelection } from '../../lib/storage/types-logs.js';
 import { prepareEntries } from '../../lib/logs/prepare-entries.js';
 import { encodeRequest } from '../../lib/storage/encoded-entries.js';
 

@@ -13,19 +13,8 @@ import pgPromise from 'pg-promise';
 import type { DatabaseConfig } from '../../lib/core/config.js';
 import { silentLogger } from '../../lib/core/logger.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
-import {
-  SCHEMA_VERSION,
-  SchemaTooNewError,
-  StorageConflict,
-  StorageUnavailableError,
-  type AuditFilter,
-  type GroupRow,
-  type NewUser,
-  type ProjectRow,
-  type Storage,
-  type UserRow,
-  type Visibility,
-} from '../../lib/storage/storage.js';
+import { SCHEMA_VERSION, SchemaTooNewError, StorageConflict, StorageUnavailableError, type Storage } from '../../lib/storage/storage.js';
+import type { AuditFilter, GroupRow, NewUser, ProjectRow, UserRow, Visibility } from '../../lib/storage/types-org.js';
 import { describeEachBackend, newTestDatabase, type BackendName, type TestDatabase } from '../support/backends.js';
 
 /** A fixed "now" so timestamps are exact in assertions. */

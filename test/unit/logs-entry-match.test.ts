@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { entryMatcher, exactMatches, exactNeedle, hasTextConditions } from '../../lib/search/entry-match.js';
 import { parseTextQuery } from '../../lib/search/search-terms.js';
-import type { ExactFilter, LogFilter } from '../../lib/storage/storage.js';
+import type { ExactFilter, LogFilter } from '../../lib/search/log-filter.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type TextFilter = Pick<LogFilter, 'words' | 'prefixes' | 'exact'>;

@@ -10,7 +10,9 @@
  * - time ranges: counts, newest id and rows through (project_id, ts);
  * - otherwise (project_id, id).
  */
-import type { LogEntryOutcome, LogFilter, LogIngestRequest, LogRow, LogSelection, Page } from '../storage.js';
+import type { LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from '../types-logs.js';
+import type { LogFilter } from '../../search/log-filter.js';
+import type { Page } from '../types-org.js';
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-quota.js';
 import { blockLayout, rowParts } from '../ingest-layout.js';
 import { projectTerm, type BlockMatch } from '../../search/log-terms.js';

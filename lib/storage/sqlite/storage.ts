@@ -17,7 +17,8 @@ import { closeConnection, connectionExecutor, openReader, openWriter, type SqlEx
 import { migrate } from './migrations.js';
 import { AsyncMutex } from './mutex.js';
 import { lockedWriterExecutor, readerPoolExecutor } from './read-routing.js';
-import { SqliteReadOps, SqliteWriteOps } from './reads.js';
+import { SqliteReadOps } from './reads.js';
+import { SqliteWriteOps } from './writes.js';
 import { SELECT_SCHEMA_VERSION } from './sql.js';
 
 export interface SqliteStorageOptions {

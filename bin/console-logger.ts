@@ -3,9 +3,9 @@
  * console, or to `--log-file`, from the resolved configuration. On the
  * console, debug and info go to stdout, warnings and errors to stderr.
  */
-import type { LogLevelName, LogServiceConfig } from '../lib/config.js';
-import { CONFIG_DEFAULTS } from '../lib/config.js';
-import type { ServiceLogger } from '../lib/logger.js';
+import type { LogLevelName, LogServiceConfig } from '../lib/core/config.js';
+import { CONFIG_DEFAULTS } from '../lib/core/config.js';
+import type { ServiceLogger } from '../lib/core/logger.js';
 import { createServiceLogging, type ServiceLogging } from '../lib/logging.js';
 
 /**

@@ -4,8 +4,8 @@
  * username exits 1 with a message.
  */
 import { createAdmin } from '../lib/admin/create-admin.js';
-import type { DatabaseConfig } from '../lib/config.js';
-import { LogServiceError } from '../lib/errors.js';
+import type { DatabaseConfig } from '../lib/core/config.js';
+import { LogServiceError } from '../lib/core/errors.js';
 import { createConsoleLogger } from './console-logger.js';
 import { EXIT_CONFIG, configurationFailure } from './startup-failure.js';
 

@@ -5,7 +5,7 @@
  * every value as typed.
  */
 import { cac, type Command } from 'cac';
-import { CONFIG_DEFAULTS } from '../lib/config.js';
+import { CONFIG_DEFAULTS } from '../lib/core/config.js';
 import { SETTINGS, type SettingSpec } from '../lib/config-sources.js';
 import type { CommandName } from '../lib/config-resolve.js';
 

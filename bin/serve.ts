@@ -11,7 +11,7 @@ import { applyServerBounds, serverOptions } from '../lib/server-bounds.js';
 import { limitHeapGrowth } from '../lib/heap-growth.js';
 import type { ResolvedConfig } from '../lib/config-resolve.js';
 import type { CreatedAdmin } from '../lib/admin/create-admin.js';
-import type { ServiceLogger } from '../lib/logger.js';
+import type { ServiceLogger } from '../lib/core/logger.js';
 import type { ServiceLogging } from '../lib/logging.js';
 import { createBinLogging } from './console-logger.js';
 import { EXIT_CONFIG, configurationFailure } from './startup-failure.js';

@@ -2,8 +2,7 @@
  * Which startup errors are the operator's to fix (exit 78, spec Startup
  * configuration rules 4 and 8; D32) and how each is worded.
  */
-import { ConfigError } from '../lib/errors.js';
-import { SchemaTooNewError, StorageUnavailableError } from '../lib/errors.js';
+import { ConfigError, SchemaTooNewError, StorageUnavailableError } from '../lib/core/errors.js';
 
 export const EXIT_CONFIG = 78;
 

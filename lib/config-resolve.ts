@@ -17,7 +17,7 @@ import {
   type DatabaseConfig,
   type LogLevelName,
   type LogServiceConfig,
-} from './config.js';
+} from './core/config.js';
 import {
   SETTINGS,
   SETTINGS_BY_FLAG,

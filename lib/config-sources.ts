@@ -4,7 +4,7 @@
  * environment and the file reader are passed in, so every rule is testable
  * without a process.
  */
-import { CONFIG_DEFAULTS, type LogServiceConfig } from './config.js';
+import { CONFIG_DEFAULTS, type LogServiceConfig } from './core/config.js';
 
 /** Where a resolved value came from, as `--print-config` shows it. */
 export type SettingSource = 'cli' | 'env' | 'default';

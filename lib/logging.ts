@@ -20,9 +20,9 @@ import { basename, dirname, resolve } from 'node:path';
 import { pino, stdSerializers, stdTimeFunctions, type DestinationStream, type LevelWithSilent, type StreamEntry } from 'pino';
 import PinoPretty from 'pino-pretty';
 import { createStream, type RotatingFileStream } from 'rotating-file-stream';
-import type { LogFormat, LogLevelName } from './config.js';
-import { ConfigError } from './errors.js';
-import type { ServiceLogger } from './logger.js';
+import type { LogFormat, LogLevelName } from './core/config.js';
+import { ConfigError } from './core/errors.js';
+import type { ServiceLogger } from './core/logger.js';
 
 /** Where console lines go: anything with a synchronous-enough `write`. */
 export interface TextSink {

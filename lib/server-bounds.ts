@@ -15,8 +15,8 @@
  */
 import type { Server, ServerOptions } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { LogServiceConfig } from './config.js';
-import type { ErrorCode } from './errors.js';
+import type { LogServiceConfig } from './core/config.js';
+import type { ErrorCode } from './core/errors.js';
 
 /** The settings these bounds are made of. */
 export type ServerBoundsConfig = Pick<

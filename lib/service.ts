@@ -4,19 +4,19 @@
  * The service owns no process and never listens: the caller does (D33: only
  * once this promise resolves, so /healthz never answers early).
  */
-import { CONFIG_DEFAULTS, normalizeConfig, type LogServiceConfig, type LogServiceSettings } from './config.js';
-import { warningsOnlyConsoleLogger, type ServiceLogger } from './logger.js';
+import { CONFIG_DEFAULTS, normalizeConfig, type LogServiceConfig, type LogServiceSettings } from './core/config.js';
+import { warningsOnlyConsoleLogger, type ServiceLogger } from './core/logger.js';
 import { openStorage } from './storage/open-storage.js';
 import type { Storage } from './storage/storage.js';
 import { createAccessTokenService } from './auth/access-tokens.js';
 import { createPasswordHasher, type PasswordHasher, type PasswordHasherOptions } from './auth/passwords.js';
 import { createThrottle } from './auth/throttle.js';
 import type { RateLimiter } from './auth/rate-limit.js';
-import { createCursorCodec } from './http/pagination.js';
+import { createCursorCodec } from './core/pagination.js';
 import { createHandler, type RequestHandler } from './http/handler.js';
 import { allRoutes } from './http/routes.js';
 import { bootstrapFirstAdmin, type CreatedAdmin } from './admin/create-admin.js';
-import type { ServiceDeps } from './service-deps.js';
+import type { ServiceDeps } from './http/service-deps.js';
 import { createIngestion } from './logs/ingestion.js';
 import { createStreamHub } from './live/stream-hub.js';
 import { startPurgeJob } from './ops/purge-job.js';

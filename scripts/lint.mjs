@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 // House checks that the type checker cannot make: no focused or skipped
-// tests, no console.log left in lib/.
+// tests, no console.log left in lib/, no file in lib/ over 400 lines, and
+// imports that follow the layer order (scripts/check-layers.mjs).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { checkLayers } from './check-layers.mjs';
 
-const problems = [];
+const MAX_LIB_FILE_LINES = 400;
+const problems = [...checkLayers('.')];
 function walk(dir, visit) {
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
@@ -21,6 +24,8 @@ walk('lib', (p) => {
   if (!p.endsWith('.ts')) return;
   const text = readFileSync(p, 'utf8');
   if (/console\.log\(/.test(text)) problems.push(`${p}: console.log in library code`);
+  const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+  if (lines > MAX_LIB_FILE_LINES) problems.push(`${p}: ${lines} lines; split it (at most ${MAX_LIB_FILE_LINES} in lib/)`);
 });
 if (problems.length) {
   console.error(problems.join('\n'));

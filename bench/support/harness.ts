@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pgPromise from 'pg-promise';
 import { Pool } from 'undici';
-import type { LogServiceSettings } from '../../lib/config.js';
+import type { LogServiceSettings } from '../../lib/core/config.js';
 import type { ChildMode } from './serve-child.js';
 
 export const JWT_SECRET = 'bench-secret-0123456789abcdef0123456789abcdef';

@@ -10,7 +10,7 @@ import { getHeapSpaceStatistics } from 'node:v8';
 import type { AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import type { LogService } from '../../lib/service.js';
-import type { LogServiceSettings } from '../../lib/config.js';
+import type { LogServiceSettings } from '../../lib/core/config.js';
 
 /**
  * The service is loaded from `dist/` (`npm run bench` builds it first), so
@@ -25,7 +25,7 @@ async function loadLibrary() {
   const [service, heap, logger] = await Promise.all([
     import(new URL('service.js', dist).href) as Promise<typeof import('../../lib/service.js')>,
     import(new URL('heap-growth.js', dist).href) as Promise<typeof import('../../lib/heap-growth.js')>,
-    import(new URL('logger.js', dist).href) as Promise<typeof import('../../lib/logger.js')>,
+    import(new URL('logger.js', dist).href) as Promise<typeof import('../../lib/core/logger.js')>,
   ]);
   return { createLogService: service.createLogService, limitHeapGrowth: heap.limitHeapGrowth, silentLogger: logger.silentLogger };
 }

@@ -5,12 +5,17 @@
  * subject bucket `user:<id>` (D12), and both are allowed while
  * `must_change_password` is set.
  */
-import { LogServiceError, unauthorized } from '../errors.js';
-import type { ServiceDeps } from '../service-deps.js';
-import type { UserRow, WriteOps } from '../storage/storage.js';
-import type { ThrottleOrigin } from '../auth/throttle.js';
-import { recordAudit } from './audit.js';
-import { checkNewPassword, deleteUserInTransaction } from './users.js';
+import { LogServiceError, unauthorized } from '../core/errors.js';
+import type { UserRow } from '../storage/types-org.js';
+import type { WriteOps } from '../storage/storage.js';
+import type { Throttle, ThrottleOrigin } from '../auth/throttle.js';
+import { recordAudit } from '../audit/audit.js';
+import { checkNewPassword, deleteUserInTransaction, type UserAdminDeps } from './users.js';
+
+/** User administration's needs plus the throttle that guards password confirmation. */
+export interface AccountDeps extends UserAdminDeps {
+  throttle: Throttle;
+}
 
 function wrongPassword(): LogServiceError {
   return new LogServiceError('invalid_grant', 'The current password is incorrect.', { status: 401 });
@@ -20,7 +25,7 @@ function wrongPassword(): LogServiceError {
  * Confirms the caller's password behind their subject bucket; a wrong one
  * spends the token and answers 401, a right one refills the bucket.
  */
-async function confirmPassword(deps: ServiceDeps, user: UserRow, password: string, origin: ThrottleOrigin): Promise<void> {
+async function confirmPassword(deps: AccountDeps, user: UserRow, password: string, origin: ThrottleOrigin): Promise<void> {
   const attempt = await deps.throttle.beginAttempt(origin, { key: `user:${user.id}`, actorUserId: async () => user.id });
   try {
     const ok = await deps.passwords.verify(user.passwordHash, password);
@@ -57,7 +62,7 @@ async function unchangedAccount(tx: WriteOps, seen: UserRow): Promise<UserRow> {
  * caller's included, answers 401 from now on) and keeps refresh tokens.
  */
 export async function changeOwnPassword(
-  deps: ServiceDeps,
+  deps: AccountDeps,
   user: UserRow,
   input: { currentPassword: string; newPassword: string },
   origin: ThrottleOrigin,
@@ -78,7 +83,7 @@ export async function changeOwnPassword(
  * `DELETE /v1/users/me`: password first, then the primary-admin and
  * sole-owner guards and the deletion itself, as for an admin deletion (D16).
  */
-export async function deleteOwnAccount(deps: ServiceDeps, user: UserRow, password: string, origin: ThrottleOrigin): Promise<void> {
+export async function deleteOwnAccount(deps: AccountDeps, user: UserRow, password: string, origin: ThrottleOrigin): Promise<void> {
   await confirmPassword(deps, user, password, origin);
   const now = deps.now();
   await deps.storage.write(async (tx) => {

@@ -5,10 +5,11 @@
  * `created_at`; newest first; the retention policy in force is reported
  * alongside. Query-string parsing is the route's (`http/routes-audit.ts`).
  */
-import { invalidRequest } from '../errors.js';
-import type { LogServiceConfig } from '../config.js';
-import type { AuditFilter, AuditRow, Storage } from '../storage/storage.js';
-import { isAuditAction } from './audit.js';
+import { invalidRequest } from '../core/errors.js';
+import type { LogServiceConfig } from '../core/config.js';
+import type { AuditFilter, AuditRow } from '../storage/types-org.js';
+import type { Storage } from '../storage/storage.js';
+import { isAuditAction } from '../audit/audit.js';
 
 /** 400 `{field: action, reason: unknown}` for an action outside the closed set (D14). */
 export function checkAuditActionFilter(action: string): void {

@@ -6,13 +6,14 @@
  * processes race.
  */
 import { randomBytes } from 'node:crypto';
-import type { DatabaseConfig } from '../config.js';
-import { silentLogger, type ServiceLogger } from '../logger.js';
+import type { DatabaseConfig } from '../core/config.js';
+import { silentLogger, type ServiceLogger } from '../core/logger.js';
 import { createPasswordHasher, type PasswordHasher } from '../auth/passwords.js';
 import { checkNewPassword, checkUsername } from './users.js';
 import { openStorage } from '../storage/open-storage.js';
-import { type Storage, type UserRow, type WriteOps } from '../storage/storage.js';
-import { LogServiceError, StorageConflict } from '../errors.js';
+import type { Storage, WriteOps } from '../storage/storage.js';
+import type { UserRow } from '../storage/types-org.js';
+import { LogServiceError, StorageConflict } from '../core/errors.js';
 
 export interface CreatedAdmin {
   user: UserRow;

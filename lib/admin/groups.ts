@@ -2,9 +2,10 @@
  * Groups: created by an administrator, listed with D18 visibility applied
  * inside the query (so the first page already holds visible groups).
  */
-import type { GroupRow, Page, Storage } from '../storage/storage.js';
+import type { GroupRow, Page } from '../storage/types-org.js';
+import type { Storage } from '../storage/storage.js';
 import { seesNothing, visibilityOf } from '../auth/rbac.js';
-import { recordAudit } from './audit.js';
+import { recordAudit } from '../audit/audit.js';
 import type { Actor } from './org-access.js';
 
 /** Inserts the group and its `group.created` audit row in one transaction. The admin check is the route's. */

@@ -4,9 +4,10 @@
  * one; a visible one the caller may not act on answers 403. Teams and keys
  * follow their group or project.
  */
-import { forbidden, notFound } from '../errors.js';
+import { forbidden, notFound } from '../core/errors.js';
 import { canManageGroup, canManageProject, canSeeGroup, canSeeProject, isAdmin } from '../auth/rbac.js';
-import type { GroupRow, ProjectRow, ReadOps, RoleGrant, TeamRow } from '../storage/storage.js';
+import type { GroupRow, ProjectRow, RoleGrant, TeamRow } from '../storage/types-org.js';
+import type { ReadOps } from '../storage/storage.js';
 
 /** The signed-in caller as the admin operations need it. */
 export interface Actor {

@@ -5,7 +5,7 @@
  * affect, and refuse (rolling the transaction back) when a group that had an
  * owner would be left with none. A group that never had an owner never blocks.
  */
-import { conflict } from '../errors.js';
+import { conflict } from '../core/errors.js';
 import type { WriteOps } from '../storage/storage.js';
 
 export async function guardGroupOwners<T>(tx: WriteOps, groupIds: readonly number[], change: () => Promise<T>): Promise<T> {

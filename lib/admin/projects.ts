@@ -4,9 +4,10 @@
  * through PATCH (audited as `project.quota_updated` with before and after),
  * blocked and unblocked by an administrator.
  */
-import type { Page, ProjectRow, Storage } from '../storage/storage.js';
+import type { Page, ProjectRow } from '../storage/types-org.js';
+import type { Storage } from '../storage/storage.js';
 import { seesNothing, visibilityOf } from '../auth/rbac.js';
-import { recordAudit } from './audit.js';
+import { recordAudit } from '../audit/audit.js';
 import type { Actor } from './org-access.js';
 
 export interface NewProjectInput {

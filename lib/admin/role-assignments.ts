@@ -10,10 +10,11 @@
  * a scope outside the caller's groups, 404 for a missing subject, 403 for a
  * team of another group.
  */
-import { forbidden, invalidRequest, notFound } from '../errors.js';
+import { forbidden, invalidRequest, notFound } from '../core/errors.js';
 import { mayGrant, mayGrantRoleAtScopeType, roleAssignmentListScope, type GrantScope, type GrantSubject } from '../auth/rbac.js';
-import type { ReadOps, Role, RoleAssignmentFilter, RoleAssignmentRow, ScopeType, Storage, SubjectType } from '../storage/storage.js';
-import { recordAudit } from './audit.js';
+import type { ReadOps, Storage } from '../storage/storage.js';
+import type { Role, RoleAssignmentFilter, RoleAssignmentRow, ScopeType, SubjectType } from '../storage/types-org.js';
+import { recordAudit } from '../audit/audit.js';
 import { guardGroupOwners } from './owner-guard.js';
 import type { Actor } from './org-access.js';
 

@@ -6,9 +6,10 @@
  * from the database (no process-local key cache to invalidate).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { notFound } from '../errors.js';
-import type { ProjectRow, SecretKeyRow, Storage } from '../storage/storage.js';
-import { recordAudit } from './audit.js';
+import { notFound } from '../core/errors.js';
+import type { ProjectRow, SecretKeyRow } from '../storage/types-org.js';
+import type { Storage } from '../storage/storage.js';
+import { recordAudit } from '../audit/audit.js';
 import type { Actor } from './org-access.js';
 
 export const SECRET_KEY_PREFIX = 'slk_';

@@ -11,10 +11,11 @@
  * team locks the same group, so the two take turns on PostgreSQL (SQLite
  * runs write transactions one at a time anyway).
  */
-import { forbidden, notFound } from '../errors.js';
+import { forbidden, notFound } from '../core/errors.js';
 import { isAdmin, mayChangeTeamMembers, type HeldGrant } from '../auth/rbac.js';
-import type { ReadOps, Storage, TeamMemberRow, TeamRow, WriteOps } from '../storage/storage.js';
-import { recordAudit } from './audit.js';
+import type { ReadOps, Storage, WriteOps } from '../storage/storage.js';
+import type { TeamMemberRow, TeamRow } from '../storage/types-org.js';
+import { recordAudit } from '../audit/audit.js';
 import { guardGroupOwners } from './owner-guard.js';
 import { findScope } from './role-assignments.js';
 import type { Actor } from './org-access.js';

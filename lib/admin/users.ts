@@ -7,13 +7,20 @@
  * the actor is an admin (and, for PATCH, that the target exists: D3 puts the
  * 404 before body validation).
  */
-import { LogServiceError, StorageConflict, conflict, invalidRequest, notFound } from '../errors.js';
-import type { ServiceDeps } from '../service-deps.js';
-import { type ReadOps, type UserChanges, type UserRow, type WriteOps } from '../storage/storage.js';
-import { checkPasswordRule } from '../auth/passwords.js';
-import { recordAudit } from './audit.js';
+import { LogServiceError, StorageConflict, conflict, invalidRequest, notFound } from '../core/errors.js';
+import type { ReadOps, Storage, WriteOps } from '../storage/storage.js';
+import type { UserChanges, UserRow } from '../storage/types-org.js';
+import { checkPasswordRule, type PasswordHasher } from '../auth/passwords.js';
+import { recordAudit } from '../audit/audit.js';
 import { rejectNul } from './text-fields.js';
 import { guardGroupOwners } from './owner-guard.js';
+
+/** What user administration needs from the service: the database, password hashing and the clock. */
+export interface UserAdminDeps {
+  storage: Storage;
+  passwords: PasswordHasher;
+  now(): number;
+}
 
 export const USERNAME_MAX_CHARS = 128;
 export const EMAIL_MAX_CHARS = 254;
@@ -92,7 +99,7 @@ export async function findUserOr404(ops: ReadOps, id: number): Promise<UserRow> 
  * `POST /v1/users`: the new account's password was set by someone else, so
  * `must_change_password` is always true; never primary.
  */
-export async function createUser(deps: ServiceDeps, actor: UserRow, input: NewUserInput): Promise<UserRow> {
+export async function createUser(deps: UserAdminDeps, actor: UserRow, input: NewUserInput): Promise<UserRow> {
   checkUsername(input.username);
   checkNewPassword(input.password, 'password');
   checkEmail(input.email);
@@ -124,7 +131,7 @@ export async function createUser(deps: ServiceDeps, actor: UserRow, input: NewUs
  * tokens and bumps token_version. `user.updated` names the changed fields
  * (never a value) and is written only when something changed.
  */
-export async function updateUser(deps: ServiceDeps, actor: UserRow, targetId: number, patch: UserPatch): Promise<UserRow> {
+export async function updateUser(deps: UserAdminDeps, actor: UserRow, targetId: number, patch: UserPatch): Promise<UserRow> {
   if (patch.password !== undefined) checkNewPassword(patch.password, 'password');
   checkEmail(patch.email);
   checkDisplayName(patch.displayName);
@@ -164,7 +171,7 @@ export async function updateUser(deps: ServiceDeps, actor: UserRow, targetId: nu
 }
 
 /** `POST /v1/users/:id/block`: deactivates, bumps token_version, revokes refresh tokens. Idempotent. */
-export async function blockUser(deps: ServiceDeps, actor: UserRow, targetId: number): Promise<UserRow> {
+export async function blockUser(deps: UserAdminDeps, actor: UserRow, targetId: number): Promise<UserRow> {
   const now = deps.now();
   return deps.storage.write(async (tx) => {
     const target = await findUserOr404(tx, targetId);
@@ -178,7 +185,7 @@ export async function blockUser(deps: ServiceDeps, actor: UserRow, targetId: num
 }
 
 /** `POST /v1/users/:id/unblock`: reactivates a live account; a deleted one is 409 `deleted_account`. */
-export async function unblockUser(deps: ServiceDeps, actor: UserRow, targetId: number): Promise<UserRow> {
+export async function unblockUser(deps: UserAdminDeps, actor: UserRow, targetId: number): Promise<UserRow> {
   const now = deps.now();
   return deps.storage.write(async (tx) => {
     const target = await findUserOr404(tx, targetId);
@@ -224,7 +231,7 @@ export async function deleteUserInTransaction(tx: WriteOps, target: UserRow, act
 }
 
 /** `DELETE /v1/users/:id` by an admin; deleting oneself goes through `/v1/users/me`. */
-export async function deleteUserByAdmin(deps: ServiceDeps, actor: UserRow, targetId: number): Promise<void> {
+export async function deleteUserByAdmin(deps: UserAdminDeps, actor: UserRow, targetId: number): Promise<void> {
   if (targetId === actor.id) {
     throw new LogServiceError('self_deletion_requires_me', 'To delete your own account use DELETE /v1/users/me with your password.');
   }

@@ -4,8 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
-import { unauthorized } from '../errors.js';
-import type { RoleGrant, UserRow } from '../storage/storage.js';
+import { unauthorized } from '../core/errors.js';
+import type { RoleGrant, UserRow } from '../storage/types-org.js';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 900;
 const ALGORITHM = 'HS256';

@@ -7,7 +7,7 @@
  * existing hashes. docs/passwords.md has the whole story.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { LogServiceError, invalidRequest } from '../errors.js';
+import { LogServiceError, invalidRequest } from '../core/errors.js';
 import { HashProcess, HashUnavailableError } from './hash-process.js';
 
 /**

@@ -26,7 +26,7 @@
  *   them away);
  * - admin only: user administration, blocking, the audit log.
  */
-import type { Role, RoleGrant, ScopeType, Visibility } from '../storage/storage.js';
+import type { Role, RoleGrant, ScopeType, Visibility } from '../storage/types-org.js';
 
 /** A project as the predicates need it. */
 export interface ProjectRef {

@@ -6,7 +6,8 @@
  * treated as theft and revokes every live token of its user.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { RefreshTokenRow, WriteOps } from '../storage/storage.js';
+import type { RefreshTokenRow } from '../storage/types-org.js';
+import type { WriteOps } from '../storage/storage.js';
 
 export const REFRESH_TOKEN_TTL_SECONDS = 2_592_000;
 

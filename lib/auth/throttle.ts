@@ -10,11 +10,11 @@
  * A refusal is 429 `too_many_requests` with `Retry-After`; the refusal that
  * opens a throttling episode writes one `auth.throttled` audit row.
  */
-import { LogServiceError } from '../errors.js';
-import type { ServiceLogger } from '../logger.js';
+import { LogServiceError } from '../core/errors.js';
+import type { ServiceLogger } from '../core/logger.js';
 import type { Storage } from '../storage/storage.js';
-import { recordAudit } from '../admin/audit.js';
-import { addressBucketKey } from '../http/client-ip.js';
+import { recordAudit } from '../audit/audit.js';
+import { addressBucketKey } from '../core/client-ip.js';
 import { createRateLimiter, type BucketSettings, type RateLimiter, type TakeResult } from './rate-limit.js';
 
 /** Where a request came from, for the IP key and the audit row. */

@@ -5,13 +5,23 @@
  * the route table marks both routes `noStore`, so every response, success or
  * error, carries `Cache-Control: no-store`.
  */
-import { LogServiceError } from '../errors.js';
-import type { ServiceDeps } from '../service-deps.js';
-import type { RoleGrant, UserRow } from '../storage/storage.js';
-import { recordAudit, type AuditEvent } from '../admin/audit.js';
-import { PASSWORD_MAX_BYTES } from './passwords.js';
+import { LogServiceError } from '../core/errors.js';
+import type { RoleGrant, UserRow } from '../storage/types-org.js';
+import type { Storage } from '../storage/storage.js';
+import { recordAudit, type AuditEvent } from '../audit/audit.js';
+import type { AccessTokenService } from './access-tokens.js';
+import { PASSWORD_MAX_BYTES, type PasswordHasher } from './passwords.js';
 import { claimRefreshToken, issueRefreshToken, REFRESH_TOKEN_TTL_SECONDS, hashRefreshToken } from './refresh-tokens.js';
-import type { ThrottleOrigin } from './throttle.js';
+import type { Throttle, ThrottleOrigin } from './throttle.js';
+
+/** What the token endpoint needs from the service. */
+export interface TokenEndpointDeps {
+  storage: Storage;
+  passwords: PasswordHasher;
+  throttle: Throttle;
+  accessTokens: AccessTokenService;
+  now(): number;
+}
 
 /** The TokenResponse resource. */
 export interface TokenResponse {
@@ -67,7 +77,7 @@ function auditOrigin(origin: TokenRequestOrigin): { client_ip: string; user_agen
   return { client_ip: origin.clientIp, user_agent: origin.userAgent === null ? null : origin.userAgent.slice(0, MAX_USER_AGENT_CHARS) };
 }
 
-async function tokenResponse(deps: ServiceDeps, user: UserRow, roles: RoleGrant[], refreshToken: string, now: number): Promise<TokenResponse> {
+async function tokenResponse(deps: TokenEndpointDeps, user: UserRow, roles: RoleGrant[], refreshToken: string, now: number): Promise<TokenResponse> {
   const access = await deps.accessTokens.issue(user, roles, now);
   return {
     access_token: access.token,
@@ -79,7 +89,7 @@ async function tokenResponse(deps: ServiceDeps, user: UserRow, roles: RoleGrant[
 }
 
 /** `POST /v1/auth/token`: dispatches on `grant_type` (D8). */
-export async function grantToken(deps: ServiceDeps, form: URLSearchParams, origin: TokenRequestOrigin): Promise<TokenResponse> {
+export async function grantToken(deps: TokenEndpointDeps, form: URLSearchParams, origin: TokenRequestOrigin): Promise<TokenResponse> {
   const grantType = formField(form, 'grant_type');
   if (grantType === 'password') return passwordGrant(deps, form, origin);
   if (grantType === 'refresh_token') return refreshGrant(deps, form);
@@ -119,7 +129,7 @@ function mayBeAPassword(password: string): boolean {
   return !password.includes('\0') && Buffer.byteLength(password, 'utf8') <= PASSWORD_MAX_BYTES;
 }
 
-async function passwordGrant(deps: ServiceDeps, form: URLSearchParams, origin: TokenRequestOrigin): Promise<TokenResponse> {
+async function passwordGrant(deps: TokenEndpointDeps, form: URLSearchParams, origin: TokenRequestOrigin): Promise<TokenResponse> {
   const username = requiredField(form, 'username');
   const password = requiredField(form, 'password');
   const lookup = async () => (mayNameAnAccount(username) ? deps.storage.getUserByUsername(username) : null);
@@ -167,7 +177,7 @@ async function passwordGrant(deps: ServiceDeps, form: URLSearchParams, origin: T
  * database. No audit row (D14). The transaction commits even on refusal, so
  * a reuse's family revocation sticks.
  */
-async function refreshGrant(deps: ServiceDeps, form: URLSearchParams): Promise<TokenResponse> {
+async function refreshGrant(deps: TokenEndpointDeps, form: URLSearchParams): Promise<TokenResponse> {
   const presented = requiredField(form, 'refresh_token');
   const now = deps.now();
   const outcome = await deps.storage.write(async (tx) => {
@@ -188,7 +198,7 @@ async function refreshGrant(deps: ServiceDeps, form: URLSearchParams): Promise<T
  * audits `auth.logged_out` only then; answers the same either way. Only a
  * missing `refresh_token` is an error (a repeated one uses the first value).
  */
-export async function revokeToken(deps: ServiceDeps, form: URLSearchParams, origin: TokenRequestOrigin): Promise<void> {
+export async function revokeToken(deps: TokenEndpointDeps, form: URLSearchParams, origin: TokenRequestOrigin): Promise<void> {
   const presented = form.get('refresh_token');
   if (presented === null || presented === '') throw oauthError('invalid_request', "The parameter 'refresh_token' is required.");
   const now = deps.now();

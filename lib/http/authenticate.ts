@@ -5,8 +5,8 @@
  * never one, whatever the route.
  */
 import type { IncomingMessage } from 'node:http';
-import { unauthorized } from '../errors.js';
-import type { ServiceDeps } from '../service-deps.js';
+import { unauthorized } from '../core/errors.js';
+import type { ServiceDeps } from './service-deps.js';
 import { hashSecretKey } from '../admin/secret-keys.js';
 import { projectBlocked } from '../logs/log-access.js';
 import type { AuthenticatedKey, UserPrincipal } from './route.js';

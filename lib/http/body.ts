@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { StructError, validate, type Struct } from 'superstruct';
-import { LogServiceError, invalidRequest, type FieldReason } from '../errors.js';
+import { LogServiceError, invalidRequest, type FieldReason } from '../core/errors.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 

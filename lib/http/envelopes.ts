@@ -4,7 +4,7 @@
  * error_description}` for the token endpoint; 429 always uses the general one.
  */
 import type { ServerResponse } from 'node:http';
-import { LogServiceError } from '../errors.js';
+import { LogServiceError } from '../core/errors.js';
 
 export type Envelope = 'general' | 'oauth';
 

@@ -6,10 +6,10 @@
  * nothing (not even whether an id exists) before their credentials pass.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LogServiceError, invalidRequest } from '../errors.js';
-import type { ServiceDeps } from '../service-deps.js';
+import { LogServiceError, invalidRequest } from '../core/errors.js';
+import type { ServiceDeps } from './service-deps.js';
 import { createCors } from './cors.js';
-import { clientIp } from './client-ip.js';
+import { clientIp } from '../core/client-ip.js';
 import { DEFAULT_BODY_LIMIT, parseForm, parseJson, readBody, validateBody } from './body.js';
 import { INTERNAL_ERROR, sendEmpty, sendError, sendJson, sendJsonText, type Envelope } from './envelopes.js';
 import { createRouter } from './router.js';

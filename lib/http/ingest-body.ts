@@ -18,7 +18,7 @@
  * joined once at the end.
  */
 import type { IncomingMessage } from 'node:http';
-import { LogServiceError } from '../errors.js';
+import { LogServiceError } from '../core/errors.js';
 import type { BodyHold } from '../logs/byte-budget.js';
 import { payloadTooLarge } from './body.js';
 

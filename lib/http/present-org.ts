@@ -4,8 +4,8 @@
  * No hash ever leaves through here: key rows carry none, and the plaintext
  * secret is added only by the create response.
  */
-import type { AuditRow, GroupRow, ProjectRow, RoleAssignmentRow, SecretKeyRow, TeamMemberRow, TeamRow } from '../storage/storage.js';
-import { isoOrNull, isoTimestamp } from './timestamps.js';
+import type { AuditRow, GroupRow, ProjectRow, RoleAssignmentRow, SecretKeyRow, TeamMemberRow, TeamRow } from '../storage/types-org.js';
+import { isoOrNull, isoTimestamp } from '../core/timestamps.js';
 
 export function presentGroup(row: GroupRow) {
   return { id: row.id, name: row.name, created_at: isoTimestamp(row.createdAt) };

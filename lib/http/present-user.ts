@@ -2,8 +2,8 @@
  * The User resource as the API shows it (spec "User"). Built field by field
  * from the row, so the password hash and token_version can never leak.
  */
-import type { UserRow } from '../storage/storage.js';
-import { isoOrNull, isoTimestamp } from './timestamps.js';
+import type { UserRow } from '../storage/types-org.js';
+import { isoOrNull, isoTimestamp } from '../core/timestamps.js';
 
 /** The User JSON shape. */
 export interface UserResource {

@@ -3,7 +3,7 @@
  * `invalid_request` naming the parameter (D4). An empty value counts as
  * absent.
  */
-import { invalidRequest } from '../errors.js';
+import { invalidRequest } from '../core/errors.js';
 import { rejectNul } from '../admin/text-fields.js';
 import { parseIsoTimestamp } from '../logs/entry-validation.js';
 

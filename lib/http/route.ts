@@ -9,9 +9,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Struct } from 'superstruct';
 import type { Envelope } from './envelopes.js';
-import type { ServiceDeps } from '../service-deps.js';
+import type { ServiceDeps } from './service-deps.js';
 import type { AccessClaims } from '../auth/access-tokens.js';
-import type { RoleGrant, UserRow } from '../storage/storage.js';
+import type { RoleGrant, UserRow } from '../storage/types-org.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 

@@ -3,10 +3,10 @@
  * query is read): filters, pages newest first, and the retention policy in
  * force.
  */
-import type { AuditFilter } from '../storage/storage.js';
+import type { AuditFilter } from '../storage/types-org.js';
 import { requireAdmin } from '../admin/org-access.js';
 import { auditRetention, listAuditEntries } from '../admin/audit-log.js';
-import { readPageRequest, toPage } from './pagination.js';
+import { readPageRequest, toPage } from '../core/pagination.js';
 import { queryId, queryInstant, queryText } from './query-params.js';
 import { actorOf } from './org-request.js';
 import { presentAuditEntry } from './present-org.js';

@@ -11,7 +11,7 @@ import { createGroup, listVisibleGroups } from '../admin/groups.js';
 import { addTeamMember, createTeam, listTeamMembers, listTeams, removeTeamMember, requireTeamMembershipRights } from '../admin/teams.js';
 import { createProject, listVisibleProjects, setProjectBlocked, updateProjectSettings } from '../admin/projects.js';
 import { createSecretKey, listSecretKeys, revokeSecretKey } from '../admin/secret-keys.js';
-import { readPageRequest, toPage } from './pagination.js';
+import { readPageRequest, toPage } from '../core/pagination.js';
 import { queryId, queryText } from './query-params.js';
 import { BodyId, Name, OptionalLabel, Quota, RetentionDays, actorOf, optionalJson } from './org-request.js';
 import {

@@ -3,12 +3,12 @@
  * non-admin before any lookup) and the self-service `DELETE /v1/users/me`.
  */
 import { nullable, optional, type } from 'superstruct';
-import { forbidden } from '../errors.js';
+import { forbidden } from '../core/errors.js';
 import { isAdmin } from '../auth/rbac.js';
 import { deleteOwnAccount } from '../admin/account.js';
 import { blockUser, createUser, deleteUserByAdmin, findUserOr404, unblockUser, updateUser } from '../admin/users.js';
-import type { UserRow } from '../storage/storage.js';
-import { readPageRequest, toPage } from './pagination.js';
+import type { UserRow } from '../storage/types-org.js';
+import { readPageRequest, toPage } from '../core/pagination.js';
 import { queryText } from './query-params.js';
 import { Text } from './org-request.js';
 import { presentUser } from './present-user.js';

@@ -13,11 +13,13 @@
  * Fairness: each round serves one page per cursor, so a long catch-up
  * replay never delays live delivery to the other streams of the feed.
  */
-import type { LogFilter, LogRow, LogSelection, ReadOps } from '../storage/storage.js';
+import type { LogFilter } from '../search/log-filter.js';
+import type { LogRow, LogSelection } from '../storage/types-logs.js';
+import type { ReadOps } from '../storage/storage.js';
 import { filterIsEmpty } from '../logs/log-query.js';
 import { selectionOf } from '../logs/log-reader.js';
 import { logEntryJson } from '../logs/present-log.js';
-import { logFrame } from '../http/sse.js';
+import { logFrame } from './sse.js';
 import type { LiveScope } from './live-scope.js';
 import type { Horizons } from './horizons.js';
 import type { Subscription } from './subscription.js';

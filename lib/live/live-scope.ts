@@ -3,7 +3,7 @@
  * filter, plus the key under which streams asking the same thing share one
  * feed (and therefore one storage query per notification).
  */
-import type { LogFilter } from '../storage/storage.js';
+import type { LogFilter } from '../search/log-filter.js';
 
 /**
  * The scope of a stream. A project scope remembers its group: re-validation

@@ -5,7 +5,7 @@
  * A process ignores its own messages (it acted on them locally already).
  */
 import { randomBytes } from 'node:crypto';
-import type { ServiceLogger } from '../logger.js';
+import type { ServiceLogger } from '../core/logger.js';
 import type { SignalListener, StorageSignals } from '../storage/signals.js';
 
 export const ENTRIES_CHANNEL = 'logkeep_logs';

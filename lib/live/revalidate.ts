@@ -10,8 +10,9 @@
  * directly streamed project.
  */
 import { canSeeGroup, canSeeProject } from '../auth/rbac.js';
-import type { ReadOps, RoleGrant, UserRow } from '../storage/storage.js';
-import type { StreamEndReason } from '../http/sse.js';
+import type { ReadOps } from '../storage/storage.js';
+import type { RoleGrant, UserRow } from '../storage/types-org.js';
+import type { StreamEndReason } from './sse.js';
 import type { LiveScope } from './live-scope.js';
 import type { Subscription } from './subscription.js';
 

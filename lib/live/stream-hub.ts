@@ -17,75 +17,20 @@
  *   subscription.ts);
  * - streams are capped in total and per user; past a cap, opening answers 429.
  */
-import type { ServerResponse } from 'node:http';
-import { LogServiceError } from '../errors.js';
-import type { ServiceLogger } from '../logger.js';
-import type { LogFilter, ReadOps } from '../storage/storage.js';
+import { LogServiceError } from '../core/errors.js';
+import type { ServiceLogger } from '../core/logger.js';
+import type { LogFilter } from '../search/log-filter.js';
+import type { ReadOps } from '../storage/storage.js';
 import type { StorageSignals } from '../storage/signals.js';
-import { endFrame, openEventStream } from '../http/sse.js';
+import { endFrame, openEventStream } from './sse.js';
 import { Feed } from './feed.js';
-import { feedKey, type LiveScope } from './live-scope.js';
+import { feedKey } from './live-scope.js';
 import { linkProcesses, type LiveSignalLink } from './live-signals.js';
 import { Horizons } from './horizons.js';
 import { ReadGate } from './read-gate.js';
 import { findInvalidStreams } from './revalidate.js';
-import { Subscription, type StreamCaller } from './subscription.js';
-
-export interface StreamHubOptions {
-  db: ReadOps;
-  /** Between `: ping` frames, and re-validations (D30). */
-  heartbeatMs: number;
-  logger: ServiceLogger;
-  /** Present with the server backend: news from and to other processes (D31). */
-  signals?: StorageSignals;
-  /** Entries per storage read and per write to a stream. Default 200. */
-  pageSize?: number;
-  /** Bytes of frames per write to a stream; a page stops after the entry that reaches it. Default 64 KiB. */
-  pageBytes?: number;
-  /** Streams open at once in this service (default: no cap). */
-  maxStreams?: number;
-  /** Streams one user may have open at once (default: no cap). */
-  maxStreamsPerUser?: number;
-  /**
-   * Ids of different projects may commit out of id order (PostgreSQL with
-   * concurrent ingestion): reads over several projects stop at a settled
-   * position (see horizons.ts). False on SQLite, which commits one at a time.
-   */
-  commitsOutOfOrder: boolean;
-  /** Settles running at once (each may hold a pooled connection while it waits). Default 2. */
-  maxConcurrentSettles?: number;
-}
-
-export interface OpenStreamRequest {
-  res: ServerResponse;
-  scope: LiveScope;
-  filter: LogFilter;
-  /** Replay entries with id > this first (`since_id`, `Last-Event-ID`); null: only entries stored from now on (D29). */
-  sinceId: number | null;
-  caller: StreamCaller;
-  /** Headers the response carries besides the event-stream ones (CORS). */
-  headers?: Record<string, string>;
-}
-
-export interface StreamHub {
-  /**
-   * Takes over the response and streams until the client leaves or the
-   * stream ends. Resolves once the stream is open; rejects (nothing written)
-   * with 429 `too_many_requests` when the service or the caller already has
-   * as many streams as allowed, or if storage fails before the stream opens.
-   */
-  open(request: OpenStreamRequest): Promise<void>;
-  /** An ingestion transaction committed entries up to `maxId` for these projects. */
-  entriesCommitted(projectIds: readonly number[], maxId: number): void;
-  /** A project was just blocked: its direct streams end with `project_blocked`. */
-  projectBlocked(projectId: number): void;
-  /** Ends every stream with `server_shutdown`; streams opened later end at once. */
-  beginShutdown(): void;
-  /** `beginShutdown`, then waits for reads in flight and stops listening to other processes. */
-  close(): Promise<void>;
-  /** Streams open now. */
-  readonly openStreams: number;
-}
+import { Subscription } from './subscription.js';
+import type { OpenStreamRequest, StreamHub, StreamHubOptions } from './stream-hub-types.js';
 
 /** What a notification says, as feeds take it. */
 interface News {

@@ -16,7 +16,7 @@
  * client may reconnect with `Last-Event-ID` and lose nothing.
  */
 import type { ServerResponse } from 'node:http';
-import { endFrame, PING_FRAME, type StreamEndReason } from '../http/sse.js';
+import { endFrame, PING_FRAME, type StreamEndReason } from './sse.js';
 import type { LiveScope } from './live-scope.js';
 
 /** Who opened the stream, as re-validation needs it (D30). */

@@ -10,7 +10,7 @@
  * anything is stored, so a malformed element still refuses the whole body.
  */
 import { isAscii } from 'node:buffer';
-import { invalidRequest } from '../errors.js';
+import { invalidRequest } from '../core/errors.js';
 import { readBatch } from './entry-validation.js';
 import { BatchPreparer, type BatchTarget, type PreparedBatch } from './prepare-entries.js';
 

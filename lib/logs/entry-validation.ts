@@ -6,11 +6,8 @@
  * `validation_error` message, so a client always learns about the same
  * problem first whatever else is wrong with the entry.
  */
-import { invalidRequest } from '../errors.js';
-
-/** The five levels, lowest first; a level's index is its stored number (0 debug … 4 critical). */
-export const LEVELS = ['debug', 'info', 'warning', 'error', 'critical'] as const;
-export type LevelName = (typeof LEVELS)[number];
+import { invalidRequest } from '../core/errors.js';
+import { LEVELS, levelNumber } from '../search/levels.js';
 
 /** The six correlation fields (spec LogEntry). */
 export const CORRELATION_FIELDS = ['session_id', 'request_id', 'connection_generation', 'tool_call_id', 'message_id', 'operation_id'] as const;
@@ -32,13 +29,6 @@ export const SERVER_ASSIGNED_KEYS = ['id', 'project_id', 'received_at'] as const
  * thousand levels), so an accepted entry can always be serialised.
  */
 export const MAX_ENTRY_DEPTH = 100;
-
-/** The stored number of a level name, or undefined when it is not one of the five. */
-export function levelNumber(name: unknown): number | undefined {
-  if (typeof name !== 'string') return undefined;
-  const n = (LEVELS as readonly string[]).indexOf(name);
-  return n < 0 ? undefined : n;
-}
 
 // YYYY-MM-DD[T ]HH:MM[:SS[.fraction]] then Z, ±HH:MM or nothing (UTC). `\d` is ASCII-only without the u flag.
 const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2})?$/;

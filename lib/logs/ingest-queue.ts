@@ -10,9 +10,10 @@
  * If a transaction holding several requests fails, each request is retried
  * alone, so one request's failure never fails the others.
  */
-import type { LogEntryOutcome, LogIngestRequest, Storage } from '../storage/storage.js';
-import { StorageUnavailableError } from '../errors.js';
-import type { ServiceLogger } from '../logger.js';
+import type { LogEntryOutcome, LogIngestRequest } from '../storage/types-logs.js';
+import type { Storage } from '../storage/storage.js';
+import { StorageUnavailableError } from '../core/errors.js';
+import type { ServiceLogger } from '../core/logger.js';
 
 export interface IngestQueueOptions {
   /** Transactions written at once (1 on SQLite). */

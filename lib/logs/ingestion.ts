@@ -3,8 +3,8 @@
  * owns (body budget + group-commit queue) and the turning of a parsed batch
  * into an IngestionResponse.
  */
-import type { LogServiceConfig } from '../config.js';
-import type { ServiceLogger } from '../logger.js';
+import type { LogServiceConfig } from '../core/config.js';
+import type { ServiceLogger } from '../core/logger.js';
 import type { Storage } from '../storage/storage.js';
 import { ByteBudget } from './byte-budget.js';
 import { SPARE_BODY_MIN_BYTES, SpareBodyBuffer } from './spare-body-buffer.js';

@@ -6,9 +6,10 @@
  * `project_blocked` for a blocked direct project. Visibility follows D18
  * through the shared rbac predicates.
  */
-import { LogServiceError, forbidden, notFound } from '../errors.js';
+import { LogServiceError, forbidden, notFound } from '../core/errors.js';
 import { canSeeGroup, canSeeProject } from '../auth/rbac.js';
-import type { GroupRow, ProjectRow, ReadOps, RoleGrant } from '../storage/storage.js';
+import type { GroupRow, ProjectRow, RoleGrant } from '../storage/types-org.js';
+import type { ReadOps } from '../storage/storage.js';
 import type { LogScope } from './log-query.js';
 
 export function projectBlocked(): LogServiceError {

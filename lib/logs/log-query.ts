@@ -8,11 +8,12 @@
  * `context.<path>`) become paths and values; `q` becomes words and prefixes.
  * Repeating a parameter ANDs its values, like distinct `context.` keys.
  */
-import { invalidRequest } from '../errors.js';
-import { readPageRequest, type CursorCodec, type PageRequest } from '../http/pagination.js';
-import { CORRELATION_FIELDS, levelNumber, LEVELS, parseIsoTimestamp } from './entry-validation.js';
-import { parseTextQuery } from './search-terms.js';
-import type { ExactFilter, LogFilter } from '../storage/storage.js';
+import { invalidRequest } from '../core/errors.js';
+import { readPageRequest, type CursorCodec, type PageRequest } from '../core/pagination.js';
+import { CORRELATION_FIELDS, parseIsoTimestamp } from './entry-validation.js';
+import { levelNumber, LEVELS } from '../search/levels.js';
+import { parseTextQuery } from '../search/search-terms.js';
+import type { ExactFilter, LogFilter } from '../search/log-filter.js';
 
 export type { LogFilter };
 

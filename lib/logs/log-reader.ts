@@ -4,7 +4,10 @@
  * leaves blocked projects out; D30: a group stream includes projects created
  * later). Shared by `GET /v1/logs` and the live stream.
  */
-import type { LogFilter, LogRow, LogSelection, Page, ReadOps } from '../storage/storage.js';
+import type { LogFilter } from '../search/log-filter.js';
+import type { LogRow, LogSelection } from '../storage/types-logs.js';
+import type { Page } from '../storage/types-org.js';
+import type { ReadOps } from '../storage/storage.js';
 import { filterIsEmpty, type LogScope } from './log-query.js';
 
 /** The selection a scope stands for now, or null when it can match nothing. */

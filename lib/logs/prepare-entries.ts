@@ -4,10 +4,10 @@
  * (search terms) and encoded for the write (storage/encoded-entries.ts),
  * each invalid one turned into its `validation_error`.
  */
-import type { LogIngestRequest, PreparedEntry } from '../storage/storage.js';
+import type { LogIngestRequest, PreparedEntry } from '../storage/types-logs.js';
 import { RequestEncoder } from '../storage/encoded-entries.js';
 import { validateEntry } from './entry-validation.js';
-import { entryTerms } from './search-terms.js';
+import { entryTerms } from '../search/search-terms.js';
 
 /** One `rejected[]` item of an IngestionResponse. */
 export interface Rejection {

@@ -11,8 +11,8 @@
  * prepared in slices that yield to the event loop anyway (batch-body.ts).
  */
 import { Worker } from 'node:worker_threads';
-import { LogServiceError, type ErrorCode } from '../errors.js';
-import type { ServiceLogger } from '../logger.js';
+import { LogServiceError, type ErrorCode } from '../core/errors.js';
+import type { ServiceLogger } from '../core/logger.js';
 import { prepareBody } from './batch-body.js';
 import type { BatchTarget, PreparedBatch } from './prepare-entries.js';
 

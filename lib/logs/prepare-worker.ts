@@ -3,7 +3,7 @@
  * (parse, validate, serialise, compute search terms) off the event loop.
  */
 import { parentPort } from 'node:worker_threads';
-import { LogServiceError } from '../errors.js';
+import { LogServiceError } from '../core/errors.js';
 import { transferList } from '../storage/encoded-entries.js';
 import { prepareBody } from './batch-body.js';
 import type { BatchTarget } from './prepare-entries.js';

@@ -10,8 +10,8 @@
  * `tool_call_id`, `message_id`, `operation_id` the entry did not submit, as
  * `null`, in that order (D21).
  */
-import type { LogRow } from '../storage/storage.js';
-import { isoTimestamp } from '../http/timestamps.js';
+import type { LogRow } from '../storage/types-logs.js';
+import { isoTimestamp } from '../core/timestamps.js';
 import { NULLABLE_FIELDS } from './entry-validation.js';
 
 /** The JSON text of one LogEntry. */

@@ -5,7 +5,7 @@
  * failed pass is logged and retried at the next interval, and stopping waits
  * for the pass in progress, which ends at its next chunk boundary.
  */
-import type { ServiceLogger } from '../logger.js';
+import type { ServiceLogger } from '../core/logger.js';
 import type { Storage } from '../storage/storage.js';
 import { runPurgePass, type PurgeReport, type PurgeSettings } from './purge.js';
 

@@ -10,8 +10,8 @@
  * the same transaction. A pass runs under the storage's maintenance lock:
  * with several processes on one PostgreSQL, one pass at a time.
  */
-import { AUDIT_ACTIONS, AUTH_EVENT_ACTIONS, recordAudit, type AuditAction } from '../admin/audit.js';
-import type { LogServiceConfig } from '../config.js';
+import { AUDIT_ACTIONS, AUTH_EVENT_ACTIONS, recordAudit, type AuditAction } from '../audit/audit.js';
+import type { LogServiceConfig } from '../core/config.js';
 import type { Storage, StorageSession } from '../storage/storage.js';
 
 const DAY_MS = 86_400_000;

@@ -11,7 +11,7 @@
 import { BLOCK_MAX_ENTRIES, rankedBlocks, type BlockPiece, type RankedBlock } from './log-blocks.js';
 import { CHUNK_ENTRIES, decodeBlocks, decodeRows, encodeRows } from './encoded-entries.js';
 import type { IngestPlan } from './log-quota.js';
-import type { EncodedChunk, LogIngestRequest } from './storage.js';
+import type { EncodedChunk, LogIngestRequest } from './types-logs.js';
 
 /** Entry rows for one INSERT: JSON rows of consecutive ranks from `firstRank`. */
 export interface RowsPart {

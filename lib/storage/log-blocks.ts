@@ -2,14 +2,14 @@
  * The search index is kept per block, not per entry: a block is a run of
  * consecutive entries of one project (at most BLOCK_MAX_ENTRIES), and its
  * index row holds the terms of all of them, plus its project and levels
- * (log-terms.ts). Entries of a block share most of their terms (levels,
+ * (search/log-terms.ts). Entries of a block share most of their terms (levels,
  * hosts, message templates, categories), and the index keeps one posting
  * per block and term, so it holds ~2.2× fewer postings than one row per
  * entry would, which is what ingestion pays for. Repeats are not removed
  * here: that work is left to the index (FTS5's tokenizer,
  * array_to_tsvector). A query asks the index for candidate blocks, newest
  * first, reads their entries through (project_id, id) and checks each
- * against the filter (logs/entry-match.ts) until its page is full:
+ * against the filter (search/entry-match.ts) until its page is full:
  * VictoriaLogs' design, with an exact inverted index in place of its bloom
  * filters.
  *
@@ -21,8 +21,8 @@
  * Blocks are written in the same transaction as their entries, so an entry
  * is findable by every filter as soon as it is acknowledged.
  */
-import { levelTerm, projectTerm } from './log-terms.js';
-import type { PreparedEntry } from './storage.js';
+import { levelTerm, projectTerm } from '../search/log-terms.js';
+import type { PreparedEntry } from './types-logs.js';
 
 /**
  * Entries per block. Smaller blocks index more postings per entry; larger

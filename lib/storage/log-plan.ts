@@ -4,7 +4,7 @@
  * - text conditions (`q`, exact-match filters) or a minimum level: the
  *   block index (log-blocks.ts) names candidate blocks newest first; their
  *   entries are read through (project_id, id) and checked one by one
- *   (logs/entry-match.ts) until the page is full;
+ *   (search/entry-match.ts) until the page is full;
  * - neither: (project_id, id) newest first, per project, merged;
  * - a time range, per project: count the entries in range through
  *   (project_id, ts), stopping at RANGE_CAP. Few: read exactly those (and
@@ -14,9 +14,11 @@
  *   the walk step over everything newer).
  * Per-project pages are merged newest first.
  */
-import { entryMatcher, type EntryTest } from '../logs/entry-match.js';
-import { blockMatchOf, type BlockMatch } from './log-terms.js';
-import type { LogFilter, LogRow, LogSelection, Page } from './storage.js';
+import { entryMatcher, type EntryTest } from '../search/entry-match.js';
+import { blockMatchOf, type BlockMatch } from '../search/log-terms.js';
+import type { LogFilter } from '../search/log-filter.js';
+import type { LogRow, LogSelection } from './types-logs.js';
+import type { Page } from './types-org.js';
 
 /** A time range holding fewer entries than this is read entry by entry. */
 export const RANGE_CAP = 4000;
@@ -114,7 +116,7 @@ export interface LogPlanReads {
    * first, those with an entry above it by ascending firstId. Its rows: the
    * entries of those blocks on that side of `position` passing level and
    * time, in any order. A backend may also drop entries whose text fails a
-   * necessary condition of the text filters (logs/entry-match.ts).
+   * necessary condition of the text filters (search/entry-match.ts).
    */
   blockStep(direction: WalkDirection, projectIds: readonly number[], match: BlockMatch, filter: LogFilter, position: number, after: number | null, limit: number): Promise<BlockStep>;
   /**

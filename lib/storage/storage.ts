@@ -16,341 +16,40 @@
  * - unique violations surface as `StorageConflict` with a domain name.
  */
 import type { StorageSignals } from './signals.js';
-
-export type Role = 'admin' | 'owner' | 'user';
-export type ScopeType = 'global' | 'group' | 'project';
-export type SubjectType = 'user' | 'team';
-
-export interface UserRow {
-  id: number;
-  username: string;
-  displayName: string | null;
-  email: string | null;
-  emailVerifiedAt: number | null;
-  passwordHash: string;
-  mustChangePassword: boolean;
-  isActive: boolean;
-  deletedAt: number | null;
-  isPrimaryAdmin: boolean;
-  tokenVersion: number;
-  createdAt: number;
-}
-
-export interface NewUser {
-  username: string;
-  passwordHash: string;
-  displayName: string | null;
-  email: string | null;
-  mustChangePassword: boolean;
-  /**
-   * `true`: this user becomes the primary admin; the database's partial
-   * unique index makes a second primary fail with StorageConflict('primary_admin').
-   */
-  isPrimaryAdmin: boolean;
-  createdAt: number;
-}
-
-/** Fields `updateUser` may change; absent keys are left as they are. */
-export interface UserChanges {
-  displayName?: string | null;
-  email?: string | null;
-  emailVerifiedAt?: number | null;
-  passwordHash?: string;
-  mustChangePassword?: boolean;
-  isActive?: boolean;
-  deletedAt?: number;
-}
-
-export interface RefreshTokenRow {
-  id: number;
-  userId: number;
-  tokenHash: string;
-  createdAt: number;
-  expiresAt: number;
-  revokedAt: number | null;
-}
-
-export interface GroupRow {
-  id: number;
-  name: string;
-  createdAt: number;
-}
-
-export interface TeamRow {
-  id: number;
-  groupId: number;
-  name: string;
-  createdAt: number;
-}
-
-export interface TeamMemberRow {
-  userId: number;
-  username: string;
-}
-
-export interface ProjectRow {
-  id: number;
-  groupId: number;
-  name: string;
-  retentionDays: number;
-  maxEntries: number | null;
-  maxBytes: number | null;
-  isBlocked: boolean;
-  createdAt: number;
-  /** Usage counters, kept exact by ingestion and purge. */
-  entryCount: number;
-  totalBytes: number;
-}
-
-export interface NewProject {
-  groupId: number;
-  name: string;
-  retentionDays: number;
-  maxEntries: number | null;
-  maxBytes: number | null;
-  createdAt: number;
-}
-
-export interface ProjectChanges {
-  retentionDays?: number;
-  maxEntries?: number | null;
-  maxBytes?: number | null;
-  isBlocked?: boolean;
-}
-
-export interface SecretKeyRow {
-  id: number;
-  projectId: number;
-  label: string | null;
-  createdAt: number;
-  revokedAt: number | null;
-}
-
-export interface RoleAssignmentRow {
-  id: number;
-  subjectType: SubjectType;
-  subjectId: number;
-  role: Role;
-  scopeType: ScopeType;
-  /** null exactly when scopeType is 'global'. */
-  scopeId: number | null;
-  createdAt: number;
-}
-
-export type NewRoleAssignment = Omit<RoleAssignmentRow, 'id'>;
-
-/** One effective grant, as carried in the access token's `roles` claim. */
-export interface RoleGrant {
-  role: Role;
-  scope_type: ScopeType;
-  scope_id: number | null;
-}
-
-export interface AuditRow {
-  id: number;
-  actorUserId: number | null;
-  action: string;
-  targetType: string;
-  targetId: number | null;
-  metadata: Record<string, unknown>;
-  createdAt: number;
-}
-
-export type NewAudit = Omit<AuditRow, 'id'>;
-
-export interface Page {
-  /** Only rows with id < beforeId. */
-  beforeId?: number;
-  limit: number;
-}
-
-/**
- * What a caller may see in list queries (D18): everything, or the groups and
- * projects named (group ids reveal their projects; project ids only themselves).
- */
-export type Visibility = { all: true } | { all: false; groupIds: number[]; projectIds: number[] };
-
-export interface UserFilter extends Page {
-  /** Case-insensitive substring of the username. */
-  usernameContains?: string;
-}
-
-export interface GroupFilter extends Page {
-  nameContains?: string;
-  visibility: Visibility;
-}
-
-export interface ProjectFilter extends Page {
-  groupId?: number;
-  nameContains?: string;
-  visibility: Visibility;
-}
-
-export interface RoleAssignmentFilter {
-  subjectType?: SubjectType;
-  subjectId?: number;
-  scopeType?: ScopeType;
-  scopeId?: number;
-  /** Only assignments scoped to this group or to one of its projects. */
-  withinGroupId?: number;
-}
-
-export interface AuditFilter extends Page {
-  actorUserId?: number;
-  action?: string;
-  targetType?: string;
-  targetId?: number;
-  from?: number;
-  to?: number;
-}
-
-/** A secret key found by its hash, with what ingestion needs to know. */
-export interface SecretKeyLookup {
-  keyId: number;
-  projectId: number;
-  revokedAt: number | null;
-  projectBlocked: boolean;
-}
-
-/**
- * A log entry as stored: the submitted object's compact JSON text (key order
- * kept) plus the server-assigned fields.
- */
-export interface LogRow {
-  id: number;
-  projectId: number;
-  receivedAt: number;
-  body: string;
-}
-
-/**
- * An entry ready to encode: validated, serialised, sized and indexed by
- * `logs/` (so both backends index identically).
- */
-export interface PreparedEntry {
-  /** Compact JSON text of the submitted object. */
-  body: string;
-  /** UTF-8 byte length of `body` (D23). */
-  bytes: number;
-  /** 0 debug … 4 critical. */
-  level: number;
-  /** The entry's `timestamp`, as epoch milliseconds. */
-  timestamp: number;
-  /**
-   * Search terms computed by logkeep (`logs/search-terms.ts`), joined by
-   * single spaces: words of `q` (D25), lower-case runs of Unicode letters and
-   * digits, and exact-match terms (D24, D26), `§` plus base-32 digits. No
-   * term contains a space or an ASCII character other than a–z and 0–9, so
-   * no backend tokenizer splits one further. (One string rather than an
-   * array: a 10 MiB batch holds about a million terms.)
-   */
-  terms: string;
-}
-
-/**
- * One ingestion request's valid entries, all for one project (D23), encoded
- * once where the batch is prepared (storage/encoded-entries.ts), so a write
- * transaction mostly hands bytes to the database instead of serialising
- * entry by entry while the writer waits.
- */
-export interface LogIngestRequest {
-  projectId: number;
-  /** Each entry's size in bytes (D23), in submitted order: what quotas need. */
-  sizes: number[];
-  /** The entries in order, in runs of at most CHUNK_ENTRIES. */
-  chunks: EncodedChunk[];
-}
-
-/**
- * Consecutive entries of one request as UTF-8 JSON. Each chunk owns its
- * whole ArrayBuffers, so a worker can transfer them.
- */
-export interface EncodedChunk {
-  count: number;
-  /** `[[project_id, received_at, ts, level, bytes, body], …]`, one row per entry (the only place the request's arrival time is kept). */
-  rows: Uint8Array;
-  /**
-   * The chunk's search-index blocks (log-blocks.ts), `[[first, last, terms], …]`:
-   * `first`/`last` are offsets of entries in the chunk, `terms` the
-   * entries' terms and the block's level terms, space-separated (the
-   * project term is added when the block is written).
-   */
-  blocks: Uint8Array;
-}
-
-/** What became of one entry: stored under `id`, or refused by a quota (D23). */
-export type LogEntryOutcome = { id: number } | { quota: 'max_entries' | 'max_bytes' };
-
-/** One exact-match filter: `category`, `logger`, a correlation id or `context.<path>` (D24, D26). */
-export interface ExactFilter {
-  /** Object keys from the top of the entry, at least one, none empty. */
-  path: string[];
-  /** Compared with a string value, or with a number's or boolean's JSON text. */
-  value: string;
-}
-
-/**
- * The filters of a log query or stream (D20, D24–D26), all ANDed. Built by
- * `logs/log-query.ts`.
- */
-export interface LogFilter {
-  /** Lowest level number included, or null for all. */
-  minLevel: number | null;
-  /** Inclusive bounds on the entry's `timestamp` (epoch ms), or null. */
-  from: number | null;
-  to: number | null;
-  /** `q`'s whole words (normalised, D25): each must be among the entry's words. */
-  words: string[];
-  /** `q`'s words written with `*`: each must start some word of the entry. */
-  prefixes: string[];
-  /** Each must hold (D26). */
-  exact: ExactFilter[];
-}
-
-/** A log filter over a set of projects (one, or a group's unblocked ones). */
-export interface LogSelection extends LogFilter {
-  /** Non-empty. */
-  projectIds: number[];
-}
-
-/**
- * A project holding log entries past its retention (D28) at the time asked,
- * and the cutoff that applies to it.
- */
-export interface ExpiredLogScope {
-  projectId: number;
-  /** Entries with `received_at` strictly below this are past retention. */
-  receivedBefore: number;
-}
-
-/** What one retention chunk removed from one project. */
-export interface PurgedLogChunk {
-  entries: number;
-  /** Sum of the removed entries' sizes (D23), taken off `total_bytes`. */
-  bytes: number;
-}
-
-/** One chunk of audit rows to delete: those of one retention class (D15) past its cutoff. */
-export interface AuditPurgeChunk {
-  /** Every action of the class, spelled out (served by the (action, created_at) index). */
-  actions: readonly string[];
-  /** Only rows with `created_at` strictly below this (the cutoff is strict). */
-  createdBefore: number;
-  limit: number;
-}
+import type {
+  AuditFilter,
+  AuditRow,
+  GroupFilter,
+  GroupOwnerCount,
+  GroupRow,
+  NewAudit,
+  NewProject,
+  NewRoleAssignment,
+  NewUser,
+  Page,
+  ProjectChanges,
+  ProjectFilter,
+  ProjectRow,
+  RefreshTokenRow,
+  RoleAssignmentFilter,
+  RoleAssignmentRow,
+  RoleGrant,
+  SecretKeyLookup,
+  SecretKeyRow,
+  TeamMemberRow,
+  TeamRow,
+  UserChanges,
+  UserFilter,
+  UserRow,
+} from './types-org.js';
+import type { LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from './types-logs.js';
+import type { AuditPurgeChunk, ExpiredLogScope, PurgedLogChunk } from './types-retention.js';
 
 /**
  * What a maintenance pass runs on: reads and transactions, bound on
  * PostgreSQL to the one connection that holds the maintenance lock.
  */
 export type StorageSession = ReadOps & Pick<Storage, 'write'>;
-
-/** The sole-owner guard's unit: a group and how many distinct owners it has. */
-export interface GroupOwnerCount {
-  groupId: number;
-  name: string;
-  owners: number;
-}
 
 /** Verbs that only read. Available outside and inside a transaction. */
 export interface ReadOps {

@@ -13,10 +13,10 @@ import { open } from 'sqlite';
 import sqlite3 from 'sqlite3';
 import { openStorage } from '../../lib/storage/open-storage.js';
 import { SCHEMA_VERSION } from '../../lib/storage/storage.js';
-import { CONFIG_DEFAULTS, type DatabaseConfig } from '../../lib/config.js';
+import { CONFIG_DEFAULTS, type DatabaseConfig } from '../../lib/core/config.js';
 import { SETTINGS } from '../../lib/config-sources.js';
 import { getRequest, rawConnect } from '../support/raw-http.js';
-import { silentLogger } from '../../lib/logger.js';
+import { silentLogger } from '../../lib/core/logger.js';
 import { PG, createThrowawayDatabase, endPostgresAdmin, postgresSkipReason, type ThrowawayDatabase } from '../support/postgres.js';
 import { assertBinBuilt, runBin, startServing, type BinResult } from '../support/bin.js';
 

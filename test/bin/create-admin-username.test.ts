@@ -7,9 +7,9 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAdmin } from '../../lib/admin/create-admin.js';
-import { LogServiceError } from '../../lib/errors.js';
+import { LogServiceError } from '../../lib/core/errors.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
-import { silentLogger } from '../../lib/logger.js';
+import { silentLogger } from '../../lib/core/logger.js';
 import { runCreateAdmin } from '../../bin/create-admin-command.js';
 import { describeEachBackend, newTestDatabase } from '../support/backends.js';
 import { TEST_SCRYPT_LOG_N } from '../support/service.js';

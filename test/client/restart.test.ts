@@ -12,7 +12,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogService, MAX_HEADER_BYTES } from '../../lib/index.js';
 import { IngestClient, type IngestRetry } from 'logkeep/client';
-import { silentLogger } from '../../lib/logger.js';
+import { silentLogger } from '../../lib/core/logger.js';
 import { describeEachBackend, newTestDatabase, type TestDatabase } from '../support/backends.js';
 import { ADMIN_PASSWORD, TEST_JWT_SECRET, TEST_SCRYPT_LOG_N } from '../support/service.js';
 import { entry, newProject, storedEntries } from './client-support.js';

@@ -1,6 +1,6 @@
 /**
  * The README's configuration table against the settings table the binary
- * reads (`lib/config-sources.ts`) and the defaults (`lib/config.ts`): one
+ * reads (`lib/config-sources.ts`) and the defaults (`lib/core/config.ts`): one
  * row per setting, in the same order, with the same flag, environment
  * variable, embedding key and default. A setting added, renamed or given a
  * new default fails here until the README says so.
@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { SETTINGS, type SettingSpec } from '../../lib/config-sources.js';
-import { CONFIG_DEFAULTS } from '../../lib/config.js';
+import { CONFIG_DEFAULTS } from '../../lib/core/config.js';
 
 interface Row {
   flag: string;

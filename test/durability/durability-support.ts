@@ -10,10 +10,10 @@
 import assert from 'node:assert/strict';
 import { open as openSqliteFile } from 'sqlite';
 import sqlite3 from 'sqlite3';
-import type { DatabaseConfig } from '../../lib/config.js';
-import { silentLogger } from '../../lib/logger.js';
+import type { DatabaseConfig } from '../../lib/core/config.js';
+import { silentLogger } from '../../lib/core/logger.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
-import type { LogSelection } from '../../lib/storage/storage.js';
+import type { LogSelection } from '../../lib/storage/types-logs.js';
 import { ADMIN_FINAL_PASSWORD, createGroup, createKey, createProject, signIn, signInAdmin } from '../support/actors.js';
 import { freePort, startBin, waitForHealthz, type RunningBin } from '../support/bin.js';
 import { ADMIN_PASSWORD, TEST_JWT_SECRET, api } from '../support/service.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pgPromise from 'pg-promise';
-import { CONFIG_DEFAULTS, type DatabaseConfig } from '../../lib/config.js';
+import { CONFIG_DEFAULTS, type DatabaseConfig } from '../../lib/core/config.js';
 import { freePort } from '../support/bin.js';
 
 const run = promisify(execFile);

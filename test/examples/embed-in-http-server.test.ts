@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { main, type EmbeddingApp } from '../../examples/embed-in-http-server.js';
 import { IngestClient } from 'logkeep/client';
-import { silentLogger } from '../../lib/logger.js';
+import { silentLogger } from '../../lib/core/logger.js';
 import { newTestDatabase } from '../support/backends.js';
 import { ADMIN_PASSWORD, TEST_JWT_SECRET, TEST_SCRYPT_LOG_N, api } from '../support/service.js';
 import { createGroup, createKey, createProject, signInAdmin } from '../support/actors.js';

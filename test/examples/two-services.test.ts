@@ -7,7 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { main, type TwoServices } from '../../examples/two-services.js';
-import { silentLogger } from '../../lib/logger.js';
+import { silentLogger } from '../../lib/core/logger.js';
 import { newTestDatabase, type BackendName, type TestDatabase } from '../support/backends.js';
 import { postgresSkipReason } from '../support/postgres.js';
 import { TEST_SCRYPT_LOG_N, api, login } from '../support/service.js';

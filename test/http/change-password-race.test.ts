@@ -14,8 +14,8 @@ import { lockWaiters } from '../support/postgres.js';
 import { changeOwnPassword, deleteOwnAccount } from '../../lib/admin/account.js';
 import { createPasswordHasher, type PasswordHasher } from '../../lib/auth/passwords.js';
 import { createThrottle } from '../../lib/auth/throttle.js';
-import { silentLogger } from '../../lib/logger.js';
-import type { ServiceDeps } from '../../lib/service-deps.js';
+import { silentLogger } from '../../lib/core/logger.js';
+import type { ServiceDeps } from '../../lib/http/service-deps.js';
 import type { Storage } from '../../lib/storage/storage.js';
 
 const ORIGIN = { clientIp: '127.0.0.1', path: '/v1/auth/change-password' };

@@ -16,8 +16,8 @@ import { ingest, ingestAll, queryLogs, submittedPart } from '../support/logs.js'
 import { assertOpen, openRawStream, type RawStream } from '../support/sse.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
 import { encodeRequest } from '../../lib/storage/encoded-entries.js';
-import { exactTerm } from '../../lib/logs/search-terms.js';
-import { silentLogger } from '../../lib/logger.js';
+import { exactTerm } from '../../lib/search/search-terms.js';
+import { silentLogger } from '../../lib/core/logger.js';
 
 const TS = '2025-01-01T00:00:00Z';
 const entry = (extra: Record<string, unknown>) => ({ level: 'info', event: 'plain', timestamp: TS, ...extra });

@@ -12,7 +12,7 @@ import { describeEachBackend } from '../support/backends.js';
 import { api, startService, type RunningService } from '../support/service.js';
 import { assertStatus, auditRows, createActor, createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
-import { silentLogger } from '../../lib/logger.js';
+import { silentLogger } from '../../lib/core/logger.js';
 import { hashSecretKey } from '../../lib/admin/secret-keys.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

@@ -19,8 +19,8 @@ import { describeEachBackend } from '../support/backends.js';
 import { api, startService, type RunningService } from '../support/service.js';
 import { createActor, signInAdmin, signIn, type TestActor } from '../support/actors.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
-import { silentLogger } from '../../lib/logger.js';
-import type { NewRoleAssignment } from '../../lib/storage/storage.js';
+import { silentLogger } from '../../lib/core/logger.js';
+import type { NewRoleAssignment } from '../../lib/storage/types-org.js';
 
 const GROUPS = 5000;
 const TEAM_GROUP_GRANTS = 1000;

@@ -14,9 +14,9 @@ import { assertStatus, createActor, createGroup, createKey, createProject, grant
 import { ingestAll } from '../support/logs.js';
 import { assertOpen, openRawStream, type RawStream } from '../support/sse.js';
 import { createAccessTokenService } from '../../lib/auth/access-tokens.js';
-import { CONFIG_DEFAULTS } from '../../lib/config.js';
+import { CONFIG_DEFAULTS } from '../../lib/core/config.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
-import { silentLogger } from '../../lib/logger.js';
+import { silentLogger } from '../../lib/core/logger.js';
 
 const HEARTBEAT_S = 1;
 

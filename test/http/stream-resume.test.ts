@@ -17,7 +17,7 @@ import { ingestAll, queryAllPages } from '../support/logs.js';
 import { assertOpen, authedEventSource, openRawStream, type RawStream } from '../support/sse.js';
 import { waitUntil } from '../support/wait.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
-import { silentLogger } from '../../lib/logger.js';
+import { silentLogger } from '../../lib/core/logger.js';
 import { prepareEntries } from '../../lib/logs/prepare-entries.js';
 import { encodeRequest } from '../../lib/storage/encoded-entries.js';
 

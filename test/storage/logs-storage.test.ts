@@ -9,12 +9,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { silentLogger } from '../../lib/logger.js';
+import { silentLogger } from '../../lib/core/logger.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
-import type { ExactFilter, LogRow, LogSelection, PreparedEntry, Storage } from '../../lib/storage/storage.js';
+import type { ExactFilter } from '../../lib/search/log-filter.js';
+import type { LogRow, LogSelection, PreparedEntry } from '../../lib/storage/types-logs.js';
+import type { Storage } from '../../lib/storage/storage.js';
 import { prepareEntries } from '../../lib/logs/prepare-entries.js';
 import { IngestQueue } from '../../lib/logs/ingest-queue.js';
-import { wordsOf } from '../../lib/logs/search-terms.js';
+import { wordsOf } from '../../lib/search/search-terms.js';
 import { describeEachBackend, newTestDatabase, type TestDatabase } from '../support/backends.js';
 import { encodeRequest } from '../../lib/storage/encoded-entries.js';
 

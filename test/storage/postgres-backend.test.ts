@@ -15,18 +15,20 @@ import { join } from 'node:path';
 import { TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import pgPromise from 'pg-promise';
-import { silentLogger, type ServiceLogger } from '../../lib/logger.js';
+import { silentLogger, type ServiceLogger } from '../../lib/core/logger.js';
 import { migrate, POSTGRES_MIGRATIONS, type MigrationTask } from '../../lib/storage/postgres/migrations.js';
-import { openPostgresStorage, type PostgresStorageOptions } from '../../lib/storage/postgres/postgres-storage.js';
+import { openPostgresStorage } from '../../lib/storage/postgres/storage.js';
+import type { PostgresStorageOptions } from '../../lib/storage/postgres/connection.js';
 import { CLEAN_EVERY_ENTRIES, CLEAN_PENDING_LIST, type PendingListCleaner } from '../../lib/storage/postgres/pending-list-cleaner.js';
 import { prepareEntries } from '../../lib/logs/prepare-entries.js';
-import { SCHEMA_VERSION, type LogSelection, type Storage } from '../../lib/storage/storage.js';
-import { SchemaTooNewError, StorageConflict, StorageUnavailableError } from '../../lib/errors.js';
+import { SCHEMA_VERSION, type Storage } from '../../lib/storage/storage.js';
+import type { LogSelection } from '../../lib/storage/types-logs.js';
+import { SchemaTooNewError, StorageConflict, StorageUnavailableError } from '../../lib/core/errors.js';
 import { PG, createThrowawayDatabase, endPostgresAdmin, postgresSkipReason, type ThrowawayDatabase } from '../support/postgres.js';
 import { encodeRequest } from '../../lib/storage/encoded-entries.js';
 import * as LogSql from '../../lib/storage/postgres/log-sql.js';
-import { logsAfter as pgLogsAfter, queryLogs as pgQueryLogs } from '../../lib/storage/postgres/postgres-logs.js';
-import type { Queryable } from '../../lib/storage/postgres/postgres-reads.js';
+import { logsAfter as pgLogsAfter, queryLogs as pgQueryLogs } from '../../lib/storage/postgres/logs.js';
+import type { Queryable } from '../../lib/storage/postgres/connection.js';
 
 /**
  * A self-signed certificate for `localhost` only (not 127.0.0.1), valid
@@ -272,7 +274,7 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
       const caFile = join(dir, 'ca.pem');
       writeFileSync(caFile, TEST_TLS_CERT);
       // Trust can only be extended at process start (NODE_EXTRA_CA_CERTS), hence a child process.
-      const storageModule = fileURLToPath(new URL('../../lib/storage/postgres/postgres-storage.ts', import.meta.url));
+      const storageModule = fileURLToPath(new URL('../../lib/storage/postgres/storage.ts', import.meta.url));
       const script = `
         import { openPostgresStorage } from ${JSON.stringify(storageModule)};
         const base = ${JSON.stringify({ ...options(db.name), logger: undefined, port: proxy.port, sslMode: 'verify-full' })};

@@ -11,7 +11,7 @@ import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs';
 import { newTestDatabase } from '../support/backends.js';
 import { api, startService, type RunningService } from '../support/service.js';
 import { signInAdmin } from '../support/actors.js';
-import { silentLogger, type ServiceLogger } from '../../lib/logger.js';
+import { silentLogger, type ServiceLogger } from '../../lib/core/logger.js';
 
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 

@@ -10,20 +10,12 @@ import { dirname, join } from 'node:path';
 import { open as openSqliteFile } from 'sqlite';
 import sqlite3 from 'sqlite3';
 import pgPromise from 'pg-promise';
-import type { DatabaseConfig } from '../../lib/config.js';
-import { silentLogger } from '../../lib/logger.js';
+import type { DatabaseConfig } from '../../lib/core/config.js';
+import { silentLogger } from '../../lib/core/logger.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
-import {
-  SCHEMA_VERSION,
-  type AuditFilter,
-  type GroupRow,
-  type NewUser,
-  type ProjectRow,
-  type Storage,
-  type UserRow,
-  type Visibility,
-} from '../../lib/storage/storage.js';
-import { SchemaTooNewError, StorageConflict, StorageUnavailableError } from '../../lib/errors.js';
+import { SCHEMA_VERSION, type Storage } from '../../lib/storage/storage.js';
+import type { AuditFilter, GroupRow, NewUser, ProjectRow, UserRow, Visibility } from '../../lib/storage/types-org.js';
+import { SchemaTooNewError, StorageConflict, StorageUnavailableError } from '../../lib/core/errors.js';
 import { describeEachBackend, newTestDatabase, type BackendName, type TestDatabase } from '../support/backends.js';
 
 /** A fixed "now" so timestamps are exact in assertions. */

@@ -7,8 +7,8 @@ import { after, describe } from 'node:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DatabaseConfig } from '../../lib/config.js';
-import { CONFIG_DEFAULTS } from '../../lib/config.js';
+import type { DatabaseConfig } from '../../lib/core/config.js';
+import { CONFIG_DEFAULTS } from '../../lib/core/config.js';
 import { PG, createThrowawayDatabase, endPostgresAdmin, postgresSkipReason } from './postgres.js';
 
 export type BackendName = 'file' | 'server';

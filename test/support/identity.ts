@@ -6,8 +6,8 @@
  */
 import { openStorage } from '../../lib/storage/open-storage.js';
 import type { Storage } from '../../lib/storage/storage.js';
-import type { AuditAction } from '../../lib/admin/audit.js';
-import { silentLogger } from '../../lib/logger.js';
+import type { AuditAction } from '../../lib/audit/audit.js';
+import { silentLogger } from '../../lib/core/logger.js';
 import { ADMIN_PASSWORD, api, login, type RunningService } from './service.js';
 
 /** The bootstrap admin's password after its forced change. */

@@ -6,8 +6,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogService, type LogService, type LogServiceOptions } from '../../lib/service.js';
 import { applyServerBounds, serverOptions } from '../../lib/server-bounds.js';
-import type { LogServiceSettings } from '../../lib/config.js';
-import { silentLogger, type ServiceLogger } from '../../lib/logger.js';
+import type { LogServiceSettings } from '../../lib/core/config.js';
+import { silentLogger, type ServiceLogger } from '../../lib/core/logger.js';
 import type { RateLimiter } from '../../lib/auth/rate-limit.js';
 import { newTestDatabase, type BackendName, type TestDatabase } from './backends.js';
 

@@ -5,10 +5,10 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { addressBucketKey } from '../../lib/http/client-ip.js';
+import { addressBucketKey } from '../../lib/core/client-ip.js';
 import { createThrottle } from '../../lib/auth/throttle.js';
 import { createRateLimiter } from '../../lib/auth/rate-limit.js';
-import { silentLogger } from '../../lib/logger.js';
+import { silentLogger } from '../../lib/core/logger.js';
 import type { Storage } from '../../lib/storage/storage.js';
 
 describe('address bucket keys', () => {

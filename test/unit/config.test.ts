@@ -5,8 +5,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CONFIG_DEFAULTS, configProblems, normalizeConfig, type LogServiceConfig } from '../../lib/config.js';
-import { ConfigError } from '../../lib/errors.js';
+import { CONFIG_DEFAULTS, configProblems, normalizeConfig, type LogServiceConfig } from '../../lib/core/config.js';
+import { ConfigError } from '../../lib/core/errors.js';
 import {
   KNOWN_ENV_NAMES,
   SETTINGS,

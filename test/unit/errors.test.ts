@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ERROR_CODES, LogServiceError, errorStatuses, type ErrorCode } from '../../lib/errors.js';
+import { ERROR_CODES, LogServiceError, errorStatuses, type ErrorCode } from '../../lib/core/errors.js';
 
 describe('error codes', () => {
   it('takes every error status from the one table', () => {

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
-import { clientIp } from '../../lib/http/client-ip.js';
+import { clientIp } from '../../lib/core/client-ip.js';
 import { createRouter } from '../../lib/http/router.js';
 import type { Route } from '../../lib/http/route.js';
 

@@ -7,7 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { framePage } from '../../lib/live/feed.js';
-import type { LogRow } from '../../lib/storage/storage.js';
+import type { LogRow } from '../../lib/storage/types-logs.js';
 
 function row(id: number, padBytes: number): LogRow {
   return { id, projectId: 1, receivedAt: 0, body: JSON.stringify({ level: 'info', event: `e${id}`, timestamp: '2024-01-01T00:00:00Z', pad: 'x'.repeat(padBytes) }) };

@@ -7,7 +7,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { planQuery, type LogBlockRef, type LogPlanReads } from '../../lib/storage/log-plan.js';
-import type { LogRow, LogSelection } from '../../lib/storage/storage.js';
+import type { LogRow, LogSelection } from '../../lib/storage/types-logs.js';
 
 const BLOCKS = 100;
 /** Block i (1-based) holds the one entry with id i; every third entry matches `q=hit`. */

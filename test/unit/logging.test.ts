@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '../../lib/errors.js';
+import { ConfigError } from '../../lib/core/errors.js';
 import { createServiceLogging, type LoggingOptions } from '../../lib/logging.js';
 
 const dirs: string[] = [];

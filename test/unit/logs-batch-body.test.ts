@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { prepareBody } from '../../lib/logs/batch-body.js';
 import { prepareBatch } from '../../lib/logs/prepare-entries.js';
-import { LogServiceError } from '../../lib/errors.js';
+import { LogServiceError } from '../../lib/core/errors.js';
 import { decodeRows } from '../../lib/storage/encoded-entries.js';
 
 const ELEMENTWISE = 0;

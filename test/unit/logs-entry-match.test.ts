@@ -1,6 +1,6 @@
 /**
  * The check every candidate entry of the search index goes through
- * (lib/logs/entry-match.ts): D26's exact-match rule and D25's words and
+ * (lib/search/entry-match.ts): D26's exact-match rule and D25's words and
  * prefixes, decided from the stored JSON text of the entry. Checked against
  * a slow reference written from the spec, over random entries and filters
  * made from their own leaves and words (and near misses), plus the cases
@@ -10,9 +10,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { logEntry, unicodeText, type Json } from '../support/arbitraries.js';
 import fc from 'fast-check';
-import { entryMatcher, exactMatches, exactNeedle, hasTextConditions } from '../../lib/logs/entry-match.js';
-import { parseTextQuery } from '../../lib/logs/search-terms.js';
-import type { ExactFilter, LogFilter } from '../../lib/storage/storage.js';
+import { entryMatcher, exactMatches, exactNeedle, hasTextConditions } from '../../lib/search/entry-match.js';
+import { parseTextQuery } from '../../lib/search/search-terms.js';
+import type { ExactFilter, LogFilter } from '../../lib/search/log-filter.js';
 
 type TextFilter = Pick<LogFilter, 'words' | 'prefixes' | 'exact'>;
 

@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { filterIsEmpty, parseSinceId, readLogFilter, readLogListQuery, readLogScope, readLogStreamQuery } from '../../lib/logs/log-query.js';
-import { createCursorCodec } from '../../lib/http/pagination.js';
-import { LogServiceError } from '../../lib/errors.js';
+import { createCursorCodec } from '../../lib/core/pagination.js';
+import { LogServiceError } from '../../lib/core/errors.js';
 
 const cursors = createCursorCodec('query-test-secret');
 

@@ -5,7 +5,7 @@ import { outcomesOf, planIngest, type IngestPlan, type ProjectUsage } from '../.
 import { BLOCK_MAX_ENTRIES, BLOCK_MAX_TERM_BYTES, cutBlocks } from '../../lib/storage/log-blocks.js';
 import { CHUNK_ENTRIES, decodeBlocks, decodeRows, encodeRequest, type EntryRow } from '../../lib/storage/encoded-entries.js';
 import { blockLayout, concatJsonArrays, rowParts } from '../../lib/storage/ingest-layout.js';
-import type { LogIngestRequest, PreparedEntry } from '../../lib/storage/storage.js';
+import type { LogIngestRequest, PreparedEntry } from '../../lib/storage/types-logs.js';
 import { ByteBudget } from '../../lib/logs/byte-budget.js';
 
 /** A request as planIngest sees it (sizes only). */

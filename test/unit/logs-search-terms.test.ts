@@ -2,8 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { logEntry, unicodeText, type Json } from '../support/arbitraries.js';
 import fc from 'fast-check';
-import { EXACT_TERM_MARK, MIN_PREFIX_LENGTH, valueText, entryTerms, exactTerm, leafIndexTerm, normalizeWord, parseTextQuery, wordsOf } from '../../lib/logs/search-terms.js';
-import { LogServiceError } from '../../lib/errors.js';
+import { EXACT_TERM_MARK, MIN_PREFIX_LENGTH, valueText, entryTerms, exactTerm, leafIndexTerm, normalizeWord, parseTextQuery, wordsOf } from '../../lib/search/search-terms.js';
+import { LogServiceError } from '../../lib/core/errors.js';
 
 const EXACT = /^§[0-9a-v]{12}$/;
 const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;

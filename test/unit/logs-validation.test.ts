@@ -1,9 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { LEVELS, MAX_ENTRY_DEPTH, levelNumber, parseIsoTimestamp, readBatch, validateEntry } from '../../lib/logs/entry-validation.js';
+import { MAX_ENTRY_DEPTH, parseIsoTimestamp, readBatch, validateEntry } from '../../lib/logs/entry-validation.js';
+import { LEVELS, levelNumber } from '../../lib/search/levels.js';
 import { prepareEntries } from '../../lib/logs/prepare-entries.js';
-import { LogServiceError } from '../../lib/errors.js';
+import { LogServiceError } from '../../lib/core/errors.js';
 
 const good = { level: 'info', event: 'user logged in', timestamp: '2024-05-06T07:08:09.123Z' };
 

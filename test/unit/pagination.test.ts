@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { createCursorCodec, readPageRequest, toPage } from '../../lib/http/pagination.js';
-import { LogServiceError } from '../../lib/errors.js';
+import { createCursorCodec, readPageRequest, toPage } from '../../lib/core/pagination.js';
+import { LogServiceError } from '../../lib/core/errors.js';
 
 const codec = createCursorCodec('secret-one');
 

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { HASH_PROCESS_NICE, HashProcess, HashUnavailableError } from '../../lib/auth/hash-process.js';
-import { LogServiceError } from '../../lib/errors.js';
+import { LogServiceError } from '../../lib/core/errors.js';
 import { processState } from '../support/proc.js';
 import { DEFAULT_SCRYPT_LOG_N, SCRYPT_P, SCRYPT_R, createPasswordHasher } from '../../lib/auth/passwords.js';
 

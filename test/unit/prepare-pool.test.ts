@@ -2,8 +2,8 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { PreparePool, WORKER_MIN_BYTES } from '../../lib/logs/prepare-pool.js';
 import { prepareBody } from '../../lib/logs/batch-body.js';
-import { LogServiceError } from '../../lib/errors.js';
-import { silentLogger } from '../../lib/logger.js';
+import { LogServiceError } from '../../lib/core/errors.js';
+import { silentLogger } from '../../lib/core/logger.js';
 
 const TARGET = { projectId: 3, receivedAt: 1_700_000_000_000 };
 

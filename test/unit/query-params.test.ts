@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseInstant, queryEnum, queryId, queryInstant } from '../../lib/http/query-params.js';
-import { LogServiceError } from '../../lib/errors.js';
+import { LogServiceError } from '../../lib/core/errors.js';
 
 const q = (s: string) => new URLSearchParams(s);
 const fieldError = (field: string) => (err: unknown) =>

@@ -21,7 +21,7 @@ import {
   seesNothing,
   visibilityOf,
 } from '../../lib/auth/rbac.js';
-import type { Role, RoleGrant, ScopeType } from '../../lib/storage/storage.js';
+import type { Role, RoleGrant, ScopeType } from '../../lib/storage/types-org.js';
 
 const g = (role: Role, scope_type: ScopeType, scope_id: number | null = null): RoleGrant => ({ role, scope_type, scope_id });
 

@@ -5,11 +5,11 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { endFrame, logFrame, OPEN_FRAME, PING_FRAME } from '../../lib/http/sse.js';
+import { endFrame, logFrame, OPEN_FRAME, PING_FRAME } from '../../lib/live/sse.js';
 import { feedKey } from '../../lib/live/live-scope.js';
 import { decodeBlocked, decodeEntries, encodeEntries } from '../../lib/live/live-signals.js';
 import { ReadGate } from '../../lib/live/read-gate.js';
-import type { LogFilter } from '../../lib/storage/storage.js';
+import type { LogFilter } from '../../lib/search/log-filter.js';
 
 describe('event-stream frames', () => {
   it('frames a log entry as id, event and one data line, ended by a blank line', () => {

@@ -203,7 +203,7 @@ export const QUERY_PROJECT_LOGS_IN_RANGE = `WITH in_range AS MATERIALIZED (
     AND strpos(body, $(needle1)) > 0 AND strpos(body, $(needle2)) > 0
   ORDER BY id DESC LIMIT $(limit)`;
 
-// ---- live-stream settling (see lastLogId in postgres-logs.ts) ------------------
+// ---- live-stream settling (see lastLogId in logs.ts) ------------------
 
 /**
  * The advisory-lock class of ingestion marks: key = class << 32 | project id,

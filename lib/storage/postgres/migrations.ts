@@ -8,7 +8,7 @@
  */
 import type { ITask } from 'pg-promise';
 import { SCHEMA_VERSION } from '../storage.js';
-import { SchemaTooNewError, StorageUnavailableError } from '../../errors.js';
+import { SchemaTooNewError, StorageUnavailableError } from '../../core/errors.js';
 
 /** What a step runs against: the migration transaction. */
 export type MigrationTask = ITask<unknown>;
@@ -156,7 +156,7 @@ CREATE INDEX log_entries_received ON log_entries (project_id, received_at);
 
 -- The search index, one row per block of consecutive entries of one project
 -- (see storage/log-blocks.ts): logkeep's own search terms (see
--- logs/search-terms.ts) plus project and level terms, built with
+-- search/search-terms.ts) plus project and level terms, built with
 -- array_to_tsvector so nothing re-tokenizes them.
 CREATE TABLE log_blocks (
   last_id BIGINT PRIMARY KEY,

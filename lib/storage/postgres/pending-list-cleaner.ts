@@ -12,7 +12,7 @@
  * whole pending list, find it short.
  */
 import type pgPromise from 'pg-promise';
-import type { ServiceLogger } from '../../logger.js';
+import type { ServiceLogger } from '../../core/logger.js';
 
 /** About 1 MiB of pending entries at ~450-byte entries (measured: 500 entries add ~⅓ MiB). */
 export const CLEAN_EVERY_ENTRIES = 1500;

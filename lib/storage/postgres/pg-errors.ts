@@ -3,7 +3,7 @@
  * violations become StorageConflict with a domain name, chosen by the
  * constraint PostgreSQL reports (named explicitly in migrations.ts).
  */
-import { StorageConflict } from '../../errors.js';
+import { StorageConflict } from '../../core/errors.js';
 
 /** SQLSTATE of a unique violation. */
 const UNIQUE_VIOLATION = '23505';

@@ -8,7 +8,7 @@
 import { closeSync, openSync } from 'node:fs';
 import { open, type Database } from 'sqlite';
 import sqlite3 from 'sqlite3';
-import { StorageConflict } from '../../errors.js';
+import { StorageConflict } from '../../core/errors.js';
 import type { SqlRow } from './row-mappers.js';
 import { StatementCache } from './statement-cache.js';
 

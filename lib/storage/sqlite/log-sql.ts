@@ -82,7 +82,7 @@ export const BLOCKS_OLDEST_FIRST = `SELECT b.last_id, b.project_id, b.first_id
     AND b.project_id IN (SELECT value FROM json_each(?4))
   ORDER BY log_block_terms.rowid ASC LIMIT ?5`;
 
-/** How many ASCII words of `q` BLOCK_ENTRIES checks (`likePattern` in sqlite-logs.ts). */
+/** How many ASCII words of `q` BLOCK_ENTRIES checks (`likePattern` in logs.ts). */
 export const BLOCK_ENTRY_WORDS = 3;
 
 /**

@@ -6,7 +6,7 @@
  */
 import type { Database } from 'sqlite';
 import { SCHEMA_VERSION } from '../storage.js';
-import { SchemaTooNewError } from '../../errors.js';
+import { SchemaTooNewError } from '../../core/errors.js';
 
 /** One schema step: brings a database at `version - 1` to `version`. */
 export interface SqliteMigration {
@@ -147,7 +147,7 @@ CREATE INDEX log_entries_received ON log_entries (project_id, received_at);
 -- The search index, one row per block of consecutive entries of one project
 -- (see storage/log-blocks.ts): rowid = last_id = the id of its last entry.
 -- Its terms are computed by logkeep (lower-case letters and digits, or '§'
--- and letters and digits; see logs/search-terms.ts), so the plain ascii
+-- and letters and digits; see search/search-terms.ts), so the plain ascii
 -- tokenizer never splits them further. detail = 'none': queries only
 -- intersect terms (no phrases), so positions would be dead weight.
 -- automerge = 8 (FTS5's default is 4): each commit adds a segment, and

@@ -18,7 +18,7 @@ import type {
   TeamMemberRow,
   TeamRow,
   UserRow,
-} from '../storage.js';
+} from '../types-org.js';
 
 /** A row as the driver returns it. */
 export type SqlRow = Record<string, unknown>;
@@ -132,4 +132,10 @@ export function toAudit(r: SqlRow): AuditRow {
     metadata: JSON.parse(r.metadata as string) as Record<string, unknown>,
     createdAt: num(r.created_at),
   };
+}
+
+/** Maps a row a statement must have returned; a missing one is a bug, not a 404. */
+export function one<T>(row: SqlRow | undefined, map: (r: SqlRow) => T, what: string): T {
+  if (!row) throw new Error(`${what} not found`);
+  return map(row);
 }

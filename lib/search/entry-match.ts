@@ -9,7 +9,7 @@
  * lower-cased text contains each of its ASCII words. Only entries passing
  * them are parsed.
  */
-import type { ExactFilter, LogFilter } from '../storage/storage.js';
+import type { ExactFilter, LogFilter } from './log-filter.js';
 import { addWords, valueText } from './search-terms.js';
 
 /** Tests one stored entry (its compact JSON text). */

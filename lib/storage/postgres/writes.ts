@@ -8,13 +8,10 @@
  * undone. With the savepoint a caught StorageConflict leaves the transaction
  * usable on both backends alike.
  */
+import type { AuditPurgeChunk, PurgedLogChunk } from '../types-retention.js';
 import type {
-  AuditPurgeChunk,
-  PurgedLogChunk,
   AuditRow,
   GroupRow,
-  LogEntryOutcome,
-  LogIngestRequest,
   NewAudit,
   NewProject,
   NewRoleAssignment,
@@ -27,13 +24,15 @@ import type {
   TeamRow,
   UserChanges,
   UserRow,
-  WriteOps,
-} from '../storage.js';
+} from '../types-org.js';
+import type { LogEntryOutcome, LogIngestRequest } from '../types-logs.js';
+import type { WriteOps } from '../storage.js';
 import { toStorageError } from './pg-errors.js';
-import { PostgresReads, toAuditRow, type Queryable, type StoredAuditRow } from './postgres-reads.js';
+import type { Queryable } from './connection.js';
+import { PostgresReads, toAuditRow, type StoredAuditRow } from './reads.js';
 import * as sql from './sql.js';
-import * as Logs from './postgres-logs.js';
-import * as Retention from './postgres-retention.js';
+import * as Logs from './logs.js';
+import * as Retention from './retention.js';
 
 /** Whether a change set carries a key (undefined counts as absent), and its value. */
 function change<C extends object, K extends keyof C>(changes: C, key: K): [boolean, Exclude<C[K], undefined> | null] {

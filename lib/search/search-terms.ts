@@ -37,7 +37,7 @@
  * paths). A key containing `.` or an empty key cannot be named by a dotted
  * `context.` parameter, so its subtree gets no exact terms.
  */
-import { invalidRequest } from '../errors.js';
+import { invalidRequest } from '../core/errors.js';
 
 /** Longest word kept, in code points (D25). */
 export const MAX_WORD_LENGTH = 64;

@@ -5,7 +5,7 @@
  * survive restarts and a forged or foreign cursor answers 400.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { invalidRequest } from '../errors.js';
+import { invalidRequest } from './errors.js';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;

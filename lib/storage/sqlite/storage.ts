@@ -11,14 +11,15 @@
  * - `write` must not be called from inside `fn` (it would wait for itself).
  */
 import type { Database } from 'sqlite';
-import type { ServiceLogger } from '../../logger.js';
+import type { ServiceLogger } from '../../core/logger.js';
 import type { Storage, StorageSession, WriteOps } from '../storage.js';
-import { SchemaTooNewError, StorageUnavailableError } from '../../errors.js';
+import { SchemaTooNewError, StorageUnavailableError } from '../../core/errors.js';
 import { closeConnection, connectionExecutor, openReader, openWriter, type SqlExecutor } from './connection.js';
 import { migrate } from './migrations.js';
 import { AsyncMutex } from './mutex.js';
 import { lockedWriterExecutor, readerPoolExecutor } from './read-routing.js';
-import { SqliteReadOps, SqliteWriteOps } from './sqlite-ops.js';
+import { SqliteReadOps } from './reads.js';
+import { SqliteWriteOps } from './writes.js';
 import { SELECT_SCHEMA_VERSION } from './sql.js';
 
 export interface SqliteStorageOptions {

@@ -3,15 +3,15 @@
  * every request. Nothing here is global: two services in one process share
  * nothing.
  */
-import type { LogServiceConfig } from './config.js';
-import type { Storage } from './storage/storage.js';
-import type { CursorCodec } from './http/pagination.js';
-import type { ServiceLogger } from './logger.js';
-import type { AccessTokenService } from './auth/access-tokens.js';
-import type { PasswordHasher } from './auth/passwords.js';
-import type { Throttle } from './auth/throttle.js';
-import type { Ingestion } from './logs/ingestion.js';
-import type { StreamHub } from './live/stream-hub.js';
+import type { LogServiceConfig } from '../core/config.js';
+import type { Storage } from '../storage/storage.js';
+import type { CursorCodec } from '../core/pagination.js';
+import type { ServiceLogger } from '../core/logger.js';
+import type { AccessTokenService } from '../auth/access-tokens.js';
+import type { PasswordHasher } from '../auth/passwords.js';
+import type { Throttle } from '../auth/throttle.js';
+import type { Ingestion } from '../logs/ingestion.js';
+import type { StreamHub } from '../live/stream-hub-types.js';
 
 export interface ServiceDeps {
   config: LogServiceConfig;

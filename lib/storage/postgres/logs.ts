@@ -5,13 +5,15 @@
  * GIN index on `log_blocks.terms`. `PostgresReads`/`PostgresWrites`
  * delegate here.
  */
-import type { LogEntryOutcome, LogFilter, LogIngestRequest, LogRow, LogSelection, Page } from '../storage.js';
+import type { LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from '../types-logs.js';
+import type { LogFilter } from '../../search/log-filter.js';
+import type { Page } from '../types-org.js';
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-quota.js';
 import { blockLayout, rowParts } from '../ingest-layout.js';
-import { projectTerm, type BlockMatch } from '../log-terms.js';
+import { projectTerm, type BlockMatch } from '../../search/log-terms.js';
 import { BlockLookahead, planLogsAfter, planQuery, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-plan.js';
-import { asciiWordNeedles, exactNeedle, mayFoldFromNonAscii } from '../../logs/entry-match.js';
-import type { Queryable } from './postgres-reads.js';
+import { asciiWordNeedles, exactNeedle, mayFoldFromNonAscii } from '../../search/entry-match.js';
+import type { Queryable } from './connection.js';
 import * as sql from './log-sql.js';
 
 const MIN_TS = -Number.MAX_SAFE_INTEGER;

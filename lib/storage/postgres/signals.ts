@@ -6,7 +6,7 @@
  * connection is re-established with capped backoff until the listener closes.
  */
 import type pgPromise from 'pg-promise';
-import type { ServiceLogger } from '../../logger.js';
+import type { ServiceLogger } from '../../core/logger.js';
 import type { SignalHandlers, SignalListener, StorageSignals } from '../signals.js';
 import { describeConnectionError } from './pg-errors.js';
 

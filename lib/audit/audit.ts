@@ -3,7 +3,8 @@
  * writes a row inside the caller's transaction, so a change and its audit
  * row commit together or not at all.
  */
-import type { AuditRow, WriteOps } from '../storage/storage.js';
+import type { AuditRow } from '../storage/types-org.js';
+import type { WriteOps } from '../storage/storage.js';
 
 export const AUDIT_ACTIONS = [
   'user.created',

@@ -6,7 +6,7 @@
  * operating system through incremental vacuum (the file is created with
  * auto_vacuum = INCREMENTAL, see connection.ts).
  */
-import type { AuditPurgeChunk, ExpiredLogScope, PurgedLogChunk } from '../storage.js';
+import type { AuditPurgeChunk, ExpiredLogScope, PurgedLogChunk } from '../types-retention.js';
 import type { SqlExecutor } from './connection.js';
 
 const DAY_MS = 86_400_000;

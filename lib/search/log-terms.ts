@@ -1,15 +1,15 @@
 /**
  * The search tokens of the block index (see log-blocks.ts): logkeep's own
- * entry terms (logs/search-terms.ts) plus the two kinds the backends add,
+ * entry terms (search/search-terms.ts) plus the two kinds the backends add,
  * the block's project and each level present in it. With them inside the
  * index, a query narrows to its projects and its minimum level within the
  * index itself. `§p` / `§l` + digits can equal neither a word (no `§`) nor
  * an exact-match term (always `§` + 12 base-32 digits, never a `p` or `l`
  * second character followed by so few).
  */
-import { leafIndexTerm } from '../logs/search-terms.js';
-import { LEVELS } from '../logs/entry-validation.js';
-import type { LogFilter } from './storage.js';
+import { leafIndexTerm } from './search-terms.js';
+import { LEVELS } from './levels.js';
+import type { LogFilter } from './log-filter.js';
 
 export function projectTerm(projectId: number): string {
   return `§p${projectId}`;

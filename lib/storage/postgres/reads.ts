@@ -3,20 +3,17 @@
  * object: the pool (plain reads outside a transaction) or a transaction task
  * (reads inside `Storage.write`). The same code serves both.
  */
-import type { IBaseProtocol } from 'pg-promise';
+import type { Queryable } from './connection.js';
+import type { ExpiredLogScope } from '../types-retention.js';
 import type {
-  ExpiredLogScope,
   AuditFilter,
   AuditRow,
   GroupFilter,
   GroupOwnerCount,
   GroupRow,
-  LogRow,
-  LogSelection,
   Page,
   ProjectFilter,
   ProjectRow,
-  ReadOps,
   RefreshTokenRow,
   RoleAssignmentFilter,
   RoleAssignmentRow,
@@ -28,13 +25,12 @@ import type {
   UserFilter,
   UserRow,
   Visibility,
-} from '../storage.js';
+} from '../types-org.js';
+import type { LogRow, LogSelection } from '../types-logs.js';
+import type { ReadOps } from '../storage.js';
 import * as sql from './sql.js';
-import * as Logs from './postgres-logs.js';
-import * as Retention from './postgres-retention.js';
-
-/** The pool or a task/transaction: what every verb runs its SQL on. */
-export type Queryable = IBaseProtocol<unknown>;
+import * as Logs from './logs.js';
+import * as Retention from './retention.js';
 
 /** An audit row as selected: metadata still JSON text. */
 export type StoredAuditRow = Omit<AuditRow, 'metadata'> & { metadata: string };

@@ -10,12 +10,14 @@
  * - time ranges: counts, newest id and rows through (project_id, ts);
  * - otherwise (project_id, id).
  */
-import type { LogEntryOutcome, LogFilter, LogIngestRequest, LogRow, LogSelection, Page } from '../storage.js';
+import type { LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from '../types-logs.js';
+import type { LogFilter } from '../../search/log-filter.js';
+import type { Page } from '../types-org.js';
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-quota.js';
 import { blockLayout, rowParts } from '../ingest-layout.js';
-import { projectTerm, type BlockMatch } from '../log-terms.js';
+import { projectTerm, type BlockMatch } from '../../search/log-terms.js';
 import { BlockLookahead, mergeNewestFirst, planLogsAfter, planQuery, stepSpans, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-plan.js';
-import { asciiWordNeedles, exactNeedle, type AsciiNeedle } from '../../logs/entry-match.js';
+import { asciiWordNeedles, exactNeedle, type AsciiNeedle } from '../../search/entry-match.js';
 import type { SqlExecutor } from './connection.js';
 import type { SqlRow } from './row-mappers.js';
 import * as SQL from './log-sql.js';

@@ -3,8 +3,8 @@
  * job runs, each deleting one bounded chunk inside the caller's
  * transaction. Space is reused and returned by autovacuum.
  */
-import type { AuditPurgeChunk, ExpiredLogScope, PurgedLogChunk } from '../storage.js';
-import type { Queryable } from './postgres-reads.js';
+import type { AuditPurgeChunk, ExpiredLogScope, PurgedLogChunk } from '../types-retention.js';
+import type { Queryable } from './connection.js';
 
 const DAY_MS = 86_400_000;
 

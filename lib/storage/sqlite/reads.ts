@@ -1,0 +1,237 @@
+/**
+ * The contract's reading verbs in SQLite: one statement each (from `sql.ts`),
+ * run through an executor that decides the connection. `SqliteReadOps`
+ * serves both the Storage's plain reads (reader pool) and reads inside a
+ * transaction (the writer); `SqliteWriteOps` (writes.ts) adds the writing
+ * verbs.
+ */
+import type {
+  AuditFilter,
+  AuditRow,
+  GroupFilter,
+  GroupOwnerCount,
+  GroupRow,
+  Page,
+  ProjectFilter,
+  ProjectRow,
+  RefreshTokenRow,
+  RoleAssignmentFilter,
+  RoleAssignmentRow,
+  RoleGrant,
+  SecretKeyLookup,
+  SecretKeyRow,
+  TeamMemberRow,
+  TeamRow,
+  UserFilter,
+  UserRow,
+  Visibility,
+} from '../types-org.js';
+import type { ExpiredLogScope } from '../types-retention.js';
+import type { LogRow, LogSelection } from '../types-logs.js';
+import type { ReadOps } from '../storage.js';
+import type { SqlExecutor } from './connection.js';
+import {
+  toAudit,
+  toGroup,
+  toGroupOwnerCount,
+  toProject,
+  toRefreshToken,
+  toRoleAssignment,
+  toRoleGrant,
+  toSecretKey,
+  toSecretKeyLookup,
+  toTeam,
+  toTeamMember,
+  toUser,
+} from './row-mappers.js';
+import { jsonIds, orNull } from './params.js';
+import * as SQL from './sql.js';
+import * as Logs from './logs.js';
+import * as Retention from './retention.js';
+
+/** Bound for `id < ?` when the caller gave no `beforeId`. */
+const NO_UPPER_ID = Number.MAX_SAFE_INTEGER;
+
+const before = (beforeId: number | undefined): number => beforeId ?? NO_UPPER_ID;
+/** The lower-cased needle; '' matches everything (instr(x, '') = 1). */
+const needle = (s: string | undefined): string => (s ?? '').toLowerCase();
+
+function visibilityParams(v: Visibility): { all: number; groupIds: string; projectIds: string } {
+  return v.all ? { all: 1, groupIds: '[]', projectIds: '[]' } : { all: 0, groupIds: jsonIds(v.groupIds), projectIds: jsonIds(v.projectIds) };
+}
+
+export class SqliteReadOps implements ReadOps {
+  constructor(protected readonly db: SqlExecutor) {}
+
+  async countUsers(): Promise<number> {
+    const row = await this.db.get(SQL.COUNT_USERS);
+    return Number(row?.n ?? 0);
+  }
+
+  async getUserById(id: number): Promise<UserRow | null> {
+    const row = await this.db.get(SQL.SELECT_USER_BY_ID, [id]);
+    return row ? toUser(row) : null;
+  }
+
+  async getUserByUsername(username: string): Promise<UserRow | null> {
+    const row = await this.db.get(SQL.SELECT_USER_BY_USERNAME, [username]);
+    return row ? toUser(row) : null;
+  }
+
+  async listUsers(filter: UserFilter): Promise<UserRow[]> {
+    const rows = await this.db.all(SQL.LIST_USERS, [needle(filter.usernameContains), before(filter.beforeId), filter.limit]);
+    return rows.map(toUser);
+  }
+
+  async hasPrimaryAdmin(): Promise<boolean> {
+    const row = await this.db.get(SQL.HAS_PRIMARY_ADMIN);
+    return row?.present === 1;
+  }
+
+  async getRefreshToken(tokenHash: string): Promise<RefreshTokenRow | null> {
+    const row = await this.db.get(SQL.SELECT_REFRESH_TOKEN, [tokenHash]);
+    return row ? toRefreshToken(row) : null;
+  }
+
+  async getGroup(id: number): Promise<GroupRow | null> {
+    const row = await this.db.get(SQL.SELECT_GROUP, [id]);
+    return row ? toGroup(row) : null;
+  }
+
+  async listGroups(filter: GroupFilter): Promise<GroupRow[]> {
+    const v = visibilityParams(filter.visibility);
+    const rows = await this.db.all(SQL.LIST_GROUPS, [needle(filter.nameContains), v.all, v.groupIds, before(filter.beforeId), filter.limit]);
+    return rows.map(toGroup);
+  }
+
+  async getTeam(id: number): Promise<TeamRow | null> {
+    const row = await this.db.get(SQL.SELECT_TEAM, [id]);
+    return row ? toTeam(row) : null;
+  }
+
+  async listTeams(groupId: number): Promise<TeamRow[]> {
+    return (await this.db.all(SQL.LIST_TEAMS, [groupId])).map(toTeam);
+  }
+
+  async listTeamMembers(teamId: number): Promise<TeamMemberRow[]> {
+    return (await this.db.all(SQL.LIST_TEAM_MEMBERS, [teamId])).map(toTeamMember);
+  }
+
+  async isTeamMember(teamId: number, userId: number): Promise<boolean> {
+    const row = await this.db.get(SQL.IS_TEAM_MEMBER, [teamId, userId]);
+    return row?.present === 1;
+  }
+
+  async teamIdsOfUser(userId: number): Promise<number[]> {
+    return (await this.db.all(SQL.TEAM_IDS_OF_USER, [userId])).map((r) => r.team_id as number);
+  }
+
+  async getProject(id: number): Promise<ProjectRow | null> {
+    const row = await this.db.get(SQL.SELECT_PROJECT, [id]);
+    return row ? toProject(row) : null;
+  }
+
+  async listProjects(filter: ProjectFilter): Promise<ProjectRow[]> {
+    const v = visibilityParams(filter.visibility);
+    const groupId = orNull(filter.groupId);
+    const rows = await this.db.all(SQL.LIST_PROJECTS, [
+      groupId,
+      groupId,
+      needle(filter.nameContains),
+      v.all,
+      v.groupIds,
+      v.projectIds,
+      before(filter.beforeId),
+      filter.limit,
+    ]);
+    return rows.map(toProject);
+  }
+
+  async projectIdsOfGroup(groupId: number): Promise<{ id: number; isBlocked: boolean }[]> {
+    const rows = await this.db.all(SQL.PROJECTS_OF_GROUP, [groupId]);
+    return rows.map((r) => ({ id: r.id as number, isBlocked: r.is_blocked === 1 }));
+  }
+
+  async getSecretKey(id: number): Promise<SecretKeyRow | null> {
+    const row = await this.db.get(SQL.SELECT_SECRET_KEY, [id]);
+    return row ? toSecretKey(row) : null;
+  }
+
+  async listSecretKeys(projectId: number): Promise<SecretKeyRow[]> {
+    return (await this.db.all(SQL.LIST_SECRET_KEYS, [projectId])).map(toSecretKey);
+  }
+
+  async findSecretKeyByHash(keyHash: string): Promise<SecretKeyLookup | null> {
+    const row = await this.db.get(SQL.FIND_SECRET_KEY_BY_HASH, [keyHash]);
+    return row ? toSecretKeyLookup(row) : null;
+  }
+
+  async getRoleAssignment(id: number): Promise<RoleAssignmentRow | null> {
+    const row = await this.db.get(SQL.SELECT_ROLE_ASSIGNMENT, [id]);
+    return row ? toRoleAssignment(row) : null;
+  }
+
+  async listRoleAssignments(filter: RoleAssignmentFilter): Promise<RoleAssignmentRow[]> {
+    const subjectType = orNull(filter.subjectType);
+    const subjectId = orNull(filter.subjectId);
+    const scopeType = orNull(filter.scopeType);
+    const scopeId = orNull(filter.scopeId);
+    const within = orNull(filter.withinGroupId);
+    const rows = await this.db.all(SQL.LIST_ROLE_ASSIGNMENTS, [
+      subjectType,
+      subjectType,
+      subjectId,
+      subjectId,
+      scopeType,
+      scopeType,
+      scopeId,
+      scopeId,
+      within,
+      within,
+      within,
+    ]);
+    return rows.map(toRoleAssignment);
+  }
+
+  async effectiveGrants(userId: number): Promise<RoleGrant[]> {
+    return (await this.db.all(SQL.EFFECTIVE_GRANTS, [userId, userId])).map(toRoleGrant);
+  }
+
+  async countGroupOwners(groupIds: number[]): Promise<GroupOwnerCount[]> {
+    if (groupIds.length === 0) return [];
+    return (await this.db.all(SQL.COUNT_GROUP_OWNERS, [jsonIds(groupIds)])).map(toGroupOwnerCount);
+  }
+
+  async groupsOwnedBy(userId: number): Promise<GroupRow[]> {
+    return (await this.db.all(SQL.GROUPS_OWNED_BY, [userId, userId])).map(toGroup);
+  }
+
+  async listAudit(filter: AuditFilter): Promise<AuditRow[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    for (const key of Object.keys(SQL.AUDIT_WHERE) as (keyof typeof SQL.AUDIT_WHERE)[]) {
+      const value = filter[key];
+      if (value === undefined) continue;
+      where.push(SQL.AUDIT_WHERE[key]);
+      params.push(value);
+    }
+    const sql = [SQL.LIST_AUDIT_BASE, where.length ? `WHERE ${where.join(' AND ')}` : '', SQL.LIST_AUDIT_TAIL].join(' ');
+    return (await this.db.all(sql, [...params, filter.limit])).map(toAudit);
+  }
+
+  queryLogs(selection: LogSelection, page: Page): Promise<LogRow[]> {
+    return Logs.queryLogs(this.db, selection, page);
+  }
+
+  logsAfter(selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
+    return Logs.logsAfter(this.db, selection, afterId, limit);
+  }
+
+  lastLogId(): Promise<number> {
+    return Logs.lastLogId(this.db);
+  }
+
+  expiredLogScopes(now: number): Promise<ExpiredLogScope[]> {
+    return Retention.expiredLogScopes(this.db, now);
+  }
+}

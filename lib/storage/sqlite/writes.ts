@@ -1,0 +1,196 @@
+/**
+ * The contract's writing verbs in SQLite, one statement each (from `sql.ts`).
+ * They only ever run on the writer connection, inside `Storage.write`, which
+ * serialises write transactions.
+ */
+import type {
+  AuditRow,
+  GroupRow,
+  NewAudit,
+  NewProject,
+  NewRoleAssignment,
+  NewUser,
+  ProjectChanges,
+  ProjectRow,
+  RefreshTokenRow,
+  RoleAssignmentRow,
+  SecretKeyRow,
+  TeamRow,
+  UserChanges,
+  UserRow,
+} from '../types-org.js';
+import type { AuditPurgeChunk, PurgedLogChunk } from '../types-retention.js';
+import type { LogEntryOutcome, LogIngestRequest } from '../types-logs.js';
+import type { WriteOps } from '../storage.js';
+import { one, toAudit, toGroup, toProject, toRefreshToken, toRoleAssignment, toSecretKey, toTeam, toUser } from './row-mappers.js';
+import { change, flag, jsonIds } from './params.js';
+import * as SQL from './sql.js';
+import * as Logs from './logs.js';
+import * as Retention from './retention.js';
+import { SqliteReadOps } from './reads.js';
+
+export class SqliteWriteOps extends SqliteReadOps implements WriteOps {
+  async insertUser(user: NewUser): Promise<UserRow> {
+    const row = await this.db.get(SQL.INSERT_USER, [
+      user.username,
+      user.username.toLowerCase(),
+      user.displayName,
+      user.email,
+      user.passwordHash,
+      flag(user.mustChangePassword),
+      flag(user.isPrimaryAdmin),
+      user.createdAt,
+    ]);
+    return one(row, toUser, 'inserted user');
+  }
+
+  /** The writer transaction already excludes every other writer. */
+  getUserForUpdate(id: number): Promise<UserRow | null> {
+    return this.getUserById(id);
+  }
+
+  async updateUser(id: number, changes: UserChanges): Promise<UserRow> {
+    const has = (k: keyof UserChanges) => changes[k] !== undefined;
+    const row = await this.db.get(SQL.UPDATE_USER, [
+      ...change(has('displayName'), changes.displayName),
+      ...change(has('email'), changes.email),
+      ...change(has('emailVerifiedAt'), changes.emailVerifiedAt),
+      ...change(has('passwordHash'), changes.passwordHash),
+      ...change(has('mustChangePassword'), changes.mustChangePassword === undefined ? null : flag(changes.mustChangePassword)),
+      ...change(has('isActive'), changes.isActive === undefined ? null : flag(changes.isActive)),
+      ...change(has('deletedAt'), changes.deletedAt),
+      id,
+    ]);
+    return one(row, toUser, `user ${id}`);
+  }
+
+  async bumpTokenVersion(userIds: number[]): Promise<void> {
+    if (userIds.length === 0) return;
+    await this.db.run(SQL.BUMP_TOKEN_VERSION, [jsonIds(userIds)]);
+  }
+
+  async insertRefreshToken(row: Omit<RefreshTokenRow, 'id' | 'revokedAt'>): Promise<void> {
+    await this.db.run(SQL.INSERT_REFRESH_TOKEN, [row.userId, row.tokenHash, row.createdAt, row.expiresAt]);
+  }
+
+  async revokeRefreshToken(tokenHash: string, now: number): Promise<RefreshTokenRow | null> {
+    const row = await this.db.get(SQL.REVOKE_REFRESH_TOKEN, [now, tokenHash, now]);
+    return row ? toRefreshToken(row) : null;
+  }
+
+  async revokeUserRefreshTokens(userId: number, now: number): Promise<number> {
+    return (await this.db.run(SQL.REVOKE_USER_REFRESH_TOKENS, [now, userId, now])).changes;
+  }
+
+  async insertGroup(name: string, createdAt: number): Promise<GroupRow> {
+    return one(await this.db.get(SQL.INSERT_GROUP, [name, name.toLowerCase(), createdAt]), toGroup, 'inserted group');
+  }
+
+  async insertTeam(groupId: number, name: string, createdAt: number): Promise<TeamRow> {
+    return one(await this.db.get(SQL.INSERT_TEAM, [groupId, name, createdAt]), toTeam, 'inserted team');
+  }
+
+  async addTeamMember(teamId: number, userId: number): Promise<boolean> {
+    return (await this.db.run(SQL.INSERT_TEAM_MEMBER, [teamId, userId])).changes === 1;
+  }
+
+  async removeTeamMember(teamId: number, userId: number): Promise<boolean> {
+    return (await this.db.run(SQL.DELETE_TEAM_MEMBER, [teamId, userId])).changes === 1;
+  }
+
+  async removeUserFromAllTeams(userId: number): Promise<void> {
+    await this.db.run(SQL.DELETE_USER_TEAM_MEMBERSHIPS, [userId]);
+  }
+
+  async insertProject(project: NewProject): Promise<ProjectRow> {
+    const row = await this.db.get(SQL.INSERT_PROJECT, [
+      project.groupId,
+      project.name,
+      project.name.toLowerCase(),
+      project.retentionDays,
+      project.maxEntries,
+      project.maxBytes,
+      project.createdAt,
+    ]);
+    return one(row, toProject, 'inserted project');
+  }
+
+  async updateProject(id: number, changes: ProjectChanges): Promise<ProjectRow> {
+    const has = (k: keyof ProjectChanges) => changes[k] !== undefined;
+    const row = await this.db.get(SQL.UPDATE_PROJECT, [
+      ...change(has('retentionDays'), changes.retentionDays),
+      ...change(has('maxEntries'), changes.maxEntries),
+      ...change(has('maxBytes'), changes.maxBytes),
+      ...change(has('isBlocked'), changes.isBlocked === undefined ? null : flag(changes.isBlocked)),
+      id,
+    ]);
+    return one(row, toProject, `project ${id}`);
+  }
+
+  async insertSecretKey(row: { projectId: number; label: string | null; keyHash: string; createdAt: number }): Promise<SecretKeyRow> {
+    const inserted = await this.db.get(SQL.INSERT_SECRET_KEY, [row.projectId, row.label, row.keyHash, row.createdAt]);
+    return one(inserted, toSecretKey, 'inserted secret key');
+  }
+
+  async revokeSecretKey(id: number, now: number): Promise<SecretKeyRow | null> {
+    const row = await this.db.get(SQL.REVOKE_SECRET_KEY, [now, id]);
+    return row ? toSecretKey(row) : null;
+  }
+
+  async insertRoleAssignment(row: NewRoleAssignment): Promise<RoleAssignmentRow> {
+    const inserted = await this.db.get(SQL.INSERT_ROLE_ASSIGNMENT, [
+      row.subjectType,
+      row.subjectId,
+      row.role,
+      row.scopeType,
+      row.scopeId,
+      row.createdAt,
+    ]);
+    return one(inserted, toRoleAssignment, 'inserted role assignment');
+  }
+
+  async deleteRoleAssignment(id: number): Promise<boolean> {
+    const result = await this.db.run(SQL.DELETE_ROLE_ASSIGNMENT, [id]);
+    return (result.changes ?? 0) > 0;
+  }
+
+  async deleteUserRoleAssignments(userId: number): Promise<void> {
+    await this.db.run(SQL.DELETE_USER_ROLE_ASSIGNMENTS, [userId]);
+  }
+
+  async insertAudit(row: NewAudit): Promise<AuditRow> {
+    const inserted = await this.db.get(SQL.INSERT_AUDIT, [
+      row.actorUserId,
+      row.action,
+      row.targetType,
+      row.targetId,
+      JSON.stringify(row.metadata),
+      row.createdAt,
+    ]);
+    return one(inserted, toAudit, 'inserted audit row');
+  }
+
+  /** Write transactions are already serialised on the one writer connection. */
+  async lockGroups(_groupIds: number[]): Promise<void> {}
+
+  /** The writer lock held by the transaction makes the quota checks exact. */
+  ingestLogs(requests: LogIngestRequest[]): Promise<LogEntryOutcome[][]> {
+    return Logs.ingestLogs(this.db, requests);
+  }
+
+  purgeLogEntries(projectId: number, receivedBefore: number, limit: number): Promise<PurgedLogChunk> {
+    return Retention.purgeLogEntries(this.db, projectId, receivedBefore, limit);
+  }
+
+  purgeAuditRows(chunk: AuditPurgeChunk): Promise<number> {
+    return Retention.purgeAuditRows(this.db, chunk);
+  }
+
+  purgeExpiredRefreshTokens(now: number, limit: number): Promise<number> {
+    return Retention.purgeExpiredRefreshTokens(this.db, now, limit);
+  }
+
+  reclaimFreePages(maxPages: number): Promise<number> {
+    return Retention.reclaimFreePages(this.db, maxPages);
+  }
+}

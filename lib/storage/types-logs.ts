@@ -1,0 +1,81 @@
+/**
+ * Log entries as the storage contract (`storage.ts`) stores and returns them:
+ * prepared and encoded ingestion batches, their outcomes, and the selection
+ * a query reads.
+ */
+import type { LogFilter } from '../search/log-filter.js';
+
+/**
+ * A log entry as stored: the submitted object's compact JSON text (key order
+ * kept) plus the server-assigned fields.
+ */
+export interface LogRow {
+  id: number;
+  projectId: number;
+  receivedAt: number;
+  body: string;
+}
+
+/**
+ * An entry ready to encode: validated, serialised, sized and indexed by
+ * `logs/` (so both backends index identically).
+ */
+export interface PreparedEntry {
+  /** Compact JSON text of the submitted object. */
+  body: string;
+  /** UTF-8 byte length of `body`. */
+  bytes: number;
+  /** 0 debug … 4 critical. */
+  level: number;
+  /** The entry's `timestamp`, as epoch milliseconds. */
+  timestamp: number;
+  /**
+   * Search terms computed by logkeep (`search/search-terms.ts`), joined by
+   * single spaces: words of `q`, lower-case runs of Unicode letters and
+   * digits, and exact-match terms, `§` plus base-32 digits. No
+   * term contains a space or an ASCII character other than a–z and 0–9, so
+   * no backend tokenizer splits one further. (One string rather than an
+   * array: a 10 MiB batch holds about a million terms.)
+   */
+  terms: string;
+}
+
+/**
+ * One ingestion request's valid entries, all for one project, encoded
+ * once where the batch is prepared (storage/encoded-entries.ts), so a write
+ * transaction mostly hands bytes to the database instead of serialising
+ * entry by entry while the writer waits.
+ */
+export interface LogIngestRequest {
+  projectId: number;
+  /** Each entry's size in bytes, in submitted order: what quotas need. */
+  sizes: number[];
+  /** The entries in order, in runs of at most CHUNK_ENTRIES. */
+  chunks: EncodedChunk[];
+}
+
+/**
+ * Consecutive entries of one request as UTF-8 JSON. Each chunk owns its
+ * whole ArrayBuffers, so a worker can transfer them.
+ */
+export interface EncodedChunk {
+  count: number;
+  /** `[[project_id, received_at, ts, level, bytes, body], …]`, one row per entry (the only place the request's arrival time is kept). */
+  rows: Uint8Array;
+  /**
+   * The chunk's search-index blocks (log-blocks.ts), `[[first, last, terms], …]`:
+   * `first`/`last` are offsets of entries in the chunk, `terms` the
+   * entries' terms and the block's level terms, space-separated (the
+   * project term is added when the block is written).
+   */
+  blocks: Uint8Array;
+}
+
+/** What became of one entry: stored under `id`, or refused by a quota. */
+export type LogEntryOutcome = { id: number } | { quota: 'max_entries' | 'max_bytes' };
+
+/** A log filter over a set of projects (one, or a group's unblocked ones). */
+export interface LogSelection extends LogFilter {
+  /** Non-empty. */
+  projectIds: number[];
+}

@@ -10,7 +10,8 @@ import { orgRoutes } from './routes-org.js';
 import { auditRoutes } from './routes-audit.js';
 import { logRoutes } from './routes-logs.js';
 import { streamRoutes } from './routes-stream.js';
+import { openApiRoutes } from './routes-openapi.js';
 
 export function allRoutes(): Route[] {
-  return [...authRoutes, ...userRoutes, ...orgRoutes(), ...auditRoutes(), ...logRoutes, ...streamRoutes];
+  return [...authRoutes, ...userRoutes, ...orgRoutes(), ...auditRoutes(), ...logRoutes, ...streamRoutes, ...openApiRoutes];
 }

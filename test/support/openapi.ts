@@ -73,7 +73,7 @@ class ResponseChecker {
 
   /** What is wrong with this response, or null when the document describes it. */
   problem(method: string, target: string, res: { status: number; headers: Headers; text: string }): string | null {
-    const pathname = new URL(`http://localhost${target}`).pathname;
+    const pathname = pathOf(target);
     const verb = method.toLowerCase();
     const template = this.matchers.find((m) => m.pattern.test(pathname))?.template;
     const operation = template === undefined ? undefined : this.doc.paths[template][verb];
@@ -156,6 +156,16 @@ class ResponseChecker {
   }
 }
 
+/** The path the service routes on, read from a request target the way its handler reads it. */
+function pathOf(target: string): string {
+  try {
+    return (target.startsWith('/') ? new URL(`http://localhost${target}`) : new URL(target, 'http://localhost')).pathname;
+  } catch {
+    // The service refuses such a target before routing: no documented route.
+    return '';
+  }
+}
+
 function escapePointer(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
@@ -180,4 +190,22 @@ export function assertDocumentedResponse(baseUrl: string, method: string, target
 export function openApiProblem(method: string, target: string, res: { status: number; headers: Headers; text: string }): string | null {
   checker ??= new ResponseChecker();
   return checker.problem(method, target, res);
+}
+
+/**
+ * The same check for a response read with `node:http` (the fuzz's client):
+ * `HEAD` answers and bare `431`s (headers refused by the HTTP parser,
+ * before any route) carry no body to check.
+ */
+export function wireResponseProblem(
+  method: string,
+  target: string,
+  res: { status: number; headers: Record<string, string | string[] | undefined>; text: string },
+): string | null {
+  if (method === 'HEAD' || res.status === 431) return null;
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return openApiProblem(method, target, { status: res.status, headers, text: res.text });
 }

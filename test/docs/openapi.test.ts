@@ -11,7 +11,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { allRoutes } from '../../lib/http/routes.js';
 import { ERROR_CODES } from '../../lib/errors.js';
 import { OPENAPI_JSON } from '../../lib/http/openapi-document.js';
-import { documentedOperations, openApiDocument, openApiProblem } from '../support/openapi.js';
+import { compileEveryOpenApiSchema, documentedOperations, openApiDocument, openApiProblem } from '../support/openapi.js';
 
 /** `GET /v1/users/:id` → `GET /v1/users/{id}`. */
 function asTemplate(method: string, path: string): string {
@@ -30,6 +30,10 @@ describe('the OpenAPI document', () => {
     assert.match(doc.openapi, /^3\.1\./);
     const result = await new Validator().validate(structuredClone(doc));
     assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
+  });
+
+  it('has schemas that all compile as JSON Schema 2020-12, references resolved', () => {
+    assert.ok(compileEveryOpenApiSchema() > 100);
   });
 
   it('is what GET /v1/openapi.json serves (the generated module is up to date)', () => {

@@ -75,7 +75,8 @@ class ResponseChecker {
   problem(method: string, target: string, res: { status: number; headers: Headers; text: string }): string | null {
     const pathname = pathOf(target);
     const verb = method.toLowerCase();
-    const template = this.matchers.find((m) => m.pattern.test(pathname))?.template;
+    // Like the router: the first path that matches and serves this method (`PATCH /v1/users/me` is `/v1/users/{id}`).
+    const template = this.matchers.find((m) => m.pattern.test(pathname) && this.doc.paths[m.template][verb] !== undefined)?.template;
     const operation = template === undefined ? undefined : this.doc.paths[template][verb];
     const where = operation ? `${method} ${template}` : `${method} ${pathname} (not a documented route)`;
     const responses: Json = operation ? operation.responses : this.unservedResponses(verb);
@@ -124,6 +125,24 @@ class ResponseChecker {
     const validate = schemaPointer ? this.validator(schemaPointer) : this.ajv.compile(content['application/json'].schema);
     if (validate(body)) return null;
     return `${where} ${res.status}: the body does not match the document: ${this.ajv.errorsText(validate.errors, { separator: '; ' })}\n  body: ${res.text.slice(0, 500)}`;
+  }
+
+  /** Compiles every schema of the document (components, bodies, parameters, headers); returns how many. */
+  compileEverySchema(): number {
+    const pointers: string[] = Object.keys(this.doc.components.schemas).map((name) => `/components/schemas/${escapePointer(name)}`);
+    const visit = (node: unknown, pointer: string): void => {
+      if (node === null || typeof node !== 'object') return;
+      for (const [key, child] of Object.entries(node)) {
+        const here = `${pointer}/${escapePointer(key)}`;
+        // A schema is compiled whole, with what it contains.
+        if (key === 'schema' && child !== null && typeof child === 'object') pointers.push(here);
+        else visit(child, here);
+      }
+    };
+    visit(this.doc.paths, '/paths');
+    for (const part of ['parameters', 'responses', 'headers', 'requestBodies']) visit(this.doc.components[part], `/components/${part}`);
+    for (const pointer of pointers) this.validator(pointer);
+    return pointers.length;
   }
 
   /**
@@ -184,6 +203,12 @@ export function assertDocumentedResponse(baseUrl: string, method: string, target
   checker ??= new ResponseChecker();
   const problem = checker.problem(method, target, res);
   if (problem !== null) throw new Error(`Response not described by docs/openapi.yaml: ${problem}`);
+}
+
+/** Compiles every schema in the document (a broken `$ref` or keyword throws); returns how many. */
+export function compileEveryOpenApiSchema(): number {
+  checker ??= new ResponseChecker();
+  return checker.compileEverySchema();
 }
 
 /** For tests of the checker itself: the problem with a response, or null. */

@@ -19,6 +19,7 @@ import type { Route } from '../../lib/http/route.js';
 import { describeEachBackend } from '../support/backends.js';
 import { api, startService, type RunningService } from '../support/service.js';
 import { ADMIN_FINAL_PASSWORD, createActor, createGroup, createKey, createProject, createTeam, addMember, grant, signIn, signInAdmin, type TestActor } from '../support/actors.js';
+import { wireResponseProblem } from '../support/openapi.js';
 import { ALLOWED_ORIGIN, describeRequest, problemWith, requestFor, send, strayRequest, type Credentials, type FuzzRequest, type FuzzWorld } from '../support/fuzz.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
@@ -108,7 +109,7 @@ describeEachBackend('fuzz over every route', (backend) => {
           creds = await credentials();
           res = await send(svc.url, agent, r, creds);
         }
-        const problem = problemWith(r.method, res);
+        const problem = problemWith(r.method, res) ?? wireResponseProblem(r.method, r.path, res);
         assert.equal(problem, null, `${describeRequest(r)}\n  → ${problem}`);
       }),
       { numRuns: RUNS, includeErrorInReport: true, ...(SEED === undefined ? {} : { seed: SEED }) },

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { checkResponsesOf } from './openapi.js';
 
 /** The executable `package.json` names under `bin.logkeep`. */
 export const BIN_PATH = fileURLToPath(new URL('../../dist/bin/logkeep.cjs', import.meta.url));
@@ -172,6 +173,8 @@ export async function startServing(args: readonly string[], env: Record<string, 
   const bin = startBin(['serve', '--http-host', '127.0.0.1', '--http-port', String(port), ...args], { env });
   try {
     const match = await bin.waitForOutput(/listening on (http:\/\/\S+)/);
+    // The bin serves the routes at its root: its answers are checked against the OpenAPI document.
+    checkResponsesOf(match[1] as string);
     return { bin, url: match[1] as string };
   } catch (err) {
     bin.kill();

@@ -1,6 +1,7 @@
 /**
  * A real logkeep service on a real socket (port 0) for HTTP tests, plus a
- * tiny client over fetch.
+ * tiny client over fetch that checks every answer of such a service against
+ * the OpenAPI document (test/support/openapi.ts).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +11,7 @@ import type { LogServiceSettings } from '../../lib/core/config.js';
 import { silentLogger, type ServiceLogger } from '../../lib/core/logger.js';
 import type { RateLimiter } from '../../lib/auth/rate-limit.js';
 import { newTestDatabase, type BackendName, type TestDatabase } from './backends.js';
+import { assertDocumentedResponse, checkResponsesOf } from './openapi.js';
 
 export const TEST_JWT_SECRET = 'test-secret-0123456789abcdef0123456789abcdef';
 export const ADMIN_PASSWORD = 'admin-password-1';
@@ -68,8 +70,11 @@ export async function startService(backend: BackendName, options: StartOptions =
   applyServerBounds(server, service.config);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  // Unless mounted under a prefix, every answer `api()` gets from it must be one the OpenAPI document describes.
+  if (options.basePath === undefined) checkResponsesOf(url);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     service,
     server,
     database,
@@ -122,6 +127,7 @@ export async function api(baseUrl: string, method: string, path: string, request
   } catch {
     parsed = undefined;
   }
+  assertDocumentedResponse(baseUrl, method, path, { status: res.status, headers: res.headers, text });
   return { status: res.status, headers: res.headers, text, body: parsed };
 }
 

@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+// Turns the hand-written docs/openapi.yaml into lib/http/openapi-document.ts,
+// the JSON text `GET /v1/openapi.json` answers, so the service needs no YAML
+// parser at run time. Run by `npm run build`; `--check` only reports (exit 1)
+// whether the generated module is out of date.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parse } from 'yaml';
+
+const SOURCE = 'docs/openapi.yaml';
+const TARGET = 'lib/http/openapi-document.ts';
+
+const document = parse(readFileSync(SOURCE, 'utf8'));
+const text =
+  `// Generated from ${SOURCE} by scripts/build-openapi.mjs (npm run build): edit the YAML, not this file.\n` +
+  '/** The OpenAPI description of the HTTP API, as the JSON text `GET /v1/openapi.json` answers. */\n' +
+  `export const OPENAPI_JSON = ${JSON.stringify(JSON.stringify(document))};\n`;
+
+let current = null;
+try {
+  current = readFileSync(TARGET, 'utf8');
+} catch {
+  current = null;
+}
+if (process.argv.includes('--check')) {
+  if (current !== text) {
+    console.error(`${TARGET} is out of date: run \`node scripts/build-openapi.mjs\` (or \`npm run build\`).`);
+    process.exit(1);
+  }
+} else if (current !== text) {
+  writeFileSync(TARGET, text);
+  console.log(`wrote ${TARGET}`);
+}

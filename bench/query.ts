@@ -3,8 +3,8 @@
  * 10 projects (filled by `bench/ingest.ts`, or here when run alone):
  * p50/p99 of every single filter and `q`, of `context.*` and `q` matching
  * nothing, of `from`/`to` ranges; then ingestion and queries together
- * (does ingestion keep its rate?), then a login burst during both (D35:
- * p99 may rise by at most 20 ms).
+ * (does ingestion keep its rate?), then a login burst of 20 sign-ins
+ * during both (how much do hashes cost ingestion and queries?).
  *
  * Standalone: `node --import tsx bench/query.ts [--quick]`.
  */
@@ -139,7 +139,7 @@ export async function mixedLoad(label: string, filled: FilledDatabase, options: 
       while (!stop()) query.push(...(await timeQueries(token, all[queryCount % all.length]!, 1, client, queryCount++)));
     })();
     let logins = 0;
-    // Twenty people signing in at once (production scrypt cost, D35's cap applies).
+    // Twenty people signing in at once (production scrypt cost, hashes queued one at a time).
     const burster = burst ? Promise.all(Array.from({ length: 20 }, () => adminLogin(child.url).then(() => (logins += 1)))) : null;
     const [result] = await Promise.all([ingest, queries, burster]);
     return { entries: result.entries, seconds: result.seconds, ingest: result.latencies, query, logins };

@@ -1,5 +1,5 @@
 /**
- * `logkeep create-admin --username U [--password P]` (D32): needs only the
+ * `logkeep create-admin --username U [--password P]`: needs only the
  * database settings. A generated password is printed once; a taken
  * username exits 1 with a message.
  */

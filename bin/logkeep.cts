@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `logkeep` executable. D35: size libuv's thread pool (shared by
- * sqlite3 and scrypt) before anything uses it. libuv reads
+ * The `logkeep` executable. It sizes libuv's thread pool (sqlite3 runs
+ * every statement on it) before anything uses it. libuv reads
  * UV_THREADPOOL_SIZE once, when the pool first starts, and Node's ESM
  * loader starts it while reading an ES module entry (measured on Node 20:
  * setting it from an .mjs/.js entry has no effect). This entry is therefore

@@ -1,6 +1,6 @@
 /**
  * `logkeep serve`: open (and migrate) the database, create the first
- * administrator if needed, and only then listen (D33), so `/healthz`
+ * administrator if needed, and only then listen, so `/healthz`
  * never answers before the service is ready. SIGTERM/SIGINT stop accepting,
  * let in-flight requests finish, close the service and exit 0.
  */
@@ -80,7 +80,7 @@ function addressUrl(server: Server): string {
 
 /**
  * The generated password goes straight to stdout, whatever the log level:
- * it is shown this once and never again (spec, general convention 7).
+ * it is shown this once and never again.
  */
 function announceBootstrapAdmin(admin: CreatedAdmin, logger: ServiceLogger): void {
   if (!admin.generated) {
@@ -126,7 +126,7 @@ function stopOnSignals(server: Server, service: LogService, logging: ServiceLogg
 async function shutdown(server: Server, service: LogService, logger: ServiceLogger): Promise<void> {
   // Stop accepting; idle keep-alive connections close now, busy ones when their request ends.
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  // Live streams end now (`end` `server_shutdown`, D30) instead of holding the close for the grace period.
+  // Live streams end now (`end` `server_shutdown`) instead of holding the close for the grace period.
   service.beginShutdown();
   server.closeIdleConnections();
   const grace = setTimeout(() => {

@@ -1,6 +1,6 @@
 /**
- * Which startup errors are the operator's to fix (exit 78, spec Startup
- * configuration rules 4 and 8; D32) and how each is worded.
+ * Which startup errors are the operator's to fix (exit 78: configuration
+ * problems, a database that cannot be opened, a newer schema) and how each is worded.
  */
 import { ConfigError, SchemaTooNewError, StorageUnavailableError } from '../lib/core/errors.js';
 

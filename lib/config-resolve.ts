@@ -1,7 +1,6 @@
 /**
  * From a command line and an environment to what the `logkeep` binary should
- * do, with every configuration problem collected (spec: Startup
- * configuration; D32). Pure: the binary passes `process.argv`,
+ * do, with every configuration problem collected. Pure: the binary passes `process.argv`,
  * `process.env` and a file reader, then acts on the answer.
  *
  * The command line is parsed here rather than by `cac`, which turns
@@ -280,7 +279,7 @@ function configWarnings(c: Pick<LogServiceConfig, 'dbBackend' | 'dbReadPoolSize'
 }
 
 /**
- * `--print-config`: one line per setting, in the spec's order: its flag (or
+ * `--print-config`: one line per setting, in the settings table's order: its flag (or
  * variable, for a secret), its value, its source. Secrets show `***` when
  * set and `unset` otherwise, never their value. A value read from the
  * environment names its variable, e.g. `env (SERVICE_JWT_SECRET_FILE)`.

@@ -1,6 +1,6 @@
 /**
  * The table of startup settings and how each one is read from its sources
- * (spec: Startup configuration, rules 1 to 3 and 5). Pure: the flags, the
+ * (precedence, empty values, secret files). Pure: the flags, the
  * environment and the file reader are passed in, so every rule is testable
  * without a process.
  */
@@ -65,7 +65,7 @@ function setting(key: SettingKey, kind: SettingKind, description: string): Setti
   };
 }
 
-/** Every setting, in the spec's table order (which is also `--help` and `--print-config` order). */
+/** Every setting, in table order (which is also `--help`, `--print-config` and the documentation's order). */
 export const SETTINGS: readonly SettingSpec[] = [
   setting('httpHost', 'string', 'Address to listen on'),
   setting('httpPort', 'integer', 'Port to listen on'),

@@ -1,5 +1,5 @@
 /**
- * The service's own diagnostics (spec: Startup configuration, the own-log
+ * The service's own diagnostics (the `--log-*`
  * settings): a `ServiceLogger` built on pino, writing `console` lines (one
  * readable line each, via pino-pretty's formatter) or `json` lines (one
  * object per line), to the console or to a file rotated by size

@@ -1,7 +1,7 @@
 /**
  * `createLogService(settings)`: opens and migrates the database, creates the
  * first administrator if needed, and returns a `node:http` request handler.
- * The service owns no process and never listens: the caller does (D33: only
+ * The service owns no process and never listens: the caller does (only
  * once this promise resolves, so /healthz never answers early).
  */
 import { CONFIG_DEFAULTS, normalizeConfig, type LogServiceConfig, type LogServiceSettings } from './core/config.js';
@@ -132,11 +132,11 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
       logger,
       now,
     };
-    // Streams read what each commit stored (D29), in this process and, through storage signals, in others (D31).
+    // Streams read what each commit stored, in this process and, through storage signals, in others.
     deps.ingestion.queue.onCommit(({ projectIds, maxId }) => liveStreams.entriesCommitted(projectIds, maxId));
     const handler = createHandler(deps, allRoutes(), {
       ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
-      // D12: the IP bucket is spent before the body is read or anyone is authenticated.
+      // The IP bucket is spent before the body is read or anyone is authenticated.
       beforeRateLimitedRoute: (ctx) => deps.throttle.checkIp({ clientIp: ctx.clientIp, path: ctx.route.path }),
     });
     const purge = startPurgeJob({
@@ -159,7 +159,7 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
         liveStreams.beginShutdown();
         // A pass in progress ends at its next chunk boundary.
         await purge.stop();
-        // Pending ingestion commits finish (and are answered) before the database closes (D33).
+        // Pending ingestion commits finish (and are answered) before the database closes.
         await deps.ingestion.close();
         await liveStreams.close();
         await hasher.close();

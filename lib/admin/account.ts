@@ -1,8 +1,8 @@
 /**
  * What a signed-in person does to their own account: change the password
- * (D11) and delete the account (D16). Both confirm the current password
+ * and delete the account. Both confirm the current password
  * (401 `invalid_grant` in the general envelope when wrong) behind the
- * subject bucket `user:<id>` (D12), and both are allowed while
+ * subject bucket `user:<id>`, and both are allowed while
  * `must_change_password` is set.
  */
 import { LogServiceError, unauthorized } from '../core/errors.js';
@@ -57,7 +57,7 @@ async function unchangedAccount(tx: WriteOps, seen: UserRow): Promise<UserRow> {
 
 /**
  * `POST /v1/auth/change-password`: the rule is checked before the current
- * password (D11); success stores the new hash, clears
+ * password; success stores the new hash, clears
  * `must_change_password`, bumps token_version (every access token, the
  * caller's included, answers 401 from now on) and keeps refresh tokens.
  */
@@ -81,7 +81,7 @@ export async function changeOwnPassword(
 
 /**
  * `DELETE /v1/users/me`: password first, then the primary-admin and
- * sole-owner guards and the deletion itself, as for an admin deletion (D16).
+ * sole-owner guards and the deletion itself, as for an admin deletion.
  */
 export async function deleteOwnAccount(deps: AccountDeps, user: UserRow, password: string, origin: ThrottleOrigin): Promise<void> {
   await confirmPassword(deps, user, password, origin);

@@ -1,7 +1,7 @@
 /**
  * Reading the audit log (`GET /v1/audit-log`, admin only): filters on
- * actor, action (the closed set of D13; anything else is 400 with reason
- * `unknown`, D14), target, and an inclusive `from`/`to` range on
+ * actor, action (the closed set in `audit/audit.ts`; anything else is 400
+ * with reason `unknown`), target, and an inclusive `from`/`to` range on
  * `created_at`; newest first; the retention policy in force is reported
  * alongside. Query-string parsing is the route's (`http/routes-audit.ts`).
  */
@@ -11,7 +11,7 @@ import type { AuditFilter, AuditRow } from '../storage/types-org.js';
 import type { Storage } from '../storage/storage.js';
 import { isAuditAction } from '../audit/audit.js';
 
-/** 400 `{field: action, reason: unknown}` for an action outside the closed set (D14). */
+/** 400 `{field: action, reason: unknown}` for an action outside the closed set. */
 export function checkAuditActionFilter(action: string): void {
   if (!isAuditAction(action)) throw invalidRequest(`'${action}' is not an audit action.`, 'action', 'unknown');
 }

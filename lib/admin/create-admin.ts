@@ -1,7 +1,7 @@
 /**
  * Administrators created outside the API: the first one at startup on an
  * empty database (general convention 7) and any later one through the
- * `create-admin` command or its exported function (D32). At most one user is
+ * `create-admin` command or its exported function. At most one user is
  * ever primary; the database's unique index is the final word when two
  * processes race.
  */
@@ -88,7 +88,7 @@ export interface CreateAdminOptions {
 }
 
 /**
- * Creates an administrator with `must_change_password` true (D32), primary
+ * Creates an administrator with `must_change_password` true, primary
  * only if no user ever was. Needs only the database settings. Throws a
  * LogServiceError `invalid_request` (naming the field) for a username or
  * password the API would refuse, and `username_taken` when the name is

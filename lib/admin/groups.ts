@@ -1,5 +1,5 @@
 /**
- * Groups: created by an administrator, listed with D18 visibility applied
+ * Groups: created by an administrator, listed with visibility applied
  * inside the query (so the first page already holds visible groups).
  */
 import type { GroupRow, Page } from '../storage/types-org.js';

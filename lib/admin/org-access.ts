@@ -1,5 +1,5 @@
 /**
- * Lookups that apply D3's 404-before-403 rule once for every organisation
+ * Lookups that apply the 404-before-403 rule once for every organisation
  * route: a resource the caller cannot see answers 404 exactly like a missing
  * one; a visible one the caller may not act on answers 403. Teams and keys
  * follow their group or project.
@@ -18,7 +18,7 @@ export interface Actor {
 
 export type Access = 'see' | 'manage';
 
-/** Admin-only routes answer 403 to everyone else before any lookup (D3). */
+/** Admin-only routes answer 403 to everyone else before any lookup. */
 export function requireAdmin(actor: Actor): void {
   if (!isAdmin(actor.grants)) throw forbidden('Only an administrator may do this.');
 }

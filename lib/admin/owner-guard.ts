@@ -1,5 +1,5 @@
 /**
- * The sole-owner guard (D17), one implementation for user deletion,
+ * The sole-owner guard, one implementation for user deletion,
  * self-deletion, team member removal and role revocation: run the change
  * inside the caller's transaction, recount the owners of the groups it may
  * affect, and refuse (rolling the transaction back) when a group that had an

@@ -1,6 +1,6 @@
 /**
  * Projects: created inside a group with a mandatory retention and optional
- * quotas, listed flat with D18 visibility applied inside the query, changed
+ * quotas, listed flat with visibility applied inside the query, changed
  * through PATCH (audited as `project.quota_updated` with before and after),
  * blocked and unblocked by an administrator.
  */
@@ -43,7 +43,7 @@ export function createProject(storage: Storage, actor: Actor, groupId: number, i
   });
 }
 
-/** Every project the caller may read (D18), newest first. */
+/** Every project the caller may read (its group visible, or a grant on the project), newest first. */
 export async function listVisibleProjects(
   storage: Storage,
   actor: Actor,

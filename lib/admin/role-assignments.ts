@@ -5,7 +5,7 @@
  * their access tokens, which carry a roles snapshot, stop working at once.
  * Revoking a group's last owner grant is refused by the sole-owner guard.
  *
- * Check order (D3 for role-assignment routes): 403 for a role or scope type
+ * Check order on role-assignment routes: 403 for a role or scope type
  * outside the caller's rights, 404 for a scope that does not exist, 403 for
  * a scope outside the caller's groups, 404 for a missing subject, 403 for a
  * team of another group.
@@ -154,7 +154,7 @@ export interface RoleAssignmentQuery {
 }
 
 /**
- * D19: admin (and a global owner) list every assignment; a group owner the
+ * Admin (and a global owner) list every assignment; a group owner the
  * ones scoped to its groups or their projects; anyone else is refused
  * before any lookup. A scope filter outside the caller's groups is 403, a
  * scope or subject that does not exist 404.

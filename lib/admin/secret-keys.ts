@@ -1,5 +1,5 @@
 /**
- * Project secret keys (D6): `slk_` + 32 random bytes in base64url, shown
+ * Project secret keys: `slk_` + 32 random bytes in base64url, shown
  * once at creation; only the SHA-256 hash is stored and keys are looked up
  * by that hash. Revocation is irreversible and takes effect at once for
  * every process sharing the database, because ingestion reads `revoked_at`

@@ -1,8 +1,8 @@
 /**
  * Teams and their members. A team belongs to exactly one group; membership
- * changes move the member's token_version (spec: the added or removed user
+ * changes move the member's token_version (the added or removed user's
  * only), and removing a member runs the sole-owner guard over the groups the
- * team owns (D17, D19).
+ * team owns.
  *
  * Joining a team hands out every grant the team holds, so a non-admin may
  * change its members only while the team holds nothing they could not have
@@ -51,7 +51,7 @@ export async function requireTeamMembershipRights(db: ReadOps, actor: Actor, tea
 
 /**
  * Adds a live user to the team. Adding an existing member changes nothing
- * (no bump, no audit row; D19). A missing or deleted user is 404.
+ * (no bump, no audit row). A missing or deleted user is 404.
  */
 export function addTeamMember(storage: Storage, actor: Actor, team: TeamRow, userId: number, now: number): Promise<void> {
   return storage.write(async (tx) => {

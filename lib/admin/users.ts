@@ -1,11 +1,11 @@
 /**
- * User administration (spec "Users", the state table's user rows, D13, D16).
+ * User administration: create, list, patch, block, unblock and delete users.
  * Every change re-reads its target inside the write transaction, applies the
  * side effects the state table lists (token_version bumps, refresh-token
  * revocation, `must_change_password`, `email_verified_at`) and writes its
- * audit row in that same transaction (D14). Callers have already checked that
- * the actor is an admin (and, for PATCH, that the target exists: D3 puts the
- * 404 before body validation).
+ * audit row in that same transaction (a refused request writes none). Callers
+ * have already checked that the actor is an admin (and, for PATCH, that the
+ * target exists: a 404 comes before body validation).
  */
 import { LogServiceError, StorageConflict, conflict, invalidRequest, notFound } from '../core/errors.js';
 import type { ReadOps, Storage, WriteOps } from '../storage/storage.js';
@@ -79,7 +79,7 @@ function checkDisplayName(displayName: string | null | undefined): void {
   }
 }
 
-/** Maps the database's uniqueness verdicts to the spec's 409s. */
+/** Maps the database's uniqueness verdicts to the API's 409s. */
 function mapConflict(err: unknown): unknown {
   if (err instanceof StorageConflict) {
     if (err.constraint === 'username') return conflict('username_taken', 'The username is taken.');
@@ -203,7 +203,7 @@ export function cannotDeletePrimaryAdmin(): LogServiceError {
 }
 
 /**
- * Deletes an account inside the caller's transaction (D16): guards first
+ * Deletes an account inside the caller's transaction: guards first
  * (primary admin, then the sole-owner guard on the state after the change),
  * then `deleted_at` and `is_active` false, the user's own role assignments
  * and team memberships removed, refresh tokens revoked, token_version

@@ -1,5 +1,5 @@
 /**
- * Audit rows (D13, D14): the closed set of actions and one function that
+ * Audit rows: the closed set of actions and one function that
  * writes a row inside the caller's transaction, so a change and its audit
  * row commit together or not at all.
  */
@@ -34,7 +34,7 @@ export const AUDIT_ACTIONS = [
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-/** The "auth" retention class (D15); every other action is the "admin" class. */
+/** The "auth" retention class; every other action is the "admin" class. */
 export const AUTH_EVENT_ACTIONS: readonly AuditAction[] = ['auth.login_succeeded', 'auth.login_failed', 'auth.logged_out', 'auth.throttled'];
 
 export function isAuditAction(value: string): value is AuditAction {

@@ -1,5 +1,5 @@
 /**
- * Access tokens (D7): HS256 JWTs signed with the configured secret, the
+ * Access tokens: HS256 JWTs signed with the configured secret, the
  * algorithm pinned on verify, `iss` checked, 900 s lifetime, random `jti`.
  */
 import { randomBytes } from 'node:crypto';

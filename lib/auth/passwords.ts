@@ -117,8 +117,8 @@ function unmatchableKey(logN: number): Buffer {
 }
 
 /**
- * The password rule (spec Limits): at least 8 characters (code points),
- * at most 72 UTF-8 bytes. Throws 400 with the spec's details shapes.
+ * The password rule: at least 8 characters (code points), at most 72 UTF-8
+ * bytes. Throws 400 `invalid_request` with `{field, reason}` details.
  */
 export function checkPasswordRule(password: string, field: 'password' | 'new_password'): void {
   if ([...password].length < PASSWORD_MIN_CHARS) {

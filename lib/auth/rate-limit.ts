@@ -1,6 +1,6 @@
 /**
- * Token buckets for the credential-sensitive endpoints (spec "Rate
- * limiting", D12), as pure in-memory data: every call takes the current time,
+ * Token buckets for the credential-sensitive endpoints, as pure in-memory
+ * data: every call takes the current time,
  * so the arithmetic is testable without clocks or sockets.
  *
  * - Refill is continuous, computed on access: `capacity` tokens at most,
@@ -160,7 +160,7 @@ export interface RateLimiter {
   readonly subject: TokenBucketTable;
 }
 
-/** Both tables with the same settings (the capacity is one shared number, spec rule 4). */
+/** Both tables with the same settings (the capacity is one shared number). */
 export function createRateLimiter(settings: BucketSettings): RateLimiter {
   return { ip: new TokenBucketTable(settings), subject: new TokenBucketTable(settings) };
 }

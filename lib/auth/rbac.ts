@@ -1,11 +1,11 @@
 /**
  * Authorization predicates over the effective grants carried by the access
- * token (spec: roles are read from the token claims). Every route and every
+ * token (roles are read from the token claims). Every route and every
  * list query asks these, so the rules live in one place. They are pure: the
  * caller looks up the resource (a project's group, a team's group) and passes
  * the ids in.
  *
- * The rules (spec "Who may do what", D3, D18, D19):
+ * The rules:
  * - see: a global grant of any role sees everything; a group-scope grant sees
  *   the group and its projects, teams, members and keys; a project-scope
  *   grant sees that project (and its keys) only, never its group;
@@ -19,7 +19,7 @@
  * - grant or revoke a role: admin, any role at any scope; otherwise only
  *   `owner` or `user`, at the scope of a group the caller manages or one of
  *   its projects, to a user or to a team of that same group. Global-scope
- *   grants are admin's alone (a global owner is not admin, D18);
+ *   grants are admin's alone (a global owner is not admin);
  * - add or remove a team's members: whoever manages the team's group, but a
  *   non-admin only while the team holds nothing the caller could not grant
  *   the team itself (joining a team hands out its grants, leaving one takes
@@ -54,17 +54,17 @@ function has(grants: readonly RoleGrant[], scopeType: ScopeType, scopeId: number
 
 const OWNING: readonly Role[] = ['admin', 'owner'];
 
-/** Any role at global scope: sees every group and project (D18). */
+/** Any role at global scope: sees every group and project. */
 export function hasGlobalGrant(grants: readonly RoleGrant[]): boolean {
   return grants.some((g) => g.scope_type === 'global');
 }
 
-/** D18: a global grant, or any grant on the group (direct or through a team). */
+/** A global grant, or any grant on the group (direct or through a team). */
 export function canSeeGroup(grants: readonly RoleGrant[], groupId: number): boolean {
   return hasGlobalGrant(grants) || has(grants, 'group', groupId);
 }
 
-/** D18: a global grant, a grant on the project's group, or one on the project. */
+/** A global grant, a grant on the project's group, or one on the project. */
 export function canSeeProject(grants: readonly RoleGrant[], project: ProjectRef): boolean {
   return canSeeGroup(grants, project.groupId) || has(grants, 'project', project.id);
 }
@@ -95,7 +95,7 @@ export function mayGrantRoleAtScopeType(grants: readonly RoleGrant[], role: Role
 
 /**
  * May the caller create (or revoke) a grant of `role` at `scope` for
- * `subject`? (D3 role-assignment rules; revocation uses the same rule.)
+ * `subject`? (Revocation uses the same rule.)
  */
 export function mayGrant(grants: readonly RoleGrant[], role: Role, scope: GrantScope, subject: GrantSubject): boolean {
   if (isAdmin(grants)) return true;
@@ -124,7 +124,7 @@ export function mayChangeTeamMembers(grants: readonly RoleGrant[], teamGroupId: 
 }
 
 /**
- * Which role assignments the caller may list (D19): all of them (admin, or
+ * Which role assignments the caller may list: all of them (admin, or
  * owner at global scope), those scoped to the listed groups or their
  * projects, or nothing (`null`: 403).
  */
@@ -140,7 +140,7 @@ export function ownedGroupIds(grants: readonly RoleGrant[]): number[] {
 }
 
 /**
- * What list queries may return (D18), applied inside the query: everything
+ * What list queries may return, applied inside the query: everything
  * with a global grant; otherwise the groups with a group-scope grant (and
  * their projects) plus the projects with a project-scope grant.
  */

@@ -1,5 +1,5 @@
 /**
- * Refresh tokens (D6, D9, D10): 32 random bytes, base64url; the database
+ * Refresh tokens: 32 random bytes, base64url; the database
  * keeps only their SHA-256 hash and finds them by it. Lifetime 2592000 s.
  * Rotation revokes the presented token and issues a new one in the same
  * transaction; presenting a token that was already rotated or revoked is

@@ -1,5 +1,5 @@
 /**
- * Rate limiting as the endpoints use it (spec "Rate limiting", D12): the IP
+ * Rate limiting as the endpoints use it: the IP
  * bucket spends a token on every request to a rate-limited route, before
  * anything else runs; the subject bucket is reserved for an attempt and
  * settled by its outcome (a failure keeps the token spent, a success refills
@@ -61,7 +61,7 @@ export interface ThrottleOptions {
 
 const NO_OP_ATTEMPT: SubjectAttempt = { succeeded() {}, failed() {}, abandoned() {} };
 
-/** The 429 of the spec: general envelope, whole seconds in `Retry-After`, never cached. */
+/** The 429: general envelope, whole seconds (at least 1) in `Retry-After`, never cached. */
 export function tooManyRequests(retryAfterSeconds: number): LogServiceError {
   const unit = retryAfterSeconds === 1 ? 'second' : 'seconds';
   return new LogServiceError('too_many_requests', `Too many attempts; retry in ${retryAfterSeconds} ${unit}.`, {

@@ -1,5 +1,5 @@
 /**
- * The public token endpoint (spec "Token endpoint rules", D8–D10, D13):
+ * The public token endpoint:
  * `POST /v1/auth/token` with the password and refresh grants, and
  * `DELETE /v1/auth/token` (RFC 7009 revocation). Errors are RFC 6749 codes;
  * the route table marks both routes `noStore`, so every response, success or
@@ -37,7 +37,7 @@ export interface TokenRequestOrigin extends ThrottleOrigin {
   userAgent: string | null;
 }
 
-// One description for every credential failure (D8): nothing tells a blocked,
+// One description for every credential failure: nothing tells a blocked,
 // deleted or unknown account from a wrong password.
 const BAD_CREDENTIALS = 'The username or password is incorrect.';
 const BAD_REFRESH_TOKEN = 'The refresh token is invalid, expired or revoked.';
@@ -88,7 +88,7 @@ async function tokenResponse(deps: TokenEndpointDeps, user: UserRow, roles: Role
   };
 }
 
-/** `POST /v1/auth/token`: dispatches on `grant_type` (D8). */
+/** `POST /v1/auth/token`: dispatches on `grant_type` (missing or unknown: 400 `unsupported_grant_type`). */
 export async function grantToken(deps: TokenEndpointDeps, form: URLSearchParams, origin: TokenRequestOrigin): Promise<TokenResponse> {
   const grantType = formField(form, 'grant_type');
   if (grantType === 'password') return passwordGrant(deps, form, origin);
@@ -107,7 +107,7 @@ function loginFailure(user: UserRow | null, passwordOk: boolean): LoginFailure |
   return passwordOk ? null : { reason: 'invalid_password' };
 }
 
-/** D13: a known account is actor and target; an unknown username is not stored at all. */
+/** A known account is actor and target; an unknown username is not stored at all. */
 function loginFailedEvent(user: UserRow | null, failure: LoginFailure, meta: Record<string, unknown>): AuditEvent {
   if (!user || 'unknownUser' in failure) {
     return { actorUserId: null, action: 'auth.login_failed', targetType: 'user', targetId: null, metadata: { unknown_user: true, ...meta } };
@@ -133,14 +133,14 @@ async function passwordGrant(deps: TokenEndpointDeps, form: URLSearchParams, ori
   const username = requiredField(form, 'username');
   const password = requiredField(form, 'password');
   const lookup = async () => (mayNameAnAccount(username) ? deps.storage.getUserByUsername(username) : null);
-  // D12: the subject key is the submitted string, never the row it may name.
+  // The subject key is the submitted string, never the row it may name.
   const attempt = await deps.throttle.beginAttempt(origin, {
     key: username,
     actorUserId: async () => (await lookup())?.id ?? null,
   });
   try {
     const found = await lookup();
-    // D5: an unknown account, or a password no rule could have allowed, still costs one hash.
+    // An unknown account, or a password no rule could have allowed, still costs one hash (timing reveals nothing).
     const candidate = found && mayBeAPassword(password) ? found.passwordHash : null;
     const passwordOk = (await deps.passwords.verify(candidate, password)) && candidate !== null;
 
@@ -173,8 +173,8 @@ async function passwordGrant(deps: TokenEndpointDeps, form: URLSearchParams, ori
 }
 
 /**
- * Refresh (D9): rotates the token and re-resolves roles and `tv` from the
- * database. No audit row (D14). The transaction commits even on refusal, so
+ * Refresh: rotates the token and re-resolves roles and `tv` from the
+ * database. No audit row. The transaction commits even on refusal, so
  * a reuse's family revocation sticks.
  */
 async function refreshGrant(deps: TokenEndpointDeps, form: URLSearchParams): Promise<TokenResponse> {

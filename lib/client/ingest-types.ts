@@ -5,7 +5,7 @@
 import type { Dispatcher } from 'undici';
 import type { BackoffPolicy } from './backoff.js';
 
-/** The five levels logkeep accepts (D21). */
+/** The five levels logkeep accepts. */
 export type IngestLogLevel = 'debug' | 'info' | 'warning' | 'error' | 'critical';
 
 /**

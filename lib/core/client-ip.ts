@@ -1,5 +1,5 @@
 /**
- * The caller's address (D12): the socket address, or with trusted proxy hops
+ * The caller's address: the socket address, or with trusted proxy hops
  * N > 0 the N-th address from the right of X-Forwarded-For (the socket
  * address when the header holds fewer). And the key its IP rate-limit bucket
  * goes under.

@@ -74,7 +74,7 @@ export type DatabaseConfig = Pick<
 
 export const DEFAULT_JWT_ISSUER = 'logkeep';
 
-/** Every setting's default (spec: Startup configuration). */
+/** Every setting's default. */
 export const CONFIG_DEFAULTS: Omit<LogServiceConfig, 'jwtSecret'> = {
   httpHost: '0.0.0.0',
   httpPort: 8080,

@@ -1,5 +1,5 @@
 /**
- * Paging shared by every paginated list (spec Limits; D27): `limit` default
+ * Paging shared by every paginated list: `limit` default
  * 50, ceiling 200; opaque cursors that carry the last id, bound to the list
  * they came from and signed with a key derived from the JWT secret, so they
  * survive restarts and a forged or foreign cursor answers 400.

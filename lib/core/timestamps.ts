@@ -1,4 +1,4 @@
-/** D1: server timestamps are always `YYYY-MM-DDTHH:MM:SS.mmmZ`. */
+/** Server timestamps are always `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC, three fraction digits). */
 export function isoTimestamp(ms: number): string {
   return new Date(ms).toISOString();
 }

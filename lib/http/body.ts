@@ -1,7 +1,7 @@
 /**
  * Request bodies: read with the size limit enforced while the bytes arrive
  * (413 as soon as it is crossed, nothing buffered beyond it), then parsed as
- * JSON (any Content-Type, D4) or as a form, and validated with superstruct.
+ * JSON (whatever the Content-Type) or as a form, and validated with superstruct.
  */
 import type { IncomingMessage } from 'node:http';
 import { StructError, validate, type Struct } from 'superstruct';
@@ -70,13 +70,13 @@ export function parseForm(raw: Buffer): URLSearchParams {
 
 /**
  * Validates `value` against `struct`; the first failure becomes 400
- * `invalid_request` with `details: {field, reason}` (D4).
+ * `invalid_request` with `details: {field, reason}`.
  */
 export function validateBody<T, S>(value: unknown, struct: Struct<T, S>): T {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw invalidRequest('The request body must be a JSON object.');
   }
-  // Masking (which needs coerce) drops unknown fields: they are ignored (D4), never an error.
+  // Masking (which needs coerce) drops unknown fields: they are ignored, never an error.
   const [error, result] = validate(value, struct, { coerce: true, mask: true });
   if (error) throw structErrorToInvalidRequest(error);
   return result as T;

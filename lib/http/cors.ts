@@ -1,5 +1,5 @@
 /**
- * CORS exactly as the spec's four rules: off unless origins are configured;
+ * CORS in four rules: off unless origins are configured;
  * exact, case-sensitive matches only; preflights answered 204 with fixed
  * values before rate limiting and authentication.
  */

@@ -1,6 +1,6 @@
 /**
- * Response shapes of the organisation resources (spec "Resources and their
- * fields"): rows in, JSON-ready objects out, timestamps as ISO 8601 (D1).
+ * Response shapes of the organisation resources: rows in, JSON-ready objects
+ * out, timestamps as ISO 8601 with milliseconds in UTC.
  * No hash ever leaves through here: key rows carry none, and the plaintext
  * secret is added only by the create response.
  */

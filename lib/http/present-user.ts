@@ -1,5 +1,5 @@
 /**
- * The User resource as the API shows it (spec "User"). Built field by field
+ * The User resource as the API shows it. Built field by field
  * from the row, so the password hash and token_version can never leak.
  */
 import type { UserRow } from '../storage/types-org.js';

@@ -1,6 +1,6 @@
 /**
  * Typed reads of query-string parameters; a bad value answers 400
- * `invalid_request` naming the parameter (D4). An empty value counts as
+ * `invalid_request` naming the parameter. An empty value counts as
  * absent.
  */
 import { invalidRequest } from '../core/errors.js';

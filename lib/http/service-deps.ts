@@ -18,11 +18,11 @@ export interface ServiceDeps {
   storage: Storage;
   cursors: CursorCodec;
   accessTokens: AccessTokenService;
-  /** scrypt hashing with the concurrency cap (D35). */
+  /** scrypt hashing in a child process, behind a bounded queue. */
   passwords: PasswordHasher;
   /** IP and subject token buckets (no-ops when rate limiting is off). */
   throttle: Throttle;
-  /** Ingestion's body budget and group-commit queue (D34). */
+  /** Ingestion's body budget and group-commit queue (a 202 only after the commit). */
   ingestion: Ingestion;
   /** Open live streams (`GET /v1/logs/stream`), woken by ingestion commits. */
   liveStreams: StreamHub;

@@ -74,7 +74,7 @@ export class Feed {
   }
 
   /**
-   * Where a stream opened now without since_id starts (D29): the last id
+   * Where a stream opened now without since_id starts: the last id
    * stored, once ingestion in flight into the feed's projects has committed,
    * so an entry of theirs committing after the subscription is never left
    * below the start.

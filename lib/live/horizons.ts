@@ -1,5 +1,5 @@
 /**
- * Settled positions for live streams on PostgreSQL (D29: no gap). There,
+ * Settled positions for live streams on PostgreSQL (so they have no gap). There,
  * ingestion transactions on different projects may commit out of id order,
  * so a stream over several projects must not pass an id below which an
  * entry may still appear. A settle (`lastLogId(projectIds)`: waits for the

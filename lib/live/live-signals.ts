@@ -1,5 +1,5 @@
 /**
- * Live-stream news between logkeep processes sharing one PostgreSQL (D31):
+ * Live-stream news between logkeep processes sharing one PostgreSQL:
  * "entries up to id N were committed for projects P…" and "project P was
  * blocked". Messages carry ids only; every process reads the rows itself.
  * A process ignores its own messages (it acted on them locally already).

@@ -1,5 +1,5 @@
 /**
- * D30's re-validation of open streams, run at every heartbeat: the caller's
+ * Re-validation of open streams, run at every heartbeat: the caller's
  * token_version unchanged, the user active and not deleted, a grant (read
  * fresh from storage: the token's `roles` are only a snapshot) still
  * covering the scope, and a direct project not blocked. Access-token expiry
@@ -54,7 +54,7 @@ async function userStanding(db: RevalidationReads, userId: number): Promise<User
   return row ? { row, grants } : null;
 }
 
-/** The checks every authenticated request makes on the token's user (D7), minus expiry. */
+/** The checks every authenticated request makes on the token's user, minus expiry. */
 export function tokenStillValid(user: UserRow, tokenVersion: number): boolean {
   return user.tokenVersion === tokenVersion && user.isActive && user.deletedAt === null;
 }

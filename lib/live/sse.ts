@@ -1,7 +1,7 @@
 /**
  * Server-Sent Events framing (the WHATWG event-stream format) for
- * `GET /v1/logs/stream`: the response head of D30 and the three frames of the
- * spec's Events section. Pure string building; writing and backpressure are
+ * `GET /v1/logs/stream`: the response head and the three frames (`log`,
+ * `end`, comments). Pure string building; writing and backpressure are
  * the subscription's business.
  */
 import type { ServerResponse } from 'node:http';
@@ -9,7 +9,7 @@ import type { ServerResponse } from 'node:http';
 /** Why a stream ended: the `reason` of the terminal `end` frame. */
 export type StreamEndReason = 'token_revoked' | 'project_blocked' | 'server_shutdown';
 
-/** D30's response headers (CORS headers are added by the caller). */
+/** The stream's response headers (CORS headers are added by the caller). */
 export const EVENT_STREAM_HEADERS: Readonly<Record<string, string>> = {
   // Event streams are always UTF-8 (WHATWG), so no charset parameter.
   'Content-Type': 'text/event-stream',

@@ -302,7 +302,7 @@ class LiveStreamHub implements StreamHub {
     void this.checkForMissedEntries();
   }
 
-  /** D30: ends the streams whose caller or project no longer qualifies. */
+  /** Ends the streams whose caller or project no longer qualifies. */
   private async revalidate(): Promise<void> {
     if (this.revalidating || this.subs.size === 0) return;
     this.revalidating = true;

@@ -19,7 +19,7 @@ import type { ServerResponse } from 'node:http';
 import { endFrame, PING_FRAME, type StreamEndReason } from './sse.js';
 import type { LiveScope } from './live-scope.js';
 
-/** Who opened the stream, as re-validation needs it (D30). */
+/** Who opened the stream, as re-validation needs it. */
 export interface StreamCaller {
   userId: number;
   /** `tv` of the access token the stream was opened with. */

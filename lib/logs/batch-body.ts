@@ -1,5 +1,5 @@
 /**
- * Turns a raw ingestion body into a prepared batch (D22: a JSON array;
+ * Turns a raw ingestion body into a prepared batch (a JSON array;
  * anything else, or malformed JSON, is 400 and nothing is stored).
  *
  * A large body is not handed to one JSON.parse: the parsed tree of a 10 MiB

@@ -1,24 +1,24 @@
 /**
- * What makes a submitted log entry acceptable (D21) and a submitted batch
- * readable (D22). Pure functions: no storage, no HTTP.
+ * What makes a submitted log entry acceptable and a submitted batch
+ * readable. Pure functions: no storage, no HTTP.
  *
- * D21's checks run in a fixed order and the first failure is the entry's
+ * The checks run in a fixed order and the first failure is the entry's
  * `validation_error` message, so a client always learns about the same
  * problem first whatever else is wrong with the entry.
  */
 import { invalidRequest } from '../core/errors.js';
 import { LEVELS, levelNumber } from '../search/levels.js';
 
-/** The six correlation fields (spec LogEntry). */
+/** The six correlation fields of a log entry. */
 export const CORRELATION_FIELDS = ['session_id', 'request_id', 'connection_generation', 'tool_call_id', 'message_id', 'operation_id'] as const;
 
 /**
- * Fields that are `null` on output when the entry did not submit them (D21),
+ * Fields that are `null` on output when the entry did not submit them,
  * in the order the presenter appends them.
  */
 export const NULLABLE_FIELDS = ['category', 'logger', ...CORRELATION_FIELDS] as const;
 
-/** Keys the server assigns; an entry that submits one is rejected (D21). */
+/** Keys the server assigns; an entry that submits one is rejected. */
 export const SERVER_ASSIGNED_KEYS = ['id', 'project_id', 'received_at'] as const;
 
 /**
@@ -39,7 +39,7 @@ function daysInMonth(year: number, month: number): number {
 }
 
 /**
- * Parses D21's ISO 8601 date-time into epoch milliseconds, or null.
+ * Parses an entry's ISO 8601 date-time into epoch milliseconds, or null.
  * Impossible dates and times (Feb 30, 24:00, :60) are refused; fractions
  * beyond milliseconds are truncated; no offset means UTC. The same parser
  * reads the `from`/`to` query parameters, so both sides agree on instants.
@@ -71,7 +71,7 @@ export function parseIsoTimestamp(text: string): number | null {
   return date.getTime() - offsetMinutes * 60_000;
 }
 
-/** An entry that passed D21, with what storage needs from its fields. */
+/** An entry that passed validation, with what storage needs from its fields. */
 export interface ValidEntry {
   ok: true;
   /** The submitted object itself (never copied). */
@@ -90,7 +90,7 @@ function own(entry: Record<string, unknown>, key: string): unknown {
   return Object.hasOwn(entry, key) ? entry[key] : undefined;
 }
 
-/** Applies D21's rules in order to one submitted value. */
+/** Applies the entry rules in order to one submitted value. */
 export function validateEntry(value: unknown): ValidEntry | InvalidEntry {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, message: 'The entry is not a JSON object.' };
@@ -140,7 +140,7 @@ export function nestsDeeperThan(root: object, max: number): boolean {
 }
 
 /**
- * D22: the body must be a JSON array (of anything: each element is judged
+ * The body must be a JSON array (of anything: each element is judged
  * on its own). Anything else is a 400 for the whole request.
  */
 export function readBatch(parsed: unknown): unknown[] {

@@ -1,5 +1,5 @@
 /**
- * Group commit (D34): ingestion requests that arrive while a transaction is
+ * Group commit: ingestion requests that arrive while a transaction is
  * being written wait together and go into the next transaction as one, so
  * many small batches share one commit (one fsync on SQLite) instead of
  * paying one each. Every request's promise settles only after the
@@ -63,7 +63,7 @@ export class IngestQueue {
     });
   }
 
-  /** Refuses new requests and resolves once every accepted one is committed (D33). */
+  /** Refuses new requests and resolves once every accepted one is committed. */
   close(): Promise<void> {
     this.closed = true;
     if (this.active === 0 && this.pending.length === 0) return Promise.resolve();

@@ -65,7 +65,7 @@ export function createIngestion(storage: Storage, config: LogServiceConfig, logg
   };
 }
 
-/** The 202 body (spec IngestionResponse). */
+/** The 202 body: `{accepted, rejected}`. */
 export interface IngestionResponse {
   accepted: number;
   rejected: Rejection[];
@@ -78,7 +78,7 @@ const QUOTA_MESSAGES = {
 
 /**
  * Stores a prepared batch's valid entries under the project with quotas
- * checked entry by entry (D23), and resolves once they are committed (D34)
+ * checked entry by entry, and resolves once they are committed
  * with the response listing every rejection by index.
  */
 export async function ingestBatch(queue: IngestQueue, batch: PreparedBatch): Promise<IngestionResponse> {

@@ -1,9 +1,9 @@
 /**
- * D20's scope checks for `GET /v1/logs` (and the stream), after the
+ * The scope checks for `GET /v1/logs` (and the stream), after the
  * `project_id`/`group_id` shape check: 404 for a scope that does not exist,
- * 403 `forbidden` when no grant covers it (here, unlike D3's other lookups,
+ * 403 `forbidden` when no grant covers it (here, unlike the other lookups,
  * an existing scope without a grant is 403, not 404), then 403
- * `project_blocked` for a blocked direct project. Visibility follows D18
+ * `project_blocked` for a blocked direct project. Visibility follows
  * through the shared rbac predicates.
  */
 import { LogServiceError, forbidden, notFound } from '../core/errors.js';
@@ -18,7 +18,7 @@ export function projectBlocked(): LogServiceError {
 
 export type CheckedLogScope = { kind: 'project'; project: ProjectRow } | { kind: 'group'; group: GroupRow };
 
-/** Looks the scope up and applies D20's 404 → 403 forbidden → 403 project_blocked order. */
+/** Looks the scope up and applies the 404 → 403 forbidden → 403 project_blocked order. */
 export async function requireLogScope(db: ReadOps, grants: readonly RoleGrant[], scope: LogScope): Promise<CheckedLogScope> {
   if (scope.kind === 'project') {
     const project = await db.getProject(scope.projectId);
@@ -29,7 +29,7 @@ export async function requireLogScope(db: ReadOps, grants: readonly RoleGrant[],
   }
   const group = await db.getGroup(scope.groupId);
   if (!group) throw notFound('No such group.');
-  // D18: a grant on one of its projects does not reveal the group.
+  // A grant on one of its projects does not reveal the group.
   if (!canSeeGroup(grants, group.id)) throw forbidden('No role of yours covers this group.');
   return { kind: 'group', group };
 }

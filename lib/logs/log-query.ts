@@ -1,6 +1,6 @@
 /**
  * The query string of `GET /v1/logs` (and of the live stream) read into a
- * typed filter, in D20's order: the scope first (`readLogScope`, before any
+ * typed filter, in a fixed order: the scope first (`readLogScope`, before any
  * lookup), everything else only after the route's 404/403 checks
  * (`readLogListQuery`, `readLogStreamQuery`).
  *
@@ -45,7 +45,7 @@ function refuseNul(field: string, text: string): void {
 }
 
 /**
- * D20's first check: exactly one of `project_id` and `group_id`, as a
+ * The first check: exactly one of `project_id` and `group_id`, as a
  * positive integer. Both or neither is 400 `{field: project_id, reason: invalid}`.
  */
 export function readLogScope(query: URLSearchParams): LogScope {
@@ -62,7 +62,7 @@ export function readLogScope(query: URLSearchParams): LogScope {
   return { kind: 'group', groupId: Number(groupId) };
 }
 
-/** The filters of the list and the stream, in D20's order of complaints. */
+/** The filters of the list and the stream, complaining in order: level, from/to, context, q, limit, cursor. */
 export function readLogFilter(query: URLSearchParams): LogFilter {
   let minLevel: number | null = null;
   const rawLevel = query.get('level');

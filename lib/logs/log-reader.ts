@@ -1,7 +1,7 @@
 /**
  * Reads log entries for a scope: one project, or every project of a group
- * that is not blocked at the time of the read (D20: a group query silently
- * leaves blocked projects out; D30: a group stream includes projects created
+ * that is not blocked at the time of the read (a group query silently
+ * leaves blocked projects out; a group stream includes projects created
  * later). Shared by `GET /v1/logs` and the live stream.
  */
 import type { LogFilter } from '../search/log-filter.js';

@@ -1,6 +1,6 @@
 /**
  * A submitted batch turned into what storage needs: each valid entry
- * serialised once (compact JSON, key order kept), sized (D23), indexed
+ * serialised once (compact JSON, key order kept), sized for quotas, indexed
  * (search terms) and encoded for the write (storage/encoded-entries.ts),
  * each invalid one turned into its `validation_error`.
  */
@@ -39,12 +39,12 @@ export interface PreparedBatch {
  */
 export const MAX_TERM_BYTES = 1_000_000;
 
-/** Validates (D21, then the term budget) and prepares one submitted element: the entry, or its rejection message. */
+/** Validates (entry rules, then the term budget) and prepares one submitted element: the entry, or its rejection message. */
 export function prepareEntry(value: unknown): PreparedEntry | { rejected: string } {
   const checked = validateEntry(value);
   if (!checked.ok) return { rejected: checked.message };
-  // The stored text is the parsed object's compact JSON (D21); its UTF-8
-  // length is the entry's size for quotas (D23).
+  // The stored text is the parsed object's compact JSON; its UTF-8
+  // length is the entry's size for quotas.
   const body = JSON.stringify(checked.entry);
   const bytes = Buffer.byteLength(body, 'utf8');
   const terms = entryTerms(checked.entry).join(' ');

@@ -1,5 +1,5 @@
 /**
- * Preparing a batch (JSON.parse, D21 validation, serialising each entry,
+ * Preparing a batch (JSON.parse, entry validation, serialising each entry,
  * computing its search terms) is most of the event loop's work while
  * ingesting: ~20 µs per entry, against ~35 µs of SQLite writer time on its
  * own thread. One worker thread takes it for the usual batch sizes, so the

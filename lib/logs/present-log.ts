@@ -8,7 +8,7 @@
  * submitted keys in their stored order, then whichever of `category`,
  * `logger`, `session_id`, `request_id`, `connection_generation`,
  * `tool_call_id`, `message_id`, `operation_id` the entry did not submit, as
- * `null`, in that order (D21).
+ * `null`, in that order.
  */
 import type { LogRow } from '../storage/types-logs.js';
 import { isoTimestamp } from '../core/timestamps.js';

@@ -1,5 +1,5 @@
 /**
- * One retention pass (spec: Quotas and retention; D15, D28): log entries
+ * One retention pass: log entries
  * past their project's `retention_days` (by `received_at`), audit rows past
  * their class's retention, expired refresh tokens, then free pages given
  * back to the operating system.
@@ -30,14 +30,14 @@ export const VACUUM_PAGES_PER_CHUNK = 2048;
 
 export type PurgeSettings = Pick<LogServiceConfig, 'auditRetentionDays' | 'authEventRetentionDays' | 'auditPurgeBatchSize'>;
 
-/** The audit retention classes of D15, as written in `audit.purged` metadata. */
+/** The two audit retention classes, as written in `audit.purged` metadata. */
 export type AuditRetentionClass = 'auth' | 'admin';
 
 /** What one pass did. */
 export interface PurgeReport {
   /** false when another process held the maintenance lock, so this pass did nothing. */
   ran: boolean;
-  /** Log entries removed, and their bytes (D23 sizes). */
+  /** Log entries removed, and their bytes (as quotas count them). */
   logEntries: number;
   logBytes: number;
   /** Audit rows removed per class (the `audit.purged` rows written are not counted). */
@@ -54,7 +54,7 @@ export interface PurgePassOptions {
   shouldStop?: () => boolean;
 }
 
-/** The actions of each class: "auth" is the four `auth.*` actions, "admin" every other one (D15). */
+/** The actions of each class: "auth" is the four `auth.*` actions, "admin" every other one. */
 export const AUDIT_CLASS_ACTIONS: Readonly<Record<AuditRetentionClass, readonly AuditAction[]>> = {
   auth: AUTH_EVENT_ACTIONS,
   admin: AUDIT_ACTIONS.filter((action) => !AUTH_EVENT_ACTIONS.includes(action)),

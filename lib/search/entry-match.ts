@@ -1,5 +1,5 @@
 /**
- * Whether a stored entry passes a filter's text conditions (D24–D26),
+ * Whether a stored entry passes a filter's text conditions (exact fields, `context.` paths, `q`),
  * decided from the entry itself. The search index only narrows the search
  * to blocks of entries that may match (see storage/log-blocks.ts); this is
  * what makes every answer exact, whatever the index let through.
@@ -25,7 +25,7 @@ export function hasTextConditions(filter: Pick<LogFilter, 'words' | 'prefixes' |
 /**
  * The text a value leaves in a stored entry: `"x"`'s escaped inner text for
  * a string, the JSON text itself for a number or boolean (both are what
- * the filter's value is compared with, D26).
+ * the filter's value is compared with).
  */
 export function exactNeedle(value: string): string {
   return JSON.stringify(value).slice(1, -1);
@@ -84,7 +84,7 @@ export function entryMatcher(filter: Pick<LogFilter, 'words' | 'prefixes' | 'exa
   };
 }
 
-/** D26: the value at the dotted path is a string equal to it, or a number or boolean whose JSON text equals it. */
+/** The value at the dotted path is a string equal to it, or a number or boolean whose JSON text equals it. */
 export function exactMatches(entry: Record<string, unknown>, filter: ExactFilter): boolean {
   let node: unknown = entry;
   for (const key of filter.path) {

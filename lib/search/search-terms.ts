@@ -4,10 +4,10 @@
  * intersects opaque strings.
  *
  * Two kinds of term share one inverted index:
- * - words (D25): maximal runs of Unicode letters and digits, lower-cased with
+ * - words: maximal runs of Unicode letters and digits, lower-cased with
  *   `toLowerCase`, cut at 64 code points, from every string and number value
  *   anywhere in the entry (keys excluded; numbers by their JSON text);
- * - exact-match terms (D24, D26): one per leaf of the submitted object
+ * - exact-match terms: one per leaf of the submitted object
  *   whose value is not a single word (see `leafIndexTerm`), `§` followed by
  *   12 base-32 digits: two 30-bit hashes of the leaf's path
  *   (keys joined by `.`) and value. The index is a filter, never the answer:
@@ -30,8 +30,8 @@
  * `category`, `logger` and the six correlation filters are the exact terms of
  * the top-level paths of the same names: their allowed values (string, null,
  * and for `connection_generation` an integer compared by its JSON text) match
- * D24 exactly under D26's rule, so one term per leaf serves both kinds of
- * filter.
+ * exactly under the `context.` rule, so one term per leaf serves both kinds
+ * of filter.
  *
  * Paths follow object keys only (arrays are values, not containers for
  * paths). A key containing `.` or an empty key cannot be named by a dotted
@@ -39,7 +39,7 @@
  */
 import { invalidRequest } from '../core/errors.js';
 
-/** Longest word kept, in code points (D25). */
+/** Longest word kept, in code points. */
 export const MAX_WORD_LENGTH = 64;
 
 /** First character of every exact-match term. */
@@ -50,7 +50,7 @@ const WORD_RUN = /[\p{L}\p{N}]+/gu;
 const QUERY_WORD_RUN = /([\p{L}\p{N}]+)(\*?)/gu;
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
 
-/** Lower-cases one run and cuts it at 64 code points (D25). */
+/** Lower-cases one run and cuts it at 64 code points. */
 export function normalizeWord(run: string): string {
   const lower = run.toLowerCase();
   // Code units ≥ code points, so only long strings can need cutting.
@@ -184,7 +184,7 @@ export function leafIndexTerm(segments: readonly string[], valueText: string): s
   return isOneWord(valueText) ? normalizeWord(valueText) : exactTerm(segments, valueText);
 }
 
-/** Whether a key can be named in a dotted `context.` path (D26). */
+/** Whether a key can be named in a dotted `context.` path. */
 function addressable(key: string): boolean {
   return key.length > 0 && !key.includes('.');
 }

@@ -1,5 +1,5 @@
 /**
- * D23's quota arithmetic, shared by both backends so they admit exactly the
+ * The quota arithmetic, shared by both backends so they admit exactly the
  * same entries: each backend reads (and on PostgreSQL locks) the projects'
  * counters, runs `planIngest`, then inserts what it says and adds the totals.
  */

@@ -1,5 +1,5 @@
 /**
- * Signals between logkeep processes that share one database (D31): small
+ * Signals between logkeep processes that share one database: small
  * text messages on named channels, delivered to every listening process
  * (the sender's own listeners included). The server backend implements them
  * with PostgreSQL `LISTEN`/`NOTIFY`; the file backend has none, because one

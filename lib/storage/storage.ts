@@ -85,10 +85,10 @@ export interface ReadOps {
   getRoleAssignment(id: number): Promise<RoleAssignmentRow | null>;
   /** Unpaginated, newest first. */
   listRoleAssignments(filter: RoleAssignmentFilter): Promise<RoleAssignmentRow[]>;
-  /** Direct grants of the user plus grants of the user's teams, deduplicated (D7). */
+  /** Direct grants of the user plus grants of the user's teams, deduplicated. */
   effectiveGrants(userId: number): Promise<RoleGrant[]>;
   /**
-   * Distinct owners of each group (D17): direct `owner` grants at group scope
+   * Distinct owners of each group: direct `owner` grants at group scope
    * held by users not deleted, plus members of teams holding such a grant.
    * Groups with no owner are returned with owners = 0.
    */
@@ -106,7 +106,7 @@ export interface ReadOps {
   queryLogs(selection: LogSelection, page: Page): Promise<LogRow[]>;
   /**
    * Entries matching the selection with id > `afterId`, oldest first, at
-   * most `limit` (stream catch-up, D29). On PostgreSQL, over several
+   * most `limit` (stream catch-up). On PostgreSQL, over several
    * projects, an entry with a smaller id may still commit later: only what
    * lies at or below a `lastLogId(projectIds)` answer is final.
    */
@@ -115,14 +115,14 @@ export interface ReadOps {
    * The largest log entry id stored so far, 0 when none. With
    * `settledProjects`, first waits until no ingestion into those projects is
    * in flight, so none of their entries can commit later at or below the
-   * answer (live streams, D29). SQLite commits one transaction at a time, so
+   * answer (live streams). SQLite commits one transaction at a time, so
    * there the argument changes nothing.
    */
   lastLogId(settledProjects?: readonly number[]): Promise<number>;
 
   /**
    * Projects that hold entries received before `now` minus their
-   * `retention_days` (D28), by id, with that cutoff. One index probe per
+   * `retention_days`, by id, with that cutoff. One index probe per
    * project on (project_id, received_at).
    */
   expiredLogScopes(now: number): Promise<ExpiredLogScope[]>;
@@ -179,7 +179,7 @@ export interface WriteOps extends ReadOps {
   insertAudit(row: NewAudit): Promise<AuditRow>;
 
   /**
-   * Serialises owner-reducing changes per group (D17) until the transaction
+   * Serialises owner-reducing changes per group until the transaction
    * ends, so two concurrent revocations cannot each see the other's owner
    * and leave the group with none. PostgreSQL locks the group rows (in id
    * order, so callers never deadlock); SQLite already serialises write
@@ -189,7 +189,7 @@ export interface WriteOps extends ReadOps {
 
   /**
    * Stores the entries of several ingestion requests in this transaction,
-   * quotas checked entry by entry in order (D23: `max_entries` first, then
+   * quotas checked entry by entry in order (`max_entries` first, then
    * `max_bytes`; a refused entry consumes nothing), and adds the accepted
    * ones to the projects' `entry_count` and `total_bytes`. Exact under
    * concurrency: PostgreSQL locks the project rows (in id order) until the
@@ -198,7 +198,7 @@ export interface WriteOps extends ReadOps {
   ingestLogs(requests: LogIngestRequest[]): Promise<LogEntryOutcome[][]>;
 
   /**
-   * Retention (D28): deletes up to `limit` of the project's entries received
+   * Retention: deletes up to `limit` of the project's entries received
    * before `receivedBefore`, oldest first, with their search terms, and
    * subtracts them from the project's `entry_count` and `total_bytes` in this
    * same transaction, so the counters always equal the stored rows.
@@ -220,7 +220,7 @@ export interface WriteOps extends ReadOps {
 export interface Storage extends ReadOps {
   readonly backend: 'file' | 'server';
   /**
-   * Messages between processes sharing this database (D31; live streams):
+   * Messages between processes sharing this database (live streams):
    * PostgreSQL LISTEN/NOTIFY. Absent on the file backend (one process per file).
    */
   readonly signals?: StorageSignals;

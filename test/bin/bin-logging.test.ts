@@ -1,6 +1,6 @@
 /**
- * The binary's own log settings (spec: Startup configuration, the own-log
- * rows): `--log-file` receives every line (JSON with `--log-format json`)
+ * The binary's own log settings (the `--log-*` rows of the configuration
+ * table): `--log-file` receives every line (JSON with `--log-format json`)
  * and none carries a secret the requests did; the file rotates by
  * `--log-max-file-bytes` keeping `--log-max-files` rotated files; the last
  * lines reach the file before a SIGTERM exit; an unwritable file exits 78.

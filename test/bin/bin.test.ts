@@ -1,5 +1,5 @@
 /**
- * The `logkeep` binary as a process (spec: Startup configuration; D32, D33):
+ * The `logkeep` binary as a process:
  * exit 78 for every configuration problem before anything is touched,
  * `--print-config`, `--help`, `create-admin`, and real starts on an SQLite
  * file and on PostgreSQL that answer /healthz and stop cleanly on a signal.

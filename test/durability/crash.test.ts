@@ -1,5 +1,5 @@
 /**
- * Crash safety (D33, D34; issue 7 part 3), on each backend, with the built
+ * Crash safety (a 202 means committed; shutdown finishes pending writes), on each backend, with the built
  * binary as a real process:
  * - SIGKILL in the middle of concurrent ingestion, then a restart: every
  *   entry answered 202 is there, each request's entries are all there or

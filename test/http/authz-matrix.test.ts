@@ -2,7 +2,7 @@
  * The authorization matrix: every organisation route (groups, teams,
  * members, projects, keys, role assignments, audit log) against every kind
  * of caller, on both backends, asserting the exact status and error code of
- * each cell (D3: 401 → 404 for what the caller cannot see → 403 for what it
+ * each cell (401 → 404 for what the caller cannot see → 403 for what it
  * sees but may not act on; admin-only routes 403 before any lookup).
  */
 import { after, before, it } from 'node:test';
@@ -63,7 +63,7 @@ const seeGroup = (ok: Cell) => row((c) => (SEES_GROUP.includes(c) ? ok : NOT_FOU
 const manageGroup = (ok: Cell) => row((c) => (MANAGES_GROUP.includes(c) ? ok : SEES_GROUP.includes(c) ? FORBIDDEN : NOT_FOUND));
 const seeProject = (ok: Cell) => row((c) => (SEES_PROJECT.includes(c) ? ok : NOT_FOUND));
 const manageProject = (ok: Cell) => row((c) => (MANAGES_PROJECT.includes(c) ? ok : SEES_PROJECT.includes(c) ? FORBIDDEN : NOT_FOUND));
-/** Role-assignment routes (D3): 403 whenever the scope or role is outside the caller's rights. */
+/** Role-assignment routes: 403 whenever the scope or role is outside the caller's rights. */
 const grantInGroup = (ok: Cell) => row((c) => (MANAGES_GROUP.includes(c) ? ok : FORBIDDEN));
 
 interface World {
@@ -227,7 +227,7 @@ describeEachBackend('authorization matrix', (backend) => {
     assert.deepEqual(mismatches, []);
   });
 
-  it('follows the D3 order: 401 before everything, 400 path id, 404 before 403, 403 before body validation', async () => {
+  it('follows the check order: 401 before everything, 400 path id, 404 before 403, 403 before body validation', async () => {
     const p = world.projectId;
     const cases: [Caller, string, string, unknown, Cell][] = [
       ['none', 'PATCH', '/v1/projects/abc', { retention_days: 'x' }, [401, 'unauthorized']],

@@ -1,8 +1,8 @@
 /**
- * POST /v1/logs over HTTP on both backends: D22's top-level order (401 →
- * 403 project_blocked before the body → 413 → 400), every D21 validation
+ * POST /v1/logs over HTTP on both backends: the top-level order (401 →
+ * 403 project_blocked before the body → 413 → 400), every entry validation
  * rule with its message and index, entries stored exactly as submitted, and
- * D23's quotas entry by entry, also under concurrent batches.
+ * the quotas entry by entry, also under concurrent batches.
  */
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -98,7 +98,7 @@ describeEachBackend('POST /v1/logs', (backend) => {
     assert.deepEqual(empty.body, { accepted: 0, rejected: [] });
   });
 
-  it('rejects each invalid entry with its index and first failed rule, accepting the rest (D21)', async () => {
+  it('rejects each invalid entry with its index and first failed rule, accepting the rest', async () => {
     const batch: unknown[] = [
       ok(0),
       null,
@@ -171,7 +171,7 @@ describeEachBackend('POST /v1/logs', (backend) => {
     assert.equal(items.length, 3);
     const stored = [...items].reverse();
     for (let i = 0; i < texts.length; i++) {
-      // The stored text is the parsed object's compact JSON (D21): -0 reads back as 0.
+      // The stored text is the parsed object's compact JSON: -0 reads back as 0.
       const submitted = JSON.parse(JSON.stringify(JSON.parse(texts[i]!)));
       const item = stored[i]!;
       assert.deepEqual(Object.keys(item).slice(0, 3), ['id', 'project_id', 'received_at']);

@@ -1,7 +1,7 @@
 /**
- * GET /v1/logs over HTTP on both backends: D20's check order and its 403
+ * GET /v1/logs over HTTP on both backends: the check order and its 403
  * versus 404 rule, every filter alone and combined checked against a
- * reference matcher written from D24–D26, group queries leaving blocked
+ * reference matcher written from the filter rules, group queries leaving blocked
  * projects out, and cursor paging to the end while entries keep arriving.
  */
 import { after, before, it } from 'node:test';
@@ -48,7 +48,7 @@ describeEachBackend('GET /v1/logs', (backend) => {
   });
   after(() => svc.stop({ dropDatabase: true }));
 
-  it('checks both-or-neither scope first, then 404, 403 forbidden, 403 project_blocked, then the parameters (D20)', async () => {
+  it('checks both-or-neither scope first, then 404, 403 forbidden, 403 project_blocked, then the parameters', async () => {
     const outsider = await createActor(url, admin.token, `outsider-${backend}`, { grants: [{ role: 'user', scope_type: 'group', scope_id: groupH }] });
     const q = (token: string, qs: string) => queryLogs(url, token, qs);
     for (const qs of ['', 'level=info', 'project_id=1&group_id=1', 'project_id=999999&group_id=999999']) {
@@ -92,7 +92,7 @@ describeEachBackend('GET /v1/logs', (backend) => {
     assert.equal((await q(admin.token, `project_id=${projectA}&limit=1000`)).body.items.length, FIXTURE_SIZE > 200 ? 200 : FIXTURE_SIZE);
   });
 
-  it('follows D18 for reads: global, group and project grants; a project grant does not open its group', async () => {
+  it('reads through global, group and project grants; a project grant does not open its group', async () => {
     const groupReader = await createActor(url, admin.token, `group-reader-${backend}`, { grants: [{ role: 'user', scope_type: 'group', scope_id: groupG }] });
     const projectReader = await createActor(url, admin.token, `project-reader-${backend}`, { grants: [{ role: 'user', scope_type: 'project', scope_id: projectA }] });
     const globalReader = await createActor(url, admin.token, `global-reader-${backend}`, { grants: [{ role: 'user', scope_type: 'global' }] });
@@ -107,7 +107,7 @@ describeEachBackend('GET /v1/logs', (backend) => {
     assertStatus(await queryLogs(url, keyA, `project_id=${projectA}`), 401, 'unauthorized');
   });
 
-  it('answers every filter alone and combined exactly as D24–D26 say, newest first, paged to the end', async () => {
+  it('answers every filter alone and combined exactly as the reference matcher does, newest first, paged to the end', async () => {
     const queries = fixtureQueries();
     assert.ok(queries.length >= 50);
     let nonEmpty = 0;

@@ -1,7 +1,8 @@
 /**
  * `GET /v1/audit-log` on both backends: the entry shape, every filter
  * (actor, action from the closed set, target, inclusive from/to), paging
- * newest first, the 400s of D14 and D4, and the retention policy fields.
+ * newest first, the 400s for an unknown action and malformed filters, and
+ * the retention policy fields.
  */
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -100,7 +101,7 @@ describeEachBackend('audit log', (backend) => {
     assertStatus(await get(`?cursor=${encodeURIComponent(groupsPage.body.next_cursor)}`), 400, 'invalid_request');
   });
 
-  it('refuses an action outside the closed set with reason unknown (D14), and malformed filters naming the field', async () => {
+  it('refuses an action outside the closed set with reason unknown, and malformed filters naming the field', async () => {
     const unknown = await get('?action=group.deleted');
     assertStatus(unknown, 400, 'invalid_request');
     assert.deepEqual(unknown.body.details, { field: 'action', reason: 'unknown' });

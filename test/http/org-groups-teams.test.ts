@@ -1,8 +1,8 @@
 /**
  * Groups, teams and team members over HTTP on both backends: shapes,
- * visibility inside the query (D18), pagination and filters, membership
- * rules (D19), token_version on member add and removal, the sole-owner
- * guard through teams, and the audit rows of D13.
+ * visibility inside the query, pagination and filters, membership
+ * rules, token_version on member add and removal, the sole-owner
+ * guard through teams, and the audit rows.
  */
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -62,7 +62,7 @@ describeEachBackend('groups and teams', (backend) => {
     assertStatus(await api(url, 'POST', '/v1/groups', { token: admin.token, json: ['name'] }), 400, 'invalid_request');
   });
 
-  it('GET /v1/groups lists only visible groups, inside the query, so the first page already holds them (D18)', async () => {
+  it('GET /v1/groups lists only visible groups, inside the query, so the first page already holds them', async () => {
     const seen = await createGroup(url, admin.token, 'vis-seen');
     const viaTeam = await createGroup(url, admin.token, 'vis-team');
     const hidden = await createGroup(url, admin.token, 'vis-hidden');
@@ -152,7 +152,7 @@ describeEachBackend('groups and teams', (backend) => {
     assert.deepEqual((await api(url, 'GET', `/v1/teams/${team}/members`, { token: admin.token })).body, { items: [] });
     const [removed] = await auditRows(url, admin.token, { action: 'team.member_removed', target_id: team });
     assert.deepEqual([removed.target_type, removed.actor_user_id, removed.metadata], ['team', admin.id, { user_id: member.id }]);
-    // Removing a non-member is 404 (D19) and writes no row.
+    // Removing a non-member is 404 and writes no row.
     assertStatus(await api(url, 'DELETE', `/v1/teams/${team}/members/${member.id}`, { token: admin.token }), 404, 'not_found');
     assert.equal((await auditRows(url, admin.token, { action: 'team.member_removed', target_id: team })).length, 1);
   });

@@ -1,8 +1,8 @@
 /**
  * Projects and secret keys over HTTP on both backends: creation rules,
- * the flat visible list (D18), usage counters only on GET by id, PATCH with
+ * the flat visible list, usage counters only on GET by id, PATCH with
  * its before/after audit row, block and unblock, and keys: shown once,
- * stored as a hash only (D6), listed as metadata, revoked irreversibly with
+ * stored as a hash only, listed as metadata, revoked irreversibly with
  * ingestion refusing the key at once, also through a second process.
  */
 import { after, before, it } from 'node:test';
@@ -69,7 +69,7 @@ describeEachBackend('projects and secret keys', (backend) => {
     assertStatus(await api(url, 'POST', '/v1/groups/999999/projects', { token: admin.token, json: { name: 'x', retention_days: 1 } }), 404, 'not_found');
   });
 
-  it('GET /v1/projects is flat: group grants reveal the group\'s projects, project grants only that project (D18)', async () => {
+  it('GET /v1/projects is flat: group grants reveal the group\'s projects, project grants only that project', async () => {
     const g1 = await createGroup(url, admin.token, 'flat-1');
     const g2 = await createGroup(url, admin.token, 'flat-2');
     const a = await createProject(url, admin.token, g1, 'flat-a');
@@ -191,7 +191,7 @@ describeEachBackend('projects and secret keys', (backend) => {
     assert.ok(!JSON.stringify(row).includes(created.body.secret), 'the audit row never holds the secret');
   });
 
-  it('only the SHA-256 hash of a key is stored (D6)', async () => {
+  it('only the SHA-256 hash of a key is stored', async () => {
     const project = await createProject(url, admin.token, groupId, 'hashed');
     const key = await createKey(url, admin.token, project, 'hash-check');
     const storage = await openStorage(svc.database.config, { logger: silentLogger });

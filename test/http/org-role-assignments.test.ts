@@ -1,7 +1,7 @@
 /**
  * Role assignments over HTTP on both backends: creation and revocation with
- * the owner/admin rules and the exact 400/403/404 of D3, the listing of
- * D19, every token_version rule for grants (user and team subjects), the
+ * the owner/admin rules and the exact 400/403/404 order, the listing by
+ * scope and subject, every token_version rule for grants (user and team subjects), the
  * sole-owner guard on revocation (also through teams), and the audit rows.
  */
 import { after, before, it } from 'node:test';
@@ -73,7 +73,7 @@ describeEachBackend('role assignments', (backend) => {
     const [row] = await auditRows(url, admin.token, { action: 'role_assignment.created', target_id: res.body.id });
     assert.deepEqual([row.target_type, row.actor_user_id], ['role_assignment', admin.id]);
     assert.deepEqual(row.metadata, { role: 'admin', scope_type: 'global', scope_id: null, subject_type: 'user', subject_id: target.id });
-    // scope_id may be left out for a global grant; duplicates are allowed (D19).
+    // scope_id may be left out for a global grant; duplicates are allowed.
     const omitted = await post(admin.token, { subject_type: 'user', subject_id: target.id, role: 'user', scope_type: 'global' });
     assertStatus(omitted, 201);
     assertStatus(await post(admin.token, { subject_type: 'user', subject_id: target.id, role: 'user', scope_type: 'global' }), 201);
@@ -242,7 +242,7 @@ describeEachBackend('role assignments', (backend) => {
     }
   });
 
-  it('GET /v1/role-assignments (D19): admin sees all, an owner those of its groups and their projects, others 403', async () => {
+  it('GET /v1/role-assignments: admin sees all, an owner those of its groups and their projects, others 403', async () => {
     const group = await createGroup(url, admin.token, 'listing');
     const project = await createProject(url, admin.token, group, 'listing-p');
     const lister = await createActor(url, admin.token, 'lister', { grants: [{ role: 'owner', scope_type: 'group', scope_id: group }] });

@@ -1,12 +1,12 @@
 /**
- * Visibility with many grants (D18), on both backends: a user holding 5,000
+ * Visibility with many grants, on both backends: a user holding 5,000
  * grants (direct and through a team; group and project scope) lists exactly
  * the groups and projects it may see. The rows are inserted through the
  * storage verbs (the HTTP path would take minutes); the listing goes
  * through HTTP, where visibility is one bound parameter of one query per
  * page.
  *
- * The access token carries every grant (spec: roles come from the claims),
+ * The access token carries every grant (roles come from the claims),
  * so 5,000 grants make a ~330 KB bearer token, far over Node's default
  * 16 KiB header limit and logkeep's default 64 KiB: a deployment with such
  * users raises `httpMaxHeaderBytes`, as this one does.

@@ -1,5 +1,5 @@
 /**
- * Quotas stay exact entry by entry (D23) when two real `logkeep` processes
+ * Quotas stay exact entry by entry when two real `logkeep` processes
  * ingest into one project of one PostgreSQL database at once: each process
  * group-commits its own requests, and only the database's row lock on the
  * project's counters orders the two.

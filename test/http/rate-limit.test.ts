@@ -1,5 +1,5 @@
 /**
- * Rate limiting over HTTP on both backends (spec "Rate limiting", D12): the
+ * Rate limiting over HTTP on both backends: the
  * IP bucket on every request to the credential-sensitive routes, the subject
  * buckets (username; `user:<id>`), continuous refill, CORS preflights not
  * counted, one `auth.throttled` row per episode, the socket address unless a

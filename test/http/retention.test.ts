@@ -1,6 +1,6 @@
 /**
- * Retention through the running service (spec: Quotas and retention, the
- * audit log; D15, D28): `runPurgeOnce()` on a service whose clock is moved
+ * Retention through the running service (log entries and the audit log):
+ * `runPurgeOnce()` on a service whose clock is moved
  * forward removes each project's expired entries (queries and usage
  * counters follow), purges both audit classes and leaves `audit.purged`
  * rows that the audit log shows like any other.

@@ -1,7 +1,7 @@
 /**
  * GET /v1/logs/stream on both backends: every refusal answered as the same
- * plain JSON error `GET /v1/logs` gives (D20 order) before any stream opens;
- * then the event-stream head of D30, the opening comment, `log` frames whose
+ * plain JSON error `GET /v1/logs` gives (in its order) before any stream opens;
+ * then the event-stream head, the opening comment, `log` frames whose
  * data is byte for byte the LogEntry of `GET /v1/logs`, heartbeats, CORS,
  * and the real `eventsource` client.
  */
@@ -53,7 +53,7 @@ describeEachBackend('live stream: refusals, frames, heartbeats', (backend) => {
     await svc.stop({ dropDatabase: true });
   });
 
-  it('answers every refusal of GET /v1/logs identically, as plain JSON, in D20 order', async () => {
+  it('answers every refusal of GET /v1/logs identically, as plain JSON, in the same order', async () => {
     const cases: [string, number, string][] = [
       ['', 400, 'invalid_request'],
       ['level=info', 400, 'invalid_request'],
@@ -111,7 +111,7 @@ describeEachBackend('live stream: refusals, frames, heartbeats', (backend) => {
     wins.close();
   });
 
-  it('opens with D30 headers and a comment at once, then sends log frames with the exact LogEntry JSON', async () => {
+  it('opens with the event-stream headers and a comment at once, then sends log frames with the exact LogEntry JSON', async () => {
     const s = await stream(`/v1/logs/stream?project_id=${projectA}`, member.token);
     assert.equal(s.headers.get('content-type'), 'text/event-stream');
     assert.equal(s.headers.get('cache-control'), 'no-cache');

@@ -1,5 +1,5 @@
 /**
- * How live streams end (spec Events, state table, D30), on both backends:
+ * How live streams end, on both backends:
  * `token_revoked` at the next heartbeat when the user is blocked, loses the
  * grant (revocation, or a grant gone from storage while token_version stayed)
  * or changes password; `project_blocked` at once when a streamed project is

@@ -1,9 +1,9 @@
 /**
  * The stream sends exactly what `GET /v1/logs` returns for the same
- * parameters (D29), oldest first: every filter of the list (level,
+ * parameters, oldest first: every filter of the list (level,
  * category, logger, from/to, correlation ids, q, context.*) alone and
  * combined, live and replayed with since_id; a group stream leaves blocked
- * projects out and takes in projects created after it opened (D30).
+ * projects out and takes in projects created after it opened.
  */
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Several logkeep processes on one PostgreSQL database (D31): an entry
+ * Several logkeep processes on one PostgreSQL database: an entry
  * ingested through one reaches matching streams of another, a project
  * blocked through one ends the other's streams at once (not a heartbeat
  * later), and a lost LISTEN connection loses nothing. First with two

@@ -1,5 +1,5 @@
 /**
- * Gapless resume (D29) on both backends: `since_id` and `Last-Event-ID`
+ * Gapless resume on both backends: `since_id` and `Last-Event-ID`
  * replay stored matches oldest first and go live with no gap and no
  * duplicate while several writers ingest into several projects at once;
  * a stream without either starts at the subscription; the `eventsource`
@@ -131,7 +131,7 @@ describeEachBackend('live stream: gapless resume', (backend) => {
     svc.server.on('request', remember);
     const seen: number[] = [];
     const reconnectIds: (string | null)[] = [];
-    // No since_id in the URL: it would win over Last-Event-ID on every reconnect (D29).
+    // No since_id in the URL: it would win over Last-Event-ID on every reconnect.
     const source = authedEventSource(`${url}/v1/logs/stream?project_id=${projects[1]}`, member.token);
     source.addEventListener('log', (e) => seen.push(Number(e.lastEventId)));
     try {

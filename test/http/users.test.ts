@@ -1,6 +1,6 @@
 /**
  * User administration over HTTP on both backends: create, list (filter and
- * the pagination invariants), patch, block, unblock, delete (D16) and
+ * the pagination invariants), patch, block, unblock, delete and
  * self-deletion, each with its state-table effects and audit rows.
  */
 import { after, before, describe, it } from 'node:test';
@@ -234,7 +234,7 @@ describeEachBackend('users', (backend) => {
       assert.ok(!JSON.stringify(row).includes('admin-chosen-1'));
     });
 
-    it('answers 404, 400 and 409 in D3 order', async () => {
+    it('answers 404 before 400 before 409', async () => {
       assertError(await call(admin, 'PATCH', '/v1/users/999999', { email: 5 }), 404, 'not_found');
       assertError(await call(admin, 'PATCH', '/v1/users/abc', {}), 400, 'invalid_request');
       const user = await createUser(svc, admin.access_token, 'patch-errors');
@@ -287,7 +287,7 @@ describeEachBackend('users', (backend) => {
   });
 
   describe('DELETE /v1/users/:id', () => {
-    it('deletes per D16: row kept, grants and memberships removed, tokens dead, names still taken, audited', async () => {
+    it('deletes: row kept, grants and memberships removed, tokens dead, names still taken, audited', async () => {
       const user = await readyUser(svc, admin.access_token, 'deletee', { email: 'deletee@example.com' });
       const group = await db.write((tx) => tx.insertGroup('shared-group', Date.now()));
       await db.write(async (tx) => {

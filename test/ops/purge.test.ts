@@ -1,6 +1,6 @@
 /**
- * The retention pass against each backend (spec: Quotas and retention; D15,
- * D28): log entries by project and `received_at`, the two audit classes and
+ * The retention pass against each backend: log entries by project and
+ * `received_at`, the two audit classes and
  * their `audit.purged` rows, chunking, counters, expired refresh tokens, the
  * maintenance lock (PostgreSQL) and space given back (SQLite). Each case
  * gets a fresh database, since a pass covers the whole database.
@@ -321,7 +321,7 @@ describeEachBackend('retention purge', (backend) => {
         await insertAudit(f.storage, 'auth.login_failed', authCutoff, 1); // exactly at the cutoff: kept
         await insertAudit(f.storage, 'user.created', authCutoff - DAY, 2); // admin class, within 30 days: kept
         await insertAudit(f.storage, 'project.created', adminCutoff - 1, 5);
-        await insertAudit(f.storage, 'audit.purged', adminCutoff - DAY, 1); // admin class too (D15)
+        await insertAudit(f.storage, 'audit.purged', adminCutoff - DAY, 1); // admin class too
         await insertAudit(f.storage, 'group.created', adminCutoff, 1); // at the cutoff: kept
 
         const report = await runPurgePass(f.storage, settings, { now: NOW });
@@ -394,7 +394,7 @@ describeEachBackend('retention purge', (backend) => {
       const report = await runPurgePass(f.storage, NO_AUDIT_RETENTION, { now: NOW });
       assert.equal(report.refreshTokens, 3);
       for (const gone of ['expired', 'expires-now', 'revoked-expired']) assert.equal(await f.storage.getRefreshToken(gone), null, gone);
-      // A revoked token is kept until it expires: presenting it again must still look like reuse (D9).
+      // A revoked token is kept until it expires: presenting it again must still look like reuse.
       for (const kept of ['live', 'revoked-live']) assert.ok(await f.storage.getRefreshToken(kept), kept);
     } finally {
       await closeFixture(f);

@@ -47,9 +47,9 @@ function entries(count: number, start: number, step: number): PreparedEntry[] {
   return batch.entries;
 }
 
-// ---- the oracle: D24–D26 decided from the stored entry, written from the spec ----
+// ---- the oracle: the filter rules decided from the stored entry, written from the rules ----
 
-/** D26: walk object keys (never into arrays); a string equals, a number or boolean by its JSON text. */
+/** Walk object keys (never into arrays); a string equals, a number or boolean by its JSON text. */
 function exactHolds(entry: Json, filter: ExactFilter): boolean {
   let node: Json | undefined = entry;
   for (const key of filter.path) {
@@ -62,7 +62,7 @@ function exactHolds(entry: Json, filter: ExactFilter): boolean {
   return false;
 }
 
-/** D25: runs of letters and digits of each string value and number JSON text (keys excluded), lower-cased, cut at 64 code points. */
+/** Runs of letters and digits of each string value and number JSON text (keys excluded), lower-cased, cut at 64 code points. */
 function wordsIn(entry: Json, into = new Set<string>()): Set<string> {
   if (typeof entry === 'string' || typeof entry === 'number') {
     const text = typeof entry === 'string' ? entry : JSON.stringify(entry);
@@ -229,7 +229,7 @@ describeEachBackend('log storage verbs', (backend) => {
       { ...base, projectIds: [projectA], exact: [{ path: ['ctx', 'user'], value: 'u5' }], words: wordsOf('e2') },
       { ...base, projectIds: [projectA], exact: [{ path: ['ctx', 'user'], value: 'u5' }, shard('s1')], from: T0 + 100 * MINUTE, to: T0 + 160 * MINUTE },
       none({ ...base, projectIds: [projectA, projectB], exact: [shard('s1'), shard('s2')] }),
-      // Values present in the text but not at the path (or not by D26) match nothing.
+      // Values present in the text but not at the path (or not by the exact-match rule) match nothing.
       none({ ...base, projectIds: [projectA], exact: [{ path: ['shard'], value: 'e7' }] }),
       none({ ...base, projectIds: [projectA], exact: [{ path: ['n'], value: '3.0' }] }),
       none({ ...base, projectIds: [projectA], exact: [{ path: ['ctx', 'tags'], value: 't1' }] }),

@@ -181,7 +181,7 @@ describeEachBackend('storage contract', (backend) => {
       await assert.rejects(addUser({ email }), isConflict('email'));
       await addUser({ email: null });
       await addUser({ email: null });
-      // A deleted user keeps both taken (D16).
+      // A deleted user keeps both taken.
       await storage.write((tx) => tx.updateUser(first.id, { deletedAt: T0, isActive: false }));
       await assert.rejects(addUser({ username: first.username }), isConflict('username'));
       await assert.rejects(addUser({ email }), isConflict('email'));
@@ -426,7 +426,7 @@ describeEachBackend('storage contract', (backend) => {
       assert.deepEqual(await list({ nameContains: t, visibility: ALL }), [g3, g2, g1]);
       assert.deepEqual(await list({ nameContains: t, visibility: { all: false, groupIds: [g1.id, g3.id], projectIds: [] } }), [g3, g1]);
       assert.deepEqual(await list({ nameContains: t, visibility: { all: false, groupIds: [], projectIds: [] } }), []);
-      // A project grant does not reveal its group (D18).
+      // A project grant does not reveal its group.
       const p = await addProject(g2.id);
       assert.deepEqual(await list({ nameContains: t, visibility: { all: false, groupIds: [], projectIds: [p.id] } }), []);
       assert.deepEqual(await list({ nameContains: `${t} ALPHA`.toUpperCase(), visibility: ALL }), [g1]);
@@ -503,7 +503,7 @@ describeEachBackend('storage contract', (backend) => {
       assert.deepEqual(await list({ groupId: g1.id }), [b, a]);
       assert.deepEqual(await list({ nameContains: `${t} WEB_` }), [b]);
       assert.deepEqual(await list({ nameContains: `${t} web%` }), []);
-      // A visible group reveals its projects; a project id only itself (D18).
+      // A visible group reveals its projects; a project id only itself.
       assert.deepEqual(await list({ visibility: { all: false, groupIds: [g1.id], projectIds: [d.id] } }), [d, b, a]);
       assert.deepEqual(await list({ visibility: { all: false, groupIds: [], projectIds: [c.id] } }), [c]);
       assert.deepEqual(await list({ visibility: { all: false, groupIds: [], projectIds: [] } }), []);
@@ -579,7 +579,7 @@ describeEachBackend('storage contract', (backend) => {
       assert.equal(await storage.write((tx) => tx.deleteRoleAssignment(ra.id)), false);
     });
 
-    it('duplicate grants are allowed (D19)', async () => {
+    it('duplicate grants are allowed', async () => {
       const user = await addUser();
       const g = await addGroup();
       const row = { subjectType: 'user', subjectId: user.id, role: 'user', scopeType: 'group', scopeId: g.id, createdAt: T0 } as const;

@@ -1,7 +1,7 @@
 /**
  * Helpers for the log HTTP tests: sending batches, reading every page of a
  * query, a deterministic mixed fixture, and a reference matcher written
- * straight from D24–D26 (independent of the index), so query answers are
+ * straight from the filter rules (independent of the index), so query answers are
  * checked against the rules rather than against the implementation.
  */
 import assert from 'node:assert/strict';
@@ -91,7 +91,7 @@ function atPath(entry: Record<string, unknown>, segments: string[]): unknown {
   return v;
 }
 
-/** Whether `entry` matches the query parameters under D24–D26 (scope and paging ignored). */
+/** Whether `entry` matches the query parameters under the filter rules (scope and paging ignored). */
 export function referenceMatches(entry: Record<string, unknown>, params: [string, string][]): boolean {
   for (const [key, value] of params) {
     if (key === 'level') {

@@ -1,5 +1,5 @@
 /**
- * Startup configuration, rule by rule (spec: Startup configuration; D32),
+ * Startup configuration, rule by rule,
  * through the pure resolver: argv, an environment and an in-memory file
  * reader in, an invocation (or every problem) out.
  */
@@ -58,7 +58,7 @@ function assertProblem(problems: string[], pattern: RegExp): void {
   assert.ok(problems.some((p) => pattern.test(p)), `no problem matches ${pattern}:\n${problems.join('\n')}`);
 }
 
-/** The flags and variables of the spec's table, written out, so the table in code cannot drift from it. */
+/** The flags and variables of the documented table, written out, so the table in code cannot drift from it. */
 const SPEC_FLAGS = [
   '--http-host', '--http-port', '--http-max-header-bytes', '--http-max-url-bytes', '--http-headers-timeout-seconds',
   '--http-request-timeout-seconds', '--http-keep-alive-timeout-seconds', '--http-max-connections', '--db-backend', '--db-path', '--db-server-host', '--db-server-port',
@@ -73,7 +73,7 @@ const SPEC_FLAGS = [
 const SPEC_SECRETS = ['SERVICE_DB_SERVER_PASSWORD', 'SERVICE_JWT_SECRET', 'SERVICE_BOOTSTRAP_ADMIN_PASSWORD'];
 
 describe('the settings table', () => {
-  it('has exactly the spec flags, and the secrets without a flag', () => {
+  it('has exactly the documented flags, and the secrets without a flag', () => {
     assert.deepEqual(SETTINGS.filter((s) => s.flag !== null).map((s) => s.flag), SPEC_FLAGS);
     assert.deepEqual(SETTINGS.filter((s) => s.kind === 'secret').map((s) => s.env).sort(), [...SPEC_SECRETS].sort());
     assert.ok(SETTINGS.filter((s) => s.kind === 'secret').every((s) => s.flag === null));
@@ -457,7 +457,7 @@ describe('the bootstrap password', () => {
   });
 });
 
-describe('create-admin (D32)', () => {
+describe('create-admin', () => {
   it('needs only the database settings: no JWT secret', () => {
     const invocation = resolve(['create-admin', '--username', 'alice', ...BASE_ARGS], {});
     assert.equal(invocation.action, 'create-admin');

@@ -9,7 +9,7 @@ function fakeReq(remote: string, xff?: string): IncomingMessage {
   return { socket: { remoteAddress: remote }, headers: xff === undefined ? {} : { 'x-forwarded-for': xff } } as unknown as IncomingMessage;
 }
 
-describe('client address (D12)', () => {
+describe('client address', () => {
   it('uses the socket address unless trusted hops are configured', () => {
     assert.equal(clientIp(fakeReq('10.0.0.1', '1.2.3.4'), 0), '10.0.0.1');
   });

@@ -1,8 +1,8 @@
 /**
  * The check every candidate entry of the search index goes through
- * (lib/search/entry-match.ts): D26's exact-match rule and D25's words and
+ * (lib/search/entry-match.ts): the exact-match rule and the words and
  * prefixes, decided from the stored JSON text of the entry. Checked against
- * a slow reference written from the spec, over random entries and filters
+ * a slow reference written from the rules, over random entries and filters
  * made from their own leaves and words (and near misses), plus the cases
  * where a text shortcut could go wrong.
  */
@@ -16,9 +16,9 @@ import type { ExactFilter, LogFilter } from '../../lib/search/log-filter.js';
 
 type TextFilter = Pick<LogFilter, 'words' | 'prefixes' | 'exact'>;
 
-// ---- the reference, from the spec ---------------------------------------------
+// ---- the reference, from the rules --------------------------------------------
 
-/** D26: walk object keys (never into arrays); a string equals, a number or boolean by its JSON text. */
+/** Walk object keys (never into arrays); a string equals, a number or boolean by its JSON text. */
 function refExact(entry: Json, filter: ExactFilter): boolean {
   let node: Json | undefined = entry;
   for (const key of filter.path) {
@@ -41,7 +41,7 @@ function refTexts(v: Json, out: string[] = []): string[] {
   return out;
 }
 
-/** D25: runs of letters and digits of each value on its own, lower-cased, cut at 64 code points. */
+/** Runs of letters and digits of each value on its own, lower-cased, cut at 64 code points. */
 function refWords(entry: Json): Set<string> {
   const words = new Set<string>();
   for (const t of refTexts(entry)) for (const run of t.match(/[\p{L}\p{N}]+/gu) ?? []) words.add([...run.toLowerCase()].slice(0, 64).join(''));
@@ -73,7 +73,7 @@ function q(text: string): Partial<TextFilter> {
 
 const ex = (path: string[], value: string): Partial<TextFilter> => ({ exact: [{ path, value }] });
 
-/** Every scalar leaf reachable through object keys: its path and the text D26 compares. */
+/** Every scalar leaf reachable through object keys: its path and the text an exact filter compares. */
 function leaves(v: Json, path: string[] = [], out: ExactFilter[] = []): ExactFilter[] {
   if (v === null || Array.isArray(v)) return out;
   if (typeof v === 'object') {
@@ -103,7 +103,7 @@ const entryArb = logEntry;
 /** Picks from a list by a random index, or undefined when it is empty. */
 const pick = <T>(list: readonly T[], n: number): T | undefined => (list.length === 0 ? undefined : list[n % list.length]);
 
-describe('entry matcher agrees with the spec (property)', () => {
+describe('entry matcher agrees with the reference (property)', () => {
   it('for filters made of the entry\'s own leaves, words and prefixes, and near misses of them', () => {
     const seen = { match: 0, miss: 0, exactMatch: 0, exactMiss: 0 };
     fc.assert(

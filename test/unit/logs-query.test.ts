@@ -18,7 +18,7 @@ function fails(fn: () => unknown, field: string): void {
 
 const qs = (s: string) => new URLSearchParams(s);
 
-describe('log query scope (D20, first check)', () => {
+describe('log query scope (the first check)', () => {
   it('needs exactly one of project_id and group_id', () => {
     assert.deepEqual(readLogScope(qs('project_id=3')), { kind: 'project', projectId: 3 });
     assert.deepEqual(readLogScope(qs('group_id=12&level=bogus')), { kind: 'group', groupId: 12 });
@@ -131,7 +131,7 @@ describe('log filters', () => {
     fails(() => readLogScope(qs(`project_id=1${nul}`)), 'project_id');
   });
 
-  it('complains in D20 order: level, from/to, context, q, then limit and cursor', () => {
+  it('complains in order: level, from/to, context, q, then limit and cursor', () => {
     const all = 'level=x&from=x&to=x&context..=1&q=*&limit=0&cursor=x';
     fails(() => readLogListQuery(qs(all), cursors), 'level');
     fails(() => readLogListQuery(qs(all.replace('level=x&', '')), cursors), 'from');

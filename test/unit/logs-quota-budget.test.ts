@@ -12,7 +12,7 @@ import { ByteBudget } from '../../lib/logs/byte-budget.js';
 const req = (projectId: number, sizes: number[]): LogIngestRequest => ({ projectId, sizes, chunks: [] });
 const usage = (u: Partial<ProjectUsage>): ProjectUsage => ({ maxEntries: null, maxBytes: null, entryCount: 0, totalBytes: 0, ...u });
 
-describe('quota plan (D23)', () => {
+describe('quota plan', () => {
   it('checks entries first, then bytes, and a refused entry consumes nothing', () => {
     const plan = planIngest([req(1, [5, 50, 5, 1])], new Map([[1, usage({ maxEntries: 2, maxBytes: 20, totalBytes: 8 })]]));
     assert.deepEqual(plan.slots, [[0, { quota: 'max_bytes' }, 1, { quota: 'max_entries' }]]);

@@ -20,7 +20,7 @@ function valueTexts(v: Json, out: string[] = []): string[] {
 const text = unicodeText(40);
 const entry = logEntry;
 
-describe('words (D25)', () => {
+describe('words', () => {
   it('splits on anything that is not a letter or digit, lower-cases, and cuts at 64 code points', () => {
     assert.deepEqual(wordsOf('User-42 logged_in FROM 10.0.0.1; Ünïcödé ΣΑΣ 中文 ٣٤'), ['user', '42', 'logged', 'in', 'from', '10', '0', '1', 'ünïcödé', 'σας', '中文', '٣٤']);
     assert.deepEqual(wordsOf('a'.repeat(70)), ['a'.repeat(64)]);
@@ -66,7 +66,7 @@ describe('entry terms', () => {
             const cps = [...run];
             const typed = cps.slice(0, Math.max(1, cps.length - 1)).join('');
             // toLowerCase is context-sensitive (final sigma): a cut run may
-            // lower-case differently; that is D25's definition, not a miss.
+            // lower-case differently; that is the definition of a word, not a miss.
             if (!normalizeWord(run).startsWith(normalizeWord(typed))) continue;
             if ([...normalizeWord(typed)].length < MIN_PREFIX_LENGTH) continue;
             for (const p of parseTextQuery(`${typed}*`).prefixes) assert.ok([...terms].some((x) => x.startsWith(p)), `prefix ${p}`);
@@ -132,7 +132,7 @@ describe('entry terms', () => {
     assert.ok(terms.includes(exactTerm(['neg'], '-0.5')));
   });
 
-  it('has an exact term for each addressable leaf: strings, and numbers and booleans by JSON text (D26), one word standing for itself', () => {
+  it('has an exact term for each addressable leaf: strings, and numbers and booleans by JSON text, one word standing for itself', () => {
     const terms = new Set(entryTerms({ category: 'db', a: { b: { c: 'x y' } }, n: 5, t: true, s: 'false', z: null, o: {}, arr: ['q'], connection_generation: 3, neg: -3, id: 'A1b2' }));
     assert.ok(terms.has(exactTerm(['a', 'b', 'c'], 'x y')));
     assert.ok(terms.has(exactTerm(['t'], 'true')));
@@ -176,7 +176,7 @@ describe('entry terms', () => {
   });
 });
 
-describe('q (D25)', () => {
+describe('q', () => {
   it('splits like entries; a trailing * makes a prefix; duplicates go', () => {
     assert.deepEqual(parseTextQuery('Disk-FULL  disk err*'), { words: ['disk', 'full'], prefixes: ['err'] });
     assert.deepEqual(parseTextQuery('"timeout" AND conn*ection'), { words: ['timeout', 'and', 'ection'], prefixes: ['conn'] });

@@ -14,7 +14,7 @@ function message(value: unknown): string {
   return (r as { message: string }).message;
 }
 
-describe('entry validation (D21)', () => {
+describe('entry validation', () => {
   it('accepts a minimal entry and reports its level number and instant', () => {
     const r = validateEntry({ ...good });
     assert.ok(r.ok);
@@ -76,7 +76,7 @@ describe('entry validation (D21)', () => {
   });
 });
 
-describe('ISO 8601 timestamps (D21)', () => {
+describe('ISO 8601 timestamps', () => {
   it('accepts the allowed shapes', () => {
     const cases: [string, number][] = [
       ['2024-02-29T23:59:59Z', Date.UTC(2024, 1, 29, 23, 59, 59)],
@@ -110,7 +110,7 @@ describe('ISO 8601 timestamps (D21)', () => {
   });
 });
 
-describe('batches (D22) and preparation', () => {
+describe('batches and preparation', () => {
   it('accepts only a JSON array', () => {
     assert.deepEqual(readBatch([]), []);
     for (const v of [{}, null, 'x', 1]) assert.throws(() => readBatch(v), (e: unknown) => e instanceof LogServiceError && e.status === 400);

@@ -1,6 +1,6 @@
 /**
  * The authorization predicates alone: who sees, who manages, who may grant
- * what where (D3, D18, D19), and that list-query visibility agrees with the
+ * what where, and that list-query visibility agrees with the
  * per-resource predicates for any set of grants.
  */
 import { describe, it } from 'node:test';
@@ -35,7 +35,7 @@ const OWNER_OF_P10 = [g('owner', 'project', 10)];
 const P10 = { id: 10, groupId: 1 };
 const P20 = { id: 20, groupId: 2 };
 
-describe('rbac: seeing (D18)', () => {
+describe('rbac: seeing', () => {
   it('a global grant of any role sees every group and project', () => {
     for (const grants of [ADMIN, GLOBAL_OWNER, GLOBAL_USER]) {
       assert.equal(canSeeGroup(grants, 7), true);
@@ -114,14 +114,14 @@ describe('rbac: managing', () => {
     assert.equal(canManageProject(USER_OF_1, P10), false);
   });
 
-  it('only a global admin grant is admin; a global owner is not (D18)', () => {
+  it('only a global admin grant is admin; a global owner is not', () => {
     assert.equal(isAdmin(ADMIN), true);
     assert.equal(isAdmin(GLOBAL_OWNER), false);
     assert.equal(isAdmin([g('admin', 'group', 1)]), false);
   });
 });
 
-describe('rbac: granting (D3 role-assignment rules)', () => {
+describe('rbac: granting (role-assignment rules)', () => {
   const user = { type: 'user' } as const;
   const teamOf = (groupId: number) => ({ type: 'team', groupId }) as const;
   const group1 = { type: 'group', groupId: 1 } as const;
@@ -177,7 +177,7 @@ describe('rbac: granting (D3 role-assignment rules)', () => {
   });
 });
 
-describe('rbac: listing role assignments (D19)', () => {
+describe('rbac: listing role assignments', () => {
   it('admin and a global owner list all, group owners their groups, others nothing', () => {
     assert.deepEqual(roleAssignmentListScope(ADMIN), { all: true });
     assert.deepEqual(roleAssignmentListScope(GLOBAL_OWNER), { all: true });

@@ -1,7 +1,7 @@
 /**
- * Pure parts of the live stream: event-stream frames (spec Events, D30),
+ * Pure parts of the live stream: event-stream frames and headers,
  * the feed key that lets equal streams share reads, the payloads of the
- * cross-process signals (D31), and the cap on concurrent reads.
+ * cross-process signals, and the cap on concurrent reads.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -15,7 +15,7 @@ const LOG_COLUMNS = `id, project_id AS "projectId", received_at AS "receivedAt",
 /**
  * Reads and locks the projects' counters until the transaction ends, in id
  * order so concurrent ingesters (in this or another process) never deadlock:
- * this row lock is what makes the quotas exact (D23).
+ * this row lock is what makes the quotas exact.
  */
 export const LOCK_PROJECT_USAGE = `SELECT id, max_entries AS "maxEntries", max_bytes AS "maxBytes",
     entry_count AS "entryCount", total_bytes AS "totalBytes"

@@ -113,7 +113,7 @@ export async function ingestLogs(db: Queryable, requests: readonly LogIngestRequ
 
 /**
  * Live streams read forward by id, so they must never pass an entry that
- * commits later with a smaller id (D29: no gap). Ingestion locks its
+ * commits later with a smaller id (streams must have no gap). Ingestion locks its
  * projects' rows before drawing ids, so within one project ids commit in
  * order, but two transactions on different projects may commit out of id
  * order, and the largest id overall may belong to another project.

@@ -134,7 +134,7 @@ CREATE INDEX audit_log_action ON audit_log (action, id);
 CREATE INDEX audit_log_actor ON audit_log (actor_user_id, id);
 CREATE INDEX audit_log_target ON audit_log (target_type, target_id, id);
 CREATE INDEX audit_log_created ON audit_log (created_at);
--- Audit retention deletes by class (a list of actions) and age (D15).
+-- Audit retention deletes by class (a list of actions) and age.
 CREATE INDEX audit_log_action_created ON audit_log (action, created_at);
 
 -- body is the submitted object's compact JSON text, key order kept: text,
@@ -151,7 +151,7 @@ CREATE TABLE log_entries (
 CREATE INDEX log_entries_project ON log_entries (project_id, id);
 -- INCLUDE (id): the newest id inside a time range comes from the index alone.
 CREATE INDEX log_entries_project_ts ON log_entries (project_id, ts) INCLUDE (id);
--- Retention deletes per project by received_at (D28).
+-- Retention deletes per project by received_at.
 CREATE INDEX log_entries_received ON log_entries (project_id, received_at);
 
 -- The search index, one row per block of consecutive entries of one project

@@ -1,5 +1,5 @@
 /**
- * Retention in PostgreSQL (D15, D28): the statements and verbs the purge
+ * Retention in PostgreSQL: the statements and verbs the purge
  * job runs, each deleting one bounded chunk inside the caller's
  * transaction. Space is reused and returned by autovacuum.
  */

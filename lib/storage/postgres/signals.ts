@@ -1,5 +1,5 @@
 /**
- * StorageSignals over PostgreSQL `LISTEN`/`NOTIFY` (D31). Sending uses the
+ * StorageSignals over PostgreSQL `LISTEN`/`NOTIFY`. Sending uses the
  * pool (`pg_notify`, values bound); each listener holds one dedicated
  * connection outside the pool (`connect({direct: true})`), since a pooled
  * connection would be handed to other queries and its LISTEN lost. A lost

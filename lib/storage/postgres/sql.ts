@@ -76,7 +76,7 @@ export const REVOKE_USER_REFRESH_TOKENS = `UPDATE refresh_tokens SET revoked_at 
 
 // Groups and teams
 export const SELECT_GROUP = `SELECT ${GROUP_COLUMNS} FROM org_groups WHERE id = $1`;
-/** Visibility (D18) inside the query: a global grant sees all, otherwise the listed group ids. */
+/** Visibility inside the query: a global grant sees all, otherwise the listed group ids. */
 export const LIST_GROUPS = `SELECT ${GROUP_COLUMNS} FROM org_groups
   WHERE ($(all) OR id = ANY($(groupIds)::bigint[]))
     AND ($(beforeId)::bigint IS NULL OR id < $(beforeId))
@@ -99,7 +99,7 @@ export const REMOVE_USER_FROM_ALL_TEAMS = `DELETE FROM team_members WHERE user_i
 
 // Projects
 export const SELECT_PROJECT = `SELECT ${PROJECT_COLUMNS} FROM projects WHERE id = $1`;
-/** Visibility (D18): projects of the listed groups plus the listed projects. */
+/** Visibility: projects of the listed groups plus the listed projects. */
 export const LIST_PROJECTS = `SELECT ${PROJECT_COLUMNS} FROM projects
   WHERE ($(all) OR group_id = ANY($(groupIds)::bigint[]) OR id = ANY($(projectIds)::bigint[]))
     AND ($(groupId)::bigint IS NULL OR group_id = $(groupId))
@@ -155,7 +155,7 @@ export const EFFECTIVE_GRANTS = `SELECT role, scope_type, scope_id FROM (
        OR (subject_type = 'team' AND subject_id IN (SELECT team_id FROM team_members WHERE user_id = $1))
   ) grants
   ORDER BY role COLLATE "C", scope_type COLLATE "C", scope_id NULLS FIRST`;
-/** Owners of each group as (group, user) pairs, a person once: direct grants plus team members (D17). */
+/** Owners of each group as (group, user) pairs, a person once: direct grants plus team members. */
 const GROUP_OWNERS = `SELECT ra.scope_id AS group_id, ra.subject_id AS user_id FROM role_assignments ra
     WHERE ra.role = 'owner' AND ra.scope_type = 'group' AND ra.subject_type = 'user'
   UNION

@@ -29,7 +29,7 @@ class PostgresSession extends PostgresReads implements StorageSession {
 class PostgresStorage extends PostgresReads implements Storage {
   readonly backend = 'server' as const;
   private closing: Promise<void> | null = null;
-  /** LISTEN/NOTIFY between processes sharing the database (D31). */
+  /** LISTEN/NOTIFY between processes sharing the database. */
   readonly signals: ReturnType<typeof createPostgresSignals>;
 
   constructor(

@@ -1,6 +1,6 @@
 /**
  * SQLite connections and the one narrow interface the verbs run SQL through.
- * The writer is read-write with WAL and `synchronous=FULL` (D34); readers are
+ * The writer is read-write with WAL and `synchronous=FULL` (a 202 survives power loss); readers are
  * read-only (`query_only`) and, under WAL, see only committed transactions.
  * Every driver error passes through `mapSqliteError`, so unique violations
  * surface as StorageConflict.

@@ -1,5 +1,5 @@
 /**
- * Retention in SQLite (D15, D28): the statements and verbs the purge job
+ * Retention in SQLite: the statements and verbs the purge job
  * runs. Each delete verb removes one bounded chunk inside the caller's write
  * transaction, so the writer lock is held briefly and ingestion queued
  * behind it gets its turn between chunks. Freed pages go back to the

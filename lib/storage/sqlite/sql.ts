@@ -80,7 +80,7 @@ export const LIST_TEAM_MEMBERS = `SELECT m.user_id, u.username FROM team_members
   WHERE m.team_id = ? ORDER BY m.user_id`;
 export const IS_TEAM_MEMBER = `SELECT EXISTS (SELECT 1 FROM team_members WHERE team_id = ? AND user_id = ?) AS present`;
 export const TEAM_IDS_OF_USER = `SELECT team_id FROM team_members WHERE user_id = ? ORDER BY team_id`;
-/** Adding an existing member changes nothing (D19): `changes` tells which. */
+/** Adding an existing member changes nothing: `changes` tells which. */
 export const INSERT_TEAM_MEMBER = `INSERT INTO team_members (team_id, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING`;
 export const DELETE_TEAM_MEMBER = `DELETE FROM team_members WHERE team_id = ? AND user_id = ?`;
 export const DELETE_USER_TEAM_MEMBERSHIPS = `DELETE FROM team_members WHERE user_id = ?`;
@@ -91,7 +91,7 @@ export const SELECT_PROJECT = `SELECT ${PROJECT_COLUMNS} FROM projects WHERE id 
 /**
  * Params: group id (null for any) twice, needle, all (1/0), JSON group ids,
  * JSON project ids, beforeId, limit. A visible group reveals its projects;
- * a project id reveals only itself (D18).
+ * a project id reveals only itself.
  */
 export const LIST_PROJECTS = `SELECT ${PROJECT_COLUMNS} FROM projects
   WHERE (? IS NULL OR group_id = ?)
@@ -144,14 +144,14 @@ export const LIST_ROLE_ASSIGNMENTS = `SELECT ${ROLE_ASSIGNMENT_COLUMNS} FROM rol
          OR (scope_type = 'group' AND scope_id = ?)
          OR (scope_type = 'project' AND scope_id IN (SELECT id FROM projects WHERE group_id = ?)))
   ORDER BY id DESC`;
-/** Params: user id twice. Direct grants plus those of the user's teams (D7). */
+/** Params: user id twice. Direct grants plus those of the user's teams. */
 export const EFFECTIVE_GRANTS = `SELECT DISTINCT role, scope_type, scope_id FROM role_assignments
   WHERE (subject_type = 'user' AND subject_id = ?)
      OR (subject_type = 'team' AND subject_id IN (SELECT team_id FROM team_members WHERE user_id = ?))
   ORDER BY role, scope_type, scope_id`;
 /**
  * Params: JSON group ids. UNION deduplicates (group, user) pairs, so a
- * person who owns directly and through a team counts once (D17); deleted
+ * person who owns directly and through a team counts once; deleted
  * users drop out in the LEFT JOIN; groups without owners count 0.
  */
 export const COUNT_GROUP_OWNERS = `WITH wanted (id) AS (SELECT value FROM json_each(?)),

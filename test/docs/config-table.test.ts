@@ -1,9 +1,10 @@
 /**
- * The README's configuration table against the settings table the binary
+ * The configuration table of `docs/configuration.md` against the settings table the binary
  * reads (`lib/config-sources.ts`) and the defaults (`lib/core/config.ts`): one
  * row per setting, in the same order, with the same flag, environment
  * variable, embedding key and default. A setting added, renamed or given a
- * new default fails here until the README says so.
+ * new default fails here until the documentation says so. The README
+ * links to that page.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,12 +20,15 @@ interface Row {
   notes: string;
 }
 
-/** The first table after the `## Configuration` heading, as rows of cells. */
-function readmeConfigTable(): Row[] {
-  const readme = readFileSync('README.md', 'utf8');
-  const start = readme.indexOf('\n## Configuration\n');
-  assert.ok(start >= 0, 'README has a "## Configuration" section');
-  const section = readme.slice(start + 1, readme.indexOf('\n## ', start + 1));
+const CONFIG_DOC = 'docs/configuration.md';
+
+/** The first table after the `## Every setting` heading, as rows of cells. */
+function configTable(): Row[] {
+  const doc = readFileSync(CONFIG_DOC, 'utf8');
+  const start = doc.indexOf('\n## Every setting\n');
+  assert.ok(start >= 0, `${CONFIG_DOC} has a "## Every setting" section`);
+  const end = doc.indexOf('\n## ', start + 1);
+  const section = doc.slice(start + 1, end < 0 ? doc.length : end);
   const lines = section.split('\n');
   const first = lines.findIndex((line) => line.startsWith('|'));
   assert.ok(first >= 0, 'the section has a table');
@@ -57,8 +61,12 @@ function expectedDefault(spec: SettingSpec): string {
   return `\`${String(value)}\``;
 }
 
-describe('README configuration table', () => {
-  const rows = readmeConfigTable();
+describe('configuration table (docs/configuration.md)', () => {
+  const rows = configTable();
+
+  it('is linked from the README', () => {
+    assert.ok(readFileSync('README.md', 'utf8').includes('](docs/configuration.md)'), 'README links docs/configuration.md');
+  });
 
   it('has one row per setting, in the settings table order', () => {
     assert.deepEqual(

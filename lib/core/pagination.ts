@@ -59,6 +59,14 @@ export function readPageRequest(query: URLSearchParams, list: string, cursors: C
 }
 
 /**
+ * What a list reads for a page: one row more than the limit (so `toPage`
+ * knows whether another page follows), below the cursor's id when given.
+ */
+export function rowsToFetch(page: PageRequest): { limit: number; beforeId?: number } {
+  return { limit: page.limit + 1, ...(page.beforeId === undefined ? {} : { beforeId: page.beforeId }) };
+}
+
+/**
  * Turns `limit + 1` fetched rows (newest first) into a page: the first
  * `limit` items and a cursor when more rows exist.
  */

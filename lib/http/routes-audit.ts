@@ -6,16 +6,15 @@
 import type { AuditFilter } from '../storage/types-org.js';
 import { requireAdmin } from '../admin/org-access.js';
 import { auditRetention, listAuditEntries } from '../admin/audit-log.js';
-import { readPageRequest, toPage } from '../core/pagination.js';
+import { readPageRequest, rowsToFetch, toPage, type PageRequest } from '../core/pagination.js';
 import { queryId, queryInstant, queryText } from './query-params.js';
 import { actorOf } from './org-request.js';
 import { presentAuditEntry } from './present-org.js';
 import type { Reply, UserContext } from './route.js';
 
 /** Reads the filters (400 naming the parameter on a bad value; an unknown `action` is refused by the listing with reason `unknown`). */
-function auditFilterFrom(query: URLSearchParams, page: { limit: number; beforeId: number | undefined }): AuditFilter {
-  const filter: AuditFilter = { limit: page.limit + 1 };
-  if (page.beforeId !== undefined) filter.beforeId = page.beforeId;
+function auditFilterFrom(query: URLSearchParams, page: PageRequest): AuditFilter {
+  const filter: AuditFilter = rowsToFetch(page);
   const actorUserId = queryId(query, 'actor_user_id');
   if (actorUserId !== undefined) filter.actorUserId = actorUserId;
   const action = queryText(query, 'action');

@@ -7,6 +7,7 @@ import { readIngestBody } from './ingest-body.js';
 import { ingestBatch } from '../logs/ingestion.js';
 import { requireLogScope } from '../logs/log-access.js';
 import { LOG_CURSOR_LIST, readLogListQuery, readLogScope } from '../logs/log-query.js';
+import { rowsToFetch } from '../core/pagination.js';
 import { readLogsPage } from '../logs/log-reader.js';
 import { logPageJson } from '../logs/present-log.js';
 import type { KeyContext, Reply, UserContext } from './route.js';
@@ -47,10 +48,7 @@ export async function getLogs(ctx: UserContext): Promise<Reply> {
   const scope = readLogScope(ctx.query);
   await requireLogScope(ctx.deps.storage, ctx.principal.grants, scope);
   const { filter, page } = readLogListQuery(ctx.query, ctx.deps.cursors);
-  const rows = await readLogsPage(ctx.deps.storage, scope, filter, {
-    limit: page.limit + 1,
-    ...(page.beforeId === undefined ? {} : { beforeId: page.beforeId }),
-  });
+  const rows = await readLogsPage(ctx.deps.storage, scope, filter, rowsToFetch(page));
   const more = rows.length > page.limit;
   const kept = more ? rows.slice(0, page.limit) : rows;
   const nextCursor = more ? ctx.deps.cursors.encode(LOG_CURSOR_LIST, kept[kept.length - 1]!.id) : null;

@@ -11,7 +11,7 @@ import { createGroup, listVisibleGroups } from '../admin/groups.js';
 import { addTeamMember, createTeam, listTeamMembers, listTeams, removeTeamMember, requireTeamMembershipRights } from '../admin/teams.js';
 import { createProject, listVisibleProjects, setProjectBlocked, updateProjectSettings } from '../admin/projects.js';
 import { createSecretKey, listSecretKeys, revokeSecretKey } from '../admin/secret-keys.js';
-import { readPageRequest, toPage } from '../core/pagination.js';
+import { readPageRequest, rowsToFetch, toPage } from '../core/pagination.js';
 import { queryId, queryText } from './query-params.js';
 import { BodyId, Name, OptionalLabel, Quota, RetentionDays, actorOf, optionalJson } from './org-request.js';
 import {
@@ -30,6 +30,25 @@ const NewProjectBody = type({ name: Name, retention_days: RetentionDays, max_ent
 const ProjectPatchBody = type({ retention_days: optional(RetentionDays), max_entries: optional(Quota), max_bytes: optional(Quota) });
 const NewKeyBody = type({ label: OptionalLabel });
 
+/** The `name` query parameter of a listing, as a case-insensitive substring filter. */
+function nameFilter(query: URLSearchParams): { nameContains?: string } {
+  const name = queryText(query, 'name');
+  return name === undefined ? {} : { nameContains: name };
+}
+
+/** The project settings a body gives, under the storage's names; absent fields stay absent. */
+function projectSettings(body: { retention_days?: number; max_entries?: number | null; max_bytes?: number | null }): {
+  retentionDays?: number;
+  maxEntries?: number | null;
+  maxBytes?: number | null;
+} {
+  return {
+    ...(body.retention_days === undefined ? {} : { retentionDays: body.retention_days }),
+    ...(body.max_entries === undefined ? {} : { maxEntries: body.max_entries }),
+    ...(body.max_bytes === undefined ? {} : { maxBytes: body.max_bytes }),
+  };
+}
+
 export async function postGroups(ctx: UserContext): Promise<Reply> {
   const actor = actorOf(ctx);
   requireAdmin(actor);
@@ -40,12 +59,7 @@ export async function postGroups(ctx: UserContext): Promise<Reply> {
 
 export async function getGroups(ctx: UserContext): Promise<Reply> {
   const page = readPageRequest(ctx.query, 'groups', ctx.deps.cursors);
-  const name = queryText(ctx.query, 'name');
-  const rows = await listVisibleGroups(ctx.deps.storage, actorOf(ctx), {
-    limit: page.limit + 1,
-    ...(page.beforeId === undefined ? {} : { beforeId: page.beforeId }),
-    ...(name === undefined ? {} : { nameContains: name }),
-  });
+  const rows = await listVisibleGroups(ctx.deps.storage, actorOf(ctx), { ...rowsToFetch(page), ...nameFilter(ctx.query) });
   return { status: 200, body: toPage(rows, page, 'groups', ctx.deps.cursors, presentGroup) };
 }
 
@@ -87,12 +101,10 @@ export async function deleteTeamMember(ctx: UserContext<'teamId' | 'userId'>): P
 export async function getProjects(ctx: UserContext): Promise<Reply> {
   const page = readPageRequest(ctx.query, 'projects', ctx.deps.cursors);
   const groupId = queryId(ctx.query, 'group_id');
-  const name = queryText(ctx.query, 'name');
   const rows = await listVisibleProjects(ctx.deps.storage, actorOf(ctx), {
-    limit: page.limit + 1,
-    ...(page.beforeId === undefined ? {} : { beforeId: page.beforeId }),
+    ...rowsToFetch(page),
     ...(groupId === undefined ? {} : { groupId }),
-    ...(name === undefined ? {} : { nameContains: name }),
+    ...nameFilter(ctx.query),
   });
   return { status: 200, body: toPage(rows, page, 'projects', ctx.deps.cursors, presentProject) };
 }
@@ -101,13 +113,8 @@ export async function postGroupProjects(ctx: UserContext<'groupId'>): Promise<Re
   const actor = actorOf(ctx);
   const group = await requireGroup(ctx.deps.storage, actor, ctx.params.groupId, 'manage');
   const body = await ctx.json(NewProjectBody);
-  const project = await createProject(
-    ctx.deps.storage,
-    actor,
-    group.id,
-    { name: body.name, retentionDays: body.retention_days, maxEntries: body.max_entries ?? null, maxBytes: body.max_bytes ?? null },
-    ctx.deps.now(),
-  );
+  const settings = { retentionDays: body.retention_days, maxEntries: null, maxBytes: null, ...projectSettings(body) };
+  const project = await createProject(ctx.deps.storage, actor, group.id, { name: body.name, ...settings }, ctx.deps.now());
   return { status: 201, body: presentProject(project) };
 }
 
@@ -120,17 +127,7 @@ export async function patchProject(ctx: UserContext<'id'>): Promise<Reply> {
   const actor = actorOf(ctx);
   const project = await requireProject(ctx.deps.storage, actor, ctx.params.id, 'manage');
   const body = await ctx.json(ProjectPatchBody);
-  const updated = await updateProjectSettings(
-    ctx.deps.storage,
-    actor,
-    project.id,
-    {
-      ...(body.retention_days === undefined ? {} : { retentionDays: body.retention_days }),
-      ...(body.max_entries === undefined ? {} : { maxEntries: body.max_entries }),
-      ...(body.max_bytes === undefined ? {} : { maxBytes: body.max_bytes }),
-    },
-    ctx.deps.now(),
-  );
+  const updated = await updateProjectSettings(ctx.deps.storage, actor, project.id, projectSettings(body), ctx.deps.now());
   return { status: 200, body: presentProject(updated) };
 }
 

@@ -8,7 +8,7 @@ import { isAdmin } from '../auth/rbac.js';
 import { deleteOwnAccount } from '../admin/account.js';
 import { blockUser, createUser, deleteUserByAdmin, findUserOr404, unblockUser, updateUser } from '../admin/users.js';
 import type { UserRow } from '../storage/types-org.js';
-import { readPageRequest, toPage } from '../core/pagination.js';
+import { readPageRequest, rowsToFetch, toPage } from '../core/pagination.js';
 import { queryText } from './query-params.js';
 import { Text } from './org-request.js';
 import { presentUser } from './present-user.js';
@@ -62,8 +62,7 @@ export async function getUsers(ctx: UserContext): Promise<Reply> {
   const page = readPageRequest(ctx.query, USERS_LIST, ctx.deps.cursors);
   const usernameContains = queryText(ctx.query, 'username');
   const rows = await ctx.deps.storage.listUsers({
-    limit: page.limit + 1,
-    ...(page.beforeId === undefined ? {} : { beforeId: page.beforeId }),
+    ...rowsToFetch(page),
     ...(usernameContains === undefined ? {} : { usernameContains }),
   });
   return { status: 200, body: toPage(rows, page, USERS_LIST, ctx.deps.cursors, presentUser) };

@@ -16,32 +16,7 @@
  * - unique violations surface as `StorageConflict` with a domain name.
  */
 import type { StorageSignals } from './signals.js';
-import type {
-  AuditFilter,
-  AuditRow,
-  GroupFilter,
-  GroupOwnerCount,
-  GroupRow,
-  NewAudit,
-  NewProject,
-  NewRoleAssignment,
-  NewUser,
-  Page,
-  ProjectChanges,
-  ProjectFilter,
-  ProjectRow,
-  RefreshTokenRow,
-  RoleAssignmentFilter,
-  RoleAssignmentRow,
-  RoleGrant,
-  SecretKeyLookup,
-  SecretKeyRow,
-  TeamMemberRow,
-  TeamRow,
-  UserChanges,
-  UserFilter,
-  UserRow,
-} from './types-org.js';
+import type * as Org from './types-org.js';
 import type { LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from './types-logs.js';
 import type { AuditPurgeChunk, ExpiredLogScope, PurgedLogChunk } from './types-retention.js';
 
@@ -54,56 +29,56 @@ export type StorageSession = ReadOps & Pick<Storage, 'write'>;
 /** Verbs that only read. Available outside and inside a transaction. */
 export interface ReadOps {
   countUsers(): Promise<number>;
-  getUserById(id: number): Promise<UserRow | null>;
-  getUserByUsername(username: string): Promise<UserRow | null>;
-  listUsers(filter: UserFilter): Promise<UserRow[]>;
+  getUserById(id: number): Promise<Org.UserRow | null>;
+  getUserByUsername(username: string): Promise<Org.UserRow | null>;
+  listUsers(filter: Org.UserFilter): Promise<Org.UserRow[]>;
   /** Whether some user (ever) has is_primary_admin. */
   hasPrimaryAdmin(): Promise<boolean>;
 
-  getRefreshToken(tokenHash: string): Promise<RefreshTokenRow | null>;
+  getRefreshToken(tokenHash: string): Promise<Org.RefreshTokenRow | null>;
 
-  getGroup(id: number): Promise<GroupRow | null>;
-  listGroups(filter: GroupFilter): Promise<GroupRow[]>;
-  getTeam(id: number): Promise<TeamRow | null>;
-  listTeams(groupId: number): Promise<TeamRow[]>;
+  getGroup(id: number): Promise<Org.GroupRow | null>;
+  listGroups(filter: Org.GroupFilter): Promise<Org.GroupRow[]>;
+  getTeam(id: number): Promise<Org.TeamRow | null>;
+  listTeams(groupId: number): Promise<Org.TeamRow[]>;
   /** Members ordered by user id. */
-  listTeamMembers(teamId: number): Promise<TeamMemberRow[]>;
+  listTeamMembers(teamId: number): Promise<Org.TeamMemberRow[]>;
   isTeamMember(teamId: number, userId: number): Promise<boolean>;
   /** Team ids the user belongs to. */
   teamIdsOfUser(userId: number): Promise<number[]>;
 
-  getProject(id: number): Promise<ProjectRow | null>;
-  listProjects(filter: ProjectFilter): Promise<ProjectRow[]>;
+  getProject(id: number): Promise<Org.ProjectRow | null>;
+  listProjects(filter: Org.ProjectFilter): Promise<Org.ProjectRow[]>;
   /** Projects of one group, e.g. for group log queries. */
   projectIdsOfGroup(groupId: number): Promise<{ id: number; isBlocked: boolean }[]>;
 
-  getSecretKey(id: number): Promise<SecretKeyRow | null>;
+  getSecretKey(id: number): Promise<Org.SecretKeyRow | null>;
   /** Keys of one project, newest first. */
-  listSecretKeys(projectId: number): Promise<SecretKeyRow[]>;
-  findSecretKeyByHash(keyHash: string): Promise<SecretKeyLookup | null>;
+  listSecretKeys(projectId: number): Promise<Org.SecretKeyRow[]>;
+  findSecretKeyByHash(keyHash: string): Promise<Org.SecretKeyLookup | null>;
 
-  getRoleAssignment(id: number): Promise<RoleAssignmentRow | null>;
+  getRoleAssignment(id: number): Promise<Org.RoleAssignmentRow | null>;
   /** Unpaginated, newest first. */
-  listRoleAssignments(filter: RoleAssignmentFilter): Promise<RoleAssignmentRow[]>;
+  listRoleAssignments(filter: Org.RoleAssignmentFilter): Promise<Org.RoleAssignmentRow[]>;
   /** Direct grants of the user plus grants of the user's teams, deduplicated. */
-  effectiveGrants(userId: number): Promise<RoleGrant[]>;
+  effectiveGrants(userId: number): Promise<Org.RoleGrant[]>;
   /**
    * Distinct owners of each group: direct `owner` grants at group scope
    * held by users not deleted, plus members of teams holding such a grant.
    * Groups with no owner are returned with owners = 0.
    */
-  countGroupOwners(groupIds: number[]): Promise<GroupOwnerCount[]>;
+  countGroupOwners(groupIds: number[]): Promise<Org.GroupOwnerCount[]>;
   /** Groups the user owns directly or through a team. */
-  groupsOwnedBy(userId: number): Promise<GroupRow[]>;
+  groupsOwnedBy(userId: number): Promise<Org.GroupRow[]>;
 
-  listAudit(filter: AuditFilter): Promise<AuditRow[]>;
+  listAudit(filter: Org.AuditFilter): Promise<Org.AuditRow[]>;
 
   /**
    * Log entries matching the selection, newest first (largest id first),
    * strictly below `beforeId`, at most `limit`. Served from indexes: never
    * a scan of a whole project.
    */
-  queryLogs(selection: LogSelection, page: Page): Promise<LogRow[]>;
+  queryLogs(selection: LogSelection, page: Org.Page): Promise<LogRow[]>;
   /**
    * Entries matching the selection with id > `afterId`, oldest first, at
    * most `limit` (stream catch-up). On PostgreSQL, over several
@@ -130,29 +105,29 @@ export interface ReadOps {
 
 /** Verbs that write. Only inside `Storage.write`. */
 export interface WriteOps extends ReadOps {
-  insertUser(user: NewUser): Promise<UserRow>;
+  insertUser(user: Org.NewUser): Promise<Org.UserRow>;
   /**
    * The user row as committed now, held until the transaction ends, so a
    * change decided on it cannot overwrite a concurrent one: PostgreSQL
    * locks the row (`FOR UPDATE`, waiting for a writer holding it); SQLite
    * already runs one write transaction at a time.
    */
-  getUserForUpdate(id: number): Promise<UserRow | null>;
-  updateUser(id: number, changes: UserChanges): Promise<UserRow>;
+  getUserForUpdate(id: number): Promise<Org.UserRow | null>;
+  updateUser(id: number, changes: Org.UserChanges): Promise<Org.UserRow>;
   /** token_version += 1 for each user. */
   bumpTokenVersion(userIds: number[]): Promise<void>;
 
-  insertRefreshToken(row: Omit<RefreshTokenRow, 'id' | 'revokedAt'>): Promise<void>;
+  insertRefreshToken(row: Omit<Org.RefreshTokenRow, 'id' | 'revokedAt'>): Promise<void>;
   /**
    * Revokes a token that is live (unrevoked, unexpired at `now`); returns it,
    * or null when it was not live. Atomic: of two concurrent calls, one wins.
    */
-  revokeRefreshToken(tokenHash: string, now: number): Promise<RefreshTokenRow | null>;
+  revokeRefreshToken(tokenHash: string, now: number): Promise<Org.RefreshTokenRow | null>;
   /** Revokes every live refresh token of the user; returns how many. */
   revokeUserRefreshTokens(userId: number, now: number): Promise<number>;
 
-  insertGroup(name: string, createdAt: number): Promise<GroupRow>;
-  insertTeam(groupId: number, name: string, createdAt: number): Promise<TeamRow>;
+  insertGroup(name: string, createdAt: number): Promise<Org.GroupRow>;
+  insertTeam(groupId: number, name: string, createdAt: number): Promise<Org.TeamRow>;
   /** false when already a member (nothing changes). */
   addTeamMember(teamId: number, userId: number): Promise<boolean>;
   /** false when not a member. */
@@ -160,23 +135,23 @@ export interface WriteOps extends ReadOps {
   /** Removes the user from every team. */
   removeUserFromAllTeams(userId: number): Promise<void>;
 
-  insertProject(project: NewProject): Promise<ProjectRow>;
-  updateProject(id: number, changes: ProjectChanges): Promise<ProjectRow>;
+  insertProject(project: Org.NewProject): Promise<Org.ProjectRow>;
+  updateProject(id: number, changes: Org.ProjectChanges): Promise<Org.ProjectRow>;
 
-  insertSecretKey(row: { projectId: number; label: string | null; keyHash: string; createdAt: number }): Promise<SecretKeyRow>;
+  insertSecretKey(row: { projectId: number; label: string | null; keyHash: string; createdAt: number }): Promise<Org.SecretKeyRow>;
   /**
    * Sets revoked_at on a key that is not revoked and returns it; null when it
    * was already revoked (or does not exist). Of two concurrent calls, one wins.
    */
-  revokeSecretKey(id: number, now: number): Promise<SecretKeyRow | null>;
+  revokeSecretKey(id: number, now: number): Promise<Org.SecretKeyRow | null>;
 
-  insertRoleAssignment(row: NewRoleAssignment): Promise<RoleAssignmentRow>;
+  insertRoleAssignment(row: Org.NewRoleAssignment): Promise<Org.RoleAssignmentRow>;
   /** false when no such assignment existed (e.g. a concurrent revocation won). */
   deleteRoleAssignment(id: number): Promise<boolean>;
   /** Deletes the grants whose subject is this user. */
   deleteUserRoleAssignments(userId: number): Promise<void>;
 
-  insertAudit(row: NewAudit): Promise<AuditRow>;
+  insertAudit(row: Org.NewAudit): Promise<Org.AuditRow>;
 
   /**
    * Serialises owner-reducing changes per group until the transaction

@@ -8,19 +8,7 @@ import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend } from '../support/backends.js';
 import { api, startService, type RunningService } from '../support/service.js';
-import {
-  assertStatus,
-  auditRows,
-  createActor,
-  createGroup,
-  createProject,
-  createTeam,
-  grant,
-  refreshActor,
-  signInAdmin,
-  tokenWorks,
-  type TestActor,
-} from '../support/actors.js';
+import { assertStatus, auditRows, createActor, createGroup, createProject, createTeam, grant, refreshActor, signInAdmin, tokenWorks, type TestActor } from '../support/actors.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -116,14 +104,12 @@ describeEachBackend('role assignments', (backend) => {
   });
 
   it('an owner grants owner or user inside its group and its projects, to users and to teams of that group only', async () => {
-    const allowed = [
-      body('user', target.id, 'user', 'group', g),
-      body('user', target.id, 'owner', 'group', g),
-      body('user', target.id, 'user', 'project', p),
-      body('user', target.id, 'owner', 'project', p),
-      body('team', teamG, 'user', 'project', p),
-      body('team', teamG, 'owner', 'group', g),
-    ];
+    // Every combination of subject (a user, a team of the group), role (user, owner) and scope (the group, its project).
+    const subjects: [string, number][] = [['user', target.id], ['team', teamG]];
+    const scopes: [string, number][] = [['group', g], ['project', p]];
+    const allowed = subjects.flatMap(([type, id]) =>
+      ['user', 'owner'].flatMap((role) => scopes.map(([scope, scopeId]) => body(type, id, role, scope, scopeId))),
+    );
     for (const json of allowed) assertStatus(await post(owner.token, json), 201, undefined, JSON.stringify(json));
     const refused = [
       body('user', target.id, 'admin', 'global', null),

@@ -10,19 +10,7 @@ import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend } from '../support/backends.js';
 import { api, startService, type RunningService } from '../support/service.js';
-import {
-  addMember,
-  assertStatus,
-  auditRows,
-  createActor,
-  createGroup,
-  createProject,
-  createTeam,
-  grant,
-  signInAdmin,
-  type GrantSpec,
-  type TestActor,
-} from '../support/actors.js';
+import { addMember, assertStatus, auditRows, createActor, createGroup, createProject, createTeam, grant, signInAdmin, type GrantSpec, type TestActor } from '../support/actors.js';
 
 function rolesOf(accessToken: string): { role: string; scope_type: string; scope_id: number | null }[] {
   return JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString('utf8')).roles;

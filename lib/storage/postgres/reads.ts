@@ -5,27 +5,7 @@
  */
 import type { Queryable } from './connection.js';
 import type { ExpiredLogScope } from '../types-retention.js';
-import type {
-  AuditFilter,
-  AuditRow,
-  GroupFilter,
-  GroupOwnerCount,
-  GroupRow,
-  Page,
-  ProjectFilter,
-  ProjectRow,
-  RefreshTokenRow,
-  RoleAssignmentFilter,
-  RoleAssignmentRow,
-  RoleGrant,
-  SecretKeyLookup,
-  SecretKeyRow,
-  TeamMemberRow,
-  TeamRow,
-  UserFilter,
-  UserRow,
-  Visibility,
-} from '../types-org.js';
+import type * as Org from '../types-org.js';
 import type { LogRow, LogSelection } from '../types-logs.js';
 import type { ReadOps } from '../storage.js';
 import * as sql from './sql.js';
@@ -33,10 +13,10 @@ import * as Logs from './logs.js';
 import * as Retention from './retention.js';
 
 /** An audit row as selected: metadata still JSON text. */
-export type StoredAuditRow = Omit<AuditRow, 'metadata'> & { metadata: string };
+export type StoredAuditRow = Omit<Org.AuditRow, 'metadata'> & { metadata: string };
 
 /** Parses the stored metadata text back into the object that was written. */
-export function toAuditRow(row: StoredAuditRow): AuditRow {
+export function toAuditRow(row: StoredAuditRow): Org.AuditRow {
   return { ...row, metadata: JSON.parse(row.metadata) as Record<string, unknown> };
 }
 
@@ -46,7 +26,7 @@ function needleOf(text: string | undefined): string | null {
 }
 
 /** Visibility as bound parameters: a flag plus (possibly empty) id arrays. */
-function visibilityParams(visibility: Visibility): { all: boolean; groupIds: number[]; projectIds: number[] } {
+function visibilityParams(visibility: Org.Visibility): { all: boolean; groupIds: number[]; projectIds: number[] } {
   return visibility.all ? { all: true, groupIds: [], projectIds: [] } : { all: false, groupIds: visibility.groupIds, projectIds: visibility.projectIds };
 }
 
@@ -57,16 +37,16 @@ export class PostgresReads implements ReadOps {
     return (await this.db.one<{ n: number }>(sql.COUNT_USERS)).n;
   }
 
-  getUserById(id: number): Promise<UserRow | null> {
-    return this.db.oneOrNone<UserRow>(sql.SELECT_USER_BY_ID, [id]);
+  getUserById(id: number): Promise<Org.UserRow | null> {
+    return this.db.oneOrNone<Org.UserRow>(sql.SELECT_USER_BY_ID, [id]);
   }
 
-  getUserByUsername(username: string): Promise<UserRow | null> {
-    return this.db.oneOrNone<UserRow>(sql.SELECT_USER_BY_USERNAME, [username]);
+  getUserByUsername(username: string): Promise<Org.UserRow | null> {
+    return this.db.oneOrNone<Org.UserRow>(sql.SELECT_USER_BY_USERNAME, [username]);
   }
 
-  listUsers(filter: UserFilter): Promise<UserRow[]> {
-    return this.db.any<UserRow>(sql.LIST_USERS, {
+  listUsers(filter: Org.UserFilter): Promise<Org.UserRow[]> {
+    return this.db.any<Org.UserRow>(sql.LIST_USERS, {
       beforeId: filter.beforeId ?? null,
       needle: needleOf(filter.usernameContains),
       limit: filter.limit,
@@ -77,16 +57,16 @@ export class PostgresReads implements ReadOps {
     return (await this.db.one<{ present: boolean }>(sql.HAS_PRIMARY_ADMIN)).present;
   }
 
-  getRefreshToken(tokenHash: string): Promise<RefreshTokenRow | null> {
-    return this.db.oneOrNone<RefreshTokenRow>(sql.SELECT_REFRESH_TOKEN, [tokenHash]);
+  getRefreshToken(tokenHash: string): Promise<Org.RefreshTokenRow | null> {
+    return this.db.oneOrNone<Org.RefreshTokenRow>(sql.SELECT_REFRESH_TOKEN, [tokenHash]);
   }
 
-  getGroup(id: number): Promise<GroupRow | null> {
-    return this.db.oneOrNone<GroupRow>(sql.SELECT_GROUP, [id]);
+  getGroup(id: number): Promise<Org.GroupRow | null> {
+    return this.db.oneOrNone<Org.GroupRow>(sql.SELECT_GROUP, [id]);
   }
 
-  listGroups(filter: GroupFilter): Promise<GroupRow[]> {
-    return this.db.any<GroupRow>(sql.LIST_GROUPS, {
+  listGroups(filter: Org.GroupFilter): Promise<Org.GroupRow[]> {
+    return this.db.any<Org.GroupRow>(sql.LIST_GROUPS, {
       ...visibilityParams(filter.visibility),
       beforeId: filter.beforeId ?? null,
       needle: needleOf(filter.nameContains),
@@ -94,16 +74,16 @@ export class PostgresReads implements ReadOps {
     });
   }
 
-  getTeam(id: number): Promise<TeamRow | null> {
-    return this.db.oneOrNone<TeamRow>(sql.SELECT_TEAM, [id]);
+  getTeam(id: number): Promise<Org.TeamRow | null> {
+    return this.db.oneOrNone<Org.TeamRow>(sql.SELECT_TEAM, [id]);
   }
 
-  listTeams(groupId: number): Promise<TeamRow[]> {
-    return this.db.any<TeamRow>(sql.LIST_TEAMS, [groupId]);
+  listTeams(groupId: number): Promise<Org.TeamRow[]> {
+    return this.db.any<Org.TeamRow>(sql.LIST_TEAMS, [groupId]);
   }
 
-  listTeamMembers(teamId: number): Promise<TeamMemberRow[]> {
-    return this.db.any<TeamMemberRow>(sql.LIST_TEAM_MEMBERS, [teamId]);
+  listTeamMembers(teamId: number): Promise<Org.TeamMemberRow[]> {
+    return this.db.any<Org.TeamMemberRow>(sql.LIST_TEAM_MEMBERS, [teamId]);
   }
 
   async isTeamMember(teamId: number, userId: number): Promise<boolean> {
@@ -114,12 +94,12 @@ export class PostgresReads implements ReadOps {
     return this.db.map(sql.TEAM_IDS_OF_USER, [userId], (row: { id: number }) => row.id);
   }
 
-  getProject(id: number): Promise<ProjectRow | null> {
-    return this.db.oneOrNone<ProjectRow>(sql.SELECT_PROJECT, [id]);
+  getProject(id: number): Promise<Org.ProjectRow | null> {
+    return this.db.oneOrNone<Org.ProjectRow>(sql.SELECT_PROJECT, [id]);
   }
 
-  listProjects(filter: ProjectFilter): Promise<ProjectRow[]> {
-    return this.db.any<ProjectRow>(sql.LIST_PROJECTS, {
+  listProjects(filter: Org.ProjectFilter): Promise<Org.ProjectRow[]> {
+    return this.db.any<Org.ProjectRow>(sql.LIST_PROJECTS, {
       ...visibilityParams(filter.visibility),
       groupId: filter.groupId ?? null,
       beforeId: filter.beforeId ?? null,
@@ -132,24 +112,24 @@ export class PostgresReads implements ReadOps {
     return this.db.any<{ id: number; isBlocked: boolean }>(sql.PROJECT_IDS_OF_GROUP, [groupId]);
   }
 
-  getSecretKey(id: number): Promise<SecretKeyRow | null> {
-    return this.db.oneOrNone<SecretKeyRow>(sql.SELECT_SECRET_KEY, [id]);
+  getSecretKey(id: number): Promise<Org.SecretKeyRow | null> {
+    return this.db.oneOrNone<Org.SecretKeyRow>(sql.SELECT_SECRET_KEY, [id]);
   }
 
-  listSecretKeys(projectId: number): Promise<SecretKeyRow[]> {
-    return this.db.any<SecretKeyRow>(sql.LIST_SECRET_KEYS, [projectId]);
+  listSecretKeys(projectId: number): Promise<Org.SecretKeyRow[]> {
+    return this.db.any<Org.SecretKeyRow>(sql.LIST_SECRET_KEYS, [projectId]);
   }
 
-  findSecretKeyByHash(keyHash: string): Promise<SecretKeyLookup | null> {
-    return this.db.oneOrNone<SecretKeyLookup>(sql.FIND_SECRET_KEY_BY_HASH, [keyHash]);
+  findSecretKeyByHash(keyHash: string): Promise<Org.SecretKeyLookup | null> {
+    return this.db.oneOrNone<Org.SecretKeyLookup>(sql.FIND_SECRET_KEY_BY_HASH, [keyHash]);
   }
 
-  getRoleAssignment(id: number): Promise<RoleAssignmentRow | null> {
-    return this.db.oneOrNone<RoleAssignmentRow>(sql.SELECT_ROLE_ASSIGNMENT, [id]);
+  getRoleAssignment(id: number): Promise<Org.RoleAssignmentRow | null> {
+    return this.db.oneOrNone<Org.RoleAssignmentRow>(sql.SELECT_ROLE_ASSIGNMENT, [id]);
   }
 
-  listRoleAssignments(filter: RoleAssignmentFilter): Promise<RoleAssignmentRow[]> {
-    return this.db.any<RoleAssignmentRow>(sql.LIST_ROLE_ASSIGNMENTS, {
+  listRoleAssignments(filter: Org.RoleAssignmentFilter): Promise<Org.RoleAssignmentRow[]> {
+    return this.db.any<Org.RoleAssignmentRow>(sql.LIST_ROLE_ASSIGNMENTS, {
       subjectType: filter.subjectType ?? null,
       subjectId: filter.subjectId ?? null,
       scopeType: filter.scopeType ?? null,
@@ -158,20 +138,20 @@ export class PostgresReads implements ReadOps {
     });
   }
 
-  effectiveGrants(userId: number): Promise<RoleGrant[]> {
-    return this.db.any<RoleGrant>(sql.EFFECTIVE_GRANTS, [userId]);
+  effectiveGrants(userId: number): Promise<Org.RoleGrant[]> {
+    return this.db.any<Org.RoleGrant>(sql.EFFECTIVE_GRANTS, [userId]);
   }
 
-  async countGroupOwners(groupIds: number[]): Promise<GroupOwnerCount[]> {
+  async countGroupOwners(groupIds: number[]): Promise<Org.GroupOwnerCount[]> {
     if (groupIds.length === 0) return [];
-    return this.db.any<GroupOwnerCount>(sql.COUNT_GROUP_OWNERS, [groupIds]);
+    return this.db.any<Org.GroupOwnerCount>(sql.COUNT_GROUP_OWNERS, [groupIds]);
   }
 
-  groupsOwnedBy(userId: number): Promise<GroupRow[]> {
-    return this.db.any<GroupRow>(sql.GROUPS_OWNED_BY, [userId]);
+  groupsOwnedBy(userId: number): Promise<Org.GroupRow[]> {
+    return this.db.any<Org.GroupRow>(sql.GROUPS_OWNED_BY, [userId]);
   }
 
-  async listAudit(filter: AuditFilter): Promise<AuditRow[]> {
+  async listAudit(filter: Org.AuditFilter): Promise<Org.AuditRow[]> {
     const rows = await this.db.any<StoredAuditRow>(sql.LIST_AUDIT, {
       beforeId: filter.beforeId ?? null,
       actorUserId: filter.actorUserId ?? null,
@@ -185,7 +165,7 @@ export class PostgresReads implements ReadOps {
     return rows.map(toAuditRow);
   }
 
-  queryLogs(selection: LogSelection, page: Page): Promise<LogRow[]> {
+  queryLogs(selection: LogSelection, page: Org.Page): Promise<LogRow[]> {
     return Logs.queryLogs(this.db, selection, page);
   }
 

@@ -42,6 +42,16 @@ export const LIST_USERS = `SELECT ${USER_COLUMNS} FROM users
     AND ($(needle)::text IS NULL OR strpos(username_lower, $(needle)) > 0)
   ORDER BY id DESC LIMIT $(limit)`;
 export const HAS_PRIMARY_ADMIN = `SELECT EXISTS (SELECT 1 FROM users WHERE is_primary_admin) AS present`;
+/**
+ * The SET list of an update whose columns each change only when asked:
+ * `column = CASE WHEN $(setParam) THEN $(param)::type ELSE column END`.
+ */
+function setWhenFlagged(columns: [column: string, param: string, type: string][]): string {
+  return columns
+    .map(([column, param, type]) => `${column} = CASE WHEN $(set${param[0]!.toUpperCase()}${param.slice(1)}) THEN $(${param})::${type} ELSE ${column} END`)
+    .join(',\n    ');
+}
+
 export const INSERT_USER = `INSERT INTO users
   (username, username_lower, display_name, email, password_hash, must_change_password, is_primary_admin, created_at)
   VALUES ($(username), $(usernameLower), $(displayName), $(email), $(passwordHash), $(mustChangePassword),
@@ -52,13 +62,15 @@ export const INSERT_USER = `INSERT INTO users
  * column takes the new value, so no SET list is assembled at run time.
  */
 export const UPDATE_USER = `UPDATE users SET
-    display_name = CASE WHEN $(setDisplayName) THEN $(displayName)::text ELSE display_name END,
-    email = CASE WHEN $(setEmail) THEN $(email)::text ELSE email END,
-    email_verified_at = CASE WHEN $(setEmailVerifiedAt) THEN $(emailVerifiedAt)::bigint ELSE email_verified_at END,
-    password_hash = CASE WHEN $(setPasswordHash) THEN $(passwordHash)::text ELSE password_hash END,
-    must_change_password = CASE WHEN $(setMustChangePassword) THEN $(mustChangePassword)::boolean ELSE must_change_password END,
-    is_active = CASE WHEN $(setIsActive) THEN $(isActive)::boolean ELSE is_active END,
-    deleted_at = CASE WHEN $(setDeletedAt) THEN $(deletedAt)::bigint ELSE deleted_at END
+    ${setWhenFlagged([
+      ['display_name', 'displayName', 'text'],
+      ['email', 'email', 'text'],
+      ['email_verified_at', 'emailVerifiedAt', 'bigint'],
+      ['password_hash', 'passwordHash', 'text'],
+      ['must_change_password', 'mustChangePassword', 'boolean'],
+      ['is_active', 'isActive', 'boolean'],
+      ['deleted_at', 'deletedAt', 'bigint'],
+    ])}
   WHERE id = $(id)
   RETURNING ${USER_COLUMNS}`;
 export const BUMP_TOKEN_VERSION = `UPDATE users SET token_version = token_version + 1 WHERE id = ANY($1::bigint[])`;
@@ -112,10 +124,12 @@ export const INSERT_PROJECT = `INSERT INTO projects (group_id, name, name_lower,
   RETURNING ${PROJECT_COLUMNS}`;
 /** Same shape as UPDATE_USER: one statement, a flag per column. */
 export const UPDATE_PROJECT = `UPDATE projects SET
-    retention_days = CASE WHEN $(setRetentionDays) THEN $(retentionDays)::integer ELSE retention_days END,
-    max_entries = CASE WHEN $(setMaxEntries) THEN $(maxEntries)::bigint ELSE max_entries END,
-    max_bytes = CASE WHEN $(setMaxBytes) THEN $(maxBytes)::bigint ELSE max_bytes END,
-    is_blocked = CASE WHEN $(setIsBlocked) THEN $(isBlocked)::boolean ELSE is_blocked END
+    ${setWhenFlagged([
+      ['retention_days', 'retentionDays', 'integer'],
+      ['max_entries', 'maxEntries', 'bigint'],
+      ['max_bytes', 'maxBytes', 'bigint'],
+      ['is_blocked', 'isBlocked', 'boolean'],
+    ])}
   WHERE id = $(id)
   RETURNING ${PROJECT_COLUMNS}`;
 

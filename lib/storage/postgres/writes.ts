@@ -9,22 +9,7 @@
  * usable on both backends alike.
  */
 import type { AuditPurgeChunk, PurgedLogChunk } from '../types-retention.js';
-import type {
-  AuditRow,
-  GroupRow,
-  NewAudit,
-  NewProject,
-  NewRoleAssignment,
-  NewUser,
-  ProjectChanges,
-  ProjectRow,
-  RefreshTokenRow,
-  RoleAssignmentRow,
-  SecretKeyRow,
-  TeamRow,
-  UserChanges,
-  UserRow,
-} from '../types-org.js';
+import type * as Org from '../types-org.js';
 import type { LogEntryOutcome, LogIngestRequest } from '../types-logs.js';
 import type { WriteOps } from '../storage.js';
 import { toStorageError } from './pg-errors.js';
@@ -54,9 +39,9 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
     }
   }
 
-  insertUser(user: NewUser): Promise<UserRow> {
+  insertUser(user: Org.NewUser): Promise<Org.UserRow> {
     return this.mayConflict((q) =>
-      q.one<UserRow>(sql.INSERT_USER, {
+      q.one<Org.UserRow>(sql.INSERT_USER, {
         username: user.username,
         usernameLower: user.username.toLowerCase(),
         displayName: user.displayName,
@@ -69,11 +54,11 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
     );
   }
 
-  getUserForUpdate(id: number): Promise<UserRow | null> {
-    return this.db.oneOrNone<UserRow>(sql.SELECT_USER_BY_ID_FOR_UPDATE, [id]);
+  getUserForUpdate(id: number): Promise<Org.UserRow | null> {
+    return this.db.oneOrNone<Org.UserRow>(sql.SELECT_USER_BY_ID_FOR_UPDATE, [id]);
   }
 
-  async updateUser(id: number, changes: UserChanges): Promise<UserRow> {
+  async updateUser(id: number, changes: Org.UserChanges): Promise<Org.UserRow> {
     const [setDisplayName, displayName] = change(changes, 'displayName');
     const [setEmail, email] = change(changes, 'email');
     const [setEmailVerifiedAt, emailVerifiedAt] = change(changes, 'emailVerifiedAt');
@@ -84,7 +69,7 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
     const anything = setDisplayName || setEmail || setEmailVerifiedAt || setPasswordHash || setMustChangePassword || setIsActive || setDeletedAt;
     const row = anything
       ? await this.mayConflict((q) =>
-          q.oneOrNone<UserRow>(sql.UPDATE_USER, {
+          q.oneOrNone<Org.UserRow>(sql.UPDATE_USER, {
             id,
             setDisplayName, displayName,
             setEmail, email,
@@ -105,24 +90,24 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
     await this.db.none(sql.BUMP_TOKEN_VERSION, [userIds]);
   }
 
-  async insertRefreshToken(row: Omit<RefreshTokenRow, 'id' | 'revokedAt'>): Promise<void> {
+  async insertRefreshToken(row: Omit<Org.RefreshTokenRow, 'id' | 'revokedAt'>): Promise<void> {
     await this.mayConflict((q) => q.none(sql.INSERT_REFRESH_TOKEN, row));
   }
 
-  revokeRefreshToken(tokenHash: string, now: number): Promise<RefreshTokenRow | null> {
-    return this.db.oneOrNone<RefreshTokenRow>(sql.REVOKE_REFRESH_TOKEN, [tokenHash, now]);
+  revokeRefreshToken(tokenHash: string, now: number): Promise<Org.RefreshTokenRow | null> {
+    return this.db.oneOrNone<Org.RefreshTokenRow>(sql.REVOKE_REFRESH_TOKEN, [tokenHash, now]);
   }
 
   revokeUserRefreshTokens(userId: number, now: number): Promise<number> {
     return this.db.result(sql.REVOKE_USER_REFRESH_TOKENS, [userId, now], (r) => r.rowCount);
   }
 
-  insertGroup(name: string, createdAt: number): Promise<GroupRow> {
-    return this.db.one<GroupRow>(sql.INSERT_GROUP, [name, name.toLowerCase(), createdAt]);
+  insertGroup(name: string, createdAt: number): Promise<Org.GroupRow> {
+    return this.db.one<Org.GroupRow>(sql.INSERT_GROUP, [name, name.toLowerCase(), createdAt]);
   }
 
-  insertTeam(groupId: number, name: string, createdAt: number): Promise<TeamRow> {
-    return this.db.one<TeamRow>(sql.INSERT_TEAM, [groupId, name, createdAt]);
+  insertTeam(groupId: number, name: string, createdAt: number): Promise<Org.TeamRow> {
+    return this.db.one<Org.TeamRow>(sql.INSERT_TEAM, [groupId, name, createdAt]);
   }
 
   async addTeamMember(teamId: number, userId: number): Promise<boolean> {
@@ -138,8 +123,8 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
     await this.db.none(sql.REMOVE_USER_FROM_ALL_TEAMS, [userId]);
   }
 
-  insertProject(project: NewProject): Promise<ProjectRow> {
-    return this.db.one<ProjectRow>(sql.INSERT_PROJECT, {
+  insertProject(project: Org.NewProject): Promise<Org.ProjectRow> {
+    return this.db.one<Org.ProjectRow>(sql.INSERT_PROJECT, {
       groupId: project.groupId,
       name: project.name,
       nameLower: project.name.toLowerCase(),
@@ -150,14 +135,14 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
     });
   }
 
-  async updateProject(id: number, changes: ProjectChanges): Promise<ProjectRow> {
+  async updateProject(id: number, changes: Org.ProjectChanges): Promise<Org.ProjectRow> {
     const [setRetentionDays, retentionDays] = change(changes, 'retentionDays');
     const [setMaxEntries, maxEntries] = change(changes, 'maxEntries');
     const [setMaxBytes, maxBytes] = change(changes, 'maxBytes');
     const [setIsBlocked, isBlocked] = change(changes, 'isBlocked');
     const row =
       setRetentionDays || setMaxEntries || setMaxBytes || setIsBlocked
-        ? await this.db.oneOrNone<ProjectRow>(sql.UPDATE_PROJECT, {
+        ? await this.db.oneOrNone<Org.ProjectRow>(sql.UPDATE_PROJECT, {
             id,
             setRetentionDays, retentionDays,
             setMaxEntries, maxEntries,
@@ -169,16 +154,16 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
     return row;
   }
 
-  insertSecretKey(row: { projectId: number; label: string | null; keyHash: string; createdAt: number }): Promise<SecretKeyRow> {
-    return this.mayConflict((q) => q.one<SecretKeyRow>(sql.INSERT_SECRET_KEY, row));
+  insertSecretKey(row: { projectId: number; label: string | null; keyHash: string; createdAt: number }): Promise<Org.SecretKeyRow> {
+    return this.mayConflict((q) => q.one<Org.SecretKeyRow>(sql.INSERT_SECRET_KEY, row));
   }
 
-  revokeSecretKey(id: number, now: number): Promise<SecretKeyRow | null> {
-    return this.db.oneOrNone<SecretKeyRow>(sql.REVOKE_SECRET_KEY, [id, now]);
+  revokeSecretKey(id: number, now: number): Promise<Org.SecretKeyRow | null> {
+    return this.db.oneOrNone<Org.SecretKeyRow>(sql.REVOKE_SECRET_KEY, [id, now]);
   }
 
-  insertRoleAssignment(row: NewRoleAssignment): Promise<RoleAssignmentRow> {
-    return this.db.one<RoleAssignmentRow>(sql.INSERT_ROLE_ASSIGNMENT, row);
+  insertRoleAssignment(row: Org.NewRoleAssignment): Promise<Org.RoleAssignmentRow> {
+    return this.db.one<Org.RoleAssignmentRow>(sql.INSERT_ROLE_ASSIGNMENT, row);
   }
 
   async deleteRoleAssignment(id: number): Promise<boolean> {
@@ -190,7 +175,7 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
     await this.db.none(sql.DELETE_USER_ROLE_ASSIGNMENTS, [userId]);
   }
 
-  async insertAudit(row: NewAudit): Promise<AuditRow> {
+  async insertAudit(row: Org.NewAudit): Promise<Org.AuditRow> {
     const stored = await this.db.one<StoredAuditRow>(sql.INSERT_AUDIT, {
       actorUserId: row.actorUserId,
       action: row.action,

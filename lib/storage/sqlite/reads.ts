@@ -5,27 +5,7 @@
  * transaction (the writer); `SqliteWriteOps` (writes.ts) adds the writing
  * verbs.
  */
-import type {
-  AuditFilter,
-  AuditRow,
-  GroupFilter,
-  GroupOwnerCount,
-  GroupRow,
-  Page,
-  ProjectFilter,
-  ProjectRow,
-  RefreshTokenRow,
-  RoleAssignmentFilter,
-  RoleAssignmentRow,
-  RoleGrant,
-  SecretKeyLookup,
-  SecretKeyRow,
-  TeamMemberRow,
-  TeamRow,
-  UserFilter,
-  UserRow,
-  Visibility,
-} from '../types-org.js';
+import type * as Org from '../types-org.js';
 import type { ExpiredLogScope } from '../types-retention.js';
 import type { LogRow, LogSelection } from '../types-logs.js';
 import type { ReadOps } from '../storage.js';
@@ -56,7 +36,7 @@ const before = (beforeId: number | undefined): number => beforeId ?? NO_UPPER_ID
 /** The lower-cased needle; '' matches everything (instr(x, '') = 1). */
 const needle = (s: string | undefined): string => (s ?? '').toLowerCase();
 
-function visibilityParams(v: Visibility): { all: number; groupIds: string; projectIds: string } {
+function visibilityParams(v: Org.Visibility): { all: number; groupIds: string; projectIds: string } {
   return v.all ? { all: 1, groupIds: '[]', projectIds: '[]' } : { all: 0, groupIds: jsonIds(v.groupIds), projectIds: jsonIds(v.projectIds) };
 }
 
@@ -68,17 +48,17 @@ export class SqliteReadOps implements ReadOps {
     return Number(row?.n ?? 0);
   }
 
-  async getUserById(id: number): Promise<UserRow | null> {
+  async getUserById(id: number): Promise<Org.UserRow | null> {
     const row = await this.db.get(SQL.SELECT_USER_BY_ID, [id]);
     return row ? toUser(row) : null;
   }
 
-  async getUserByUsername(username: string): Promise<UserRow | null> {
+  async getUserByUsername(username: string): Promise<Org.UserRow | null> {
     const row = await this.db.get(SQL.SELECT_USER_BY_USERNAME, [username]);
     return row ? toUser(row) : null;
   }
 
-  async listUsers(filter: UserFilter): Promise<UserRow[]> {
+  async listUsers(filter: Org.UserFilter): Promise<Org.UserRow[]> {
     const rows = await this.db.all(SQL.LIST_USERS, [needle(filter.usernameContains), before(filter.beforeId), filter.limit]);
     return rows.map(toUser);
   }
@@ -88,32 +68,32 @@ export class SqliteReadOps implements ReadOps {
     return row?.present === 1;
   }
 
-  async getRefreshToken(tokenHash: string): Promise<RefreshTokenRow | null> {
+  async getRefreshToken(tokenHash: string): Promise<Org.RefreshTokenRow | null> {
     const row = await this.db.get(SQL.SELECT_REFRESH_TOKEN, [tokenHash]);
     return row ? toRefreshToken(row) : null;
   }
 
-  async getGroup(id: number): Promise<GroupRow | null> {
+  async getGroup(id: number): Promise<Org.GroupRow | null> {
     const row = await this.db.get(SQL.SELECT_GROUP, [id]);
     return row ? toGroup(row) : null;
   }
 
-  async listGroups(filter: GroupFilter): Promise<GroupRow[]> {
+  async listGroups(filter: Org.GroupFilter): Promise<Org.GroupRow[]> {
     const v = visibilityParams(filter.visibility);
     const rows = await this.db.all(SQL.LIST_GROUPS, [needle(filter.nameContains), v.all, v.groupIds, before(filter.beforeId), filter.limit]);
     return rows.map(toGroup);
   }
 
-  async getTeam(id: number): Promise<TeamRow | null> {
+  async getTeam(id: number): Promise<Org.TeamRow | null> {
     const row = await this.db.get(SQL.SELECT_TEAM, [id]);
     return row ? toTeam(row) : null;
   }
 
-  async listTeams(groupId: number): Promise<TeamRow[]> {
+  async listTeams(groupId: number): Promise<Org.TeamRow[]> {
     return (await this.db.all(SQL.LIST_TEAMS, [groupId])).map(toTeam);
   }
 
-  async listTeamMembers(teamId: number): Promise<TeamMemberRow[]> {
+  async listTeamMembers(teamId: number): Promise<Org.TeamMemberRow[]> {
     return (await this.db.all(SQL.LIST_TEAM_MEMBERS, [teamId])).map(toTeamMember);
   }
 
@@ -126,12 +106,12 @@ export class SqliteReadOps implements ReadOps {
     return (await this.db.all(SQL.TEAM_IDS_OF_USER, [userId])).map((r) => r.team_id as number);
   }
 
-  async getProject(id: number): Promise<ProjectRow | null> {
+  async getProject(id: number): Promise<Org.ProjectRow | null> {
     const row = await this.db.get(SQL.SELECT_PROJECT, [id]);
     return row ? toProject(row) : null;
   }
 
-  async listProjects(filter: ProjectFilter): Promise<ProjectRow[]> {
+  async listProjects(filter: Org.ProjectFilter): Promise<Org.ProjectRow[]> {
     const v = visibilityParams(filter.visibility);
     const groupId = orNull(filter.groupId);
     const rows = await this.db.all(SQL.LIST_PROJECTS, [
@@ -152,26 +132,26 @@ export class SqliteReadOps implements ReadOps {
     return rows.map((r) => ({ id: r.id as number, isBlocked: r.is_blocked === 1 }));
   }
 
-  async getSecretKey(id: number): Promise<SecretKeyRow | null> {
+  async getSecretKey(id: number): Promise<Org.SecretKeyRow | null> {
     const row = await this.db.get(SQL.SELECT_SECRET_KEY, [id]);
     return row ? toSecretKey(row) : null;
   }
 
-  async listSecretKeys(projectId: number): Promise<SecretKeyRow[]> {
+  async listSecretKeys(projectId: number): Promise<Org.SecretKeyRow[]> {
     return (await this.db.all(SQL.LIST_SECRET_KEYS, [projectId])).map(toSecretKey);
   }
 
-  async findSecretKeyByHash(keyHash: string): Promise<SecretKeyLookup | null> {
+  async findSecretKeyByHash(keyHash: string): Promise<Org.SecretKeyLookup | null> {
     const row = await this.db.get(SQL.FIND_SECRET_KEY_BY_HASH, [keyHash]);
     return row ? toSecretKeyLookup(row) : null;
   }
 
-  async getRoleAssignment(id: number): Promise<RoleAssignmentRow | null> {
+  async getRoleAssignment(id: number): Promise<Org.RoleAssignmentRow | null> {
     const row = await this.db.get(SQL.SELECT_ROLE_ASSIGNMENT, [id]);
     return row ? toRoleAssignment(row) : null;
   }
 
-  async listRoleAssignments(filter: RoleAssignmentFilter): Promise<RoleAssignmentRow[]> {
+  async listRoleAssignments(filter: Org.RoleAssignmentFilter): Promise<Org.RoleAssignmentRow[]> {
     const subjectType = orNull(filter.subjectType);
     const subjectId = orNull(filter.subjectId);
     const scopeType = orNull(filter.scopeType);
@@ -193,20 +173,20 @@ export class SqliteReadOps implements ReadOps {
     return rows.map(toRoleAssignment);
   }
 
-  async effectiveGrants(userId: number): Promise<RoleGrant[]> {
+  async effectiveGrants(userId: number): Promise<Org.RoleGrant[]> {
     return (await this.db.all(SQL.EFFECTIVE_GRANTS, [userId, userId])).map(toRoleGrant);
   }
 
-  async countGroupOwners(groupIds: number[]): Promise<GroupOwnerCount[]> {
+  async countGroupOwners(groupIds: number[]): Promise<Org.GroupOwnerCount[]> {
     if (groupIds.length === 0) return [];
     return (await this.db.all(SQL.COUNT_GROUP_OWNERS, [jsonIds(groupIds)])).map(toGroupOwnerCount);
   }
 
-  async groupsOwnedBy(userId: number): Promise<GroupRow[]> {
+  async groupsOwnedBy(userId: number): Promise<Org.GroupRow[]> {
     return (await this.db.all(SQL.GROUPS_OWNED_BY, [userId, userId])).map(toGroup);
   }
 
-  async listAudit(filter: AuditFilter): Promise<AuditRow[]> {
+  async listAudit(filter: Org.AuditFilter): Promise<Org.AuditRow[]> {
     const where: string[] = [];
     const params: unknown[] = [];
     for (const key of Object.keys(SQL.AUDIT_WHERE) as (keyof typeof SQL.AUDIT_WHERE)[]) {
@@ -219,7 +199,7 @@ export class SqliteReadOps implements ReadOps {
     return (await this.db.all(sql, [...params, filter.limit])).map(toAudit);
   }
 
-  queryLogs(selection: LogSelection, page: Page): Promise<LogRow[]> {
+  queryLogs(selection: LogSelection, page: Org.Page): Promise<LogRow[]> {
     return Logs.queryLogs(this.db, selection, page);
   }
 

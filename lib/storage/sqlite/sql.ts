@@ -28,6 +28,11 @@ export const LIST_USERS = `SELECT ${USER_COLUMNS} FROM users
   WHERE instr(username_lower, ?) > 0 AND id < ?
   ORDER BY id DESC LIMIT ?`;
 export const HAS_PRIMARY_ADMIN = `SELECT EXISTS (SELECT 1 FROM users WHERE is_primary_admin = 1) AS present`;
+/** The SET list of an update taking a (present, value) parameter pair per column, in the order given. */
+function setWhenPresent(columns: string[]): string {
+  return columns.map((column) => `${column} = CASE WHEN ? THEN ? ELSE ${column} END`).join(',\n  ');
+}
+
 export const INSERT_USER = `INSERT INTO users
   (username, username_lower, display_name, email, password_hash, must_change_password, is_primary_admin, created_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -37,13 +42,7 @@ export const INSERT_USER = `INSERT INTO users
  * pair, so absent keys keep their value and the text never varies.
  */
 export const UPDATE_USER = `UPDATE users SET
-  display_name = CASE WHEN ? THEN ? ELSE display_name END,
-  email = CASE WHEN ? THEN ? ELSE email END,
-  email_verified_at = CASE WHEN ? THEN ? ELSE email_verified_at END,
-  password_hash = CASE WHEN ? THEN ? ELSE password_hash END,
-  must_change_password = CASE WHEN ? THEN ? ELSE must_change_password END,
-  is_active = CASE WHEN ? THEN ? ELSE is_active END,
-  deleted_at = CASE WHEN ? THEN ? ELSE deleted_at END
+  ${setWhenPresent(['display_name', 'email', 'email_verified_at', 'password_hash', 'must_change_password', 'is_active', 'deleted_at'])}
   WHERE id = ?
   RETURNING ${USER_COLUMNS}`;
 /** Params: JSON array of user ids. */
@@ -107,10 +106,7 @@ export const INSERT_PROJECT = `INSERT INTO projects (group_id, name, name_lower,
   RETURNING ${PROJECT_COLUMNS}`;
 /** (present, value) pairs as in UPDATE_USER. */
 export const UPDATE_PROJECT = `UPDATE projects SET
-  retention_days = CASE WHEN ? THEN ? ELSE retention_days END,
-  max_entries = CASE WHEN ? THEN ? ELSE max_entries END,
-  max_bytes = CASE WHEN ? THEN ? ELSE max_bytes END,
-  is_blocked = CASE WHEN ? THEN ? ELSE is_blocked END
+  ${setWhenPresent(['retention_days', 'max_entries', 'max_bytes', 'is_blocked'])}
   WHERE id = ?
   RETURNING ${PROJECT_COLUMNS}`;
 

@@ -3,22 +3,7 @@
  * They only ever run on the writer connection, inside `Storage.write`, which
  * serialises write transactions.
  */
-import type {
-  AuditRow,
-  GroupRow,
-  NewAudit,
-  NewProject,
-  NewRoleAssignment,
-  NewUser,
-  ProjectChanges,
-  ProjectRow,
-  RefreshTokenRow,
-  RoleAssignmentRow,
-  SecretKeyRow,
-  TeamRow,
-  UserChanges,
-  UserRow,
-} from '../types-org.js';
+import type * as Org from '../types-org.js';
 import type { AuditPurgeChunk, PurgedLogChunk } from '../types-retention.js';
 import type { LogEntryOutcome, LogIngestRequest } from '../types-logs.js';
 import type { WriteOps } from '../storage.js';
@@ -30,7 +15,7 @@ import * as Retention from './retention.js';
 import { SqliteReadOps } from './reads.js';
 
 export class SqliteWriteOps extends SqliteReadOps implements WriteOps {
-  async insertUser(user: NewUser): Promise<UserRow> {
+  async insertUser(user: Org.NewUser): Promise<Org.UserRow> {
     const row = await this.db.get(SQL.INSERT_USER, [
       user.username,
       user.username.toLowerCase(),
@@ -45,12 +30,12 @@ export class SqliteWriteOps extends SqliteReadOps implements WriteOps {
   }
 
   /** The writer transaction already excludes every other writer. */
-  getUserForUpdate(id: number): Promise<UserRow | null> {
+  getUserForUpdate(id: number): Promise<Org.UserRow | null> {
     return this.getUserById(id);
   }
 
-  async updateUser(id: number, changes: UserChanges): Promise<UserRow> {
-    const has = (k: keyof UserChanges) => changes[k] !== undefined;
+  async updateUser(id: number, changes: Org.UserChanges): Promise<Org.UserRow> {
+    const has = (k: keyof Org.UserChanges) => changes[k] !== undefined;
     const row = await this.db.get(SQL.UPDATE_USER, [
       ...change(has('displayName'), changes.displayName),
       ...change(has('email'), changes.email),
@@ -69,11 +54,11 @@ export class SqliteWriteOps extends SqliteReadOps implements WriteOps {
     await this.db.run(SQL.BUMP_TOKEN_VERSION, [jsonIds(userIds)]);
   }
 
-  async insertRefreshToken(row: Omit<RefreshTokenRow, 'id' | 'revokedAt'>): Promise<void> {
+  async insertRefreshToken(row: Omit<Org.RefreshTokenRow, 'id' | 'revokedAt'>): Promise<void> {
     await this.db.run(SQL.INSERT_REFRESH_TOKEN, [row.userId, row.tokenHash, row.createdAt, row.expiresAt]);
   }
 
-  async revokeRefreshToken(tokenHash: string, now: number): Promise<RefreshTokenRow | null> {
+  async revokeRefreshToken(tokenHash: string, now: number): Promise<Org.RefreshTokenRow | null> {
     const row = await this.db.get(SQL.REVOKE_REFRESH_TOKEN, [now, tokenHash, now]);
     return row ? toRefreshToken(row) : null;
   }
@@ -82,11 +67,11 @@ export class SqliteWriteOps extends SqliteReadOps implements WriteOps {
     return (await this.db.run(SQL.REVOKE_USER_REFRESH_TOKENS, [now, userId, now])).changes;
   }
 
-  async insertGroup(name: string, createdAt: number): Promise<GroupRow> {
+  async insertGroup(name: string, createdAt: number): Promise<Org.GroupRow> {
     return one(await this.db.get(SQL.INSERT_GROUP, [name, name.toLowerCase(), createdAt]), toGroup, 'inserted group');
   }
 
-  async insertTeam(groupId: number, name: string, createdAt: number): Promise<TeamRow> {
+  async insertTeam(groupId: number, name: string, createdAt: number): Promise<Org.TeamRow> {
     return one(await this.db.get(SQL.INSERT_TEAM, [groupId, name, createdAt]), toTeam, 'inserted team');
   }
 
@@ -102,7 +87,7 @@ export class SqliteWriteOps extends SqliteReadOps implements WriteOps {
     await this.db.run(SQL.DELETE_USER_TEAM_MEMBERSHIPS, [userId]);
   }
 
-  async insertProject(project: NewProject): Promise<ProjectRow> {
+  async insertProject(project: Org.NewProject): Promise<Org.ProjectRow> {
     const row = await this.db.get(SQL.INSERT_PROJECT, [
       project.groupId,
       project.name,
@@ -115,8 +100,8 @@ export class SqliteWriteOps extends SqliteReadOps implements WriteOps {
     return one(row, toProject, 'inserted project');
   }
 
-  async updateProject(id: number, changes: ProjectChanges): Promise<ProjectRow> {
-    const has = (k: keyof ProjectChanges) => changes[k] !== undefined;
+  async updateProject(id: number, changes: Org.ProjectChanges): Promise<Org.ProjectRow> {
+    const has = (k: keyof Org.ProjectChanges) => changes[k] !== undefined;
     const row = await this.db.get(SQL.UPDATE_PROJECT, [
       ...change(has('retentionDays'), changes.retentionDays),
       ...change(has('maxEntries'), changes.maxEntries),
@@ -127,17 +112,17 @@ export class SqliteWriteOps extends SqliteReadOps implements WriteOps {
     return one(row, toProject, `project ${id}`);
   }
 
-  async insertSecretKey(row: { projectId: number; label: string | null; keyHash: string; createdAt: number }): Promise<SecretKeyRow> {
+  async insertSecretKey(row: { projectId: number; label: string | null; keyHash: string; createdAt: number }): Promise<Org.SecretKeyRow> {
     const inserted = await this.db.get(SQL.INSERT_SECRET_KEY, [row.projectId, row.label, row.keyHash, row.createdAt]);
     return one(inserted, toSecretKey, 'inserted secret key');
   }
 
-  async revokeSecretKey(id: number, now: number): Promise<SecretKeyRow | null> {
+  async revokeSecretKey(id: number, now: number): Promise<Org.SecretKeyRow | null> {
     const row = await this.db.get(SQL.REVOKE_SECRET_KEY, [now, id]);
     return row ? toSecretKey(row) : null;
   }
 
-  async insertRoleAssignment(row: NewRoleAssignment): Promise<RoleAssignmentRow> {
+  async insertRoleAssignment(row: Org.NewRoleAssignment): Promise<Org.RoleAssignmentRow> {
     const inserted = await this.db.get(SQL.INSERT_ROLE_ASSIGNMENT, [
       row.subjectType,
       row.subjectId,
@@ -158,7 +143,7 @@ export class SqliteWriteOps extends SqliteReadOps implements WriteOps {
     await this.db.run(SQL.DELETE_USER_ROLE_ASSIGNMENTS, [userId]);
   }
 
-  async insertAudit(row: NewAudit): Promise<AuditRow> {
+  async insertAudit(row: Org.NewAudit): Promise<Org.AuditRow> {
     const inserted = await this.db.get(SQL.INSERT_AUDIT, [
       row.actorUserId,
       row.action,

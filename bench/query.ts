@@ -11,7 +11,7 @@
 import { Pool } from 'undici';
 import type { BatchPool } from './support/dataset.js';
 import { createBatchPool } from './support/dataset.js';
-import { adminLogin, fileDatabase, fmt, load, percentile, serverDatabase, serviceSettings, settleServerDatabase, startChild, verdict, type BenchOrg } from './support/harness.js';
+import { adminLogin, fileDatabase, fmt, load, percentile, serverDatabase, serviceSettings, settleServerDatabase, startChild, type BenchOrg } from './support/harness.js';
 import { ingestFromEmpty, shots, type FilledDatabase } from './ingest.js';
 
 export interface QueryOptions {
@@ -165,13 +165,16 @@ export async function mixedLoad(label: string, filled: FilledDatabase, options: 
     return { quiet, burst };
   }
 
-  const report = ({ quiet, burst }: { quiet: WindowSamples; burst: WindowSamples }, verdictToo: boolean) => {
+  // The burst's cost is reported, not judged here: its targets (`/healthz` p99 and the share of
+  // ingestion kept during a burst) belong to bench/login.ts, which measures exactly that.
+  const report = ({ quiet, burst }: { quiet: WindowSamples; burst: WindowSamples }) => {
     const p99 = (values: number[]) => percentile(values, 99);
     const rises = { ingest: p99(burst.ingest) - p99(quiet.ingest), query: p99(burst.query) - p99(quiet.query) };
-    console.log(`    quiet: ingest ${fmt(quiet.entries / quiet.seconds)} entries/s (request p99 ${fmt(p99(quiet.ingest), 1)} ms over ${quiet.ingest.length}), query p99 ${fmt(p99(quiet.query), 1)} ms over ${quiet.query.length}`);
-    const met = rises.query <= 20 && rises.ingest <= 20;
+    const quietRate = quiet.entries / quiet.seconds;
+    const burstRate = burst.entries / burst.seconds;
+    console.log(`    quiet: ingest ${fmt(quietRate)} entries/s (request p99 ${fmt(p99(quiet.ingest), 1)} ms over ${quiet.ingest.length}), query p99 ${fmt(p99(quiet.query), 1)} ms over ${quiet.query.length}`);
     console.log(
-      `    with ${burst.logins} logins in bursts of 20: ingest ${fmt(burst.entries / burst.seconds)} entries/s (request p99 ${fmt(p99(burst.ingest), 1)} ms, ${signed(rises.ingest)}), query p99 ${fmt(p99(burst.query), 1)} ms (${signed(rises.query)})${verdictToo ? ` — target +20 ms: ${verdict(met)}` : ''}`,
+      `    with ${burst.logins} logins in bursts of 20: ingest ${fmt(burstRate)} entries/s (${fmt((100 * burstRate) / quietRate)} % of quiet; request p99 ${fmt(p99(burst.ingest), 1)} ms, ${signed(rises.ingest)}), query p99 ${fmt(p99(burst.query), 1)} ms (${signed(rises.query)})`,
     );
   };
 
@@ -186,9 +189,9 @@ export async function mixedLoad(label: string, filled: FilledDatabase, options: 
   const windows = (pairs: number) => `${pairs} quiet and ${pairs} burst windows of ${options.seconds} s, alternating`;
   console.log(`  ${label}, ingestion (500/batch) and queries together:`);
   console.log(`   saturated (2 connections, as fast as answered; ${windows(options.pairs.saturated)}):`);
-  report(saturated, false);
+  report(saturated);
   console.log(`   paced at ${fmt(rate)} entries/s (half the saturated rate, open loop; ${windows(options.pairs.paced)}):`);
-  report(paced, true);
+  report(paced);
 }
 
 const signed = (n: number) => `${n >= 0 ? '+' : '−'}${fmt(Math.abs(n), 1)}`;

@@ -17,6 +17,9 @@ import { Pool } from 'undici';
 import { createBatchPool, type BatchPool } from './support/dataset.js';
 import { createOrg, fileDatabase, fmt, percentile, serverDatabase, serviceSettings, startChild, verdict, type BenchDatabase, type BenchOrg, type Child } from './support/harness.js';
 
+/** One admin opens every stream here (up to 1,000 idle ones): lift the per-user and total caps, and the connection cap, above that. */
+const STREAM_BENCH_BOUNDS = { sseMaxStreams: 2000, sseMaxStreamsPerUser: 2000, httpMaxConnections: 4096 };
+
 export interface StreamBenchOptions {
   quick: boolean;
 }
@@ -68,7 +71,7 @@ interface LatencyResult {
  * and tracer, the time from the tracer's 202 to its frame.
  */
 async function deliveryLatency(db: BenchDatabase, seconds: number, backgroundRate: number | null, pool: BatchPool): Promise<LatencyResult> {
-  const child = await startChild({ kind: 'service', settings: serviceSettings(db) });
+  const child = await startChild({ kind: 'service', settings: serviceSettings(db, STREAM_BENCH_BOUNDS) });
   try {
     return await measureLatency(child.url, seconds, backgroundRate, pool);
   } finally {
@@ -211,7 +214,7 @@ async function openIdleStreams(url: string, token: string, query: string, count:
 /** RSS of the service before and after opening 1,000 idle streams (half project, half group scope). */
 async function idleMemory(db: BenchDatabase, label: string): Promise<number> {
   // Two heartbeats (ping + re-validation) run while the streams sit open.
-  const child = await startChild({ kind: 'service', settings: serviceSettings(db, { sseHeartbeatIntervalSeconds: 2 }) });
+  const child = await startChild({ kind: 'service', settings: serviceSettings(db, { ...STREAM_BENCH_BOUNDS, sseHeartbeatIntervalSeconds: 2 }) });
   try {
     return await measureIdle(child, label);
   } finally {

@@ -7,6 +7,7 @@ import { HASH_PROCESS_NICE, HashProcess, HashUnavailableError } from '../../lib/
 import { LogServiceError } from '../../lib/core/errors.js';
 import { processState } from '../support/proc.js';
 import { DEFAULT_SCRYPT_LOG_N, SCRYPT_P, SCRYPT_R, createPasswordHasher } from '../../lib/auth/passwords.js';
+import { waitUntil } from '../support/wait.js';
 
 const LOG_N = 10;
 const COST = { logN: LOG_N, r: 8, p: 1 };
@@ -25,14 +26,6 @@ function isRunning(pid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function waitUntil(check: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
@@ -162,7 +155,7 @@ describe('hashing process', () => {
     try {
       const key = await hashing.kdf('correct horse', COST);
       const first = hashing.pid!;
-      await waitUntil(() => !isRunning(first));
+      await waitUntil(() => !isRunning(first), 'the idle hashing process to exit');
       assert.equal(hashing.pid, undefined);
       assert.equal(await hashing.verify(key, 'correct horse'), true);
       assert.notEqual(hashing.pid, first);
@@ -192,7 +185,7 @@ describe('hashing process', () => {
       // A child that is alive but never answers.
       process.kill(stuck, 'SIGSTOP');
       await assert.rejects(hashing.verify(key, 'correct horse'), HashUnavailableError);
-      await waitUntil(() => !isRunning(stuck) || processState(stuck) === 'Z');
+      await waitUntil(() => !isRunning(stuck) || processState(stuck) === 'Z', 'the stuck hashing process to be killed');
       assert.equal(await hashing.verify(key, 'correct horse'), true);
       assert.notEqual(hashing.pid, stuck);
     } finally {

@@ -5,28 +5,21 @@
  * "filter not given" branches (`$(x) IS NULL OR …`) away. No identifier is
  * ever built from input.
  *
- * Columns are aliased to the row types' camelCase names, so rows come back
- * in the shape `storage.ts` declares (int8 is parsed to number by the pool's
- * type overrides; booleans are native).
+ * The org tables' columns (`row-columns.ts`) are aliased to the row types'
+ * camelCase names; int8 is parsed to number by the pool's type overrides and
+ * booleans are native, so rows need no mapping but the audit metadata.
  */
 
-const USER_COLUMNS = `id, username, display_name AS "displayName", email, email_verified_at AS "emailVerifiedAt",
-  password_hash AS "passwordHash", must_change_password AS "mustChangePassword", is_active AS "isActive",
-  deleted_at AS "deletedAt", is_primary_admin AS "isPrimaryAdmin", token_version AS "tokenVersion",
-  created_at AS "createdAt"`;
-const REFRESH_TOKEN_COLUMNS = `id, user_id AS "userId", token_hash AS "tokenHash", created_at AS "createdAt",
-  expires_at AS "expiresAt", revoked_at AS "revokedAt"`;
-const GROUP_COLUMNS = `id, name, created_at AS "createdAt"`;
-const TEAM_COLUMNS = `id, group_id AS "groupId", name, created_at AS "createdAt"`;
-const PROJECT_COLUMNS = `id, group_id AS "groupId", name, retention_days AS "retentionDays", max_entries AS "maxEntries",
-  max_bytes AS "maxBytes", is_blocked AS "isBlocked", created_at AS "createdAt", entry_count AS "entryCount",
-  total_bytes AS "totalBytes"`;
-const SECRET_KEY_COLUMNS = `id, project_id AS "projectId", label, created_at AS "createdAt", revoked_at AS "revokedAt"`;
-const ROLE_ASSIGNMENT_COLUMNS = `id, subject_type AS "subjectType", subject_id AS "subjectId", role, scope_type AS "scopeType",
-  scope_id AS "scopeId", created_at AS "createdAt"`;
-/** metadata stays text here; the ops parse it. */
-const AUDIT_COLUMNS = `id, actor_user_id AS "actorUserId", action, target_type AS "targetType", target_id AS "targetId",
-  metadata, created_at AS "createdAt"`;
+import {
+  AUDIT_COLUMNS,
+  GROUP_COLUMNS,
+  PROJECT_COLUMNS,
+  REFRESH_TOKEN_COLUMNS,
+  ROLE_ASSIGNMENT_COLUMNS,
+  SECRET_KEY_COLUMNS,
+  TEAM_COLUMNS,
+  USER_COLUMNS,
+} from '../row-columns.js';
 
 /** The connectivity check on open. */
 export const PING = `SELECT 1 AS ok`;

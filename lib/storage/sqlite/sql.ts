@@ -7,16 +7,16 @@
  * 5,000 ids are still one statement with two bound values.
  */
 
-const USER_COLUMNS = `id, username, display_name, email, email_verified_at, password_hash, must_change_password,
-  is_active, deleted_at, is_primary_admin, token_version, created_at`;
-const REFRESH_TOKEN_COLUMNS = `id, user_id, token_hash, created_at, expires_at, revoked_at`;
-const GROUP_COLUMNS = `id, name, created_at`;
-const TEAM_COLUMNS = `id, group_id, name, created_at`;
-const PROJECT_COLUMNS = `id, group_id, name, retention_days, max_entries, max_bytes, is_blocked, created_at,
-  entry_count, total_bytes`;
-const SECRET_KEY_COLUMNS = `id, project_id, label, created_at, revoked_at`;
-const ROLE_ASSIGNMENT_COLUMNS = `id, subject_type, subject_id, role, scope_type, scope_id, created_at`;
-const AUDIT_COLUMNS = `id, actor_user_id, action, target_type, target_id, metadata, created_at`;
+import {
+  AUDIT_COLUMNS,
+  GROUP_COLUMNS,
+  PROJECT_COLUMNS,
+  REFRESH_TOKEN_COLUMNS,
+  ROLE_ASSIGNMENT_COLUMNS,
+  SECRET_KEY_COLUMNS,
+  TEAM_COLUMNS,
+  USER_COLUMNS,
+} from '../row-columns.js';
 
 // ---- users -----------------------------------------------------------------
 
@@ -75,7 +75,7 @@ export const INSERT_GROUP = `INSERT INTO org_groups (name, name_lower, created_a
 export const SELECT_TEAM = `SELECT ${TEAM_COLUMNS} FROM teams WHERE id = ?`;
 export const LIST_TEAMS = `SELECT ${TEAM_COLUMNS} FROM teams WHERE group_id = ? ORDER BY id DESC`;
 export const INSERT_TEAM = `INSERT INTO teams (group_id, name, created_at) VALUES (?, ?, ?) RETURNING ${TEAM_COLUMNS}`;
-export const LIST_TEAM_MEMBERS = `SELECT m.user_id, u.username FROM team_members m JOIN users u ON u.id = m.user_id
+export const LIST_TEAM_MEMBERS = `SELECT m.user_id AS "userId", u.username FROM team_members m JOIN users u ON u.id = m.user_id
   WHERE m.team_id = ? ORDER BY m.user_id`;
 export const IS_TEAM_MEMBER = `SELECT EXISTS (SELECT 1 FROM team_members WHERE team_id = ? AND user_id = ?) AS present`;
 export const TEAM_IDS_OF_USER = `SELECT team_id FROM team_members WHERE user_id = ? ORDER BY team_id`;
@@ -100,7 +100,7 @@ export const LIST_PROJECTS = `SELECT ${PROJECT_COLUMNS} FROM projects
          OR id IN (SELECT value FROM json_each(?)))
     AND id < ?
   ORDER BY id DESC LIMIT ?`;
-export const PROJECTS_OF_GROUP = `SELECT id, is_blocked FROM projects WHERE group_id = ? ORDER BY id`;
+export const PROJECTS_OF_GROUP = `SELECT id, is_blocked AS "isBlocked" FROM projects WHERE group_id = ? ORDER BY id`;
 export const INSERT_PROJECT = `INSERT INTO projects (group_id, name, name_lower, retention_days, max_entries, max_bytes, created_at)
   VALUES (?, ?, ?, ?, ?, ?, ?)
   RETURNING ${PROJECT_COLUMNS}`;
@@ -114,7 +114,8 @@ export const UPDATE_PROJECT = `UPDATE projects SET
 
 export const SELECT_SECRET_KEY = `SELECT ${SECRET_KEY_COLUMNS} FROM secret_keys WHERE id = ?`;
 export const LIST_SECRET_KEYS = `SELECT ${SECRET_KEY_COLUMNS} FROM secret_keys WHERE project_id = ? ORDER BY id DESC`;
-export const FIND_SECRET_KEY_BY_HASH = `SELECT k.id AS key_id, k.project_id, k.revoked_at, p.is_blocked AS project_blocked
+export const FIND_SECRET_KEY_BY_HASH = `SELECT k.id AS "keyId", k.project_id AS "projectId", k.revoked_at AS "revokedAt",
+    p.is_blocked AS "projectBlocked"
   FROM secret_keys k JOIN projects p ON p.id = k.project_id
   WHERE k.key_hash = ?`;
 export const INSERT_SECRET_KEY = `INSERT INTO secret_keys (project_id, label, key_hash, created_at) VALUES (?, ?, ?, ?)
@@ -158,7 +159,7 @@ owners (group_id, user_id) AS (
   SELECT r.scope_id, m.user_id FROM role_assignments r JOIN team_members m ON m.team_id = r.subject_id
     WHERE r.subject_type = 'team' AND r.role = 'owner' AND r.scope_type = 'group' AND r.scope_id IN (SELECT id FROM wanted)
 )
-SELECT g.id AS group_id, g.name, COUNT(u.id) AS owners
+SELECT g.id AS "groupId", g.name, COUNT(u.id) AS owners
   FROM org_groups g
   LEFT JOIN owners o ON o.group_id = g.id
   LEFT JOIN users u ON u.id = o.user_id AND u.deleted_at IS NULL

@@ -5,20 +5,20 @@
  * PostgreSQL (a double-quoted alias keeps its case in both).
  */
 
-export const USER_COLUMNS = `id, username, display_name AS "displayName", email, email_verified_at AS "emailVerifiedAt",
+export const USER = `id, username, display_name AS "displayName", email, email_verified_at AS "emailVerifiedAt",
   password_hash AS "passwordHash", must_change_password AS "mustChangePassword", is_active AS "isActive",
   deleted_at AS "deletedAt", is_primary_admin AS "isPrimaryAdmin", token_version AS "tokenVersion",
   created_at AS "createdAt"`;
-export const REFRESH_TOKEN_COLUMNS = `id, user_id AS "userId", token_hash AS "tokenHash", created_at AS "createdAt",
+export const REFRESH_TOKEN = `id, user_id AS "userId", token_hash AS "tokenHash", created_at AS "createdAt",
   expires_at AS "expiresAt", revoked_at AS "revokedAt"`;
-export const GROUP_COLUMNS = `id, name, created_at AS "createdAt"`;
-export const TEAM_COLUMNS = `id, group_id AS "groupId", name, created_at AS "createdAt"`;
-export const PROJECT_COLUMNS = `id, group_id AS "groupId", name, retention_days AS "retentionDays", max_entries AS "maxEntries",
+export const GROUP = `id, name, created_at AS "createdAt"`;
+export const TEAM = `id, group_id AS "groupId", name, created_at AS "createdAt"`;
+export const PROJECT = `id, group_id AS "groupId", name, retention_days AS "retentionDays", max_entries AS "maxEntries",
   max_bytes AS "maxBytes", is_blocked AS "isBlocked", created_at AS "createdAt", entry_count AS "entryCount",
   total_bytes AS "totalBytes"`;
-export const SECRET_KEY_COLUMNS = `id, project_id AS "projectId", label, created_at AS "createdAt", revoked_at AS "revokedAt"`;
-export const ROLE_ASSIGNMENT_COLUMNS = `id, subject_type AS "subjectType", subject_id AS "subjectId", role, scope_type AS "scopeType",
+export const SECRET_KEY = `id, project_id AS "projectId", label, created_at AS "createdAt", revoked_at AS "revokedAt"`;
+export const ROLE_ASSIGNMENT = `id, subject_type AS "subjectType", subject_id AS "subjectId", role, scope_type AS "scopeType",
   scope_id AS "scopeId", created_at AS "createdAt"`;
 /** metadata stays JSON text here; each backend's ops parse it. */
-export const AUDIT_COLUMNS = `id, actor_user_id AS "actorUserId", action, target_type AS "targetType", target_id AS "targetId",
+export const AUDIT = `id, actor_user_id AS "actorUserId", action, target_type AS "targetType", target_id AS "targetId",
   metadata, created_at AS "createdAt"`;

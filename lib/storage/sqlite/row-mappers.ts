@@ -35,6 +35,7 @@ export const toUser = withBooleans<UserRow>(['mustChangePassword', 'isActive', '
 export const toProject = withBooleans<ProjectRow>(['isBlocked']);
 export const toProjectBlocked = withBooleans<{ id: number; isBlocked: boolean }>(['isBlocked']);
 export const toSecretKeyLookup = withBooleans<SecretKeyLookup>(['projectBlocked']);
+// Rows without booleans arrive as they are.
 export const toRefreshToken = withBooleans<RefreshTokenRow>();
 export const toGroup = withBooleans<GroupRow>();
 export const toTeam = withBooleans<TeamRow>();

@@ -5,28 +5,12 @@
  * "filter not given" branches (`$(x) IS NULL OR …`) away. No identifier is
  * ever built from input.
  *
- * Columns are aliased to the row types' camelCase names, so rows come back
- * in the shape `storage.ts` declares (int8 is parsed to number by the pool's
- * type overrides; booleans are native).
+ * The org tables' columns (`row-columns.ts`) are aliased to the row types'
+ * camelCase names; int8 is parsed to number by the pool's type overrides and
+ * booleans are native, so rows need no mapping but the audit metadata.
  */
 
-const USER_COLUMNS = `id, username, display_name AS "displayName", email, email_verified_at AS "emailVerifiedAt",
-  password_hash AS "passwordHash", must_change_password AS "mustChangePassword", is_active AS "isActive",
-  deleted_at AS "deletedAt", is_primary_admin AS "isPrimaryAdmin", token_version AS "tokenVersion",
-  created_at AS "createdAt"`;
-const REFRESH_TOKEN_COLUMNS = `id, user_id AS "userId", token_hash AS "tokenHash", created_at AS "createdAt",
-  expires_at AS "expiresAt", revoked_at AS "revokedAt"`;
-const GROUP_COLUMNS = `id, name, created_at AS "createdAt"`;
-const TEAM_COLUMNS = `id, group_id AS "groupId", name, created_at AS "createdAt"`;
-const PROJECT_COLUMNS = `id, group_id AS "groupId", name, retention_days AS "retentionDays", max_entries AS "maxEntries",
-  max_bytes AS "maxBytes", is_blocked AS "isBlocked", created_at AS "createdAt", entry_count AS "entryCount",
-  total_bytes AS "totalBytes"`;
-const SECRET_KEY_COLUMNS = `id, project_id AS "projectId", label, created_at AS "createdAt", revoked_at AS "revokedAt"`;
-const ROLE_ASSIGNMENT_COLUMNS = `id, subject_type AS "subjectType", subject_id AS "subjectId", role, scope_type AS "scopeType",
-  scope_id AS "scopeId", created_at AS "createdAt"`;
-/** metadata stays text here; the ops parse it. */
-const AUDIT_COLUMNS = `id, actor_user_id AS "actorUserId", action, target_type AS "targetType", target_id AS "targetId",
-  metadata, created_at AS "createdAt"`;
+import * as Columns from '../row-columns.js';
 
 /** The connectivity check on open. */
 export const PING = `SELECT 1 AS ok`;
@@ -34,10 +18,10 @@ export const SELECT_SCHEMA_VERSION = `SELECT version FROM schema_version`;
 
 // Users
 export const COUNT_USERS = `SELECT count(*) AS n FROM users`;
-export const SELECT_USER_BY_ID = `SELECT ${USER_COLUMNS} FROM users WHERE id = $1`;
+export const SELECT_USER_BY_ID = `SELECT ${Columns.USER} FROM users WHERE id = $1`;
 export const SELECT_USER_BY_ID_FOR_UPDATE = `${SELECT_USER_BY_ID} FOR UPDATE`;
-export const SELECT_USER_BY_USERNAME = `SELECT ${USER_COLUMNS} FROM users WHERE username = $1`;
-export const LIST_USERS = `SELECT ${USER_COLUMNS} FROM users
+export const SELECT_USER_BY_USERNAME = `SELECT ${Columns.USER} FROM users WHERE username = $1`;
+export const LIST_USERS = `SELECT ${Columns.USER} FROM users
   WHERE ($(beforeId)::bigint IS NULL OR id < $(beforeId))
     AND ($(needle)::text IS NULL OR strpos(username_lower, $(needle)) > 0)
   ORDER BY id DESC LIMIT $(limit)`;
@@ -56,7 +40,7 @@ export const INSERT_USER = `INSERT INTO users
   (username, username_lower, display_name, email, password_hash, must_change_password, is_primary_admin, created_at)
   VALUES ($(username), $(usernameLower), $(displayName), $(email), $(passwordHash), $(mustChangePassword),
     $(isPrimaryAdmin), $(createdAt))
-  RETURNING ${USER_COLUMNS}`;
+  RETURNING ${Columns.USER}`;
 /**
  * One statement for every change set: each `set*` flag says whether its
  * column takes the new value, so no SET list is assembled at run time.
@@ -72,33 +56,33 @@ export const UPDATE_USER = `UPDATE users SET
       ['deleted_at', 'deletedAt', 'bigint'],
     ])}
   WHERE id = $(id)
-  RETURNING ${USER_COLUMNS}`;
+  RETURNING ${Columns.USER}`;
 export const BUMP_TOKEN_VERSION = `UPDATE users SET token_version = token_version + 1 WHERE id = ANY($1::bigint[])`;
 
 // Refresh tokens
-export const SELECT_REFRESH_TOKEN = `SELECT ${REFRESH_TOKEN_COLUMNS} FROM refresh_tokens WHERE token_hash = $1`;
+export const SELECT_REFRESH_TOKEN = `SELECT ${Columns.REFRESH_TOKEN} FROM refresh_tokens WHERE token_hash = $1`;
 export const INSERT_REFRESH_TOKEN = `INSERT INTO refresh_tokens (user_id, token_hash, created_at, expires_at)
   VALUES ($(userId), $(tokenHash), $(createdAt), $(expiresAt))`;
 /** Atomic: of two concurrent revocations of one token, exactly one gets the row. */
 export const REVOKE_REFRESH_TOKEN = `UPDATE refresh_tokens SET revoked_at = $2
   WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2
-  RETURNING ${REFRESH_TOKEN_COLUMNS}`;
+  RETURNING ${Columns.REFRESH_TOKEN}`;
 export const REVOKE_USER_REFRESH_TOKENS = `UPDATE refresh_tokens SET revoked_at = $2
   WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > $2`;
 
 // Groups and teams
-export const SELECT_GROUP = `SELECT ${GROUP_COLUMNS} FROM org_groups WHERE id = $1`;
+export const SELECT_GROUP = `SELECT ${Columns.GROUP} FROM org_groups WHERE id = $1`;
 /** Visibility inside the query: a global grant sees all, otherwise the listed group ids. */
-export const LIST_GROUPS = `SELECT ${GROUP_COLUMNS} FROM org_groups
+export const LIST_GROUPS = `SELECT ${Columns.GROUP} FROM org_groups
   WHERE ($(all) OR id = ANY($(groupIds)::bigint[]))
     AND ($(beforeId)::bigint IS NULL OR id < $(beforeId))
     AND ($(needle)::text IS NULL OR strpos(name_lower, $(needle)) > 0)
   ORDER BY id DESC LIMIT $(limit)`;
 export const INSERT_GROUP = `INSERT INTO org_groups (name, name_lower, created_at) VALUES ($1, $2, $3)
-  RETURNING ${GROUP_COLUMNS}`;
-export const SELECT_TEAM = `SELECT ${TEAM_COLUMNS} FROM teams WHERE id = $1`;
-export const LIST_TEAMS = `SELECT ${TEAM_COLUMNS} FROM teams WHERE group_id = $1 ORDER BY id DESC`;
-export const INSERT_TEAM = `INSERT INTO teams (group_id, name, created_at) VALUES ($1, $2, $3) RETURNING ${TEAM_COLUMNS}`;
+  RETURNING ${Columns.GROUP}`;
+export const SELECT_TEAM = `SELECT ${Columns.TEAM} FROM teams WHERE id = $1`;
+export const LIST_TEAMS = `SELECT ${Columns.TEAM} FROM teams WHERE group_id = $1 ORDER BY id DESC`;
+export const INSERT_TEAM = `INSERT INTO teams (group_id, name, created_at) VALUES ($1, $2, $3) RETURNING ${Columns.TEAM}`;
 export const LIST_TEAM_MEMBERS = `SELECT u.id AS "userId", u.username FROM team_members m
   JOIN users u ON u.id = m.user_id
   WHERE m.team_id = $1 ORDER BY u.id`;
@@ -110,9 +94,9 @@ export const REMOVE_TEAM_MEMBER = `DELETE FROM team_members WHERE team_id = $1 A
 export const REMOVE_USER_FROM_ALL_TEAMS = `DELETE FROM team_members WHERE user_id = $1`;
 
 // Projects
-export const SELECT_PROJECT = `SELECT ${PROJECT_COLUMNS} FROM projects WHERE id = $1`;
+export const SELECT_PROJECT = `SELECT ${Columns.PROJECT} FROM projects WHERE id = $1`;
 /** Visibility: projects of the listed groups plus the listed projects. */
-export const LIST_PROJECTS = `SELECT ${PROJECT_COLUMNS} FROM projects
+export const LIST_PROJECTS = `SELECT ${Columns.PROJECT} FROM projects
   WHERE ($(all) OR group_id = ANY($(groupIds)::bigint[]) OR id = ANY($(projectIds)::bigint[]))
     AND ($(groupId)::bigint IS NULL OR group_id = $(groupId))
     AND ($(beforeId)::bigint IS NULL OR id < $(beforeId))
@@ -121,7 +105,7 @@ export const LIST_PROJECTS = `SELECT ${PROJECT_COLUMNS} FROM projects
 export const PROJECT_IDS_OF_GROUP = `SELECT id, is_blocked AS "isBlocked" FROM projects WHERE group_id = $1 ORDER BY id`;
 export const INSERT_PROJECT = `INSERT INTO projects (group_id, name, name_lower, retention_days, max_entries, max_bytes, created_at)
   VALUES ($(groupId), $(name), $(nameLower), $(retentionDays), $(maxEntries), $(maxBytes), $(createdAt))
-  RETURNING ${PROJECT_COLUMNS}`;
+  RETURNING ${Columns.PROJECT}`;
 /** Same shape as UPDATE_USER: one statement, a flag per column. */
 export const UPDATE_PROJECT = `UPDATE projects SET
     ${setWhenFlagged([
@@ -131,25 +115,25 @@ export const UPDATE_PROJECT = `UPDATE projects SET
       ['is_blocked', 'isBlocked', 'boolean'],
     ])}
   WHERE id = $(id)
-  RETURNING ${PROJECT_COLUMNS}`;
+  RETURNING ${Columns.PROJECT}`;
 
 // Secret keys
-export const SELECT_SECRET_KEY = `SELECT ${SECRET_KEY_COLUMNS} FROM secret_keys WHERE id = $1`;
-export const LIST_SECRET_KEYS = `SELECT ${SECRET_KEY_COLUMNS} FROM secret_keys WHERE project_id = $1 ORDER BY id DESC`;
+export const SELECT_SECRET_KEY = `SELECT ${Columns.SECRET_KEY} FROM secret_keys WHERE id = $1`;
+export const LIST_SECRET_KEYS = `SELECT ${Columns.SECRET_KEY} FROM secret_keys WHERE project_id = $1 ORDER BY id DESC`;
 export const FIND_SECRET_KEY_BY_HASH = `SELECT k.id AS "keyId", k.project_id AS "projectId", k.revoked_at AS "revokedAt",
     p.is_blocked AS "projectBlocked"
   FROM secret_keys k JOIN projects p ON p.id = k.project_id
   WHERE k.key_hash = $1`;
 export const INSERT_SECRET_KEY = `INSERT INTO secret_keys (project_id, label, key_hash, created_at)
   VALUES ($(projectId), $(label), $(keyHash), $(createdAt))
-  RETURNING ${SECRET_KEY_COLUMNS}`;
+  RETURNING ${Columns.SECRET_KEY}`;
 /** Keeps the first revocation time. */
 export const REVOKE_SECRET_KEY = `UPDATE secret_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL
-  RETURNING ${SECRET_KEY_COLUMNS}`;
+  RETURNING ${Columns.SECRET_KEY}`;
 
 // Role assignments
-export const SELECT_ROLE_ASSIGNMENT = `SELECT ${ROLE_ASSIGNMENT_COLUMNS} FROM role_assignments WHERE id = $1`;
-export const LIST_ROLE_ASSIGNMENTS = `SELECT ${ROLE_ASSIGNMENT_COLUMNS} FROM role_assignments
+export const SELECT_ROLE_ASSIGNMENT = `SELECT ${Columns.ROLE_ASSIGNMENT} FROM role_assignments WHERE id = $1`;
+export const LIST_ROLE_ASSIGNMENTS = `SELECT ${Columns.ROLE_ASSIGNMENT} FROM role_assignments
   WHERE ($(subjectType)::text IS NULL OR subject_type = $(subjectType))
     AND ($(subjectId)::bigint IS NULL OR subject_id = $(subjectId))
     AND ($(scopeType)::text IS NULL OR scope_type = $(scopeType))
@@ -182,17 +166,17 @@ export const COUNT_GROUP_OWNERS = `SELECT g.id AS "groupId", g.name,
   FROM org_groups g
   WHERE g.id = ANY($1::bigint[])
   ORDER BY g.id`;
-export const GROUPS_OWNED_BY = `SELECT ${GROUP_COLUMNS} FROM org_groups
+export const GROUPS_OWNED_BY = `SELECT ${Columns.GROUP} FROM org_groups
   WHERE id IN (SELECT o.group_id FROM (${GROUP_OWNERS}) o WHERE o.user_id = $1)
   ORDER BY id DESC`;
 export const INSERT_ROLE_ASSIGNMENT = `INSERT INTO role_assignments (subject_type, subject_id, role, scope_type, scope_id, created_at)
   VALUES ($(subjectType), $(subjectId), $(role), $(scopeType), $(scopeId), $(createdAt))
-  RETURNING ${ROLE_ASSIGNMENT_COLUMNS}`;
+  RETURNING ${Columns.ROLE_ASSIGNMENT}`;
 export const DELETE_ROLE_ASSIGNMENT = `DELETE FROM role_assignments WHERE id = $1`;
 export const DELETE_USER_ROLE_ASSIGNMENTS = `DELETE FROM role_assignments WHERE subject_type = 'user' AND subject_id = $1`;
 
 // Audit
-export const LIST_AUDIT = `SELECT ${AUDIT_COLUMNS} FROM audit_log
+export const LIST_AUDIT = `SELECT ${Columns.AUDIT} FROM audit_log
   WHERE ($(beforeId)::bigint IS NULL OR id < $(beforeId))
     AND ($(actorUserId)::bigint IS NULL OR actor_user_id = $(actorUserId))
     AND ($(action)::text IS NULL OR action = $(action))
@@ -203,7 +187,7 @@ export const LIST_AUDIT = `SELECT ${AUDIT_COLUMNS} FROM audit_log
   ORDER BY id DESC LIMIT $(limit)`;
 export const INSERT_AUDIT = `INSERT INTO audit_log (actor_user_id, action, target_type, target_id, metadata, created_at)
   VALUES ($(actorUserId), $(action), $(targetType), $(targetId), $(metadata), $(createdAt))
-  RETURNING ${AUDIT_COLUMNS}`;
+  RETURNING ${Columns.AUDIT}`;
 
 // Sole-owner guard: row locks on the groups whose owners a transaction may reduce (id order: no deadlock).
 export const LOCK_GROUPS = `SELECT id FROM org_groups WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`;

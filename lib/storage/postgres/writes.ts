@@ -8,7 +8,6 @@
  * undone. With the savepoint a caught StorageConflict leaves the transaction
  * usable on both backends alike.
  */
-import type { AuditPurgeChunk, PurgedLogChunk } from '../types-retention.js';
 import type * as Org from '../types-org.js';
 import type { LogEntryOutcome, LogIngestRequest } from '../types-logs.js';
 import type { WriteOps } from '../storage.js';
@@ -202,17 +201,10 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
     return outcomes;
   }
 
-  purgeLogEntries(projectId: number, receivedBefore: number, limit: number): Promise<PurgedLogChunk> {
-    return Retention.purgeLogEntries(this.db, projectId, receivedBefore, limit);
-  }
-
-  purgeAuditRows(chunk: AuditPurgeChunk): Promise<number> {
-    return Retention.purgeAuditRows(this.db, chunk);
-  }
-
-  purgeExpiredRefreshTokens(now: number, limit: number): Promise<number> {
-    return Retention.purgeExpiredRefreshTokens(this.db, now, limit);
-  }
+  // The purge verbs are the retention module's functions on this transaction's connection.
+  readonly purgeLogEntries = Retention.purgeLogEntries.bind(null, this.db);
+  readonly purgeAuditRows = Retention.purgeAuditRows.bind(null, this.db);
+  readonly purgeExpiredRefreshTokens = Retention.purgeExpiredRefreshTokens.bind(null, this.db);
 
   /** Autovacuum reuses and returns the space of deleted rows; nothing to do per pass. */
   async reclaimFreePages(_maxPages: number): Promise<number> {

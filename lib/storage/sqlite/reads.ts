@@ -15,6 +15,7 @@ import {
   toGroup,
   toGroupOwnerCount,
   toProject,
+  toProjectBlocked,
   toRefreshToken,
   toRoleAssignment,
   toRoleGrant,
@@ -129,7 +130,7 @@ export class SqliteReadOps implements ReadOps {
 
   async projectIdsOfGroup(groupId: number): Promise<{ id: number; isBlocked: boolean }[]> {
     const rows = await this.db.all(SQL.PROJECTS_OF_GROUP, [groupId]);
-    return rows.map((r) => ({ id: r.id as number, isBlocked: r.is_blocked === 1 }));
+    return rows.map(toProjectBlocked);
   }
 
   async getSecretKey(id: number): Promise<Org.SecretKeyRow | null> {

@@ -7,24 +7,15 @@
  * 5,000 ids are still one statement with two bound values.
  */
 
-const USER_COLUMNS = `id, username, display_name, email, email_verified_at, password_hash, must_change_password,
-  is_active, deleted_at, is_primary_admin, token_version, created_at`;
-const REFRESH_TOKEN_COLUMNS = `id, user_id, token_hash, created_at, expires_at, revoked_at`;
-const GROUP_COLUMNS = `id, name, created_at`;
-const TEAM_COLUMNS = `id, group_id, name, created_at`;
-const PROJECT_COLUMNS = `id, group_id, name, retention_days, max_entries, max_bytes, is_blocked, created_at,
-  entry_count, total_bytes`;
-const SECRET_KEY_COLUMNS = `id, project_id, label, created_at, revoked_at`;
-const ROLE_ASSIGNMENT_COLUMNS = `id, subject_type, subject_id, role, scope_type, scope_id, created_at`;
-const AUDIT_COLUMNS = `id, actor_user_id, action, target_type, target_id, metadata, created_at`;
+import * as Columns from '../row-columns.js';
 
 // ---- users -----------------------------------------------------------------
 
 export const COUNT_USERS = `SELECT COUNT(*) AS n FROM users`;
-export const SELECT_USER_BY_ID = `SELECT ${USER_COLUMNS} FROM users WHERE id = ?`;
-export const SELECT_USER_BY_USERNAME = `SELECT ${USER_COLUMNS} FROM users WHERE username = ?`;
+export const SELECT_USER_BY_ID = `SELECT ${Columns.USER} FROM users WHERE id = ?`;
+export const SELECT_USER_BY_USERNAME = `SELECT ${Columns.USER} FROM users WHERE username = ?`;
 /** Params: needle (lower-cased, '' for none), beforeId (sentinel for none), limit. */
-export const LIST_USERS = `SELECT ${USER_COLUMNS} FROM users
+export const LIST_USERS = `SELECT ${Columns.USER} FROM users
   WHERE instr(username_lower, ?) > 0 AND id < ?
   ORDER BY id DESC LIMIT ?`;
 export const HAS_PRIMARY_ADMIN = `SELECT EXISTS (SELECT 1 FROM users WHERE is_primary_admin = 1) AS present`;
@@ -36,7 +27,7 @@ function setWhenPresent(columns: string[]): string {
 export const INSERT_USER = `INSERT INTO users
   (username, username_lower, display_name, email, password_hash, must_change_password, is_primary_admin, created_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-  RETURNING ${USER_COLUMNS}`;
+  RETURNING ${Columns.USER}`;
 /**
  * One statement for every change set: each column takes a (present, value)
  * pair, so absent keys keep their value and the text never varies.
@@ -44,38 +35,38 @@ export const INSERT_USER = `INSERT INTO users
 export const UPDATE_USER = `UPDATE users SET
   ${setWhenPresent(['display_name', 'email', 'email_verified_at', 'password_hash', 'must_change_password', 'is_active', 'deleted_at'])}
   WHERE id = ?
-  RETURNING ${USER_COLUMNS}`;
+  RETURNING ${Columns.USER}`;
 /** Params: JSON array of user ids. */
 export const BUMP_TOKEN_VERSION = `UPDATE users SET token_version = token_version + 1
   WHERE id IN (SELECT value FROM json_each(?))`;
 
 // ---- refresh tokens ----------------------------------------------------------
 
-export const SELECT_REFRESH_TOKEN = `SELECT ${REFRESH_TOKEN_COLUMNS} FROM refresh_tokens WHERE token_hash = ?`;
+export const SELECT_REFRESH_TOKEN = `SELECT ${Columns.REFRESH_TOKEN} FROM refresh_tokens WHERE token_hash = ?`;
 export const INSERT_REFRESH_TOKEN = `INSERT INTO refresh_tokens (user_id, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?)`;
 /** Params: now, token hash, now. Atomic: only a live token is revoked and returned. */
 export const REVOKE_REFRESH_TOKEN = `UPDATE refresh_tokens SET revoked_at = ?
   WHERE token_hash = ? AND revoked_at IS NULL AND expires_at > ?
-  RETURNING ${REFRESH_TOKEN_COLUMNS}`;
+  RETURNING ${Columns.REFRESH_TOKEN}`;
 /** Params: now, user id, now. */
 export const REVOKE_USER_REFRESH_TOKENS = `UPDATE refresh_tokens SET revoked_at = ?
   WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ?`;
 
 // ---- groups and teams --------------------------------------------------------
 
-export const SELECT_GROUP = `SELECT ${GROUP_COLUMNS} FROM org_groups WHERE id = ?`;
+export const SELECT_GROUP = `SELECT ${Columns.GROUP} FROM org_groups WHERE id = ?`;
 /** Params: needle, all (1/0), JSON group ids, beforeId, limit. */
-export const LIST_GROUPS = `SELECT ${GROUP_COLUMNS} FROM org_groups
+export const LIST_GROUPS = `SELECT ${Columns.GROUP} FROM org_groups
   WHERE instr(name_lower, ?) > 0
     AND (? = 1 OR id IN (SELECT value FROM json_each(?)))
     AND id < ?
   ORDER BY id DESC LIMIT ?`;
-export const INSERT_GROUP = `INSERT INTO org_groups (name, name_lower, created_at) VALUES (?, ?, ?) RETURNING ${GROUP_COLUMNS}`;
+export const INSERT_GROUP = `INSERT INTO org_groups (name, name_lower, created_at) VALUES (?, ?, ?) RETURNING ${Columns.GROUP}`;
 
-export const SELECT_TEAM = `SELECT ${TEAM_COLUMNS} FROM teams WHERE id = ?`;
-export const LIST_TEAMS = `SELECT ${TEAM_COLUMNS} FROM teams WHERE group_id = ? ORDER BY id DESC`;
-export const INSERT_TEAM = `INSERT INTO teams (group_id, name, created_at) VALUES (?, ?, ?) RETURNING ${TEAM_COLUMNS}`;
-export const LIST_TEAM_MEMBERS = `SELECT m.user_id, u.username FROM team_members m JOIN users u ON u.id = m.user_id
+export const SELECT_TEAM = `SELECT ${Columns.TEAM} FROM teams WHERE id = ?`;
+export const LIST_TEAMS = `SELECT ${Columns.TEAM} FROM teams WHERE group_id = ? ORDER BY id DESC`;
+export const INSERT_TEAM = `INSERT INTO teams (group_id, name, created_at) VALUES (?, ?, ?) RETURNING ${Columns.TEAM}`;
+export const LIST_TEAM_MEMBERS = `SELECT m.user_id AS "userId", u.username FROM team_members m JOIN users u ON u.id = m.user_id
   WHERE m.team_id = ? ORDER BY m.user_id`;
 export const IS_TEAM_MEMBER = `SELECT EXISTS (SELECT 1 FROM team_members WHERE team_id = ? AND user_id = ?) AS present`;
 export const TEAM_IDS_OF_USER = `SELECT team_id FROM team_members WHERE user_id = ? ORDER BY team_id`;
@@ -86,13 +77,13 @@ export const DELETE_USER_TEAM_MEMBERSHIPS = `DELETE FROM team_members WHERE user
 
 // ---- projects ----------------------------------------------------------------
 
-export const SELECT_PROJECT = `SELECT ${PROJECT_COLUMNS} FROM projects WHERE id = ?`;
+export const SELECT_PROJECT = `SELECT ${Columns.PROJECT} FROM projects WHERE id = ?`;
 /**
  * Params: group id (null for any) twice, needle, all (1/0), JSON group ids,
  * JSON project ids, beforeId, limit. A visible group reveals its projects;
  * a project id reveals only itself.
  */
-export const LIST_PROJECTS = `SELECT ${PROJECT_COLUMNS} FROM projects
+export const LIST_PROJECTS = `SELECT ${Columns.PROJECT} FROM projects
   WHERE (? IS NULL OR group_id = ?)
     AND instr(name_lower, ?) > 0
     AND (? = 1
@@ -100,38 +91,39 @@ export const LIST_PROJECTS = `SELECT ${PROJECT_COLUMNS} FROM projects
          OR id IN (SELECT value FROM json_each(?)))
     AND id < ?
   ORDER BY id DESC LIMIT ?`;
-export const PROJECTS_OF_GROUP = `SELECT id, is_blocked FROM projects WHERE group_id = ? ORDER BY id`;
+export const PROJECTS_OF_GROUP = `SELECT id, is_blocked AS "isBlocked" FROM projects WHERE group_id = ? ORDER BY id`;
 export const INSERT_PROJECT = `INSERT INTO projects (group_id, name, name_lower, retention_days, max_entries, max_bytes, created_at)
   VALUES (?, ?, ?, ?, ?, ?, ?)
-  RETURNING ${PROJECT_COLUMNS}`;
+  RETURNING ${Columns.PROJECT}`;
 /** (present, value) pairs as in UPDATE_USER. */
 export const UPDATE_PROJECT = `UPDATE projects SET
   ${setWhenPresent(['retention_days', 'max_entries', 'max_bytes', 'is_blocked'])}
   WHERE id = ?
-  RETURNING ${PROJECT_COLUMNS}`;
+  RETURNING ${Columns.PROJECT}`;
 
 // ---- secret keys ---------------------------------------------------------------
 
-export const SELECT_SECRET_KEY = `SELECT ${SECRET_KEY_COLUMNS} FROM secret_keys WHERE id = ?`;
-export const LIST_SECRET_KEYS = `SELECT ${SECRET_KEY_COLUMNS} FROM secret_keys WHERE project_id = ? ORDER BY id DESC`;
-export const FIND_SECRET_KEY_BY_HASH = `SELECT k.id AS key_id, k.project_id, k.revoked_at, p.is_blocked AS project_blocked
+export const SELECT_SECRET_KEY = `SELECT ${Columns.SECRET_KEY} FROM secret_keys WHERE id = ?`;
+export const LIST_SECRET_KEYS = `SELECT ${Columns.SECRET_KEY} FROM secret_keys WHERE project_id = ? ORDER BY id DESC`;
+export const FIND_SECRET_KEY_BY_HASH = `SELECT k.id AS "keyId", k.project_id AS "projectId", k.revoked_at AS "revokedAt",
+    p.is_blocked AS "projectBlocked"
   FROM secret_keys k JOIN projects p ON p.id = k.project_id
   WHERE k.key_hash = ?`;
 export const INSERT_SECRET_KEY = `INSERT INTO secret_keys (project_id, label, key_hash, created_at) VALUES (?, ?, ?, ?)
-  RETURNING ${SECRET_KEY_COLUMNS}`;
+  RETURNING ${Columns.SECRET_KEY}`;
 /** Params: now, id. The first revocation time is kept. */
 export const REVOKE_SECRET_KEY = `UPDATE secret_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL
-  RETURNING ${SECRET_KEY_COLUMNS}`;
+  RETURNING ${Columns.SECRET_KEY}`;
 
 // ---- role assignments ------------------------------------------------------------
 
-export const SELECT_ROLE_ASSIGNMENT = `SELECT ${ROLE_ASSIGNMENT_COLUMNS} FROM role_assignments WHERE id = ?`;
+export const SELECT_ROLE_ASSIGNMENT = `SELECT ${Columns.ROLE_ASSIGNMENT} FROM role_assignments WHERE id = ?`;
 /**
  * Params, each given twice (null = no filter): subject type, subject id,
  * scope type, scope id, within-group id (group scope = it, or project scope
  * = one of its projects).
  */
-export const LIST_ROLE_ASSIGNMENTS = `SELECT ${ROLE_ASSIGNMENT_COLUMNS} FROM role_assignments
+export const LIST_ROLE_ASSIGNMENTS = `SELECT ${Columns.ROLE_ASSIGNMENT} FROM role_assignments
   WHERE (? IS NULL OR subject_type = ?)
     AND (? IS NULL OR subject_id = ?)
     AND (? IS NULL OR scope_type = ?)
@@ -158,7 +150,7 @@ owners (group_id, user_id) AS (
   SELECT r.scope_id, m.user_id FROM role_assignments r JOIN team_members m ON m.team_id = r.subject_id
     WHERE r.subject_type = 'team' AND r.role = 'owner' AND r.scope_type = 'group' AND r.scope_id IN (SELECT id FROM wanted)
 )
-SELECT g.id AS group_id, g.name, COUNT(u.id) AS owners
+SELECT g.id AS "groupId", g.name, COUNT(u.id) AS owners
   FROM org_groups g
   LEFT JOIN owners o ON o.group_id = g.id
   LEFT JOIN users u ON u.id = o.user_id AND u.deleted_at IS NULL
@@ -166,7 +158,7 @@ SELECT g.id AS group_id, g.name, COUNT(u.id) AS owners
   GROUP BY g.id, g.name
   ORDER BY g.id`;
 /** Params: user id twice. */
-export const GROUPS_OWNED_BY = `SELECT ${GROUP_COLUMNS} FROM org_groups WHERE id IN (
+export const GROUPS_OWNED_BY = `SELECT ${Columns.GROUP} FROM org_groups WHERE id IN (
   SELECT scope_id FROM role_assignments
     WHERE role = 'owner' AND scope_type = 'group'
       AND ((subject_type = 'user' AND subject_id = ?)
@@ -174,7 +166,7 @@ export const GROUPS_OWNED_BY = `SELECT ${GROUP_COLUMNS} FROM org_groups WHERE id
   ORDER BY id DESC`;
 export const INSERT_ROLE_ASSIGNMENT = `INSERT INTO role_assignments (subject_type, subject_id, role, scope_type, scope_id, created_at)
   VALUES (?, ?, ?, ?, ?, ?)
-  RETURNING ${ROLE_ASSIGNMENT_COLUMNS}`;
+  RETURNING ${Columns.ROLE_ASSIGNMENT}`;
 export const DELETE_ROLE_ASSIGNMENT = `DELETE FROM role_assignments WHERE id = ?`;
 export const DELETE_USER_ROLE_ASSIGNMENTS = `DELETE FROM role_assignments WHERE subject_type = 'user' AND subject_id = ?`;
 
@@ -182,13 +174,13 @@ export const DELETE_USER_ROLE_ASSIGNMENTS = `DELETE FROM role_assignments WHERE 
 
 export const INSERT_AUDIT = `INSERT INTO audit_log (actor_user_id, action, target_type, target_id, metadata, created_at)
   VALUES (?, ?, ?, ?, ?, ?)
-  RETURNING ${AUDIT_COLUMNS}`;
+  RETURNING ${Columns.AUDIT}`;
 /**
  * The audit log grows without bound, so its list is assembled from these
  * fixed fragments (ANDed) to let SQLite pick the matching index instead of
  * scanning past `? IS NULL OR …` guards.
  */
-export const LIST_AUDIT_BASE = `SELECT ${AUDIT_COLUMNS} FROM audit_log`;
+export const LIST_AUDIT_BASE = `SELECT ${Columns.AUDIT} FROM audit_log`;
 export const AUDIT_WHERE = {
   actorUserId: 'actor_user_id = ?',
   action: 'action = ?',

@@ -4,7 +4,6 @@
  * serialises write transactions.
  */
 import type * as Org from '../types-org.js';
-import type { AuditPurgeChunk, PurgedLogChunk } from '../types-retention.js';
 import type { LogEntryOutcome, LogIngestRequest } from '../types-logs.js';
 import type { WriteOps } from '../storage.js';
 import { one, toAudit, toGroup, toProject, toRefreshToken, toRoleAssignment, toSecretKey, toTeam, toUser } from './row-mappers.js';
@@ -163,17 +162,10 @@ export class SqliteWriteOps extends SqliteReadOps implements WriteOps {
     return Logs.ingestLogs(this.db, requests);
   }
 
-  purgeLogEntries(projectId: number, receivedBefore: number, limit: number): Promise<PurgedLogChunk> {
-    return Retention.purgeLogEntries(this.db, projectId, receivedBefore, limit);
-  }
-
-  purgeAuditRows(chunk: AuditPurgeChunk): Promise<number> {
-    return Retention.purgeAuditRows(this.db, chunk);
-  }
-
-  purgeExpiredRefreshTokens(now: number, limit: number): Promise<number> {
-    return Retention.purgeExpiredRefreshTokens(this.db, now, limit);
-  }
+  // The purge verbs are the retention module's functions on this transaction's connection.
+  readonly purgeLogEntries = Retention.purgeLogEntries.bind(null, this.db);
+  readonly purgeAuditRows = Retention.purgeAuditRows.bind(null, this.db);
+  readonly purgeExpiredRefreshTokens = Retention.purgeExpiredRefreshTokens.bind(null, this.db);
 
   reclaimFreePages(maxPages: number): Promise<number> {
     return Retention.reclaimFreePages(this.db, maxPages);

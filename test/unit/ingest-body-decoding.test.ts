@@ -68,6 +68,27 @@ describe('readIngestBody with a decoder', () => {
     hold.release();
   });
 
+  it('waits for the shared budget with a compressed body, as with a plain one', async () => {
+    const budget = new ByteBudget(LIMIT * 2);
+    // An earlier body, read and awaiting its commit, holds nearly everything.
+    const earlier = budget.open(LIMIT);
+    assert.ok(earlier.take(LIMIT * 2 - 100));
+    earlier.finishReading();
+    const hold = budget.open(LIMIT);
+    const text = JSON.stringify(Array.from({ length: 500 }, (_, i) => ({ event: `event ${i}` })));
+    const req = fakeRequest();
+    let settled = false;
+    const reading = readIngestBody(req, { limit: LIMIT, hold, idleMs: 10_000, decoder: createGunzip() }).finally(() => (settled = true));
+    req.end(gzipSync(text));
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(settled, false);
+    assert.equal(hold.held, 0);
+    earlier.release();
+    assert.equal((await reading).toString(), text);
+    assert.equal(hold.held, Buffer.byteLength(text));
+    hold.release();
+  });
+
   it('answers 400 for bytes that are not gzip', async () => {
     const hold = new ByteBudget(LIMIT * 2).open(LIMIT);
     const req = fakeRequest();

@@ -25,20 +25,24 @@ export function readContentEncoding(headers: IncomingHttpHeaders): BodyEncoding 
   return encoding;
 }
 
+/** Decoded bytes per chunk: fewer, larger chunks to count and join than zlib's 16 KiB default. */
+const DECODED_CHUNK_BYTES = 64 * 1024;
+
 /**
  * A stream turning the encoded body back into its bytes, or null for
  * identity. `deflate` is the zlib format, as HTTP defines it.
  */
 export function createDecoder(encoding: BodyEncoding): Transform | null {
+  const options = { chunkSize: DECODED_CHUNK_BYTES };
   switch (encoding) {
     case 'identity':
       return null;
     case 'gzip':
-      return createGunzip();
+      return createGunzip(options);
     case 'deflate':
-      return createInflate();
+      return createInflate(options);
     case 'br':
-      return createBrotliDecompress();
+      return createBrotliDecompress(options);
   }
 }
 

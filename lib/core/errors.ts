@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   deleted_account: 409,
   request_timeout: 408,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   too_many_requests: 429,
   internal_error: 500,
   temporarily_unavailable: 503,

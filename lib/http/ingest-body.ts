@@ -16,9 +16,17 @@
  * a fresh 10 MiB buffer per request is memory only a full garbage
  * collection gives back, which V8 runs late. Otherwise chunks are kept and
  * joined once at the end.
+ *
+ * A compressed body goes through its decoder first, and the limit and the
+ * budget count the DECODED bytes as the decoder produces them: a small body
+ * that inflates past the limit is stopped (413) the moment it does, having
+ * cost the limit at most. The bytes as sent count against the limit too, so
+ * a stream that decodes to little cannot run on for ever. Pausing the
+ * decoder's output for the budget holds back the request through the pipe.
  */
 import type { IncomingMessage } from 'node:http';
-import { LogServiceError } from '../core/errors.js';
+import type { Transform } from 'node:stream';
+import { LogServiceError, invalidRequest } from '../core/errors.js';
 import type { BodyHold } from '../logs/byte-budget.js';
 import { payloadTooLarge } from './body.js';
 
@@ -31,6 +39,12 @@ export interface IngestBodyOptions {
   idleMs: number;
   /** Exactly Content-Length bytes to read into (see SpareBodyBuffer); the result is then a view of it. */
   into?: Buffer;
+  /** Decodes a compressed body (see body-encoding.ts); never with `into`. */
+  decoder?: Transform | null;
+}
+
+function corruptBody(): LogServiceError {
+  return invalidRequest('The request body could not be decompressed with its Content-Encoding.');
 }
 
 export function requestTimeout(idleMs: number): LogServiceError {
@@ -40,9 +54,15 @@ export function requestTimeout(idleMs: number): LogServiceError {
 
 export function readIngestBody(req: IncomingMessage, options: IngestBodyOptions): Promise<Buffer> {
   const { limit, hold, idleMs } = options;
-  let into = options.into ?? null;
+  const decoder = options.decoder ?? null;
+  // Where the body's bytes come from: the request, or its decoder.
+  const source = decoder ?? req;
+  let into = decoder === null ? (options.into ?? null) : null;
   const chunks: Buffer[] = [];
   let size = 0;
+  let sentSize = 0;
+  let sent = false;
+  let waiting = false;
   let done = false;
   let timer: NodeJS.Timeout | null = null;
 
@@ -58,10 +78,19 @@ export function readIngestBody(req: IncomingMessage, options: IngestBodyOptions)
     const cleanup = () => {
       done = true;
       stopTimer();
-      req.off('data', onData);
-      req.off('end', onEnd);
+      source.off('data', onData);
+      source.off('end', onEnd);
       req.off('error', onError);
       req.off('close', onClose);
+      if (decoder !== null) {
+        req.off('data', onSent);
+        req.off('end', onSentEnd);
+        decoder.off('error', onDecoderError);
+        req.unpipe(decoder);
+        // Stops inflating at once; a late error from it is ignored.
+        decoder.on('error', () => {});
+        decoder.destroy();
+      }
     };
     const fail = (err: unknown) => {
       if (done) return;
@@ -83,14 +112,30 @@ export function readIngestBody(req: IncomingMessage, options: IngestBodyOptions)
         startTimer();
         return;
       }
-      req.pause();
+      source.pause();
+      waiting = true;
       stopTimer();
       void hold.wait(chunk.length).then(() => {
         if (done) return;
+        waiting = false;
         startTimer();
-        req.resume();
+        source.resume();
       });
     };
+    // The compressed bytes as they arrive: the client is sending.
+    const onSent = (chunk: Buffer) => {
+      if (done) return;
+      sentSize += chunk.length;
+      if (sentSize > limit) {
+        fail(payloadTooLarge(limit));
+        return;
+      }
+      if (!waiting) startTimer();
+    };
+    const onSentEnd = () => {
+      sent = true;
+    };
+    const onDecoderError = () => fail(corruptBody());
     const onEnd = () => {
       if (done) return;
       const target = into;
@@ -100,9 +145,18 @@ export function readIngestBody(req: IncomingMessage, options: IngestBodyOptions)
     };
     const onError = (err: unknown) => fail(err);
     // The client went away before the end (no 'error' on every Node version).
-    const onClose = () => fail(new Error('the client closed the connection before the body ended'));
-    req.on('data', onData);
-    req.once('end', onEnd);
+    // With a decoder the request may close after its end, before the decoder ends.
+    const onClose = () => {
+      if (!sent) fail(new Error('the client closed the connection before the body ended'));
+    };
+    if (decoder !== null) {
+      req.on('data', onSent);
+      req.once('end', onSentEnd);
+      decoder.once('error', onDecoderError);
+      req.pipe(decoder);
+    }
+    source.on('data', onData);
+    source.once('end', onEnd);
     req.once('error', onError);
     req.once('close', onClose);
     startTimer();

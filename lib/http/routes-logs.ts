@@ -3,6 +3,7 @@
  * query (`GET /v1/logs`). The live stream has its own handler.
  */
 import { payloadTooLarge } from './body.js';
+import { createDecoder, readBodyFormat, readContentEncoding } from './body-encoding.js';
 import { readIngestBody } from './ingest-body.js';
 import { ingestBatch } from '../logs/ingestion.js';
 import { requireLogScope } from '../logs/log-access.js';
@@ -15,24 +16,31 @@ import type { KeyContext, Reply, UserContext } from './route.js';
 /**
  * The key has already been checked (401 for a missing, unknown or revoked
  * key, then 403 `project_blocked`, before a byte of the body is read); then
- * 413 while reading → 400 for a body that is not a JSON array → 202.
+ * 415 for a Content-Encoding not understood → 413 while reading (the
+ * decompressed size) → 400 for a body that is not a JSON array or does not
+ * decompress → 202.
  */
 export async function postLogs(ctx: KeyContext): Promise<Reply> {
   const { budget, queue, spareBody, preparer, bodyIdleMs } = ctx.deps.ingestion;
   const limit = ctx.deps.config.maxIngestBodyBytes;
+  const encoding = readContentEncoding(ctx.req.headers);
+  const format = readBodyFormat(ctx.req.headers);
   const declared = Number(ctx.req.headers['content-length']);
   const known = ctx.req.headers['content-length'] !== undefined && Number.isSafeInteger(declared) && declared >= 0;
   if (known && declared > limit) throw payloadTooLarge(limit);
+  // A compressed body's declared length says nothing of its decoded size.
+  const decodedLength = known && encoding === 'identity' ? declared : null;
   // The body takes budget only as its bytes arrive, and holds them until its entries are committed.
-  const hold = budget.open(known ? declared : limit);
+  const hold = budget.open(decodedLength ?? limit);
   try {
-    const loan = known ? spareBody.lend(declared) : null;
+    const loan = decodedLength !== null ? spareBody.lend(decodedLength) : null;
     let batch;
     try {
-      const raw = await readIngestBody(ctx.req, { limit, hold, idleMs: bodyIdleMs, ...(loan ? { into: loan.buffer } : {}) });
+      const decoder = createDecoder(encoding);
+      const raw = await readIngestBody(ctx.req, { limit, hold, idleMs: bodyIdleMs, decoder, ...(loan ? { into: loan.buffer } : {}) });
       hold.finishReading();
       // Prepared entries hold copies of what they need: the raw bytes can go back.
-      batch = await preparer.prepare(raw, { projectId: ctx.key.projectId, receivedAt: ctx.deps.now() });
+      batch = await preparer.prepare(raw, { projectId: ctx.key.projectId, receivedAt: ctx.deps.now() }, format);
     } finally {
       loan?.giveBack();
     }

@@ -1,6 +1,8 @@
 /**
- * Turns a raw ingestion body into a prepared batch (a JSON array;
- * anything else, or malformed JSON, is 400 and nothing is stored).
+ * Turns a raw ingestion body into a prepared batch: a JSON array (anything
+ * else, or malformed JSON, is 400 and nothing is stored), or NDJSON, where
+ * each line is an element on its own and a line that is not JSON is only
+ * that element's `validation_error`.
  *
  * A large body is not handed to one JSON.parse: the parsed tree of a 10 MiB
  * batch costs well over 100 MB of heap. Instead the top-level array is cut
@@ -12,7 +14,17 @@
 import { isAscii } from 'node:buffer';
 import { invalidRequest } from '../core/errors.js';
 import { readBatch } from './entry-validation.js';
+import { ndjsonLines } from './ndjson-lines.js';
 import { BatchPreparer, type BatchTarget, type PreparedBatch } from './prepare-entries.js';
+
+/** `json`: the body is one JSON array; `ndjson`: one entry per line. */
+export type BodyFormat = 'json' | 'ndjson';
+
+export interface PrepareBodyOptions {
+  format?: BodyFormat;
+  /** For tests (default WHOLE_PARSE_LIMIT). */
+  wholeParseLimit?: number;
+}
 
 /** Bodies up to this size are parsed whole (fastest for the usual batches). */
 export const WHOLE_PARSE_LIMIT = 1024 * 1024;
@@ -40,12 +52,12 @@ const YIELD_EVERY = 256;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * Reads and prepares the batch in `raw`; 400 when it is not a JSON array.
- * Yields to the event loop every few hundred entries, so a 10 MiB batch
- * (a second or more of work) never stalls other requests.
- * `wholeParseLimit` is for tests (default WHOLE_PARSE_LIMIT).
+ * Reads and prepares the batch in `raw`; 400 when a `json` body is not a
+ * JSON array. Yields to the event loop every few hundred entries, so a
+ * 10 MiB batch (a second or more of work) never stalls other requests.
  */
-export async function prepareBody(raw: Buffer, target: BatchTarget, wholeParseLimit = WHOLE_PARSE_LIMIT): Promise<PreparedBatch> {
+export async function prepareBody(raw: Buffer, target: BatchTarget, options: PrepareBodyOptions = {}): Promise<PreparedBatch> {
+  const wholeParseLimit = options.wholeParseLimit ?? WHOLE_PARSE_LIMIT;
   const start = skipSpace(raw, 0);
   const preparer = new BatchPreparer(target);
   let prepared = 0;
@@ -53,6 +65,19 @@ export async function prepareBody(raw: Buffer, target: BatchTarget, wholeParseLi
     preparer.add(value);
     if (++prepared % YIELD_EVERY === 0) await yieldToLoop();
   };
+  if (options.format === 'ndjson') {
+    for (const line of ndjsonLines(raw)) {
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        preparer.reject('The line is not valid JSON.');
+        continue;
+      }
+      await add(value);
+    }
+    return preparer.result();
+  }
   if (raw.length <= wholeParseLimit || raw[start] !== OPEN_ARRAY) {
     for (const value of readBatch(parseWhole(raw))) await add(value);
     return preparer.result();

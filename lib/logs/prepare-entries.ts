@@ -78,6 +78,11 @@ export class BatchPreparer {
     this.positions.push(index);
   }
 
+  /** Takes the next index for an element that could not even be read (an NDJSON line that is not JSON). */
+  reject(message: string): void {
+    this.rejected.push({ index: this.index++, error: 'validation_error', message });
+  }
+
   result(): PreparedBatch {
     return { request: this.encoder.finish(), positions: this.positions, rejected: this.rejected };
   }

@@ -13,7 +13,7 @@
 import { Worker } from 'node:worker_threads';
 import { LogServiceError, type ErrorCode } from '../core/errors.js';
 import type { ServiceLogger } from '../core/logger.js';
-import { prepareBody } from './batch-body.js';
+import { prepareBody, type BodyFormat } from './batch-body.js';
 import type { BatchTarget, PreparedBatch } from './prepare-entries.js';
 
 /** Bodies from this size up to (not including) `maxBytes` go to the worker. */
@@ -64,18 +64,18 @@ export class PreparePool {
   ) {}
 
   /**
-   * Prepares `body` for `target`. A body sent to the worker is transferred,
+   * Prepares `body` (in `format`) for `target`. A body sent to the worker is transferred,
    * so the caller must not use it afterwards (it must own its whole
    * ArrayBuffer).
    */
-  prepare(body: Buffer, target: BatchTarget): Promise<PreparedBatch> {
+  prepare(body: Buffer, target: BatchTarget, format: BodyFormat = 'json'): Promise<PreparedBatch> {
     const owned = body.byteOffset === 0 && body.buffer.byteLength === body.length;
-    if (this.closed || !owned || body.length < WORKER_MIN_BYTES || body.length >= this.maxBytes) return prepareBody(body, target);
+    if (this.closed || !owned || body.length < WORKER_MIN_BYTES || body.length >= this.maxBytes) return prepareBody(body, target, { format });
     const worker = this.start();
     const id = this.nextId++;
     return new Promise<PreparedBatch>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, body, target }, [body.buffer as ArrayBuffer]);
+      worker.postMessage({ id, body, target, format }, [body.buffer as ArrayBuffer]);
     });
   }
 

@@ -5,17 +5,18 @@
 import { parentPort } from 'node:worker_threads';
 import { LogServiceError } from '../core/errors.js';
 import { transferList } from '../storage/encoded-entries.js';
-import { prepareBody } from './batch-body.js';
+import { prepareBody, type BodyFormat } from './batch-body.js';
 import type { BatchTarget } from './prepare-entries.js';
 
 interface Job {
   id: number;
   body: Uint8Array;
   target: BatchTarget;
+  format: BodyFormat;
 }
 
 parentPort!.on('message', (job: Job) => {
-  prepareBody(Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength), job.target).then(
+  prepareBody(Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength), job.target, { format: job.format }).then(
     // The encoded chunks move to the event loop's thread without a copy.
     (batch) => parentPort!.postMessage({ id: job.id, batch }, transferList(batch.request)),
     (err: unknown) =>

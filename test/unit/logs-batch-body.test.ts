@@ -27,8 +27,8 @@ describe('ingestion bodies read element by element', () => {
     await fc.assert(
       fc.asyncProperty(spaced, async ({ values, text }) => {
         const raw = Buffer.from(text);
-        assert.deepEqual(await prepareBody(raw, TARGET, ELEMENTWISE), prepareBatch(JSON.parse(text) as unknown[], TARGET));
-        assert.deepEqual(await prepareBody(raw, TARGET, ELEMENTWISE), await prepareBody(raw, TARGET));
+        assert.deepEqual(await prepareBody(raw, TARGET, { wholeParseLimit: ELEMENTWISE }), prepareBatch(JSON.parse(text) as unknown[], TARGET));
+        assert.deepEqual(await prepareBody(raw, TARGET, { wholeParseLimit: ELEMENTWISE }), await prepareBody(raw, TARGET));
         assert.equal(values.length, JSON.parse(text).length);
       }),
     );
@@ -51,20 +51,42 @@ describe('ingestion bodies read element by element', () => {
           if (!Array.isArray(parsed)) throw new LogServiceError('invalid_request', 'not an array');
           return parsed;
         })(), TARGET));
-        assert.deepEqual(await outcome(() => prepareBody(Buffer.from(text), TARGET, ELEMENTWISE)), whole, JSON.stringify(text));
+        assert.deepEqual(await outcome(() => prepareBody(Buffer.from(text), TARGET, { wholeParseLimit: ELEMENTWISE })), whole, JSON.stringify(text));
       }),
       { numRuns: 500 },
     );
   });
 
   it('handles the edges: empty arrays, trailing bytes, a stray bracket, multi-byte text', async () => {
-    assert.deepEqual(await prepareBody(Buffer.from(' [ ] '), TARGET, ELEMENTWISE), { request: { projectId: TARGET.projectId, sizes: [], chunks: [] }, positions: [], rejected: [] });
+    assert.deepEqual(await prepareBody(Buffer.from(' [ ] '), TARGET, { wholeParseLimit: ELEMENTWISE }), { request: { projectId: TARGET.projectId, sizes: [], chunks: [] }, positions: [], rejected: [] });
     for (const bad of ['[] x', '[1]]', '[{"a":1}}, 2]', '[1,]', '[,1]', '[', '[1', '["\\"]']) {
-      assert.equal(await outcome(() => prepareBody(Buffer.from(bad), TARGET, ELEMENTWISE)), 'rejected', bad);
+      assert.equal(await outcome(() => prepareBody(Buffer.from(bad), TARGET, { wholeParseLimit: ELEMENTWISE })), 'rejected', bad);
     }
     const text = JSON.stringify([{ level: 'info', event: 'ünï😀,]', timestamp: '2025-01-01T00:00:00Z' }]);
-    const [chunk] = (await prepareBody(Buffer.from(text), TARGET, ELEMENTWISE)).request.chunks;
+    const [chunk] = (await prepareBody(Buffer.from(text), TARGET, { wholeParseLimit: ELEMENTWISE })).request.chunks;
     assert.deepEqual(decodeRows(chunk!)[0]!.slice(0, 2), [TARGET.projectId, TARGET.receivedAt]);
     assert.equal(decodeRows(chunk!)[0]![5], JSON.stringify(JSON.parse(text)[0]));
+  });
+});
+
+describe('NDJSON ingestion bodies', () => {
+  it('prepares what the JSON array of the same entries gives (property)', async () => {
+    const lines = fc.array(fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.integer().map(entry)), { maxLength: 12 }).chain((values) =>
+      fc.constantFrom('\n', '\r\n', '\n \n', '\n\t\r\n').map((end) => ({ values, text: values.map((v) => JSON.stringify(v)).join(end) + end })),
+    );
+    await fc.assert(
+      fc.asyncProperty(lines, async ({ values, text }) => {
+        assert.deepEqual(await prepareBody(Buffer.from(text), TARGET, { format: 'ndjson' }), prepareBatch(values, TARGET));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('rejects a line that is not JSON as its own index, counting only non-blank lines', async () => {
+    const text = `\n${JSON.stringify(entry(0))}\n   \n{"level": \r\n${JSON.stringify(entry(2))}`;
+    const batch = await prepareBody(Buffer.from(text), TARGET, { format: 'ndjson' });
+    assert.deepEqual(batch.positions, [0, 2]);
+    assert.deepEqual(batch.rejected, [{ index: 1, error: 'validation_error', message: 'The line is not valid JSON.' }]);
+    assert.deepEqual(await prepareBody(Buffer.from(' \n\r\n'), TARGET, { format: 'ndjson' }), prepareBatch([], TARGET));
   });
 });

@@ -1,0 +1,30 @@
+/**
+ * The lines of an NDJSON body (`application/x-ndjson`): one entry per line,
+ * `\n` or `\r\n` line ends, lines of only whitespace skipped. A line's
+ * index in the batch is its 0-based position among the non-blank lines.
+ */
+
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+
+// JSON's four whitespace bytes.
+const isSpace = (b: number | undefined) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+
+/**
+ * The text of every non-blank line, in order. A newline byte never occurs
+ * inside multi-byte UTF-8, so decoding each line alone gives the same text
+ * as decoding the whole.
+ */
+export function* ndjsonLines(raw: Buffer): Generator<string> {
+  let from = 0;
+  while (from < raw.length) {
+    let end = raw.indexOf(NEWLINE, from);
+    if (end < 0) end = raw.length;
+    let last = end;
+    if (last > from && raw[last - 1] === CARRIAGE_RETURN) last--;
+    let first = from;
+    while (first < last && isSpace(raw[first])) first++;
+    if (first < last) yield raw.toString('utf8', from, last);
+    from = end + 1;
+  }
+}

@@ -15,6 +15,7 @@ import { Pool } from 'undici';
 import { DEFAULT_BACKOFF, retryDelay, type BackoffPolicy } from './backoff.js';
 import { EntryQueue, type QueuedEntry } from './entry-queue.js';
 import { postBatch, type PostOutcome, type PostTarget } from './ingest-transport.js';
+import { encodeBatchBody } from './body-compression.js';
 import {
   IngestBatchError,
   systemClock,
@@ -83,6 +84,7 @@ export class IngestClient {
   private readonly abort = new AbortController();
   private readonly maxBatchEntries: number;
   private readonly maxBatchBytes: number;
+  private readonly compressAboveBytes: number;
   private readonly flushIntervalMs: number;
   private readonly maxBufferedEntries: number;
   private readonly maxBufferedBytes: number;
@@ -114,6 +116,7 @@ export class IngestClient {
     if (!options.secretKey?.startsWith('slk_')) throw new TypeError('secretKey must be a project secret key (slk_…)');
     this.maxBatchEntries = positive('maxBatchEntries', options.maxBatchEntries, 500);
     this.maxBatchBytes = positive('maxBatchBytes', options.maxBatchBytes, 1024 * 1024);
+    this.compressAboveBytes = positive('compressAboveBytes', options.compressAboveBytes, Infinity);
     this.flushIntervalMs = positive('flushIntervalMs', options.flushIntervalMs, 1000);
     this.maxBufferedEntries = positive('maxBufferedEntries', options.maxBufferedEntries, 10_000);
     this.maxBufferedBytes = positive('maxBufferedBytes', options.maxBufferedBytes, 16 * 1024 * 1024);
@@ -312,7 +315,7 @@ export class IngestClient {
 
   /** Sends one batch until it is delivered or given up. Never throws. */
   private async deliver(batch: QueuedEntry[]): Promise<void> {
-    const body = `[${batch.map((e) => e.json).join(',')}]`;
+    const body = await encodeBatchBody(`[${batch.map((e) => e.json).join(',')}]`, this.compressAboveBytes);
     for (let attempt = 1; ; attempt++) {
       if (this.abandoned) return this.giveUp(batch, 'closed', attempt - 1, null, null, 'the client closed before the batch was delivered');
       const outcome: PostOutcome = await postBatch(this.target, body);

@@ -5,6 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { parseRetryAfter } from './backoff.js';
+import type { EncodedBody } from './body-compression.js';
 
 /** One rejected entry as the 202 body lists it. */
 export interface WireRejection {
@@ -34,7 +35,7 @@ export interface PostTarget {
 
 const USER_AGENT = 'logkeep-ingest-client';
 
-export async function postBatch(target: PostTarget, body: string): Promise<PostOutcome> {
+export async function postBatch(target: PostTarget, { body, encoding }: EncodedBody): Promise<PostOutcome> {
   let status: number;
   let text: string;
   let retryAfter: string | string[] | undefined;
@@ -47,6 +48,7 @@ export async function postBatch(target: PostTarget, body: string): Promise<PostO
         authorization: `Bearer ${target.secretKey}`,
         'content-type': 'application/json',
         'user-agent': USER_AGENT,
+        ...(encoding === null ? {} : { 'content-encoding': encoding }),
       },
       body,
       signal: target.signal,

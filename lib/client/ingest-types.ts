@@ -84,6 +84,12 @@ export interface IngestClientOptions {
   maxBatchEntries?: number;
   /** Largest request body in bytes (default 1 MiB; keep it under the server's `--max-ingest-body-bytes`). */
   maxBatchBytes?: number;
+  /**
+   * Send request bodies of at least this many bytes gzip-compressed
+   * (`Content-Encoding: gzip`, which logkeep decompresses within its body
+   * limit). Default: never. `maxBatchBytes` still bounds the uncompressed body.
+   */
+  compressAboveBytes?: number;
   /** Longest an entry waits for a batch to fill, in ms (default 1000). */
   flushIntervalMs?: number;
   /** Most entries waiting in memory, not counting the batch in flight (default 10000). */

@@ -6,6 +6,7 @@
  * stalled answer), and a project with a secret key on a running service.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import type { AddressInfo, Socket } from 'node:net';
 import type { IngestClientClock } from 'logkeep/client';
 import { createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
@@ -77,6 +78,9 @@ export type FrontAnswer =
 export interface RecordedRequest {
   path: string;
   authorization: string | undefined;
+  /** The `Content-Encoding` the client sent, if any. */
+  contentEncoding: string | undefined;
+  /** Bytes on the wire (compressed, when the body was). */
   bytes: number;
   entries: Record<string, unknown>[];
   /** The status sent back, or null for a cut connection or one still held. */
@@ -103,6 +107,7 @@ export async function startFrontServer(upstream: string, script: (n: number) => 
   const forward = async (req: IncomingMessage, res: ServerResponse, body: Buffer, record: RecordedRequest) => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (req.headers.authorization) headers.authorization = req.headers.authorization;
+    if (req.headers['content-encoding']) headers['content-encoding'] = req.headers['content-encoding'];
     const answer = await fetch(upstream + req.url, { method: req.method!, headers, body });
     const text = await answer.text();
     record.status = answer.status;
@@ -114,13 +119,14 @@ export async function startFrontServer(upstream: string, script: (n: number) => 
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
+      const contentEncoding = req.headers['content-encoding'];
       let entries: Record<string, unknown>[] = [];
       try {
-        entries = JSON.parse(body.toString('utf8'));
+        entries = JSON.parse((contentEncoding === 'gzip' ? gunzipSync(body) : body).toString('utf8'));
       } catch {
         entries = [];
       }
-      const record: RecordedRequest = { path: req.url ?? '', authorization: req.headers.authorization, bytes: body.length, entries, status: null };
+      const record: RecordedRequest = { path: req.url ?? '', authorization: req.headers.authorization, contentEncoding, bytes: body.length, entries, status: null };
       const n = requests.push(record) - 1;
       const answer = script(n);
       const run = () => forward(req, res, body, record).catch(() => res.destroy());

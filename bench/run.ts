@@ -5,6 +5,7 @@
  * runs on the databases the ingestion benchmark filled; the login-burst
  * benchmark fills its own as it goes.
  */
+import { benchEncodings } from './encodings.js';
 import { benchIngest } from './ingest.js';
 import { benchLogin } from './login.js';
 import { benchQuery } from './query.js';
@@ -21,5 +22,6 @@ try {
   await filled.server?.db.drop();
 }
 await runStreamBench({ quick });
+await benchEncodings({ quick });
 await benchLogin({ quick });
 console.log(`done in ${Math.round((Date.now() - started) / 1000)} s`);

@@ -220,6 +220,8 @@ export interface Shot {
   body: Buffer;
   entries: number;
   key: string;
+  /** Headers beyond the key, e.g. another Content-Type or a Content-Encoding (default: a JSON array). */
+  headers?: Record<string, string>;
 }
 
 export interface LoadOptions {
@@ -270,7 +272,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
         if (done()) break; // the deadline passed while waiting for this slot
         t = slot;
       }
-      const res = await pool.request({ path: '/v1/logs', method: 'POST', body: shot.body, headers: { authorization: `Bearer ${shot.key}`, 'content-type': 'application/json' } });
+      const res = await pool.request({ path: '/v1/logs', method: 'POST', body: shot.body, headers: { authorization: `Bearer ${shot.key}`, 'content-type': 'application/json', ...shot.headers } });
       const text = await res.body.text();
       latencies.push(performance.now() - t);
       if (res.statusCode !== 202) throw new Error(`ingest answered ${res.statusCode}: ${text.slice(0, 200)}`);

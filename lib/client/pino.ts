@@ -8,12 +8,19 @@
  * client, and closing the logger's stream (a normal process exit included)
  * closes the client, which delivers what is still buffered.
  */
+import { writeSync } from 'node:fs';
 import build from 'pino-abstract-transport';
 import { IngestClient } from './ingest-client.js';
 import type { IngestClientOptions, IngestLogEntry, IngestLogLevel } from './ingest-types.js';
 
-/** The transport's options: where to send and the project key, plus any `IngestClient` option except `secretKey`. */
-export interface PinoTransportOptions extends Omit<IngestClientOptions, 'secretKey' | 'clock' | 'random'> {
+/**
+ * The transport's options: where to send and the project key, plus the
+ * `IngestClient` options that are plain data. pino copies the options into
+ * its worker thread, so functions (callbacks, a dispatcher) cannot cross:
+ * a batch given up and an entry the server rejected are written to stderr.
+ */
+export interface PinoTransportOptions
+  extends Omit<IngestClientOptions, 'secretKey' | 'onRejected' | 'onError' | 'onRetry' | 'dispatcher' | 'clock' | 'random'> {
   /** A project secret key (`slk_…`). */
   key: string;
 }
@@ -96,10 +103,21 @@ export function pinoToEntry(record: Record<string, unknown>): IngestLogEntry {
   return entry;
 }
 
+// Straight to file descriptor 2: a worker's process.stderr is relayed through
+// the main thread and loses what is written while the process exits.
+function warn(message: string): void {
+  writeSync(2, `logkeep/pino: ${message}\n`);
+}
+
 /** The transport pino loads by the name `logkeep/pino`. */
 export default function pinoTransport(options: PinoTransportOptions) {
   const { key, ...clientOptions } = options;
-  const client = new IngestClient({ ...clientOptions, secretKey: key });
+  const client = new IngestClient({
+    ...clientOptions,
+    secretKey: key,
+    onRejected: ({ error, message }) => warn(`the server rejected an entry (${error}: ${message})`),
+    onError: (err) => warn(`gave up on ${err.entries.length} entries (${err.kind}): ${err.message}`),
+  });
   return build(
     async (source) => {
       for await (const record of source) {

@@ -16,7 +16,7 @@ import { queryAllPages } from '../support/logs.js';
 
 const run = promisify(execFile);
 
-// Logs five entries at five levels, then lets the process end on its own.
+// Logs five entries at five levels and one the server rejects, then lets the process end on its own.
 const CHILD = `
 import pino from 'pino';
 const { url, key } = JSON.parse(process.env.LOGKEEP_TARGET);
@@ -29,6 +29,7 @@ logger.info({ request_id: 'req-1', order: { id: 'o-42', items: 3 } }, 'order pla
 logger.warn({ request_id: 'req-2', retry: 2 }, 'payment slow');
 logger.error(new Error('card declined'));
 logger.fatal({ request_id: 'req-3', id: 'not-the-server-id' }, 'database unreachable');
+logger.info({ request_id: { not: 'a string' } }, 'refused by the server');
 `;
 
 describeEachBackend('the logkeep/pino transport', (backend) => {
@@ -36,6 +37,7 @@ describeEachBackend('the logkeep/pino transport', (backend) => {
   let admin: TestActor;
   let project: number;
   let startedAt: number;
+  let childStderr: string;
 
   before(async () => {
     svc = await startService(backend);
@@ -45,10 +47,10 @@ describeEachBackend('the logkeep/pino transport', (backend) => {
     const { secret } = await createKey(svc.url, admin.token, project);
     startedAt = Date.now();
     // A flush interval of a minute: the entries arrive only because closing the transport delivers them.
-    await run(process.execPath, ['--input-type=module', '--eval', CHILD], {
+    ({ stderr: childStderr } = await run(process.execPath, ['--input-type=module', '--eval', CHILD], {
       cwd: process.cwd(),
       env: { ...process.env, LOGKEEP_TARGET: JSON.stringify({ url: svc.url, key: secret }) },
-    });
+    }));
   });
   after(() => svc.stop({ dropDatabase: true }));
 
@@ -89,6 +91,11 @@ describeEachBackend('the logkeep/pino transport', (backend) => {
     const declined = (await find([])).find((item) => item.event === 'card declined');
     assert.equal(declined.err.message, 'card declined');
     assert.equal(declined.err.type, 'Error');
+  });
+
+  it('reports an entry the server rejected on stderr', async () => {
+    assert.match(childStderr, /logkeep\/pino: the server rejected an entry \(validation_error: 'request_id' must be a string/);
+    assert.deepEqual(await find([['q', 'refused']]), []);
   });
 
   it('keeps a field named like a server-assigned key under a pino_ name', async () => {

@@ -58,3 +58,24 @@ describe('the logkeep/client entry', () => {
     assert.deepEqual(reached, []);
   });
 });
+
+describe('the logkeep/pino entry', () => {
+  it('is in the exports map, pointing at the compiled transport', () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { exports: Record<string, unknown> };
+    assert.deepEqual(pkg.exports['./pino'], { types: './dist/lib/client/pino.d.ts', default: './dist/lib/client/pino.js' });
+  });
+
+  it('loads by its package name and exports the transport and its mapping', async () => {
+    const transport = await import('logkeep/pino');
+    assert.equal(typeof transport.default, 'function');
+    assert.equal(typeof transport.pinoToEntry, 'function');
+  });
+
+  it('imports only the client folder, pino-abstract-transport, undici and Node', () => {
+    const { files, packages } = importGraph('lib/client/pino.ts');
+    for (const file of files) assert.ok(file.startsWith(join('lib', 'client')), `${file} is in lib/client`);
+    for (const name of packages) {
+      assert.ok(['undici', 'pino-abstract-transport'].includes(name) || name.startsWith('node:'), `logkeep/pino imports only its own dependencies, not ${name}`);
+    }
+  });
+});

@@ -71,9 +71,10 @@ export function readIngestBody(req: IncomingMessage, options: IngestBodyOptions)
       if (timer !== null) clearTimeout(timer);
       timer = null;
     };
+    // Called for every chunk: an armed timer is pushed back (refresh), not replaced.
     const startTimer = () => {
-      stopTimer();
-      timer = setTimeout(() => fail(requestTimeout(idleMs)), idleMs);
+      if (timer !== null) timer.refresh();
+      else timer = setTimeout(() => fail(requestTimeout(idleMs)), idleMs);
     };
     const cleanup = () => {
       done = true;

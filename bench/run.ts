@@ -7,6 +7,7 @@
  */
 import { benchEncodings } from './encodings.js';
 import { benchIngest } from './ingest.js';
+import { benchServerIngest } from './ingest-server.js';
 import { benchLogin } from './login.js';
 import { benchQuery } from './query.js';
 import { runStreamBench } from './stream.js';
@@ -15,6 +16,7 @@ const quick = process.argv.includes('--quick');
 const started = Date.now();
 console.log(`logkeep benchmarks (${quick ? 'quick' : 'full'}), Node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
 const filled = await benchIngest({ quick });
+await benchServerIngest({ quick });
 try {
   await benchQuery({ quick }, filled);
 } finally {

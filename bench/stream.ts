@@ -73,15 +73,25 @@ interface LatencyResult {
 async function deliveryLatency(db: BenchDatabase, seconds: number, backgroundRate: number | null, pool: BatchPool): Promise<LatencyResult> {
   const child = await startChild({ kind: 'service', settings: serviceSettings(db, STREAM_BENCH_BOUNDS) });
   try {
-    return await measureLatency(child.url, seconds, backgroundRate, pool);
+    return await measureLatency(child.url, await createOrg(child.url, 4), seconds, backgroundRate, pool);
   } finally {
     await child.stop();
     await db.drop();
   }
 }
 
-async function measureLatency(url: string, seconds: number, backgroundRate: number | null, pool: BatchPool): Promise<LatencyResult> {
-  const org = await createOrg(url, 4);
+/** The same measurement against the bare fan-out server (serve-child.ts): the ceiling of the same run. */
+async function fanoutCeiling(seconds: number, backgroundRate: number | null, pool: BatchPool): Promise<LatencyResult> {
+  const child = await startChild({ kind: 'fanout' });
+  try {
+    const org: BenchOrg = { token: 'bare', groupId: 1, projectIds: [1, 2, 3, 4], keys: ['slk_1', 'slk_2', 'slk_3', 'slk_4'] };
+    return await measureLatency(child.url, org, seconds, backgroundRate, pool);
+  } finally {
+    await child.stop();
+  }
+}
+
+async function measureLatency(url: string, org: BenchOrg, seconds: number, backgroundRate: number | null, pool: BatchPool): Promise<LatencyResult> {
   const queries = streamQueries(org);
   const acked = new Map<number, number>();
   const received: Map<number, number>[] = [];
@@ -186,6 +196,16 @@ function printLatency(label: string, r: LatencyResult, target: number | null): v
   console.log(`    project streams ${split(r.projectLatencies)}; group streams ${split(r.groupLatencies)}`);
 }
 
+/** Background rate of the runs compared with the bare fan-out ceiling. */
+const FANOUT_BACKGROUND = 2_000;
+/** Delivery p99 may be at most this multiple of the ceiling's in the same run. */
+const FANOUT_RATIO_TARGET = 1.3;
+
+function printRatio(label: string, r: LatencyResult, ceiling: LatencyResult): void {
+  const ratio = percentile(r.latencies, 99) / percentile(ceiling.latencies, 99);
+  console.log(`    ${label}: p99 ${fmt(ratio, 2)} × the bare fan-out ceiling's — target ≤ ${FANOUT_RATIO_TARGET}×: ${verdict(ratio <= FANOUT_RATIO_TARGET)}`);
+}
+
 /** Opens `count` streams through node:http and keeps them open, reading and discarding. */
 async function openIdleStreams(url: string, token: string, query: string, count: number): Promise<{ close(): void }> {
   const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
@@ -250,10 +270,18 @@ export async function runStreamBench(options: StreamBenchOptions): Promise<void>
   const pool = createBatchPool(options.quick ? 40 : 120, 500, 7);
   console.log(`live stream: ${STREAMS} streams (10 filter shapes), one tracer entry every ${TRACER_INTERVAL_MS} ms, ${seconds} s per run`);
   printLatency('file, no background ingestion', await deliveryLatency(fileDatabase(), seconds, 0, pool), null);
-  printLatency('file, background 5,000 entries/s', await deliveryLatency(fileDatabase(), seconds, 5_000, pool), LATENCY_TARGET_MS);
+  const ceiling = await fanoutCeiling(seconds, FANOUT_BACKGROUND, pool);
+  printLatency(`ceiling: bare node:http fan-out, background ${fmt(FANOUT_BACKGROUND)} entries/s`, ceiling, null);
+  const file = await deliveryLatency(fileDatabase(), seconds, FANOUT_BACKGROUND, pool);
+  printLatency(`file, background ${fmt(FANOUT_BACKGROUND)} entries/s`, file, LATENCY_TARGET_MS);
+  printRatio('file', file, ceiling);
   printLatency('file, background saturating the writer', await deliveryLatency(fileDatabase(), seconds, null, pool), null);
   const server = await serverDatabase();
-  if (server) printLatency('server, background 5,000 entries/s', await deliveryLatency(server, seconds, 5_000, pool), null);
+  if (server) {
+    const result = await deliveryLatency(server, seconds, FANOUT_BACKGROUND, pool);
+    printLatency(`server, background ${fmt(FANOUT_BACKGROUND)} entries/s`, result, null);
+    printRatio('server', result, ceiling);
+  }
 
   await idleMemory(fileDatabase(), 'file');
   const idleServer = await serverDatabase();

@@ -19,6 +19,8 @@ const FINAL_PASSWORD = 'bench-admin-password-2';
 
 export interface Child {
   url: string;
+  /** The forked process's id (for CPU accounting, see cpu-time.ts). */
+  pid: number;
   /** Peak RSS since the previous call, and the current RSS (bytes). */
   rss(): Promise<{ peak: number; now: number; atPeak: Record<string, unknown> }>;
   stop(): Promise<void>;
@@ -45,6 +47,7 @@ export function startChild(mode: ChildMode, options: { nodeArgs?: string[] } = {
       child.removeAllListeners('exit');
       resolve({
         url: ready.url,
+        pid: child.pid!,
         async rss() {
           const reply = next();
           child.send({ type: 'rss' });

@@ -25,12 +25,12 @@ async function loadLibrary() {
   const [service, heap, logger] = await Promise.all([
     import(new URL('service.js', dist).href) as Promise<typeof import('../../lib/service.js')>,
     import(new URL('heap-growth.js', dist).href) as Promise<typeof import('../../lib/heap-growth.js')>,
-    import(new URL('logger.js', dist).href) as Promise<typeof import('../../lib/core/logger.js')>,
+    import(new URL('core/logger.js', dist).href) as Promise<typeof import('../../lib/core/logger.js')>,
   ]);
   return { createLogService: service.createLogService, limitHeapGrowth: heap.limitHeapGrowth, silentLogger: logger.silentLogger };
 }
 
-export type ChildMode = { kind: 'bare' } | { kind: 'service'; settings: LogServiceSettings; passwordHashLogN?: number };
+export type ChildMode = { kind: 'bare' } | { kind: 'fanout' } | { kind: 'service'; settings: LogServiceSettings; passwordHashLogN?: number };
 
 const LEVELS = new Set(['debug', 'info', 'warning', 'error', 'critical']);
 
@@ -59,12 +59,55 @@ function bareServer(): Server {
   });
 }
 
+/**
+ * The live-stream ceiling: `GET /v1/logs/stream` opens an SSE response and
+ * `POST /v1/logs` parses the batch, answers 202 and then writes each entry
+ * marked `kind: "tracer"` (the entries the benchmark's streams match) as a
+ * `log` frame shaped like logkeep's to every open stream. No storage, no
+ * filter, no authentication: what node:http alone costs for the same frames
+ * on the same sockets.
+ */
+function fanoutServer(): Server {
+  const streams = new Set<import('node:http').ServerResponse>();
+  let nextId = 1;
+  return createServer((req, res) => {
+    if (req.method === 'GET' && req.url?.startsWith('/v1/logs/stream')) {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
+      res.write(': open\n\n');
+      streams.add(res);
+      res.on('close', () => streams.delete(res));
+      return;
+    }
+    readAll(req).then(
+      (body) => {
+        const batch = JSON.parse(body.toString('utf8')) as Record<string, unknown>[];
+        const receivedAt = new Date().toISOString();
+        const frames: string[] = [];
+        for (const e of batch) {
+          const id = nextId++;
+          if (e.kind === 'tracer') frames.push(`id: ${id}\nevent: log\ndata: ${JSON.stringify({ id, project_id: 1, received_at: receivedAt, ...e })}\n\n`);
+        }
+        const text = JSON.stringify({ accepted: batch.length, rejected: [] });
+        res.writeHead(202, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+        res.end(text);
+        // After the answer, as logkeep notifies streams after the commit.
+        if (frames.length > 0) setImmediate(() => {
+          for (const stream of streams) for (const frame of frames) stream.write(frame);
+        });
+      },
+      () => res.destroy(),
+    );
+  });
+}
+
 async function main(): Promise<void> {
   const mode = JSON.parse(process.env.LOGKEEP_BENCH_CHILD ?? '{"kind":"bare"}') as ChildMode;
   let service: LogService | null = null;
   let server: Server;
   if (mode.kind === 'bare') {
     server = bareServer();
+  } else if (mode.kind === 'fanout') {
+    server = fanoutServer();
   } else {
     const { createLogService, limitHeapGrowth, silentLogger } = await loadLibrary();
     // As the bin runs it (bin/serve.ts).

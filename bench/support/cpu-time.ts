@@ -1,0 +1,45 @@
+/**
+ * CPU time spent by the processes under test, which on a shared 2-core
+ * machine says more than a rate does: the service's process (its worker
+ * threads included) and the PostgreSQL backends serving one database.
+ * Read from /proc (Linux); null elsewhere.
+ */
+import { readFileSync } from 'node:fs';
+import pgPromise from 'pg-promise';
+import type { BenchDatabase } from './harness.js';
+
+const TICKS_PER_SECOND = 100;
+
+/** utime + stime of a process, in ms, or 0 when it is gone or /proc is absent. */
+export function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) in parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+/** Reads the CPU time of the PostgreSQL backends connected to the database (other than its own). */
+export async function pgBackendsCpu(db: BenchDatabase): Promise<{ read(): Promise<number>; close(): Promise<void> }> {
+  const s = db.settings;
+  const pgp = pgPromise({ noWarnings: true });
+  const conn = pgp({ host: s.dbServerHost!, port: s.dbServerPort!, database: s.dbServerDatabase!, user: s.dbServerUsername!, password: s.dbServerPassword!, max: 1 });
+  const seen = new Map<number, number>();
+  return {
+    /** Total CPU ms of every backend seen so far (a backend keeps its last reading after it exits). */
+    async read() {
+      const rows = await conn.any<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+      for (const { pid } of rows) {
+        const ms = processCpuMs(pid);
+        if (ms > 0) seen.set(pid, ms);
+      }
+      let total = 0;
+      for (const ms of seen.values()) total += ms;
+      return total;
+    },
+    close: () => conn.$pool.end(),
+  };
+}

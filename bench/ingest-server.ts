@@ -60,11 +60,12 @@ export async function benchServerIngest(options: { quick: boolean; entries?: num
   if (!db) return;
   try {
     const ceilings = await measurePgCeilings(db, pool, options.quick ? 50_000 : 150_000, 4);
-    console.log(`  ceiling: bare COPY FROM STDIN, unindexed table, 500 rows a transaction, 4 writers: ${fmt(ceilings.copy)} rows/s`);
-    console.log(`  ceiling: unnest INSERT, same table and rows:                              ${fmt(ceilings.unnestInsert)} rows/s`);
+    const cpuOf = (us: number | null) => (us === null ? '' : `, PostgreSQL CPU ${fmt(us, 1)} µs per row`);
+    console.log(`  ceiling: bare COPY FROM STDIN, unindexed table, 500 rows a transaction, 4 writers: ${fmt(ceilings.copy)} rows/s${cpuOf(ceilings.copyCpu)}`);
+    console.log(`  ceiling: unnest INSERT, same table and rows:                              ${fmt(ceilings.unnestInsert)} rows/s${cpuOf(ceilings.unnestCpu)}`);
     const one = await ingestWith(db, null, pool, total, 1);
     console.log(`  server, 1 process, empty → ${fmt(one.result.entries)}: ${fmt(one.result.rate)} entries/s, ${describeAgainstCopy(one.result.rate, ceilings)}`);
-    console.log(`    request p50 ${fmt(percentile(one.result.latencies, 50), 1)} ms, p99 ${fmt(percentile(one.result.latencies, 99), 1)} ms; ${cpuLine(one.cpu)}`);
+    console.log(`    request p50 ${fmt(percentile(one.result.latencies, 50), 1)} ms, p99 ${fmt(percentile(one.result.latencies, 99), 1)} ms; ${cpuLine(one.cpu)}${ceilings.copyCpu ? ` (${fmt(one.cpu.postgres / ceilings.copyCpu, 1)} × COPY's)` : ''}`);
     const two = await ingestWith(db, one.org, pool, total, 2);
     console.log(`  server, 2 processes on one database, ${fmt(one.result.entries)} → ${fmt(one.result.entries + two.result.entries)}: ${fmt(two.result.rate)} entries/s (${fmt(two.result.rate / one.result.rate, 2)} × one process)`);
     console.log(`    request p50 ${fmt(percentile(two.result.latencies, 50), 1)} ms, p99 ${fmt(percentile(two.result.latencies, 99), 1)} ms; ${cpuLine(two.cpu)}`);

@@ -14,6 +14,7 @@
 import pgPromise from 'pg-promise';
 import type { BatchPool } from './dataset.js';
 import type { BenchDatabase } from './harness.js';
+import { pgBackendsCpu } from './cpu-time.js';
 
 /** The columns of a stored entry: project, received_at, ts, level, bytes, body. */
 export type RawRow = [number, number, number, number, number, string];
@@ -86,6 +87,9 @@ CREATE TABLE bench_raw (id BIGINT GENERATED ALWAYS AS IDENTITY, project_id BIGIN
 export interface PgCeilings {
   copy: number;
   unnestInsert: number;
+  /** CPU µs of the PostgreSQL backends per row, for each (null without /proc). */
+  copyCpu: number | null;
+  unnestCpu: number | null;
 }
 
 /**
@@ -101,9 +105,12 @@ export async function measurePgCeilings(db: BenchDatabase, pool: BatchPool, rows
   const batches = pool.bodies.map((_, i) => rawRows(pool, i, 1 + (i % 10)));
   const texts = batches.map(copyText);
   const perBatch = batches[0]!.length;
+  const backends = await pgBackendsCpu(db);
+  let cpu: number | null = null;
   const run = async (write: (client: any, b: number) => Promise<void>): Promise<number> => {
     await conn.none(RAW_TABLE);
     let next = 0;
+    const cpu0 = await backends.read();
     const started = performance.now();
     await Promise.all(
       Array.from({ length: writers }, async () => {
@@ -119,10 +126,14 @@ export async function measurePgCeilings(db: BenchDatabase, pool: BatchPool, rows
         }
       }),
     );
-    return rows / ((performance.now() - started) / 1000);
+    const rate = rows / ((performance.now() - started) / 1000);
+    const used = (await backends.read()) - cpu0;
+    cpu = used > 0 ? (used * 1000) / rows : null;
+    return rate;
   };
   try {
     const copyRate = await run((client, b) => copy(client, 'COPY bench_raw (project_id, received_at, ts, level, bytes, body) FROM STDIN', texts[b]!));
+    const copyCpu = cpu;
     const unnestRate = await run((client, b) => {
       const cols = [0, 1, 2, 3, 4, 5].map((k) => batches[b]!.map((r) => r[k]));
       return client.query(
@@ -132,8 +143,9 @@ export async function measurePgCeilings(db: BenchDatabase, pool: BatchPool, rows
       );
     });
     await conn.none('DROP TABLE IF EXISTS bench_raw');
-    return { copy: copyRate, unnestInsert: unnestRate };
+    return { copy: copyRate, unnestInsert: unnestRate, copyCpu, unnestCpu: cpu };
   } finally {
+    await backends.close();
     await conn.$pool.end();
   }
 }

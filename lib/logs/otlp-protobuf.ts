@@ -4,7 +4,9 @@
  * counted before any is decoded (a request past the record limit costs no
  * decoding) and each record is decoded only when its turn comes, keeping
  * one record's objects alive at a time. Bytes that are not protobuf, or a
- * record that does not decode, refuse the whole request (400).
+ * record that does not decode, refuse the whole request (400); a record
+ * nesting more than 100 messages (the decoder's limit, as protoc's) or
+ * values deeper than an entry may is refused alone.
  */
 import { LogServiceError, invalidRequest } from '../core/errors.js';
 import { OTLP, ProtoReader } from './otlp-schema.js';
@@ -101,32 +103,40 @@ function attributes(list: Decoded[] | undefined): Attributes {
 function decode<T>(type: { decode(bytes: Uint8Array): unknown }, bytes: Uint8Array): T {
   try {
     return type.decode(bytes) as T;
-  } catch {
-    // Not protobuf, or nested deeper than the decoder's stack allows.
+  } catch (err) {
+    // The decoder stops at 100 nested messages, as protoc does: only this record (or group) is refused.
+    if (err instanceof Error && err.message === 'max depth exceeded') throw tooDeepMessages();
     return undecodable();
+  }
+}
+
+function tooDeepMessages(): OtlpRecordError {
+  return new OtlpRecordError('The record nests messages more than 100 levels deep.');
+}
+
+function convertOrRefuse<T>(convert: () => T): T | OtlpRecordError {
+  try {
+    return convert();
+  } catch (err) {
+    if (err instanceof OtlpRecordError) return err;
+    throw err;
   }
 }
 
 function resourceOf(parts: Uint8Array[] | undefined): OtlpResourceInput | OtlpRecordError {
   if (!parts) return { attributes: [], droppedAttributesCount: 0 };
-  const resource = decode<Decoded>(OTLP.Resource, parts[parts.length - 1]!);
-  try {
+  return convertOrRefuse(() => {
+    const resource = decode<Decoded>(OTLP.Resource, parts[parts.length - 1]!);
     return { attributes: attributes(resource.attributes), droppedAttributesCount: resource.droppedAttributesCount ?? 0 };
-  } catch (err) {
-    if (err instanceof OtlpRecordError) return err;
-    throw err;
-  }
+  });
 }
 
 function scopeOf(parts: Uint8Array[] | undefined): OtlpScopeInput | OtlpRecordError {
   if (!parts) return { name: '', version: '', attributes: [], droppedAttributesCount: 0 };
-  const scope = decode<Decoded>(OTLP.InstrumentationScope, parts[parts.length - 1]!);
-  try {
+  return convertOrRefuse(() => {
+    const scope = decode<Decoded>(OTLP.InstrumentationScope, parts[parts.length - 1]!);
     return { name: scope.name ?? '', version: scope.version ?? '', attributes: attributes(scope.attributes), droppedAttributesCount: scope.droppedAttributesCount ?? 0 };
-  } catch (err) {
-    if (err instanceof OtlpRecordError) return err;
-    throw err;
-  }
+  });
 }
 
 function recordOf(bytes: Uint8Array): OtlpRecordInput {

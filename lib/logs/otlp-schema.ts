@@ -1,9 +1,10 @@
 /**
  * The OTLP logs messages this service reads and writes, as a protobufjs
  * JSON descriptor (field numbers as in opentelemetry-proto's
- * `opentelemetry/proto/{collector/logs/v1,logs/v1,common/v1,resource/v1}`),
- * plus `google.rpc.Status`. Only what OTLP/HTTP logs needs is declared;
- * unknown fields of a request are skipped by the decoder, as protobuf wants.
+ * `opentelemetry/proto/{collector/logs/v1,logs/v1,common/v1,resource/v1}`).
+ * Only what OTLP/HTTP logs needs is declared; unknown fields of a request
+ * are skipped by the decoder, as protobuf wants. (Errors are answered in the
+ * general JSON envelope, so `google.rpc.Status` is not needed.)
  */
 import protobuf from 'protobufjs';
 
@@ -76,11 +77,6 @@ const DESCRIPTOR = {
           fields: { rejectedLogRecords: { type: 'int64', id: 1 }, errorMessage: { type: 'string', id: 2 } },
         },
         ExportLogsServiceResponse: { fields: { partialSuccess: { type: 'ExportLogsPartialSuccess', id: 1 } } },
-        Any: { fields: { typeUrl: { type: 'string', id: 1 }, value: { type: 'bytes', id: 2 } } },
-        /** google.rpc.Status */
-        Status: {
-          fields: { code: { type: 'int32', id: 1 }, message: { type: 'string', id: 2 }, details: { rule: 'repeated', type: 'Any', id: 3 } },
-        },
       },
     },
   },
@@ -99,7 +95,6 @@ export const OTLP = {
   InstrumentationScope: type('InstrumentationScope'),
   AnyValue: type('AnyValue'),
   KeyValue: type('KeyValue'),
-  Status: type('Status'),
 } as const;
 
 /** The protobufjs reader, for walking a request's outer messages by hand. */

@@ -9,6 +9,7 @@ import { benchEncodings } from './encodings.js';
 import { benchIngest } from './ingest.js';
 import { benchServerIngest } from './ingest-server.js';
 import { benchLogin } from './login.js';
+import { benchOtlp } from './otlp.js';
 import { benchQuery } from './query.js';
 import { runStreamBench } from './stream.js';
 
@@ -25,5 +26,6 @@ try {
 }
 await runStreamBench({ quick });
 await benchEncodings({ quick });
+await benchOtlp({ quick });
 await benchLogin({ quick });
 console.log(`done in ${Math.round((Date.now() - started) / 1000)} s`);

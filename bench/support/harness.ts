@@ -225,6 +225,9 @@ export interface Shot {
   key: string;
   /** Headers beyond the key, e.g. another Content-Type or a Content-Encoding (default: a JSON array). */
   headers?: Record<string, string>;
+  /** Another ingestion route (default `/v1/logs`), whose answer `accepted` reads (throwing when it is not a success). */
+  path?: string;
+  accepted?: (status: number, text: string) => number;
 }
 
 export interface LoadOptions {
@@ -275,11 +278,14 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
         if (done()) break; // the deadline passed while waiting for this slot
         t = slot;
       }
-      const res = await pool.request({ path: '/v1/logs', method: 'POST', body: shot.body, headers: { authorization: `Bearer ${shot.key}`, 'content-type': 'application/json', ...shot.headers } });
+      const res = await pool.request({ path: shot.path ?? '/v1/logs', method: 'POST', body: shot.body, headers: { authorization: `Bearer ${shot.key}`, 'content-type': 'application/json', ...shot.headers } });
       const text = await res.body.text();
       latencies.push(performance.now() - t);
-      if (res.statusCode !== 202) throw new Error(`ingest answered ${res.statusCode}: ${text.slice(0, 200)}`);
-      accepted += (JSON.parse(text) as { accepted: number }).accepted;
+      if (shot.accepted) accepted += shot.accepted(res.statusCode, text);
+      else {
+        if (res.statusCode !== 202) throw new Error(`ingest answered ${res.statusCode}: ${text.slice(0, 200)}`);
+        accepted += (JSON.parse(text) as { accepted: number }).accepted;
+      }
       requests += 1;
       options.onProgress?.(accepted);
     }

@@ -26,6 +26,15 @@ export function sendJsonText(res: ServerResponse, status: number, text: string, 
   res.end(text);
 }
 
+/** Sends a body that is not JSON (e.g. an OTLP protobuf answer). */
+export function sendBytes(res: ServerResponse, status: number, bytes: Uint8Array, contentType: string, headers?: Record<string, string>): void {
+  res.statusCode = status;
+  if (headers) for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Content-Length', bytes.byteLength);
+  res.end(bytes);
+}
+
 export function sendEmpty(res: ServerResponse, status: number, headers?: Record<string, string>): void {
   res.statusCode = status;
   if (headers) for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);

@@ -11,7 +11,7 @@ import type { ServiceDeps } from './service-deps.js';
 import { createCors } from './cors.js';
 import { clientIp } from '../core/client-ip.js';
 import { DEFAULT_BODY_LIMIT, parseForm, parseJson, readBody, validateBody } from './body.js';
-import { INTERNAL_ERROR, sendEmpty, sendError, sendJson, sendJsonText, type Envelope } from './envelopes.js';
+import { INTERNAL_ERROR, sendBytes, sendEmpty, sendError, sendJson, sendJsonText, type Envelope } from './envelopes.js';
 import { createRouter } from './router.js';
 import { authenticateProjectKey, authenticateUser } from './authenticate.js';
 import type { Reply, RequestInfo, Route } from './route.js';
@@ -203,6 +203,7 @@ function writeReply(res: ServerResponse, reply: Reply, corsHeaders: Record<strin
   if ('streamed' in reply) return;
   const headers = { ...corsHeaders, ...reply.headers };
   if ('jsonText' in reply) sendJsonText(res, reply.status, reply.jsonText, headers);
+  else if ('bytes' in reply) sendBytes(res, reply.status, reply.bytes, reply.contentType, headers);
   else if (reply.body === undefined) sendEmpty(res, reply.status, headers);
   else sendJson(res, reply.status, reply.body, headers);
 }

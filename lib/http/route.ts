@@ -99,6 +99,7 @@ export type ContextFor<A extends AuthKind, N extends string> = A extends 'user' 
 export type Reply =
   | { status: number; body?: unknown; headers?: Record<string, string> }
   | { status: number; jsonText: string; headers?: Record<string, string> }
+  | { status: number; bytes: Uint8Array; contentType: string; headers?: Record<string, string> }
   | { streamed: true };
 
 export const STREAMED: Reply = { streamed: true };

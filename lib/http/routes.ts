@@ -30,6 +30,7 @@ import { deleteRoleAssignment, getRoleAssignments, postRoleAssignments } from '.
 import { getAuditLog } from './routes-audit.js';
 import { getLogs, postLogs } from './routes-logs.js';
 import { streamLogs } from './routes-stream.js';
+import { postOtlpLogs } from './routes-otlp.js';
 import { getOpenApiDocument } from './routes-openapi.js';
 
 export const ROUTES: readonly Route[] = [
@@ -79,6 +80,9 @@ export const ROUTES: readonly Route[] = [
   route({ method: 'POST', path: '/v1/logs', auth: 'project-key', bodyLimit: 'ingest', handle: postLogs }),
   route({ method: 'GET', path: '/v1/logs', auth: 'user', handle: getLogs }),
   route({ method: 'GET', path: '/v1/logs/stream', auth: 'user', handle: streamLogs }),
+
+  // OTLP/HTTP logs export (OpenTelemetry SDKs and Collectors), with a project's secret key
+  route({ method: 'POST', path: '/v1/otlp/v1/logs', auth: 'project-key', bodyLimit: 'ingest', handle: postOtlpLogs }),
 
   // This API's own description
   route({ method: 'GET', path: '/v1/openapi.json', auth: 'none', handle: getOpenApiDocument }),

@@ -116,4 +116,15 @@ describe('the response checker of the HTTP tests', () => {
       /Cache-Control is missing/,
     );
   });
+
+  it('knows the OTLP route answers in the request\'s encoding: protobuf bytes, or JSON with an int64 as a string', () => {
+    const otlp = '/v1/otlp/v1/logs';
+    const protobuf = { status: 200, headers: new Headers({ 'content-type': 'application/x-protobuf' }), text: '' };
+    assert.equal(openApiProblem('POST', otlp, protobuf), null);
+    assert.equal(openApiProblem('POST', otlp, json(200, {})), null);
+    assert.equal(openApiProblem('POST', otlp, json(200, { partialSuccess: { rejectedLogRecords: '2', errorMessage: 'm' } })), null);
+    assert.match(openApiProblem('POST', otlp, json(200, { partialSuccess: { rejectedLogRecords: 2, errorMessage: 'm' } })) ?? '', /does not match/);
+    assert.match(openApiProblem('POST', otlp, json(503, { error: 'temporarily_unavailable', message: 'm' })) ?? '', /Retry-After is missing/);
+    assert.equal(openApiProblem('POST', otlp, json(503, { error: 'temporarily_unavailable', message: 'm' }, { 'retry-after': '5' })), null);
+  });
 });

@@ -1,0 +1,92 @@
+/**
+ * `POST /v1/otlp/v1/logs`: OTLP/HTTP logs export, so an OpenTelemetry SDK
+ * or Collector configured with the endpoint `{base}/v1/otlp` ships to the
+ * project of its `slk_…` key. The body is read exactly as on
+ * `POST /v1/logs` (same encodings, size limit, byte budget, idle timeout,
+ * group commit); only its format and the answer differ.
+ *
+ * Checks, in order: the key (401, then 403 `project_blocked`, before a
+ * byte of the body is read) → 415 for a Content-Type other than
+ * `application/x-protobuf` or `application/json`, or an unknown
+ * Content-Encoding → 413 → 400 for a body that is not an
+ * ExportLogsServiceRequest in its Content-Type (or does not decompress) →
+ * 200 with an ExportLogsServiceResponse in the request's encoding, once the
+ * accepted records are committed. A commit that fails is 503 with
+ * Retry-After: OTLP clients retry it. Errors use the general JSON envelope.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { LogServiceError } from '../core/errors.js';
+import { payloadTooLarge } from './body.js';
+import { createDecoder, readContentEncoding } from './body-encoding.js';
+import { readIngestBody } from './ingest-body.js';
+import { ingestBatch, type IngestionResponse } from '../logs/ingestion.js';
+import { readProtobufRequest } from '../logs/otlp-protobuf.js';
+import { readJsonRequest } from '../logs/otlp-json.js';
+import { partialSuccess, prepareOtlpRequest } from '../logs/otlp-request.js';
+import { OTLP } from '../logs/otlp-schema.js';
+import type { PreparedBatch } from '../logs/prepare-entries.js';
+import type { KeyContext, Reply } from './route.js';
+
+type OtlpFormat = 'protobuf' | 'json';
+
+/** Seconds a client is asked to wait before retrying a failed commit. */
+export const OTLP_RETRY_AFTER_SECONDS = 5;
+
+function readOtlpFormat(headers: IncomingHttpHeaders): OtlpFormat {
+  const value = headers['content-type'] ?? '';
+  const type = value.split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/x-protobuf' || type === 'application/protobuf') return 'protobuf';
+  if (type === 'application/json') return 'json';
+  throw new LogServiceError('unsupported_media_type', `The Content-Type ${JSON.stringify(value)} is not an OTLP encoding: send application/x-protobuf or application/json.`);
+}
+
+export async function postOtlpLogs(ctx: KeyContext): Promise<Reply> {
+  const { budget, spareBody, bodyIdleMs } = ctx.deps.ingestion;
+  const limit = ctx.deps.config.maxIngestBodyBytes;
+  const format = readOtlpFormat(ctx.req.headers);
+  const encoding = readContentEncoding(ctx.req.headers);
+  const declared = Number(ctx.req.headers['content-length']);
+  const known = ctx.req.headers['content-length'] !== undefined && Number.isSafeInteger(declared) && declared >= 0;
+  if (known && declared > limit) throw payloadTooLarge(limit);
+  const decodedLength = known && encoding === 'identity' ? declared : null;
+  const hold = budget.open(decodedLength ?? limit);
+  try {
+    const loan = decodedLength !== null ? spareBody.lend(decodedLength) : null;
+    let batch: PreparedBatch;
+    try {
+      const raw = await readIngestBody(ctx.req, { limit, hold, idleMs: bodyIdleMs, decoder: createDecoder(encoding), ...(loan ? { into: loan.buffer } : {}) });
+      hold.finishReading();
+      const target = { projectId: ctx.key.projectId, receivedAt: ctx.deps.now() };
+      // The records keep no reference to the raw bytes once prepared: the buffer can go back.
+      batch = await (format === 'protobuf' ? prepareOtlpRequest(readProtobufRequest(raw), target) : prepareOtlpRequest(readJsonRequest(raw), target));
+    } finally {
+      loan?.giveBack();
+    }
+    return otlpReply(format, await commit(ctx, batch));
+  } finally {
+    hold.release();
+  }
+}
+
+async function commit(ctx: KeyContext, batch: PreparedBatch): Promise<IngestionResponse> {
+  try {
+    return await ingestBatch(ctx.deps.ingestion.queue, batch);
+  } catch (err) {
+    if (err instanceof LogServiceError) throw err;
+    ctx.deps.logger.error('an OTLP export could not be committed', { error: String(err) });
+    throw new LogServiceError('temporarily_unavailable', 'The records could not be stored just now; retry later.', {
+      headers: { 'Retry-After': String(OTLP_RETRY_AFTER_SECONDS) },
+    });
+  }
+}
+
+/** ExportLogsServiceResponse: empty when all were accepted, else partial_success. */
+function otlpReply(format: OtlpFormat, result: IngestionResponse): Reply {
+  const partial = partialSuccess(result);
+  if (format === 'json') {
+    const body = partial === null ? {} : { partialSuccess: { rejectedLogRecords: String(partial.rejectedLogRecords), errorMessage: partial.errorMessage } };
+    return { status: 200, body };
+  }
+  const message = OTLP.ExportLogsServiceResponse.create(partial === null ? {} : { partialSuccess: partial });
+  return { status: 200, bytes: OTLP.ExportLogsServiceResponse.encode(message).finish(), contentType: 'application/x-protobuf' };
+}

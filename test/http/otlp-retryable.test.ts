@@ -1,0 +1,78 @@
+/**
+ * POST /v1/otlp/v1/logs when the commit fails, on both backends: a trigger
+ * added behind the service's back makes the database refuse every write
+ * of log blocks; the export is answered 503 with Retry-After (an OTLP
+ * client retries it) and nothing is stored; once the database accepts
+ * writes again, the same export is stored.
+ */
+import { after, before, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { open as openSqliteFile } from 'sqlite';
+import sqlite3 from 'sqlite3';
+import pgPromise from 'pg-promise';
+import { describeEachBackend, type TestDatabase } from '../support/backends.js';
+import { api, startService, type RunningService } from '../support/service.js';
+import { assertStatus, createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
+import { queryAllPages } from '../support/logs.js';
+
+const pgp = pgPromise({ noWarnings: true });
+
+const REFUSE = {
+  file: [`CREATE TRIGGER refuse_blocks BEFORE INSERT ON log_blocks BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`],
+  server: [
+    `CREATE FUNCTION refuse_blocks() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$ LANGUAGE plpgsql`,
+    `CREATE TRIGGER refuse_blocks BEFORE INSERT ON log_blocks FOR EACH ROW EXECUTE FUNCTION refuse_blocks()`,
+  ],
+};
+const ACCEPT = { file: ['DROP TRIGGER refuse_blocks'], server: ['DROP TRIGGER refuse_blocks ON log_blocks', 'DROP FUNCTION refuse_blocks()'] };
+
+/** Runs statements on the service's database through a connection of the test's own. */
+async function execute(database: TestDatabase, statements: string[]): Promise<void> {
+  const c = database.config;
+  if (c.dbBackend === 'file') {
+    const raw = await openSqliteFile({ filename: c.dbPath as string, driver: sqlite3.Database });
+    try {
+      await raw.exec('PRAGMA busy_timeout = 5000');
+      for (const sql of statements) await raw.exec(sql);
+    } finally {
+      await raw.close();
+    }
+    return;
+  }
+  const db = pgp({ host: c.dbServerHost ?? '127.0.0.1', port: c.dbServerPort, database: c.dbServerDatabase ?? '', user: c.dbServerUsername ?? '', password: c.dbServerPassword ?? '', max: 1 });
+  try {
+    for (const sql of statements) await db.none(sql);
+  } finally {
+    // Only this pool: pgp.end() would close every pool of the process.
+    await db.$pool.end();
+  }
+}
+
+describeEachBackend('POST /v1/otlp/v1/logs: a failed commit', (backend) => {
+  let svc: RunningService;
+  let admin: TestActor;
+
+  before(async () => {
+    svc = await startService(backend);
+    admin = await signInAdmin(svc.url);
+  });
+  after(() => svc.stop({ dropDatabase: true }));
+
+  it('is 503 with Retry-After, storing nothing, and the retry is stored once the database accepts writes', async () => {
+    const project = await createProject(svc.url, admin.token, await createGroup(svc.url, admin.token, 'retry'), 'retry');
+    const { secret } = await createKey(svc.url, admin.token, project);
+    const body = { resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: 'retried' } }] }] }] };
+    const send = () => api(svc.url, 'POST', '/v1/otlp/v1/logs', { token: secret, json: body });
+
+    await execute(svc.database, REFUSE[backend]);
+    const refused = await send();
+    assertStatus(refused, 503, 'temporarily_unavailable');
+    assert.equal(refused.headers.get('retry-after'), '5');
+    assert.doesNotMatch(refused.text, /refused by the test|log_blocks/, 'no internals in the answer');
+
+    await execute(svc.database, ACCEPT[backend]);
+    assertStatus(await send(), 200);
+    const { items } = await queryAllPages(svc.url, admin.token, [['project_id', String(project)]], 100);
+    assert.deepEqual(items.map((i) => i.event), ['retried']);
+  });
+});

@@ -61,9 +61,10 @@ export interface HistogramCandidate {
   body: string;
 }
 
-/** Where a page of candidates continues: strictly after (ts, id). */
+/** Where a page of candidates continues: strictly after (ts, level, id), the order of the (project_id, ts, level) index. */
 export interface CandidatePosition {
   ts: number;
+  level: number;
   id: number;
 }
 
@@ -117,7 +118,7 @@ export async function planHistogram(reads: HistogramReads, selection: LogSelecti
       for (const row of rows) if (test(row.body)) counts[bucketOf(grid, row.ts)]![row.level]! += 1;
       if (rows.length < CANDIDATE_PAGE) break;
       const last = rows[rows.length - 1]!;
-      after = { ts: last.ts, id: last.id };
+      after = { ts: last.ts, level: last.level, id: last.id };
     }
   }
   return counts;

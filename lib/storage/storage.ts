@@ -227,4 +227,4 @@ export interface Storage extends ReadOps {
 }
 
 /** The schema version this build creates and understands. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;

@@ -1,7 +1,7 @@
 /**
  * The histogram reads (histogram-plan.ts) in PostgreSQL, both through
- * (project_id, ts): a GROUP BY bucket and level, and pages of candidate
- * entries along (ts, id). pg-promise formats the values into the text, so
+ * (project_id, ts) INCLUDE (id, level): a GROUP BY bucket and level (an
+ * index-only scan), and pages of candidate entries along (ts, level, id). pg-promise formats the values into the text, so
  * absent text tests are simply left out.
  */
 import type { LogFilter } from '../../search/log-filter.js';
@@ -43,8 +43,9 @@ function textConditions(filter: LogFilter): { sql: string; values: Record<string
 
 function candidatesSql(textSql: string): string {
   return `SELECT id, ts, level, body FROM log_entries
-  WHERE project_id = $(project) AND ts >= $(afterTs) AND ts <= $(to) AND (ts > $(afterTs) OR id > $(afterId)) AND level >= $(minLevel)${textSql}
-  ORDER BY ts, id LIMIT $(limit)`;
+  WHERE project_id = $(project) AND ts >= $(afterTs) AND ts <= $(to) AND level >= $(minLevel)
+    AND (ts > $(afterTs) OR level > $(afterLevel) OR (level = $(afterLevel) AND id > $(afterId)))${textSql}
+  ORDER BY ts, level, id LIMIT $(limit)`;
 }
 
 function histogramReads(db: Queryable): HistogramReads {
@@ -58,6 +59,7 @@ function histogramReads(db: Queryable): HistogramReads {
         ...text.values,
         project: projectId,
         afterTs: after?.ts ?? filter.from,
+        afterLevel: after?.level ?? -1,
         afterId: after?.id ?? -1,
         to: filter.to,
         minLevel: filter.minLevel ?? 0,

@@ -1,7 +1,8 @@
 /**
- * The histogram reads (histogram-plan.ts) in SQLite, both through
- * (project_id, ts): a GROUP BY bucket and level, and pages of candidate
- * entries along (ts, rowid), the order that index keeps them in.
+ * The histogram reads (histogram-plan.ts) in SQLite, both through the
+ * (project_id, ts, level) index: counts per bucket and level that read the
+ * index alone, and pages of candidate entries along (ts, level, rowid), the
+ * order that index keeps them in.
  */
 import type { LogFilter } from '../../search/log-filter.js';
 import type { LogSelection } from '../types-logs.js';
@@ -14,25 +15,33 @@ import type { SqlExecutor } from './connection.js';
 const NEEDLE_SLOTS = 4;
 const WORD_SLOTS = 3;
 
-/** Params: origin, step, JSON project ids, from, to, minLevel. The driver may bind numbers as REAL: the CASTs keep the division integral. */
-const COUNT_BUCKETS = `SELECT (ts - CAST(?1 AS INTEGER)) / CAST(?2 AS INTEGER) AS bucket, level, COUNT(*) AS n
-  FROM log_entries INDEXED BY log_entries_project_ts
-  WHERE project_id IN (SELECT value FROM json_each(?3)) AND ts >= ?4 AND ts <= ?5 AND level >= ?6
-  GROUP BY bucket, level`;
+/**
+ * One row per bucket: its counts per level as a JSON array, each bucket's
+ * range read from the index alone. (A GROUP BY over the range sorts every
+ * entry through a temporary B-tree: 2–4× slower over 100k entries.)
+ * Params: JSON `[[first ts, last ts], …]` per bucket, JSON project ids,
+ * minLevel.
+ */
+const COUNT_BUCKETS = `SELECT b.key AS bucket, (
+    SELECT json_array(sum(level = 0), sum(level = 1), sum(level = 2), sum(level = 3), sum(level = 4))
+    FROM log_entries INDEXED BY log_entries_project_ts
+    WHERE project_id IN (SELECT value FROM json_each(?2)) AND ts >= b.value ->> 0 AND ts <= b.value ->> 1 AND level >= ?3) AS counts
+  FROM json_each(?1) AS b`;
 
 const slot = (n: number, test: (p: string) => string): string => `(${p(n)} = '' OR ${test(p(n))})`;
 const p = (n: number): string => `?${n}`;
 
 /**
- * Params: project, after ts (or from), after id (-1: none), to, minLevel,
- * limit, then NEEDLE_SLOTS needles and WORD_SLOTS LIKE patterns ('' when
- * absent: the test is skipped).
+ * Params: project, after ts (or from), after level (-1: none), after id,
+ * to, minLevel, limit, then NEEDLE_SLOTS needles and WORD_SLOTS LIKE
+ * patterns ('' when absent: the test is skipped).
  */
 const CANDIDATES = `SELECT id, ts, level, body FROM log_entries INDEXED BY log_entries_project_ts
-  WHERE project_id = ?1 AND ts >= ?2 AND ts <= ?4 AND (ts > ?2 OR id > ?3) AND +level >= ?5
-    AND ${Array.from({ length: NEEDLE_SLOTS }, (_, i) => slot(7 + i, (x) => `instr(body, ${x}) > 0`)).join(' AND ')}
-    AND ${Array.from({ length: WORD_SLOTS }, (_, i) => slot(7 + NEEDLE_SLOTS + i, (x) => `body LIKE ${x}`)).join(' AND ')}
-  ORDER BY ts, id LIMIT ?6`;
+  WHERE project_id = ?1 AND ts >= ?2 AND ts <= ?5 AND level >= ?6
+    AND (ts > ?2 OR level > ?3 OR (level = ?3 AND id > ?4))
+    AND ${Array.from({ length: NEEDLE_SLOTS }, (_, i) => slot(8 + i, (x) => `instr(body, ${x}) > 0`)).join(' AND ')}
+    AND ${Array.from({ length: WORD_SLOTS }, (_, i) => slot(8 + NEEDLE_SLOTS + i, (x) => `body LIKE ${x}`)).join(' AND ')}
+  ORDER BY ts, level, id LIMIT ?7`;
 
 function padded(values: string[], slots: number): string[] {
   const out = values.slice(0, slots);
@@ -49,11 +58,16 @@ function textParams(filter: LogFilter): string[] {
 function histogramReads(db: SqlExecutor): HistogramReads {
   return {
     async countBuckets(projectIds, filter, grid) {
-      const rows = await db.all(COUNT_BUCKETS, [grid.origin, grid.stepMs, JSON.stringify(projectIds), filter.from, filter.to, filter.minLevel ?? 0]);
-      return rows.map((r) => ({ bucket: Number(r.bucket), level: Number(r.level), n: Number(r.n) }));
+      const ranges = Array.from({ length: grid.count }, (_, i) => [
+        Math.max(grid.origin + i * grid.stepMs, filter.from),
+        Math.min(grid.origin + (i + 1) * grid.stepMs - 1, filter.to),
+      ]);
+      const rows = await db.all(COUNT_BUCKETS, [JSON.stringify(ranges), JSON.stringify(projectIds), filter.minLevel ?? 0]);
+      // sum() over no row is null.
+      return rows.flatMap((r) => (JSON.parse(r.counts as string) as (number | null)[]).map((n, level) => ({ bucket: Number(r.bucket), level, n: n ?? 0 })));
     },
     async candidates(projectId, filter, after, limit) {
-      const params = [projectId, after?.ts ?? filter.from, after?.id ?? -1, filter.to, filter.minLevel ?? 0, limit, ...textParams(filter)];
+      const params = [projectId, after?.ts ?? filter.from, after?.level ?? -1, after?.id ?? -1, filter.to, filter.minLevel ?? 0, limit, ...textParams(filter)];
       const rows = await db.all(CANDIDATES, params);
       return rows.map((r) => ({ id: Number(r.id), ts: Number(r.ts), level: Number(r.level), body: r.body as string }));
     },

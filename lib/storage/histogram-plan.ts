@@ -11,11 +11,16 @@
  *   each ASCII word of `q` in its lower-cased text), in pages along
  *   (ts, id); each is then decided by the very test the list uses
  *   (search/entry-match.ts), so the counts equal what `GET /v1/logs`
- *   returns. The entries read this way are bounded by HISTOGRAM_MAX_CHECKED:
- *   past it the plan gives up and says so.
+ *   returns. A project with RANGE_CAP entries or more in the range reads
+ *   them from the blocks of the search index (log-blocks.ts) holding the
+ *   filter's terms, inside the ids of the range, as the list does: a rare
+ *   value reads a few blocks, not the range. The entries read are bounded
+ *   by HISTOGRAM_MAX_CHECKED: past it the plan gives up and says so.
  */
-import { entryMatcher } from '../search/entry-match.js';
+import { entryMatcher, type EntryTest } from '../search/entry-match.js';
 import type { LogFilter } from '../search/log-filter.js';
+import { blockMatchOf, type BlockMatch } from '../search/log-terms.js';
+import { RANGE_CAP, type LogSpan } from './log-plan.js';
 import type { LogSelection } from './types-logs.js';
 
 /** Levels 0 (debug) … 4 (critical). */
@@ -31,6 +36,8 @@ export const HISTOGRAM_MAX_CHECKED = 200_000;
 
 /** Entries per page of candidates. */
 const CANDIDATE_PAGE = 2000;
+/** Blocks whose entries are read at once. */
+const BLOCKS_PER_READ = 64;
 
 /**
  * Buckets of `stepMs` from `origin`: bucket i holds the entries with
@@ -83,6 +90,12 @@ export interface HistogramReads {
    * `asciiWordNeedles`), and may return others that fail them.
    */
   candidates(projectId: number, filter: LogFilter & { from: number; to: number }, after: CandidatePosition | null, limit: number): Promise<HistogramCandidate[]>;
+  /** The smallest and largest id, and how many, of the project's entries with from ≤ ts ≤ to (null when none). */
+  idWindow(projectId: number, from: number, to: number): Promise<{ lo: number; hi: number; n: number } | null>;
+  /** Every block of the project holding everything `match` asks for with an entry in lo..hi, by ascending id. */
+  matchingBlocks(projectId: number, match: BlockMatch, lo: number, hi: number): Promise<LogSpan[]>;
+  /** The entries of these spans of the project, filtered as `candidates` filters them. */
+  spanCandidates(projectId: number, spans: readonly LogSpan[], filter: LogFilter & { from: number; to: number }): Promise<HistogramCandidate[]>;
 }
 
 /** An empty counts table for the grid. */
@@ -108,18 +121,60 @@ export async function planHistogram(reads: HistogramReads, selection: LogSelecti
     for (const { bucket, level, n } of await reads.countBuckets(selection.projectIds, selection, grid)) counts[bucket]![level]! += n;
     return counts;
   }
-  let checked = 0;
+  const tally: Tally = { grid, counts, test, checked: 0 };
   for (const projectId of selection.projectIds) {
-    let after: CandidatePosition | null = null;
-    for (;;) {
-      const rows = await reads.candidates(projectId, selection, after, CANDIDATE_PAGE);
-      checked += rows.length;
-      if (checked > HISTOGRAM_MAX_CHECKED) return null;
-      for (const row of rows) if (test(row.body)) counts[bucketOf(grid, row.ts)]![row.level]! += 1;
-      if (rows.length < CANDIDATE_PAGE) break;
-      const last = rows[rows.length - 1]!;
-      after = { ts: last.ts, level: last.level, id: last.id };
-    }
+    const window = await reads.idWindow(projectId, selection.from, selection.to);
+    if (window === null) continue;
+    const match = blockMatchOf(selection, [projectId]);
+    const done = match !== null && window.n >= RANGE_CAP ? await fromBlocks(reads, projectId, selection, match, window, tally) : await fromRange(reads, projectId, selection, tally);
+    if (!done) return null;
   }
   return counts;
+}
+
+interface Tally {
+  grid: HistogramGrid;
+  counts: HistogramCounts;
+  test: EntryTest;
+  checked: number;
+}
+
+/** Counts the rows passing the test; false once too many were read. */
+function count(tally: Tally, rows: readonly HistogramCandidate[]): boolean {
+  tally.checked += rows.length;
+  if (tally.checked > HISTOGRAM_MAX_CHECKED) return false;
+  for (const row of rows) if (tally.test(row.body)) tally.counts[bucketOf(tally.grid, row.ts)]![row.level]! += 1;
+  return true;
+}
+
+/** Every candidate of the project's range, in pages along (ts, level, id). */
+async function fromRange(reads: HistogramReads, projectId: number, filter: LogFilter & { from: number; to: number }, tally: Tally): Promise<boolean> {
+  let after: CandidatePosition | null = null;
+  for (;;) {
+    const rows = await reads.candidates(projectId, filter, after, CANDIDATE_PAGE);
+    if (!count(tally, rows)) return false;
+    if (rows.length < CANDIDATE_PAGE) return true;
+    const last = rows[rows.length - 1]!;
+    after = { ts: last.ts, level: last.level, id: last.id };
+  }
+}
+
+/** The candidates of the blocks holding the filter's terms, inside the range's ids. */
+async function fromBlocks(
+  reads: HistogramReads,
+  projectId: number,
+  filter: LogFilter & { from: number; to: number },
+  match: BlockMatch,
+  window: { lo: number; hi: number },
+  tally: Tally,
+): Promise<boolean> {
+  const spans = (await reads.matchingBlocks(projectId, match, window.lo, window.hi)).map((b) => ({
+    projectId,
+    firstId: Math.max(b.firstId, window.lo),
+    lastId: Math.min(b.lastId, window.hi),
+  }));
+  for (let i = 0; i < spans.length; i += BLOCKS_PER_READ) {
+    if (!count(tally, await reads.spanCandidates(projectId, spans.slice(i, i + BLOCKS_PER_READ), filter))) return false;
+  }
+  return true;
 }

@@ -9,6 +9,8 @@ import type { LogSelection } from '../types-logs.js';
 import { asciiWordNeedles, exactNeedle, mayFoldFromNonAscii } from '../../search/entry-match.js';
 import { planHistogram, type HistogramCounts, type HistogramGrid, type HistogramReads } from '../histogram-plan.js';
 import type { Queryable } from './connection.js';
+import { BLOCK_SEARCH_SETTINGS } from './log-sql.js';
+import { tsqueryOf } from './logs.js';
 
 /** How many exact-match values and ASCII words of `q` the SQL tests (the longest: likeliest rare); entry-match decides the rest. */
 const NEEDLE_SLOTS = 4;
@@ -48,6 +50,30 @@ function candidatesSql(textSql: string): string {
   ORDER BY ts, level, id LIMIT $(limit)`;
 }
 
+/** Index only, on (project_id, ts) INCLUDE (id, level). */
+const ID_WINDOW = `SELECT MIN(id) AS lo, MAX(id) AS hi, count(*)::integer AS n FROM log_entries
+  WHERE project_id = $(project) AND ts >= $(from) AND ts <= $(to)`;
+
+/**
+ * Blocks holding the terms with an entry in lo..hi, from the GIN index
+ * (with `+ 0` no B-tree bitmap is ANDed in, as in the list's block reads).
+ */
+const MATCHING_BLOCKS = `${BLOCK_SEARCH_SETTINGS};
+  SELECT first_id, last_id FROM log_blocks
+  WHERE terms @@ $(tsquery)::tsquery AND (project_id + 0) = $(project) AND (last_id + 0) >= $(lo) AND (first_id + 0) <= $(hi)
+  ORDER BY last_id`;
+
+/** The entries of some spans through the primary key, filtered as candidate pages are. */
+function spanCandidatesSql(textSql: string): string {
+  return `SELECT e.id, e.ts, e.level, e.body
+  FROM unnest($(firsts)::bigint[], $(lasts)::bigint[]) AS s(first_id, last_id)
+  CROSS JOIN LATERAL (
+    SELECT id, ts, level, body FROM log_entries
+    WHERE id >= s.first_id AND id <= s.last_id AND project_id = $(project)
+      AND (ts + 0) >= $(from) AND (ts + 0) <= $(to) AND (level + 0) >= $(minLevel)${textSql}
+    OFFSET 0) AS e`;
+}
+
 function histogramReads(db: Queryable): HistogramReads {
   return {
     countBuckets(projectIds, filter, grid) {
@@ -64,6 +90,26 @@ function histogramReads(db: Queryable): HistogramReads {
         to: filter.to,
         minLevel: filter.minLevel ?? 0,
         limit,
+      });
+    },
+    async idWindow(projectId, from, to) {
+      const row = await db.one<{ lo: number | null; hi: number | null; n: number }>(ID_WINDOW, { project: projectId, from, to });
+      return row.lo === null || row.hi === null ? null : { lo: row.lo, hi: row.hi, n: row.n };
+    },
+    async matchingBlocks(projectId, match, lo, hi) {
+      const results = await db.multi<{ first_id: number; last_id: number }>(MATCHING_BLOCKS, { tsquery: tsqueryOf(match), project: projectId, lo, hi });
+      return results[results.length - 1]!.map((r) => ({ projectId, firstId: r.first_id, lastId: r.last_id }));
+    },
+    spanCandidates(projectId, spans, filter) {
+      const text = textConditions(filter);
+      return db.any(spanCandidatesSql(text.sql), {
+        ...text.values,
+        firsts: spans.map((s) => s.firstId),
+        lasts: spans.map((s) => s.lastId),
+        project: projectId,
+        from: filter.from,
+        to: filter.to,
+        minLevel: filter.minLevel ?? 0,
       });
     },
   };

@@ -7,8 +7,9 @@
 import type { LogFilter } from '../../search/log-filter.js';
 import type { LogSelection } from '../types-logs.js';
 import { asciiWordNeedles, exactNeedle } from '../../search/entry-match.js';
-import { planHistogram, type HistogramCounts, type HistogramGrid, type HistogramReads } from '../histogram-plan.js';
-import { likePattern } from './logs.js';
+import { planHistogram, type HistogramCandidate, type HistogramCounts, type HistogramGrid, type HistogramReads } from '../histogram-plan.js';
+import type { SqlRow } from './row-mappers.js';
+import { likePattern, matchExpression } from './logs.js';
 import type { SqlExecutor } from './connection.js';
 
 /** How many exact-match values and ASCII words of `q` the SQL tests (the longest: likeliest rare); entry-match decides the rest. */
@@ -43,6 +44,36 @@ const CANDIDATES = `SELECT id, ts, level, body FROM log_entries INDEXED BY log_e
     AND ${Array.from({ length: WORD_SLOTS }, (_, i) => slot(8 + NEEDLE_SLOTS + i, (x) => `body LIKE ${x}`)).join(' AND ')}
   ORDER BY ts, level, id LIMIT ?7`;
 
+/** Params: project, from, to. Index only (the rowid is in it). */
+const ID_WINDOW = `SELECT MIN(id) AS lo, MAX(id) AS hi, COUNT(*) AS n FROM log_entries INDEXED BY log_entries_project_ts
+  WHERE project_id = ?1 AND ts >= ?2 AND ts <= ?3`;
+
+/**
+ * Blocks holding the terms with an entry in lo..hi, driven by the FTS
+ * rowid (= last id) as the list's block reads are; the window's top is the
+ * first block reaching `hi`. Params: match, lo, hi, project.
+ */
+const MATCHING_BLOCKS = `SELECT b.first_id, b.last_id
+  FROM log_block_terms CROSS JOIN log_blocks AS b ON b.last_id = log_block_terms.rowid
+  WHERE log_block_terms MATCH ?1 AND log_block_terms.rowid >= ?2
+    AND log_block_terms.rowid <= COALESCE((SELECT MIN(last_id) FROM log_blocks WHERE last_id >= ?3), ?3)
+    AND b.first_id <= ?3 AND b.project_id = ?4
+  ORDER BY log_block_terms.rowid`;
+
+/**
+ * The entries of some spans by primary-key range (`+` keeps the planner
+ * off every other index), filtered as CANDIDATES filters them. Params: JSON
+ * `[[first_id, last_id], …]`, project, from, to, minLevel, then the text
+ * slots as in CANDIDATES.
+ */
+const SPAN_CANDIDATES = `SELECT e.id, e.ts, e.level, e.body
+  FROM json_each(?1) AS s CROSS JOIN log_entries AS e ON e.id >= s.value ->> 0 AND e.id <= s.value ->> 1
+  WHERE +e.project_id = ?2 AND +e.ts >= ?3 AND +e.ts <= ?4 AND +e.level >= ?5
+    AND ${Array.from({ length: NEEDLE_SLOTS }, (_, i) => slot(6 + i, (x) => `instr(e.body, ${x}) > 0`)).join(' AND ')}
+    AND ${Array.from({ length: WORD_SLOTS }, (_, i) => slot(6 + NEEDLE_SLOTS + i, (x) => `e.body LIKE ${x}`)).join(' AND ')}`;
+
+const toCandidate = (r: SqlRow): HistogramCandidate => ({ id: Number(r.id), ts: Number(r.ts), level: Number(r.level), body: r.body as string });
+
 function padded(values: string[], slots: number): string[] {
   const out = values.slice(0, slots);
   while (out.length < slots) out.push('');
@@ -68,8 +99,19 @@ function histogramReads(db: SqlExecutor): HistogramReads {
     },
     async candidates(projectId, filter, after, limit) {
       const params = [projectId, after?.ts ?? filter.from, after?.level ?? -1, after?.id ?? -1, filter.to, filter.minLevel ?? 0, limit, ...textParams(filter)];
-      const rows = await db.all(CANDIDATES, params);
-      return rows.map((r) => ({ id: Number(r.id), ts: Number(r.ts), level: Number(r.level), body: r.body as string }));
+      return (await db.all(CANDIDATES, params)).map(toCandidate);
+    },
+    async idWindow(projectId, from, to) {
+      const row = await db.get(ID_WINDOW, [projectId, from, to]);
+      return row === undefined || row.lo === null ? null : { lo: Number(row.lo), hi: Number(row.hi), n: Number(row.n) };
+    },
+    async matchingBlocks(projectId, match, lo, hi) {
+      const rows = await db.all(MATCHING_BLOCKS, [matchExpression(match), lo, hi, projectId]);
+      return rows.map((r) => ({ projectId, firstId: Number(r.first_id), lastId: Number(r.last_id) }));
+    },
+    async spanCandidates(projectId, spans, filter) {
+      const json = JSON.stringify(spans.map((s) => [s.firstId, s.lastId]));
+      return (await db.all(SPAN_CANDIDATES, [json, projectId, filter.from, filter.to, filter.minLevel ?? 0, ...textParams(filter)])).map(toCandidate);
     },
   };
 }

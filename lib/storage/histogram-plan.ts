@@ -1,15 +1,16 @@
 /**
  * How a log histogram (entries per time bucket and level) is counted, the
- * same way on both backends (each supplies the two reads below as SQL of
+ * same way on both backends (each supplies the reads below as SQL of
  * its own):
- * - no text conditions (only scope, time range and level): one GROUP BY
- *   bucket and level in the database, over (project_id, ts); nothing but
- *   the counts comes back;
+ * - no text conditions (only scope, time range and level): each bucket's
+ *   range counted per level in the database from the index on
+ *   (project_id, ts) that also holds the level, without reading an entry;
+ *   nothing but the counts comes back;
  * - text conditions (`q`, exact-match filters): the database returns the
  *   entries of the range that pass level, time and cheap necessary tests
  *   of the text (each exact value's escaped text is in the entry's text,
  *   each ASCII word of `q` in its lower-cased text), in pages along
- *   (ts, id); each is then decided by the very test the list uses
+ *   (ts, level, id); each is then decided by the very test the list uses
  *   (search/entry-match.ts), so the counts equal what `GET /v1/logs`
  *   returns. A project with RANGE_CAP entries or more in the range reads
  *   them from the blocks of the search index (log-blocks.ts) holding the
@@ -53,7 +54,7 @@ export interface HistogramGrid {
 /** counts[bucket][level]. */
 export type HistogramCounts = number[][];
 
-/** One row of a GROUP BY: bucket index, level, entries. */
+/** How many entries of one level one bucket holds. */
 export interface BucketCount {
   bucket: number;
   level: number;

@@ -1,7 +1,7 @@
 /**
  * The histogram reads (histogram-plan.ts) in PostgreSQL, both through
- * (project_id, ts) INCLUDE (id, level): a GROUP BY bucket and level (an
- * index-only scan), and pages of candidate entries along (ts, level, id). pg-promise formats the values into the text, so
+ * (project_id, ts) INCLUDE (id, level): counts per bucket and level (an
+ * index-only scan per bucket), and pages of candidate entries along (ts, level, id). pg-promise formats the values into the text, so
  * absent text tests are simply left out.
  */
 import type { LogFilter } from '../../search/log-filter.js';
@@ -16,10 +16,19 @@ import { tsqueryOf } from './logs.js';
 const NEEDLE_SLOTS = 4;
 const WORD_SLOTS = 3;
 
-const COUNT_BUCKETS = `SELECT (ts - $(origin)) / $(step) AS bucket, level, count(*)::integer AS n
-  FROM log_entries
-  WHERE project_id = ANY($(projects)::bigint[]) AND ts >= $(from) AND ts <= $(to) AND level >= $(minLevel)
-  GROUP BY 1, 2`;
+/**
+ * One row per bucket, each bucket's range counted per level by an
+ * index-only scan (no hash or sort of the range's entries). Params: the
+ * buckets' first and last instants (parallel arrays), projects, minLevel.
+ */
+const COUNT_BUCKETS = `SELECT b.n - 1 AS bucket, c.l0, c.l1, c.l2, c.l3, c.l4
+  FROM unnest($(firsts)::bigint[], $(lasts)::bigint[]) WITH ORDINALITY AS b(first_ts, last_ts, n)
+  CROSS JOIN LATERAL (
+    SELECT count(*) FILTER (WHERE level = 0)::integer AS l0, count(*) FILTER (WHERE level = 1)::integer AS l1,
+      count(*) FILTER (WHERE level = 2)::integer AS l2, count(*) FILTER (WHERE level = 3)::integer AS l3,
+      count(*) FILTER (WHERE level = 4)::integer AS l4
+    FROM log_entries
+    WHERE project_id = ANY($(projects)::bigint[]) AND ts >= b.first_ts AND ts <= b.last_ts AND level >= $(minLevel)) AS c`;
 
 /**
  * The text tests of a candidate page: each needle in the text; each ASCII
@@ -76,8 +85,15 @@ function spanCandidatesSql(textSql: string): string {
 
 function histogramReads(db: Queryable): HistogramReads {
   return {
-    countBuckets(projectIds, filter, grid) {
-      return db.any(COUNT_BUCKETS, { origin: grid.origin, step: grid.stepMs, projects: projectIds, from: filter.from, to: filter.to, minLevel: filter.minLevel ?? 0 });
+    async countBuckets(projectIds, filter, grid) {
+      const buckets = Array.from({ length: grid.count }, (_, i) => i);
+      const rows = await db.any<{ bucket: number; l0: number; l1: number; l2: number; l3: number; l4: number }>(COUNT_BUCKETS, {
+        firsts: buckets.map((i) => Math.max(grid.origin + i * grid.stepMs, filter.from)),
+        lasts: buckets.map((i) => Math.min(grid.origin + (i + 1) * grid.stepMs - 1, filter.to)),
+        projects: projectIds,
+        minLevel: filter.minLevel ?? 0,
+      });
+      return rows.flatMap((r) => [r.l0, r.l1, r.l2, r.l3, r.l4].map((n, level) => ({ bucket: r.bucket, level, n })));
     },
     candidates(projectId, filter, after, limit) {
       const text = textConditions(filter);

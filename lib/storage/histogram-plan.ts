@@ -18,8 +18,8 @@
  *   value reads a few blocks, not the range. The entries read are bounded
  *   by HISTOGRAM_MAX_CHECKED: past it the plan gives up and says so.
  */
-import { entryMatcher, type EntryTest } from '../search/entry-match.js';
-import type { LogFilter } from '../search/log-filter.js';
+import { entryMatcher, exactNeedle, type EntryTest } from '../search/entry-match.js';
+import type { ExactFilter, LogFilter } from '../search/log-filter.js';
 import { blockMatchOf, type BlockMatch } from '../search/log-terms.js';
 import { RANGE_CAP, type LogSpan } from './log-plan.js';
 import type { LogSelection } from './types-logs.js';
@@ -97,6 +97,20 @@ export interface HistogramReads {
   matchingBlocks(projectId: number, match: BlockMatch, lo: number, hi: number): Promise<LogSpan[]>;
   /** The entries of these spans of the project, filtered as `candidates` filters them. */
   spanCandidates(projectId: number, spans: readonly LogSpan[], filter: LogFilter & { from: number; to: number }): Promise<HistogramCandidate[]>;
+}
+
+/**
+ * Text a stored entry matching the exact-match filter must contain. Stored
+ * text is compact JSON (JSON.stringify's), so a string value sits right
+ * after its key: `"plan":"pro"`, far rarer than `pro` alone. A value that
+ * is also some number's or a boolean's JSON text may match those, written
+ * without quotes: then only the value's own text is certain.
+ */
+export function exactFilterNeedle(filter: ExactFilter): string {
+  const n = Number(filter.value);
+  const maybeNumber = filter.value !== '' && Number.isFinite(n) && JSON.stringify(n) === filter.value;
+  if (maybeNumber || filter.value === 'true' || filter.value === 'false') return exactNeedle(filter.value);
+  return `${JSON.stringify(filter.path[filter.path.length - 1]!)}:${JSON.stringify(filter.value)}`;
 }
 
 /** An empty counts table for the grid. */

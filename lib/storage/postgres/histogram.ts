@@ -6,8 +6,8 @@
  */
 import type { LogFilter } from '../../search/log-filter.js';
 import type { LogSelection } from '../types-logs.js';
-import { asciiWordNeedles, exactNeedle, mayFoldFromNonAscii } from '../../search/entry-match.js';
-import { planHistogram, type HistogramCounts, type HistogramGrid, type HistogramReads } from '../histogram-plan.js';
+import { asciiWordNeedles, mayFoldFromNonAscii } from '../../search/entry-match.js';
+import { exactFilterNeedle, planHistogram, type HistogramCounts, type HistogramGrid, type HistogramReads } from '../histogram-plan.js';
 import type { Queryable } from './connection.js';
 import { BLOCK_SEARCH_SETTINGS } from './log-sql.js';
 import { tsqueryOf } from './logs.js';
@@ -39,7 +39,7 @@ const COUNT_BUCKETS = `SELECT b.n - 1 AS bucket, c.l0, c.l1, c.l2, c.l3, c.l4
 function textConditions(filter: LogFilter): { sql: string; values: Record<string, string> } {
   const values: Record<string, string> = {};
   const parts: string[] = [];
-  const needles = filter.exact.map((e) => exactNeedle(e.value)).sort((a, b) => b.length - a.length).slice(0, NEEDLE_SLOTS);
+  const needles = filter.exact.map(exactFilterNeedle).sort((a, b) => b.length - a.length).slice(0, NEEDLE_SLOTS);
   needles.forEach((needle, i) => {
     values[`needle${i}`] = needle;
     parts.push(`strpos(body, $(needle${i})) > 0`);

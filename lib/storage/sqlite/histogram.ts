@@ -6,8 +6,8 @@
  */
 import type { LogFilter } from '../../search/log-filter.js';
 import type { LogSelection } from '../types-logs.js';
-import { asciiWordNeedles, exactNeedle } from '../../search/entry-match.js';
-import { planHistogram, type HistogramCandidate, type HistogramCounts, type HistogramGrid, type HistogramReads } from '../histogram-plan.js';
+import { asciiWordNeedles } from '../../search/entry-match.js';
+import { exactFilterNeedle, planHistogram, type HistogramCandidate, type HistogramCounts, type HistogramGrid, type HistogramReads } from '../histogram-plan.js';
 import type { SqlRow } from './row-mappers.js';
 import { likePattern, matchExpression } from './logs.js';
 import type { SqlExecutor } from './connection.js';
@@ -81,7 +81,7 @@ function padded(values: string[], slots: number): string[] {
 }
 
 function textParams(filter: LogFilter): string[] {
-  const needles = filter.exact.map((e) => exactNeedle(e.value)).sort((a, b) => b.length - a.length);
+  const needles = filter.exact.map(exactFilterNeedle).sort((a, b) => b.length - a.length);
   const words = asciiWordNeedles(filter, WORD_SLOTS).map(likePattern);
   return [...padded(needles, NEEDLE_SLOTS), ...padded(words, WORD_SLOTS)];
 }

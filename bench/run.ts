@@ -1,11 +1,12 @@
 /**
  * `npm run bench`: every benchmark in sequence, each bounded in time.
  * `--quick` uses 100k entries per backend instead of 1M (about two minutes
- * instead of about ten) and fewer login-burst windows. The query benchmark
- * runs on the databases the ingestion benchmark filled; the login-burst
+ * instead of about ten) and fewer login-burst windows. The query and
+ * histogram benchmarks run on the databases the ingestion benchmark filled; the login-burst
  * benchmark fills its own as it goes.
  */
 import { benchEncodings } from './encodings.js';
+import { benchHistogram } from './histogram.js';
 import { benchIngest } from './ingest.js';
 import { benchServerIngest } from './ingest-server.js';
 import { benchLogin } from './login.js';
@@ -20,6 +21,7 @@ const filled = await benchIngest({ quick });
 await benchServerIngest({ quick });
 try {
   await benchQuery({ quick }, filled);
+  await benchHistogram({ quick }, filled);
 } finally {
   await filled.file.db.drop();
   await filled.server?.db.drop();

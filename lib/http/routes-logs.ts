@@ -1,6 +1,7 @@
 /**
  * Handlers for ingestion (`POST /v1/logs`, secret-key auth) and the log
- * query (`GET /v1/logs`). The live stream has its own handler.
+ * query (`GET /v1/logs`, `GET /v1/logs/histogram`). The live stream has
+ * its own handler.
  */
 import { payloadTooLarge } from './body.js';
 import { createDecoder, readBodyFormat, readContentEncoding } from './body-encoding.js';
@@ -11,6 +12,7 @@ import { LOG_CURSOR_LIST, readLogListQuery, readLogScope } from '../logs/log-que
 import { rowsToFetch } from '../core/pagination.js';
 import { readLogsPage } from '../logs/log-reader.js';
 import { logPageJson } from '../logs/present-log.js';
+import { histogramJson, readHistogram, readHistogramQuery } from '../logs/log-histogram.js';
 import type { KeyContext, Reply, UserContext } from './route.js';
 
 /**
@@ -61,4 +63,13 @@ export async function getLogs(ctx: UserContext): Promise<Reply> {
   const kept = more ? rows.slice(0, page.limit) : rows;
   const nextCursor = more ? ctx.deps.cursors.encode(LOG_CURSOR_LIST, kept[kept.length - 1]!.id) : null;
   return { status: 200, jsonText: logPageJson(kept, nextCursor) };
+}
+
+/** The checks of `GET /v1/logs` in the same order, then `cursor`/`limit` refused, `buckets`, the range → the counts. */
+export async function getLogsHistogram(ctx: UserContext): Promise<Reply> {
+  const scope = readLogScope(ctx.query);
+  await requireLogScope(ctx.deps.storage, ctx.principal.grants, scope);
+  const query = readHistogramQuery(ctx.query, ctx.deps.now());
+  const counts = await readHistogram(ctx.deps.storage, scope, query);
+  return { status: 200, body: histogramJson(query.grid, counts) };
 }

@@ -28,7 +28,7 @@ import {
 } from './routes-org.js';
 import { deleteRoleAssignment, getRoleAssignments, postRoleAssignments } from './routes-roles.js';
 import { getAuditLog } from './routes-audit.js';
-import { getLogs, postLogs } from './routes-logs.js';
+import { getLogs, getLogsHistogram, postLogs } from './routes-logs.js';
 import { streamLogs } from './routes-stream.js';
 import { postOtlpLogs } from './routes-otlp.js';
 import { getOpenApiDocument } from './routes-openapi.js';
@@ -80,6 +80,7 @@ export const ROUTES: readonly Route[] = [
   route({ method: 'POST', path: '/v1/logs', auth: 'project-key', bodyLimit: 'ingest', handle: postLogs }),
   route({ method: 'GET', path: '/v1/logs', auth: 'user', handle: getLogs }),
   route({ method: 'GET', path: '/v1/logs/stream', auth: 'user', handle: streamLogs }),
+  route({ method: 'GET', path: '/v1/logs/histogram', auth: 'user', handle: getLogsHistogram }),
 
   // OTLP/HTTP logs export (OpenTelemetry SDKs and Collectors), with a project's secret key
   route({ method: 'POST', path: '/v1/otlp/v1/logs', auth: 'project-key', bodyLimit: 'ingest', handle: postOtlpLogs }),

@@ -18,6 +18,7 @@
 import type { StorageSignals } from './signals.js';
 import type * as Org from './types-org.js';
 import type { LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from './types-logs.js';
+import type { HistogramCounts, HistogramGrid } from './histogram-plan.js';
 import type { AuditPurgeChunk, ExpiredLogScope, PurgedLogChunk } from './types-retention.js';
 
 /**
@@ -86,6 +87,13 @@ export interface ReadOps {
    * lies at or below a `lastLogId(projectIds)` answer is final.
    */
   logsAfter(selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]>;
+  /**
+   * Entries matching the selection (whose from/to are set) per bucket of
+   * the grid and level, exactly (histogram-plan.ts); null when the
+   * selection has text conditions and more entries than
+   * HISTOGRAM_MAX_CHECKED would have to be checked one by one.
+   */
+  logHistogram(selection: LogSelection & { from: number; to: number }, grid: HistogramGrid): Promise<HistogramCounts | null>;
   /**
    * The largest log entry id stored so far, 0 when none. With
    * `settledProjects`, first waits until no ingestion into those projects is
@@ -219,4 +227,4 @@ export interface Storage extends ReadOps {
 }
 
 /** The schema version this build creates and understands. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;

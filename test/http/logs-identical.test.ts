@@ -3,12 +3,12 @@
  * the same entries go into a file service and a server service (same clock,
  * same secret, so same ids, timestamps and cursors), then the same queries —
  * every filter alone and combined, project and group scopes, paged to the
- * end — must produce byte-identical JSON pages.
+ * end — must produce byte-identical JSON pages, and the same histograms.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { postgresSkipReason } from '../support/postgres.js';
-import { startService, type RunningService } from '../support/service.js';
+import { api, startService, type RunningService } from '../support/service.js';
 import { createGroup, createKey, createProject, signInAdmin } from '../support/actors.js';
 import { fixtureQueries, ingestAll, mixedEntries, queryAllPages } from '../support/logs.js';
 
@@ -74,5 +74,26 @@ describe('identical answers on both backends', async () => {
     }
     assert.ok(compared >= 100);
     assert.ok(items > 1000, `the queries returned only ${items} entries in all`);
+  });
+
+  it('answers the histogram of every filter, both scopes and several bucket counts with identical JSON', async () => {
+    const [file, server] = sides as [Side, Side];
+    const range: [string, string][] = [
+      ['from', '2025-02-28T23:59:00Z'],
+      ['to', '2025-03-01T01:10:00Z'],
+    ];
+    let counted = 0;
+    for (const scope of [['project_id', String(file.projects[0])], ['group_id', String(file.groups[0])]] as [string, string][]) {
+      for (const [n, params] of fixtureQueries().entries()) {
+        const ranged = params.some(([k]) => k === 'from' || k === 'to') ? params : [...params, ...range];
+        const query = new URLSearchParams([scope, ...ranged, ['buckets', String([1, 7, 60, 500][n % 4])]]).toString();
+        const left = await api(file.svc.url, 'GET', `/v1/logs/histogram?${query}`, { token: file.token });
+        const right = await api(server.svc.url, 'GET', `/v1/logs/histogram?${query}`, { token: server.token });
+        assert.equal(left.status, 200, `${query}: ${left.text}`);
+        assert.equal(right.text, left.text, `different histograms for ${query}`);
+        counted += (left.body.buckets as { counts: Record<string, number> }[]).reduce((sum, b) => sum + Object.values(b.counts).reduce((a, c) => a + c, 0), 0);
+      }
+    }
+    assert.ok(counted > 1000, `the histograms counted only ${counted} entries in all`);
   });
 });

@@ -138,37 +138,38 @@ describe('sqlite schema v1', () => {
     opened.push(writer);
     await migrate(writer);
     const ran: number[] = [];
+    const next = SCHEMA_VERSION + 1;
     const v2 = {
-      version: 2,
+      version: next,
       async up(db: Database) {
-        ran.push(2);
+        ran.push(next);
         await db.exec('CREATE TABLE added_in_v2 (x INTEGER)');
       },
     };
-    assert.equal(await migrate(writer, { migrations: [...SQLITE_MIGRATIONS, v2], target: 2 }), 2);
-    assert.deepEqual(ran, [2]);
-    assert.equal(await readSchemaVersion(writer), 2);
+    assert.equal(await migrate(writer, { migrations: [...SQLITE_MIGRATIONS, v2], target: next }), next);
+    assert.deepEqual(ran, [next]);
+    assert.equal(await readSchemaVersion(writer), next);
     // Already there: nothing runs again.
-    await migrate(writer, { migrations: [...SQLITE_MIGRATIONS, v2], target: 2 });
-    assert.deepEqual(ran, [2]);
+    await migrate(writer, { migrations: [...SQLITE_MIGRATIONS, v2], target: next });
+    assert.deepEqual(ran, [next]);
     // Newer than the target: refused, nothing changed.
     await assert.rejects(migrate(writer), SchemaTooNewError);
-    assert.equal(await readSchemaVersion(writer), 2);
+    assert.equal(await readSchemaVersion(writer), next);
   });
 
   it('a failing step rolls back every step of that run', async () => {
     const writer = await openWriter(newPath());
     opened.push(writer);
     await migrate(writer);
-    const v2 = { version: 2, up: (db: Database) => db.exec('CREATE TABLE partial_v2 (x INTEGER)') };
+    const v2 = { version: SCHEMA_VERSION + 1, up: (db: Database) => db.exec('CREATE TABLE partial_v2 (x INTEGER)') };
     const v3 = {
-      version: 3,
+      version: SCHEMA_VERSION + 2,
       up: async () => {
         throw new Error('step 3 fails');
       },
     };
-    await assert.rejects(migrate(writer, { migrations: [...SQLITE_MIGRATIONS, v2, v3], target: 3 }), /step 3 fails/);
-    assert.equal(await readSchemaVersion(writer), 1);
+    await assert.rejects(migrate(writer, { migrations: [...SQLITE_MIGRATIONS, v2, v3], target: SCHEMA_VERSION + 2 }), /step 3 fails/);
+    assert.equal(await readSchemaVersion(writer), SCHEMA_VERSION);
     assert.equal(await writer.get(`SELECT name FROM sqlite_master WHERE name = 'partial_v2'`), undefined);
   });
 });

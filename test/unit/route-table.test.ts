@@ -27,6 +27,11 @@ describe('route table', () => {
     assert.deepEqual(rows((r) => r.auth === 'none'), ['POST /v1/auth/token', 'DELETE /v1/auth/token', 'GET /v1/openapi.json']);
   });
 
+  it('serves the log query, the stream and the histogram to signed-in users', () => {
+    const logs = ROUTES.filter((r) => r.path.startsWith('/v1/logs') && r.auth === 'user').map((r) => `${r.method} ${r.path}`);
+    assert.deepEqual(logs, ['GET /v1/logs', 'GET /v1/logs/stream', 'GET /v1/logs/histogram']);
+  });
+
   it('lists /v1/users/me before /v1/users/:id, so the first match never reads `me` as an id', () => {
     const paths = ROUTES.filter((r) => r.method === 'DELETE').map((r) => r.path);
     assert.ok(paths.indexOf('/v1/users/me') < paths.indexOf('/v1/users/:id'));

@@ -60,12 +60,27 @@ ALTER TABLE log_entries SET (autovacuum_analyze_scale_factor = 0.02, autovacuum_
 INSERT INTO schema_version (version) VALUES (1);
 `;
 
+/**
+ * Version 2: (project_id, ts) also carries the level, so counting a time
+ * range per level (the log histogram) is an index-only scan.
+ */
+const SCHEMA_V2 = `
+DROP INDEX log_entries_project_ts;
+CREATE INDEX log_entries_project_ts ON log_entries (project_id, ts) INCLUDE (id, level);
+`;
+
 /** Every step, in order. Append; never edit a released step. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 1,
     async up(t) {
       await t.none(SCHEMA_V1);
+    },
+  },
+  {
+    version: 2,
+    async up(t) {
+      await t.none(SCHEMA_V2);
     },
   },
 ];

@@ -11,6 +11,8 @@ import type { ReadOps } from '../storage.js';
 import * as sql from './sql.js';
 import * as Logs from './logs.js';
 import * as Retention from './retention.js';
+import * as Histogram from './histogram.js';
+import type { HistogramCounts, HistogramGrid } from '../histogram-plan.js';
 
 /** An audit row as selected: metadata still JSON text. */
 export type StoredAuditRow = Omit<Org.AuditRow, 'metadata'> & { metadata: string };
@@ -167,6 +169,10 @@ export class PostgresReads implements ReadOps {
 
   queryLogs(selection: LogSelection, page: Org.Page): Promise<LogRow[]> {
     return Logs.queryLogs(this.db, selection, page);
+  }
+
+  logHistogram(selection: LogSelection & { from: number; to: number }, grid: HistogramGrid): Promise<HistogramCounts | null> {
+    return Histogram.logHistogram(this.db, selection, grid);
   }
 
   logsAfter(selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {

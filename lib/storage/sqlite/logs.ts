@@ -114,7 +114,7 @@ function needles(filter: LogFilter): [string, string] {
  * ASCII case only, so each character that U+212A or U+0130 lower-cases to
  * (entry-match.ts) becomes `_`, one character of any kind.
  */
-function likePattern(needle: AsciiNeedle): string {
+export function likePattern(needle: AsciiNeedle): string {
   let text = needle.text.replaceAll('k', '_');
   if (needle.prefix && text.endsWith('i')) text = `${text.slice(0, -1)}_`;
   return `%${text}%`;

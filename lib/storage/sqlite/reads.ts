@@ -29,6 +29,8 @@ import { jsonIds, orNull } from './params.js';
 import * as SQL from './sql.js';
 import * as Logs from './logs.js';
 import * as Retention from './retention.js';
+import * as Histogram from './histogram.js';
+import type { HistogramCounts, HistogramGrid } from '../histogram-plan.js';
 
 /** Bound for `id < ?` when the caller gave no `beforeId`. */
 const NO_UPPER_ID = Number.MAX_SAFE_INTEGER;
@@ -202,6 +204,10 @@ export class SqliteReadOps implements ReadOps {
 
   queryLogs(selection: LogSelection, page: Org.Page): Promise<LogRow[]> {
     return Logs.queryLogs(this.db, selection, page);
+  }
+
+  logHistogram(selection: LogSelection & { from: number; to: number }, grid: HistogramGrid): Promise<HistogramCounts | null> {
+    return Histogram.logHistogram(this.db, selection, grid);
   }
 
   logsAfter(selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {

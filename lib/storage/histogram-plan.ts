@@ -1,0 +1,195 @@
+/**
+ * How a log histogram (entries per time bucket and level) is counted, the
+ * same way on both backends (each supplies the reads below as SQL of
+ * its own):
+ * - no text conditions (only scope, time range and level): each bucket's
+ *   range counted per level in the database from the index on
+ *   (project_id, ts) that also holds the level, without reading an entry;
+ *   nothing but the counts comes back;
+ * - text conditions (`q`, exact-match filters): the database returns the
+ *   entries of the range that pass level, time and cheap necessary tests
+ *   of the text (each exact value's escaped text is in the entry's text,
+ *   each ASCII word of `q` in its lower-cased text), in pages along
+ *   (ts, level, id); each is then decided by the very test the list uses
+ *   (search/entry-match.ts), so the counts equal what `GET /v1/logs`
+ *   returns. A project with RANGE_CAP entries or more in the range reads
+ *   them from the blocks of the search index (log-blocks.ts) holding the
+ *   filter's terms, inside the ids of the range, as the list does: a rare
+ *   value reads a few blocks, not the range. The entries read are bounded
+ *   by HISTOGRAM_MAX_CHECKED: past it the plan gives up and says so.
+ */
+import { entryMatcher, exactNeedle, type EntryTest } from '../search/entry-match.js';
+import type { ExactFilter, LogFilter } from '../search/log-filter.js';
+import { blockMatchOf, type BlockMatch } from '../search/log-terms.js';
+import { RANGE_CAP, type LogSpan } from './log-plan.js';
+import type { LogSelection } from './types-logs.js';
+
+/** Levels 0 (debug) … 4 (critical). */
+export const LEVEL_COUNT = 5;
+
+/**
+ * The most entries a histogram with text conditions reads and checks one
+ * by one (over all its projects). A filter whose cheap tests let more than
+ * this through in the range is refused: narrowing the range or the filter
+ * brings it under.
+ */
+export const HISTOGRAM_MAX_CHECKED = 200_000;
+
+/** Entries per page of candidates. */
+const CANDIDATE_PAGE = 2000;
+/** Blocks whose entries are read at once. */
+const BLOCKS_PER_READ = 64;
+
+/**
+ * Buckets of `stepMs` from `origin`: bucket i holds the entries with
+ * origin + i·stepMs ≤ ts < origin + (i+1)·stepMs. Only entries inside the
+ * selection's own (inclusive) from/to are counted.
+ */
+export interface HistogramGrid {
+  origin: number;
+  stepMs: number;
+  count: number;
+}
+
+/** counts[bucket][level]. */
+export type HistogramCounts = number[][];
+
+/** How many entries of one level one bucket holds. */
+export interface BucketCount {
+  bucket: number;
+  level: number;
+  n: number;
+}
+
+/** An entry read to be checked: its time, level and stored text. */
+export interface HistogramCandidate {
+  id: number;
+  ts: number;
+  level: number;
+  body: string;
+}
+
+/** Where a page of candidates continues: strictly after (ts, level, id), the order of the (project_id, ts, level) index. */
+export interface CandidatePosition {
+  ts: number;
+  level: number;
+  id: number;
+}
+
+export interface HistogramReads {
+  /**
+   * Entries of these projects with from ≤ ts ≤ to and level ≥ minLevel,
+   * counted per bucket of the grid and level (buckets and levels with no
+   * entry may be left out).
+   */
+  countBuckets(projectIds: readonly number[], filter: LogFilter & { from: number; to: number }, grid: HistogramGrid): Promise<BucketCount[]>;
+  /**
+   * At most `limit` entries of the project in the range, level at least
+   * the minimum, ordered by (ts, id), strictly after `after` (null: from
+   * the start of the range). A backend drops entries failing a necessary
+   * condition of the text filters (entry-match.ts `exactNeedle`,
+   * `asciiWordNeedles`), and may return others that fail them.
+   */
+  candidates(projectId: number, filter: LogFilter & { from: number; to: number }, after: CandidatePosition | null, limit: number): Promise<HistogramCandidate[]>;
+  /** The smallest and largest id, and how many, of the project's entries with from ≤ ts ≤ to (null when none). */
+  idWindow(projectId: number, from: number, to: number): Promise<{ lo: number; hi: number; n: number } | null>;
+  /** Every block of the project holding everything `match` asks for with an entry in lo..hi, by ascending id. */
+  matchingBlocks(projectId: number, match: BlockMatch, lo: number, hi: number): Promise<LogSpan[]>;
+  /** The entries of these spans of the project, filtered as `candidates` filters them. */
+  spanCandidates(projectId: number, spans: readonly LogSpan[], filter: LogFilter & { from: number; to: number }): Promise<HistogramCandidate[]>;
+}
+
+/**
+ * Text a stored entry matching the exact-match filter must contain. Stored
+ * text is compact JSON (JSON.stringify's), so a string value sits right
+ * after its key: `"plan":"pro"`, far rarer than `pro` alone. A value that
+ * is also some number's or a boolean's JSON text may match those, written
+ * without quotes: then only the value's own text is certain.
+ */
+export function exactFilterNeedle(filter: ExactFilter): string {
+  const n = Number(filter.value);
+  const maybeNumber = filter.value !== '' && Number.isFinite(n) && JSON.stringify(n) === filter.value;
+  if (maybeNumber || filter.value === 'true' || filter.value === 'false') return exactNeedle(filter.value);
+  return `${JSON.stringify(filter.path[filter.path.length - 1]!)}:${JSON.stringify(filter.value)}`;
+}
+
+/** An empty counts table for the grid. */
+export function emptyCounts(grid: HistogramGrid): HistogramCounts {
+  return Array.from({ length: grid.count }, () => new Array<number>(LEVEL_COUNT).fill(0));
+}
+
+/** The bucket of an instant inside the grid. */
+function bucketOf(grid: HistogramGrid, ts: number): number {
+  return Math.floor((ts - grid.origin) / grid.stepMs);
+}
+
+/**
+ * The histogram of a selection whose from/to are set, or null when it has
+ * text conditions and more than HISTOGRAM_MAX_CHECKED entries would have to
+ * be checked one by one.
+ */
+export async function planHistogram(reads: HistogramReads, selection: LogSelection & { from: number; to: number }, grid: HistogramGrid): Promise<HistogramCounts | null> {
+  const counts = emptyCounts(grid);
+  if (selection.from > selection.to) return counts;
+  const test = entryMatcher(selection);
+  if (test === null) {
+    for (const { bucket, level, n } of await reads.countBuckets(selection.projectIds, selection, grid)) counts[bucket]![level]! += n;
+    return counts;
+  }
+  const tally: Tally = { grid, counts, test, checked: 0 };
+  for (const projectId of selection.projectIds) {
+    const window = await reads.idWindow(projectId, selection.from, selection.to);
+    if (window === null) continue;
+    const match = blockMatchOf(selection, [projectId]);
+    const done = match !== null && window.n >= RANGE_CAP ? await fromBlocks(reads, projectId, selection, match, window, tally) : await fromRange(reads, projectId, selection, tally);
+    if (!done) return null;
+  }
+  return counts;
+}
+
+interface Tally {
+  grid: HistogramGrid;
+  counts: HistogramCounts;
+  test: EntryTest;
+  checked: number;
+}
+
+/** Counts the rows passing the test; false once too many were read. */
+function count(tally: Tally, rows: readonly HistogramCandidate[]): boolean {
+  tally.checked += rows.length;
+  if (tally.checked > HISTOGRAM_MAX_CHECKED) return false;
+  for (const row of rows) if (tally.test(row.body)) tally.counts[bucketOf(tally.grid, row.ts)]![row.level]! += 1;
+  return true;
+}
+
+/** Every candidate of the project's range, in pages along (ts, level, id). */
+async function fromRange(reads: HistogramReads, projectId: number, filter: LogFilter & { from: number; to: number }, tally: Tally): Promise<boolean> {
+  let after: CandidatePosition | null = null;
+  for (;;) {
+    const rows = await reads.candidates(projectId, filter, after, CANDIDATE_PAGE);
+    if (!count(tally, rows)) return false;
+    if (rows.length < CANDIDATE_PAGE) return true;
+    const last = rows[rows.length - 1]!;
+    after = { ts: last.ts, level: last.level, id: last.id };
+  }
+}
+
+/** The candidates of the blocks holding the filter's terms, inside the range's ids. */
+async function fromBlocks(
+  reads: HistogramReads,
+  projectId: number,
+  filter: LogFilter & { from: number; to: number },
+  match: BlockMatch,
+  window: { lo: number; hi: number },
+  tally: Tally,
+): Promise<boolean> {
+  const spans = (await reads.matchingBlocks(projectId, match, window.lo, window.hi)).map((b) => ({
+    projectId,
+    firstId: Math.max(b.firstId, window.lo),
+    lastId: Math.min(b.lastId, window.hi),
+  }));
+  for (let i = 0; i < spans.length; i += BLOCKS_PER_READ) {
+    if (!count(tally, await reads.spanCandidates(projectId, spans.slice(i, i + BLOCKS_PER_READ), filter))) return false;
+  }
+  return true;
+}

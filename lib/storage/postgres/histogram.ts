@@ -1,0 +1,136 @@
+/**
+ * The histogram reads (histogram-plan.ts) in PostgreSQL, both through
+ * (project_id, ts) INCLUDE (id, level): counts per bucket and level (an
+ * index-only scan per bucket), and pages of candidate entries along (ts, level, id). pg-promise formats the values into the text, so
+ * absent text tests are simply left out.
+ */
+import type { LogFilter } from '../../search/log-filter.js';
+import type { LogSelection } from '../types-logs.js';
+import { asciiWordNeedles, mayFoldFromNonAscii } from '../../search/entry-match.js';
+import { exactFilterNeedle, planHistogram, type HistogramCounts, type HistogramGrid, type HistogramReads } from '../histogram-plan.js';
+import type { Queryable } from './connection.js';
+import { BLOCK_SEARCH_SETTINGS } from './log-sql.js';
+import { tsqueryOf } from './logs.js';
+
+/** How many exact-match values and ASCII words of `q` the SQL tests (the longest: likeliest rare); entry-match decides the rest. */
+const NEEDLE_SLOTS = 4;
+const WORD_SLOTS = 3;
+
+/**
+ * One row per bucket, each bucket's range counted per level by an
+ * index-only scan (no hash or sort of the range's entries). Params: the
+ * buckets' first and last instants (parallel arrays), projects, minLevel.
+ */
+const COUNT_BUCKETS = `SELECT b.n - 1 AS bucket, c.l0, c.l1, c.l2, c.l3, c.l4
+  FROM unnest($(firsts)::bigint[], $(lasts)::bigint[]) WITH ORDINALITY AS b(first_ts, last_ts, n)
+  CROSS JOIN LATERAL (
+    SELECT count(*) FILTER (WHERE level = 0)::integer AS l0, count(*) FILTER (WHERE level = 1)::integer AS l1,
+      count(*) FILTER (WHERE level = 2)::integer AS l2, count(*) FILTER (WHERE level = 3)::integer AS l3,
+      count(*) FILTER (WHERE level = 4)::integer AS l4
+    FROM log_entries
+    WHERE project_id = ANY($(projects)::bigint[]) AND ts >= b.first_ts AND ts <= b.last_ts AND level >= $(minLevel)) AS c`;
+
+/**
+ * The text tests of a candidate page: each needle in the text; each ASCII
+ * word in the text lower-cased under the "C" collation (ASCII only), or
+ * any text holding U+212A or U+0130 when the word may come from them
+ * (entry-match.ts `mayFoldFromNonAscii`).
+ */
+function textConditions(filter: LogFilter): { sql: string; values: Record<string, string> } {
+  const values: Record<string, string> = {};
+  const parts: string[] = [];
+  const needles = filter.exact.map(exactFilterNeedle).sort((a, b) => b.length - a.length).slice(0, NEEDLE_SLOTS);
+  needles.forEach((needle, i) => {
+    values[`needle${i}`] = needle;
+    parts.push(`strpos(body, $(needle${i})) > 0`);
+  });
+  asciiWordNeedles(filter, WORD_SLOTS).forEach((word, i) => {
+    values[`word${i}`] = word.text;
+    const folded = `strpos(lower(body COLLATE "C"), $(word${i})) > 0`;
+    parts.push(mayFoldFromNonAscii(word) ? `(${folded} OR strpos(body, '\u212a') > 0 OR strpos(body, '\u0130') > 0)` : folded);
+  });
+  return { sql: parts.map((c) => ` AND ${c}`).join(''), values };
+}
+
+function candidatesSql(textSql: string): string {
+  return `SELECT id, ts, level, body FROM log_entries
+  WHERE project_id = $(project) AND ts >= $(afterTs) AND ts <= $(to) AND level >= $(minLevel)
+    AND (ts > $(afterTs) OR level > $(afterLevel) OR (level = $(afterLevel) AND id > $(afterId)))${textSql}
+  ORDER BY ts, level, id LIMIT $(limit)`;
+}
+
+/** Index only, on (project_id, ts) INCLUDE (id, level). */
+const ID_WINDOW = `SELECT MIN(id) AS lo, MAX(id) AS hi, count(*)::integer AS n FROM log_entries
+  WHERE project_id = $(project) AND ts >= $(from) AND ts <= $(to)`;
+
+/**
+ * Blocks holding the terms with an entry in lo..hi, from the GIN index
+ * (with `+ 0` no B-tree bitmap is ANDed in, as in the list's block reads).
+ */
+const MATCHING_BLOCKS = `${BLOCK_SEARCH_SETTINGS};
+  SELECT first_id, last_id FROM log_blocks
+  WHERE terms @@ $(tsquery)::tsquery AND (project_id + 0) = $(project) AND (last_id + 0) >= $(lo) AND (first_id + 0) <= $(hi)
+  ORDER BY last_id`;
+
+/** The entries of some spans through the primary key, filtered as candidate pages are. */
+function spanCandidatesSql(textSql: string): string {
+  return `SELECT e.id, e.ts, e.level, e.body
+  FROM unnest($(firsts)::bigint[], $(lasts)::bigint[]) AS s(first_id, last_id)
+  CROSS JOIN LATERAL (
+    SELECT id, ts, level, body FROM log_entries
+    WHERE id >= s.first_id AND id <= s.last_id AND project_id = $(project)
+      AND (ts + 0) >= $(from) AND (ts + 0) <= $(to) AND (level + 0) >= $(minLevel)${textSql}
+    OFFSET 0) AS e`;
+}
+
+function histogramReads(db: Queryable): HistogramReads {
+  return {
+    async countBuckets(projectIds, filter, grid) {
+      const buckets = Array.from({ length: grid.count }, (_, i) => i);
+      const rows = await db.any<{ bucket: number; l0: number; l1: number; l2: number; l3: number; l4: number }>(COUNT_BUCKETS, {
+        firsts: buckets.map((i) => Math.max(grid.origin + i * grid.stepMs, filter.from)),
+        lasts: buckets.map((i) => Math.min(grid.origin + (i + 1) * grid.stepMs - 1, filter.to)),
+        projects: projectIds,
+        minLevel: filter.minLevel ?? 0,
+      });
+      return rows.flatMap((r) => [r.l0, r.l1, r.l2, r.l3, r.l4].map((n, level) => ({ bucket: r.bucket, level, n })));
+    },
+    candidates(projectId, filter, after, limit) {
+      const text = textConditions(filter);
+      return db.any(candidatesSql(text.sql), {
+        ...text.values,
+        project: projectId,
+        afterTs: after?.ts ?? filter.from,
+        afterLevel: after?.level ?? -1,
+        afterId: after?.id ?? -1,
+        to: filter.to,
+        minLevel: filter.minLevel ?? 0,
+        limit,
+      });
+    },
+    async idWindow(projectId, from, to) {
+      const row = await db.one<{ lo: number | null; hi: number | null; n: number }>(ID_WINDOW, { project: projectId, from, to });
+      return row.lo === null || row.hi === null ? null : { lo: row.lo, hi: row.hi, n: row.n };
+    },
+    async matchingBlocks(projectId, match, lo, hi) {
+      const results = await db.multi<{ first_id: number; last_id: number }>(MATCHING_BLOCKS, { tsquery: tsqueryOf(match), project: projectId, lo, hi });
+      return results[results.length - 1]!.map((r) => ({ projectId, firstId: r.first_id, lastId: r.last_id }));
+    },
+    spanCandidates(projectId, spans, filter) {
+      const text = textConditions(filter);
+      return db.any(spanCandidatesSql(text.sql), {
+        ...text.values,
+        firsts: spans.map((s) => s.firstId),
+        lasts: spans.map((s) => s.lastId),
+        project: projectId,
+        from: filter.from,
+        to: filter.to,
+        minLevel: filter.minLevel ?? 0,
+      });
+    },
+  };
+}
+
+export function logHistogram(db: Queryable, selection: LogSelection & { from: number; to: number }, grid: HistogramGrid): Promise<HistogramCounts | null> {
+  return planHistogram(histogramReads(db), selection, grid);
+}

@@ -1,0 +1,38 @@
+/**
+ * The histogram's pure parts: the grid a range and a bucket count give,
+ * and the text an entry matching an exact-match filter must hold.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { histogramGrid } from '../../lib/logs/log-histogram.js';
+import { exactFilterNeedle } from '../../lib/storage/histogram-plan.js';
+
+const at = (iso: string) => Date.parse(iso);
+
+describe('histogram grid', () => {
+  it('takes the smallest nice step whose aligned buckets fit, then whole days', () => {
+    assert.deepEqual(histogramGrid(at('2025-03-01T00:00:30Z'), at('2025-03-01T01:00:30Z'), 60), { origin: at('2025-03-01T00:00:00Z'), stepMs: 120_000, count: 31 });
+    assert.deepEqual(histogramGrid(at('2025-03-01T00:00:00Z'), at('2025-03-01T00:00:00Z'), 500), { origin: at('2025-03-01T00:00:00Z'), stepMs: 1000, count: 1 });
+    assert.deepEqual(histogramGrid(at('2025-03-01T00:00:00Z'), at('2025-03-01T23:59:59.999Z'), 24), { origin: at('2025-03-01T00:00:00Z'), stepMs: 3_600_000, count: 24 });
+    const year = histogramGrid(at('2024-01-01T00:00:00Z'), at('2024-12-31T23:59:59.999Z'), 12);
+    assert.equal(year.stepMs % 86_400_000, 0);
+    assert.ok(year.count <= 12 && year.origin <= at('2024-01-01T00:00:00Z') && year.origin + year.count * year.stepMs > at('2024-12-31T23:59:59.999Z'));
+    // Before 1970 too: aligned down, never up.
+    const old = histogramGrid(at('1969-12-31T23:59:59.500Z'), at('1970-01-01T00:00:00.500Z'), 2);
+    assert.deepEqual(old, { origin: at('1969-12-31T23:59:59Z'), stepMs: 1000, count: 2 });
+  });
+});
+
+describe('exact-match needle', () => {
+  it('is key and quoted value for a value only a string can equal, the bare value otherwise', () => {
+    assert.equal(exactFilterNeedle({ path: ['category'], value: 'db' }), '"category":"db"');
+    assert.equal(exactFilterNeedle({ path: ['user', 'plan'], value: 'p"ro' }), '"plan":"p\\"ro"');
+    assert.equal(exactFilterNeedle({ path: ['http', 'status'], value: '500' }), '500');
+    assert.equal(exactFilterNeedle({ path: ['d'], value: '12.5' }), '12.5');
+    assert.equal(exactFilterNeedle({ path: ['ok'], value: 'true' }), 'true');
+    // Never a number's JSON text: only a string can equal them.
+    assert.equal(exactFilterNeedle({ path: ['n'], value: '1e21' }), '"n":"1e21"');
+    assert.equal(exactFilterNeedle({ path: ['n'], value: '-0' }), '"n":"-0"');
+    assert.equal(exactFilterNeedle({ path: ['n'], value: '' }), '"n":""');
+  });
+});

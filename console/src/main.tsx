@@ -7,7 +7,7 @@ import { render, type ComponentType } from 'preact';
 import { useEffect } from 'preact/hooks';
 import './styles.css';
 import { resumeSession, session, sessionChecked, signOut, type Session } from './api';
-import { href, route } from './router';
+import { href, navigate, route } from './router';
 import { clearScopes } from './scope';
 import { AccountPage } from './pages/account';
 import { ForcedChangePage } from './pages/change-password';
@@ -63,6 +63,8 @@ function Shell() {
           type="button"
           onClick={() => {
             clearScopes();
+            // The next person starts from an empty query, not this one's.
+            navigate('explore', {}, true);
             void signOut();
           }}
         >

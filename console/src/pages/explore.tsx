@@ -144,7 +144,7 @@ export function ExplorePage() {
           />
           <div class="results-bar">
             <span role="status">
-              {error ? '' : loading && !items.length ? 'Loading…' : `${items.length}${cursor ? '+' : ''} entries`}
+              {error ? '' : loading && !items.length ? 'Loading…' : `${items.length}${cursor ? '+' : ''} ${items.length === 1 && !cursor ? 'entry' : 'entries'}`}
             </span>
             <label class="toggle">
               <input type="checkbox" checked={live} onChange={(e) => update(withParam('live', (e.target as HTMLInputElement).checked ? '1' : null), true)} /> Follow live

@@ -3,7 +3,7 @@
  * here, and nothing else is reachable until it is done) or from the account page.
  */
 import { useState } from 'preact/hooks';
-import { changePassword } from '../api';
+import { changePassword, signOut } from '../api';
 import { ErrorLine, Field } from '../components/form';
 
 export function ChangePasswordForm(props: { onDone?: () => void }) {
@@ -64,6 +64,11 @@ export function ForcedChangePage(props: { username: string }) {
         The password <strong>{props.username}</strong> signed in with is temporary. Choose your own before going on.
       </p>
       <ChangePasswordForm />
+      <p>
+        <button type="button" class="link" onClick={() => void signOut()}>
+          Sign out instead
+        </button>
+      </p>
     </main>
   );
 }

@@ -7,12 +7,13 @@
  * duplicate → sign out (the refresh token is revoked) → a second person
  * deletes their own account. axe-core checks each page on the way.
  */
-import { after, before, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-import { describeEachBackend } from '../support/backends.js';
+import type { BackendName } from '../support/backends.js';
+import { postgresSkipReason } from '../support/postgres.js';
 import { ADMIN_PASSWORD, api, startService, type RunningService } from '../support/service.js';
 import { createActor, createGroup, createKey, createProject, signIn } from '../support/actors.js';
 import { ingestAll } from '../support/logs.js';
@@ -24,7 +25,25 @@ const XSS_FIELD = '<script>window.__xss=2</script>';
 
 const ago = (s: number) => new Date(Date.now() - s * 1000).toISOString();
 
-describeEachBackend('console journey', (backend) => {
+/**
+ * The journey on one backend. Each backend has its own test file
+ * (journey-file, journey-server): a browser journey is long, and two files
+ * each get the runner's whole per-file time.
+ */
+export function journeySuite(backend: BackendName): void {
+  describe(`console journey [${backend}]`, async () => {
+    if (backend === 'server') {
+      const why = await postgresSkipReason();
+      if (why) {
+        describe(`skipped: ${why}`, { skip: why }, () => {});
+        return;
+      }
+    }
+    journey(backend);
+  });
+}
+
+function journey(backend: BackendName): void {
   let svc: RunningService;
   let browser: Browser;
   const shots = backend === 'file';
@@ -210,4 +229,4 @@ describeEachBackend('console journey', (backend) => {
       await close();
     }
   });
-});
+}

@@ -18,6 +18,8 @@ function parse(hash: string): Route {
 }
 
 export const route = signal<Route>(parse(location.hash));
+/** Bumped when the same URL is asked for again (searching again re-runs the query). */
+export const refreshTick = signal(0);
 addEventListener('hashchange', () => {
   route.value = parse(location.hash);
 });
@@ -30,7 +32,10 @@ export function href(page: string, params?: URLSearchParams | Record<string, str
 /** Goes to a page; `replace` keeps the back button on the previous query. */
 export function navigate(page: string, params?: URLSearchParams | Record<string, string>, replace = false): void {
   const target = href(page, params);
-  if (target === location.hash) return;
+  if (target === location.hash) {
+    refreshTick.value++;
+    return;
+  }
   if (replace) {
     history.replaceState(null, '', target);
     route.value = parse(target);

@@ -2,7 +2,8 @@
  * The results list with many entries, in a real Chromium on both backends:
  * pages load as the list scrolls through `next_cursor`, only the rows in
  * view are in the page, and while following live with the list scrolled
- * away the rows in view stay put and a marker counts the new entries.
+ * away the rows in view stay put and a marker counts the new entries;
+ * an expired access token is refreshed, a refused refresh signs out.
  */
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,12 +15,14 @@ import { ingestAll } from '../support/logs.js';
 import { launchBrowser, newPage } from '../support/browser.js';
 
 const COUNT = 600;
+/** Moved forward to expire access tokens (the service's clock only). */
+let clockOffset = 0;
 
 describeEachBackend('console results list', (backend) => {
   let svc: RunningService;
   let browser: Browser;
   before(async () => {
-    svc = await startService(backend);
+    svc = await startService(backend, { now: () => Date.now() + clockOffset });
     browser = await launchBrowser();
   });
   after(async () => {
@@ -67,6 +70,24 @@ describeEachBackend('console results list', (backend) => {
       await page.getByRole('button', { name: '3 new ↑' }).click();
       await page.locator('.row', { hasText: 'bulk new 3' }).waitFor();
       assert.deepEqual((await page.locator('.vlist .row .event').allTextContents()).slice(0, 3), ['bulk new 3', 'bulk new 2', 'bulk new 1']);
+      await page.getByLabel('Follow live').uncheck();
+
+      // Past the access token's 15 minutes: the next call refreshes (rotating the refresh token) and goes on.
+      const firstRefresh = await page.evaluate('sessionStorage.getItem("logkeep.refresh_token")');
+      clockOffset += 16 * 60_000;
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.getByText('200+ entries', { exact: true }).waitFor();
+      const secondRefresh = (await page.evaluate('sessionStorage.getItem("logkeep.refresh_token")')) as string;
+      assert.ok(secondRefresh && secondRefresh !== firstRefresh, 'the refresh token was rotated');
+
+      // When the refresh is refused (revoked elsewhere), the console goes back to sign-in and says why.
+      const revoked = await fetch(`${svc.url}/v1/auth/token`, { method: 'DELETE', body: new URLSearchParams({ refresh_token: secondRefresh }) });
+      assert.equal(revoked.status, 200);
+      clockOffset += 16 * 60_000;
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.getByText('Your session has ended. Please sign in again.').waitFor();
+      await page.getByRole('heading', { name: 'Sign in to logkeep' }).waitFor();
+      // The failed calls' 401s are the browser's own console noise, not the page's errors.
       assert.deepEqual(errors.filter((e) => !/Failed to load resource/.test(e)), []);
     } finally {
       await close();

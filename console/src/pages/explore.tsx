@@ -12,7 +12,7 @@ import { ROW_HEIGHT, VirtualList } from '../components/virtual-list';
 import { VolumeChart } from '../components/volume-chart';
 import { followLive, type LiveState, type LiveStream } from '../live';
 import { hasScope, serviceParams } from '../query';
-import { navigate, route } from '../router';
+import { navigate, refreshTick, route } from '../router';
 import { loadScopes, projects, scopeError } from '../scope';
 
 interface Page {
@@ -29,6 +29,7 @@ export function ExplorePage() {
   const scoped = hasScope(params);
   const live = params.get('live') === '1';
   const selectedId = Number(params.get('entry') ?? 0);
+  const tick = refreshTick.value;
 
   const [items, setItems] = useState<Entry[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
@@ -45,6 +46,11 @@ export function ExplorePage() {
 
   // Fresh each visit: projects may have been created or shared since.
   useEffect(() => void loadScopes(true), []);
+  // A link to a project created since: the picker learns it.
+  const projectId = Number(params.get('project_id') ?? 0);
+  useEffect(() => {
+    if (projectId && projects.value && !projects.value.some((p) => p.id === projectId)) void loadScopes(true);
+  }, [projectId]);
 
   const update = (next: URLSearchParams, replace = false) => navigate('explore', next, replace);
 
@@ -70,7 +76,7 @@ export function ExplorePage() {
       })
       .finally(() => setLoading(false));
     return () => abort.abort();
-  }, [queryKey]);
+  }, [queryKey, tick]);
 
   const loadMore = () => {
     if (!cursor || loading) return;

@@ -27,6 +27,14 @@ export function serviceParams(params: URLSearchParams, now = Date.now()): URLSea
   return out;
 }
 
+/** What makes two URLs the same query: everything but the open entry and the live toggle. */
+export function queryIdentity(params: URLSearchParams): string {
+  const out = new URLSearchParams(params);
+  out.delete('entry');
+  out.delete('live');
+  return out.toString();
+}
+
 export function hasScope(params: URLSearchParams): boolean {
   return Boolean(params.get('project_id') || params.get('group_id'));
 }

@@ -47,6 +47,7 @@ export function VirtualList<T>(props: {
       class="vlist"
       ref={box}
       tabIndex={0}
+      role="region"
       aria-label={props.label}
       onScroll={(e) => {
         const el = e.currentTarget as HTMLDivElement;

@@ -3,7 +3,7 @@
  * list with infinite scroll through `next_cursor`, the entry panel, the
  * volume chart, and following the query live.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { call } from '../api';
 import { EntryDetail, type Entry } from '../components/entry-detail';
 import { EntryRow } from '../components/entry-row';
@@ -11,7 +11,7 @@ import { FilterBar } from '../components/filter-bar';
 import { ROW_HEIGHT, VirtualList } from '../components/virtual-list';
 import { VolumeChart } from '../components/volume-chart';
 import { followLive, type LiveState, type LiveStream } from '../live';
-import { hasScope, serviceParams } from '../query';
+import { hasScope, queryIdentity, serviceParams } from '../query';
 import { navigate, refreshTick, route } from '../router';
 import { loadScopes, projects, scopeError } from '../scope';
 
@@ -24,12 +24,13 @@ const PAGE_SIZE = 200;
 
 export function ExplorePage() {
   const params = route.value.params;
-  const query = serviceParams(params);
+  const tick = refreshTick.value;
+  // A relative range ("last hour") is pinned when the query is asked (or asked again), not at every render.
+  const query = useMemo(() => serviceParams(params), [queryIdentity(params), tick]);
   const queryKey = query.toString();
   const scoped = hasScope(params);
   const live = params.get('live') === '1';
   const selectedId = Number(params.get('entry') ?? 0);
-  const tick = refreshTick.value;
 
   const [items, setItems] = useState<Entry[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);

@@ -55,6 +55,7 @@ writeFileSync(
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>logkeep</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${css}">
 <script type="module" src="${js}"></script>
 </head>

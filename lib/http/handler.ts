@@ -70,7 +70,7 @@ export function createHandler(deps: ServiceDeps, routes: readonly Route[], optio
         consoleAssets.serve(req, res, path, basePath);
         return;
       }
-      if (consoleAssets && path === '/' && (req.method === 'GET' || req.method === 'HEAD')) {
+      if (consoleAssets && path === '/' && req.method === 'GET') {
         sendEmpty(res, 302, { ...CONSOLE_SECURITY_HEADERS, Location: `${basePath}/console/` });
         req.resume();
         return;

@@ -110,6 +110,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   setting('bootstrapAdminEnabled', 'boolean', 'Create the first administrator when there are no users'),
   setting('bootstrapAdminUsername', 'string', 'Username of the first administrator'),
   setting('bootstrapAdminPassword', 'secret', 'Password of the first administrator (unset: generated and printed once)'),
+  setting('consoleEnabled', 'boolean', 'Serve the web console at /console/'),
 ];
 
 /** The settings with a flag, by flag name. */

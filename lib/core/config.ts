@@ -55,6 +55,7 @@ export interface LogServiceConfig {
   bootstrapAdminEnabled: boolean;
   bootstrapAdminUsername: string;
   bootstrapAdminPassword: string | null;
+  consoleEnabled: boolean;
 }
 
 /** The database part alone: all that `createAdmin` needs. */
@@ -121,6 +122,7 @@ export const CONFIG_DEFAULTS: Omit<LogServiceConfig, 'jwtSecret'> = {
   bootstrapAdminEnabled: true,
   bootstrapAdminUsername: 'admin',
   bootstrapAdminPassword: null,
+  consoleEnabled: true,
 };
 
 /**

@@ -15,6 +15,7 @@ import { INTERNAL_ERROR, sendBytes, sendEmpty, sendError, sendJson, sendJsonText
 import { createRouter } from './router.js';
 import { authenticateProjectKey, authenticateUser } from './authenticate.js';
 import type { Reply, RequestInfo, Route } from './route.js';
+import { CONSOLE_SECURITY_HEADERS, loadConsoleAssets } from './console-assets.js';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -33,6 +34,7 @@ export function createHandler(deps: ServiceDeps, routes: readonly Route[], optio
   const router = createRouter(routes);
   const cors = createCors(deps.config.corsAllowedOrigins);
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+  const consoleAssets = deps.config.consoleEnabled ? loadConsoleAssets(deps.logger) : null;
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     logRequestWhenDone(deps, req, res);
@@ -60,6 +62,16 @@ export function createHandler(deps: ServiceDeps, routes: readonly Route[], optio
 
       if (path === '/healthz' && req.method === 'GET') {
         sendJson(res, 200, { status: 'ok' }, corsHeaders);
+        req.resume();
+        return;
+      }
+
+      if (consoleAssets && (path === '/console' || path.startsWith('/console/'))) {
+        consoleAssets.serve(req, res, path, basePath);
+        return;
+      }
+      if (consoleAssets && path === '/' && req.method === 'GET') {
+        sendEmpty(res, 302, { ...CONSOLE_SECURITY_HEADERS, Location: `${basePath}/console/` });
         req.resume();
         return;
       }

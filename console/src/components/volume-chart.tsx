@@ -1,0 +1,89 @@
+/**
+ * Entries per time bucket, stacked by level, from `GET /v1/logs/histogram`
+ * with the current scope and filters. Dragging across the bars narrows the
+ * time range. Hidden when the service has no histogram route.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { call } from '../api';
+import { localTime } from '../format';
+import { LEVELS } from '../query';
+
+interface Histogram {
+  from: string;
+  to: string;
+  bucket_seconds: number;
+  buckets: { start: string; counts: Record<string, number> }[];
+}
+
+const W = 1000;
+const H = 90;
+
+export function VolumeChart(props: { query: string; onRange: (from: string, to: string) => void }) {
+  const [data, setData] = useState<Histogram | null>(null);
+  const [missing, setMissing] = useState(false);
+  const [drag, setDrag] = useState<{ a: number; b: number } | null>(null);
+  const svg = useRef<SVGSVGElement>(null);
+  useEffect(() => {
+    const abort = new AbortController();
+    call<Histogram>(`/v1/logs/histogram?${props.query}&buckets=60`, { signal: abort.signal }).then(
+      (h) => setData(h),
+      (err: { status?: number }) => {
+        if (err.status === 404) setMissing(true);
+        setData(null);
+      },
+    );
+    return () => abort.abort();
+  }, [props.query]);
+  if (missing || !data || data.buckets.length === 0) return null;
+  const n = data.buckets.length;
+  const totals = data.buckets.map((b) => LEVELS.reduce((s, l) => s + (b.counts[l] ?? 0), 0));
+  const max = Math.max(1, ...totals);
+  const bw = W / n;
+  const bucketAt = (clientX: number) => {
+    const r = svg.current!.getBoundingClientRect();
+    return Math.max(0, Math.min(n - 1, Math.floor(((clientX - r.left) / r.width) * n)));
+  };
+  const finish = () => {
+    if (!drag) return;
+    const lo = Math.min(drag.a, drag.b);
+    const hi = Math.max(drag.a, drag.b);
+    setDrag(null);
+    const from = new Date(data.buckets[lo]!.start);
+    const to = new Date(new Date(data.buckets[hi]!.start).getTime() + data.bucket_seconds * 1000 - 1);
+    props.onRange(from.toISOString(), to.toISOString());
+  };
+  const total = totals.reduce((a, b) => a + b, 0);
+  return (
+    <figure class="chart">
+      <svg
+        ref={svg}
+        viewBox={`0 0 ${W} ${H}`}
+        preserveAspectRatio="none"
+        role="img"
+        aria-label={`${total} entries from ${localTime(data.from)} to ${localTime(data.to)}, ${n} bars of ${data.bucket_seconds} s; drag to narrow the time range`}
+        onPointerDown={(e) => setDrag({ a: bucketAt(e.clientX), b: bucketAt(e.clientX) })}
+        onPointerMove={(e) => drag && setDrag({ ...drag, b: bucketAt(e.clientX) })}
+        onPointerUp={finish}
+        onPointerLeave={() => setDrag(null)}
+      >
+        {data.buckets.map((b, i) => {
+          let y = H;
+          return (
+            <g key={i}>
+              <title>{`${localTime(b.start)}: ${totals[i]} entries`}</title>
+              {LEVELS.map((l) => {
+                const h = ((b.counts[l] ?? 0) / max) * (H - 4);
+                y -= h;
+                return h > 0 ? <rect class={`bar bar-${l}`} x={i * bw + 1} y={y} width={Math.max(1, bw - 2)} height={h} /> : null;
+              })}
+            </g>
+          );
+        })}
+        {drag ? <rect class="selection" x={Math.min(drag.a, drag.b) * bw} y={0} width={(Math.abs(drag.a - drag.b) + 1) * bw} height={H} /> : null}
+      </svg>
+      <figcaption class="muted">
+        {localTime(data.from)} – {localTime(data.to)} · {total} entries · drag across the bars to narrow
+      </figcaption>
+    </figure>
+  );
+}

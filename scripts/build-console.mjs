@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+// Bundles the web console (console/src) into dist/console: content-hashed
+// app-[hash].js and app-[hash].css plus an index.html naming them, with no
+// inline script or style (the console's CSP forbids both). Fails when the
+// first load (JS + CSS, gzipped) is over its budget, and prints the figure.
+import { build } from 'esbuild';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const OUT = join(ROOT, 'dist', 'console');
+const BUDGET_BYTES = 150 * 1024;
+
+const result = await build({
+  absWorkingDir: ROOT,
+  entryPoints: ['console/src/main.tsx'],
+  bundle: true,
+  minify: true,
+  format: 'esm',
+  target: ['es2022'],
+  platform: 'browser',
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  entryNames: 'app-[hash]',
+  assetNames: 'asset-[hash]',
+  outdir: OUT,
+  write: false,
+  metafile: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+
+rmSync(OUT, { recursive: true, force: true });
+mkdirSync(OUT, { recursive: true });
+let js = null;
+let css = null;
+let gzipped = 0;
+for (const file of result.outputFiles) {
+  const name = basename(file.path);
+  writeFileSync(join(OUT, name), file.contents);
+  if (name.endsWith('.js')) js = name;
+  if (name.endsWith('.css')) css = name;
+  if (name.endsWith('.js') || name.endsWith('.css')) gzipped += gzipSync(file.contents, { level: 9 }).length;
+}
+if (!js || !css) throw new Error('console build: expected one JS and one CSS bundle');
+
+writeFileSync(
+  join(OUT, 'index.html'),
+  `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>logkeep</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${css}">
+<script type="module" src="${js}"></script>
+</head>
+<body>
+<div id="app"></div>
+<noscript>The logkeep console needs JavaScript.</noscript>
+</body>
+</html>
+`,
+);
+
+const kib = (gzipped / 1024).toFixed(1);
+if (gzipped > BUDGET_BYTES) {
+  console.error(`console build: first load is ${kib} KiB gzipped (JS + CSS), over the ${BUDGET_BYTES / 1024} KiB budget`);
+  process.exit(1);
+}
+console.log(`console build: ${js}, ${css}; first load ${kib} KiB gzipped (budget ${BUDGET_BYTES / 1024} KiB)`);

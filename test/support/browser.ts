@@ -6,13 +6,18 @@
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SCREENSHOTS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshots');
+// The committed screenshots change only when asked (`UPDATE_SCREENSHOTS=1 npm test`),
+// so a test run leaves the work tree clean; otherwise they land in the temp folder.
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1'
+  ? join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshots')
+  : join(tmpdir(), 'logkeep-screenshots');
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 export async function launchBrowser(): Promise<Browser> {
@@ -58,7 +63,7 @@ export async function assertAccessible(page: Page, what: string): Promise<void> 
   assert.deepEqual(violations, [], `accessibility (${what}): ${JSON.stringify(violations, null, 2)}`);
 }
 
-/** Saves a screenshot under docs/screenshots (when `enabled`: one backend's run is enough). */
+/** Saves a screenshot (when `enabled`: one backend's run is enough), under docs/screenshots with UPDATE_SCREENSHOTS=1. */
 export async function screenshot(page: Page, name: string, enabled: boolean): Promise<void> {
   if (!enabled) return;
   mkdirSync(SCREENSHOTS, { recursive: true });

@@ -31,6 +31,7 @@ import { getAuditLog } from './routes-audit.js';
 import { getLogs, postLogs } from './routes-logs.js';
 import { streamLogs } from './routes-stream.js';
 import { getOpenApiDocument } from './routes-openapi.js';
+import { getMetrics } from './routes-metrics.js';
 
 export const ROUTES: readonly Route[] = [
   // Tokens and passwords
@@ -82,6 +83,9 @@ export const ROUTES: readonly Route[] = [
 
   // This API's own description
   route({ method: 'GET', path: '/v1/openapi.json', auth: 'none', handle: getOpenApiDocument }),
+
+  // Prometheus metrics: 404 unless --metrics-enabled
+  route({ method: 'GET', path: '/metrics', auth: 'none', handle: getMetrics }),
 ];
 
 /** The table, for callers that take it from a function. */

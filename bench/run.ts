@@ -8,6 +8,7 @@
 import { benchEncodings } from './encodings.js';
 import { benchIngest } from './ingest.js';
 import { benchLogin } from './login.js';
+import { benchMetrics } from './metrics.js';
 import { benchQuery } from './query.js';
 import { runStreamBench } from './stream.js';
 
@@ -24,4 +25,5 @@ try {
 await runStreamBench({ quick });
 await benchEncodings({ quick });
 await benchLogin({ quick });
+await benchMetrics({ quick });
 console.log(`done in ${Math.round((Date.now() - started) / 1000)} s`);

@@ -25,7 +25,7 @@ async function loadLibrary() {
   const [service, heap, logger] = await Promise.all([
     import(new URL('service.js', dist).href) as Promise<typeof import('../../lib/service.js')>,
     import(new URL('heap-growth.js', dist).href) as Promise<typeof import('../../lib/heap-growth.js')>,
-    import(new URL('logger.js', dist).href) as Promise<typeof import('../../lib/core/logger.js')>,
+    import(new URL('core/logger.js', dist).href) as Promise<typeof import('../../lib/core/logger.js')>,
   ]);
   return { createLogService: service.createLogService, limitHeapGrowth: heap.limitHeapGrowth, silentLogger: logger.silentLogger };
 }

@@ -11,6 +11,7 @@ import { benchIngest } from './ingest.js';
 import { benchServerIngest } from './ingest-server.js';
 import { benchLogin } from './login.js';
 import { benchOtlp } from './otlp.js';
+import { benchMetrics } from './metrics.js';
 import { benchQuery } from './query.js';
 import { runStreamBench } from './stream.js';
 
@@ -30,4 +31,5 @@ await runStreamBench({ quick });
 await benchEncodings({ quick });
 await benchOtlp({ quick });
 await benchLogin({ quick });
+await benchMetrics({ quick });
 console.log(`done in ${Math.round((Date.now() - started) / 1000)} s`);

@@ -102,6 +102,8 @@ export const SETTINGS: readonly SettingSpec[] = [
   setting('sseHeartbeatIntervalSeconds', 'integer', 'Seconds between live-stream heartbeats'),
   setting('sseMaxStreams', 'integer', 'Most live streams open at once (more: 429)'),
   setting('sseMaxStreamsPerUser', 'integer', 'Most live streams one user may have open (more: 429)'),
+  setting('metricsEnabled', 'boolean', 'Serve Prometheus metrics at GET /metrics'),
+  setting('metricsToken', 'secret', 'Bearer token GET /metrics requires (unset: none)'),
   setting('logLevel', 'string', 'Own diagnostics: trace, debug, info, warn (or warning), error, fatal or silent'),
   setting('logFormat', 'string', "Own diagnostics format: 'console' or 'json'"),
   setting('logFile', 'optional-string', 'Own diagnostics file (unset: the console)'),

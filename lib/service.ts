@@ -9,7 +9,7 @@ import { warningsOnlyConsoleLogger, type ServiceLogger } from './core/logger.js'
 import { openStorage } from './storage/open-storage.js';
 import type { Storage } from './storage/storage.js';
 import { createAccessTokenService } from './auth/access-tokens.js';
-import { createPasswordHasher, type PasswordHasher, type PasswordHasherOptions } from './auth/passwords.js';
+import { createPasswordHasher, type PasswordHasherOptions } from './auth/passwords.js';
 import { createThrottle } from './auth/throttle.js';
 import type { RateLimiter } from './auth/rate-limit.js';
 import { createCursorCodec } from './core/pagination.js';
@@ -21,6 +21,8 @@ import { createIngestion } from './logs/ingestion.js';
 import { createStreamHub } from './live/stream-hub.js';
 import { startPurgeJob } from './ops/purge-job.js';
 import type { PurgeReport } from './ops/purge.js';
+import { createServiceMetrics } from './metrics/service-metrics.js';
+import { NO_OBSERVER } from './core/observe.js';
 
 /**
  * The default request-header limit (`httpMaxHeaderBytes`). Prefer
@@ -92,8 +94,11 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
   }
   const storage: Storage = await openStorage(config, { logger });
   let closed = false;
-  const hasher: PasswordHasher = createPasswordHasher({
+  const metrics = config.metricsEnabled ? createServiceMetrics({ token: config.metricsToken }) : null;
+  const observer = metrics?.observer ?? NO_OBSERVER;
+  const hasher = createPasswordHasher({
     ...options.passwordHashing,
+    observer,
     ...(options.passwordHashLogN === undefined ? {} : { logN: options.passwordHashLogN }),
     maxWaiting: config.passwordHashMaxWaiting,
   });
@@ -127,11 +132,13 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
         now,
         ...(options.rateLimiter === undefined ? {} : { limiter: options.rateLimiter }),
       }),
-      ingestion: createIngestion(storage, config, logger, options.ingestBodyIdleMs === undefined ? {} : { bodyIdleMs: options.ingestBodyIdleMs }),
+      ingestion: createIngestion(storage, config, logger, { observer, ...(options.ingestBodyIdleMs === undefined ? {} : { bodyIdleMs: options.ingestBodyIdleMs }) }),
       liveStreams,
       logger,
       now,
+      ...(metrics === null ? {} : { observer, metrics: metrics.endpoint }),
     };
+    metrics?.watch({ storage, ingestion: deps.ingestion, liveStreams, passwords: hasher });
     // Streams read what each commit stored, in this process and, through storage signals, in others.
     deps.ingestion.queue.onCommit(({ projectIds, maxId }) => liveStreams.entriesCommitted(projectIds, maxId));
     const handler = createHandler(deps, allRoutes(), {
@@ -146,6 +153,7 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
       logger,
       now,
       scheduled: options.scheduledPurge ?? true,
+      observer,
     });
     return {
       handler,

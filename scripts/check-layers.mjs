@@ -25,6 +25,7 @@ export const LAYERS = [
   ['logs'],
   ['live'],
   ['admin', 'ops'],
+  ['metrics'],
   ['http'],
   ['(root)'],
   ['bin'],

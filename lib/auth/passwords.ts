@@ -9,6 +9,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { LogServiceError, invalidRequest } from '../core/errors.js';
 import { HashProcess, HashUnavailableError } from './hash-process.js';
+import { NO_OBSERVER, secondsSince, type ServiceObserver } from '../core/observe.js';
 
 /**
  * scrypt's cost: N = 2^14, r = 8, p = 5, one of the settings OWASP's
@@ -60,6 +61,14 @@ export interface PasswordHasherOptions {
   idleMs?: number;
   /** Test hook: true loses the reply to the hash about to be sent, as a stuck hashing process would. */
   loseReply?: () => boolean;
+  /** Told how long each hash took once it had its slot (metrics). */
+  observer?: ServiceObserver;
+}
+
+/** Hashes running and hashes waiting for a slot, right now. */
+export interface HashLoad {
+  running: number;
+  waiting: number;
 }
 
 /**
@@ -75,10 +84,10 @@ export function hashingUnavailable(): LogServiceError {
   );
 }
 
-export function createPasswordHasher(options: PasswordHasherOptions = {}): PasswordHasher {
+export function createPasswordHasher(options: PasswordHasherOptions = {}): PasswordHasher & { load(): HashLoad } {
   const logN = options.logN ?? DEFAULT_SCRYPT_LOG_N;
   const maxConcurrent = options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_HASHES;
-  const limit = createLimiter(maxConcurrent, options.maxWaiting ?? DEFAULT_MAX_WAITING_HASHES);
+  const limit = createLimiter(maxConcurrent, options.maxWaiting ?? DEFAULT_MAX_WAITING_HASHES, options.observer ?? NO_OBSERVER);
   const hashing = new HashProcess({
     threads: maxConcurrent,
     ...(options.idleMs === undefined ? {} : { idleMs: options.idleMs }),
@@ -96,6 +105,7 @@ export function createPasswordHasher(options: PasswordHasherOptions = {}): Passw
       return stored !== null && ok;
     },
     close: () => hashing.close(),
+    load: () => limit.load(),
   };
 }
 
@@ -150,21 +160,24 @@ export function passwordRuleProblem(password: string): string | null {
  * newcomer can never slip in between and exceed `max`. A hash that timed
  * out is refused the same way.
  */
-function createLimiter(max: number, maxWaiting: number) {
+function createLimiter(max: number, maxWaiting: number, observer: ServiceObserver) {
   let active = 0;
   const waiting: (() => void)[] = [];
-  return async function run<T>(fn: () => Promise<T>): Promise<T> {
+  async function run<T>(fn: () => Promise<T>): Promise<T> {
     if (active < max) active++;
     else if (waiting.length >= maxWaiting) throw hashingUnavailable();
     else await new Promise<void>((resolve) => waiting.push(resolve));
+    const started = process.hrtime.bigint();
     try {
       return await fn();
     } catch (err) {
       throw err instanceof HashUnavailableError ? hashingUnavailable() : err;
     } finally {
+      observer.passwordHashed(secondsSince(started));
       const next = waiting.shift();
       if (next) next();
       else active--;
     }
-  };
+  }
+  return Object.assign(run, { load: (): HashLoad => ({ running: active, waiting: waiting.length }) });
 }

@@ -47,6 +47,8 @@ export interface LogServiceConfig {
   sseHeartbeatIntervalSeconds: number;
   sseMaxStreams: number;
   sseMaxStreamsPerUser: number;
+  metricsEnabled: boolean;
+  metricsToken: string | null;
   logLevel: LogLevelName;
   logFormat: LogFormat;
   logFile: string | null;
@@ -114,6 +116,8 @@ export const CONFIG_DEFAULTS: Omit<LogServiceConfig, 'jwtSecret'> = {
   // Fewer than httpMaxConnections, so streams never take every connection.
   sseMaxStreams: 500,
   sseMaxStreamsPerUser: 20,
+  metricsEnabled: false,
+  metricsToken: null,
   logLevel: 'info',
   logFormat: 'console',
   logFile: null,
@@ -192,6 +196,10 @@ export function configProblems(c: LogServiceConfig): string[] {
   int('--sse-heartbeat-interval-seconds', c.sseHeartbeatIntervalSeconds, 1);
   int('--sse-max-streams', c.sseMaxStreams, 1, 1_000_000);
   int('--sse-max-streams-per-user', c.sseMaxStreamsPerUser, 1, 1_000_000);
+  if (c.metricsToken !== null && (c.metricsToken === '' || /\s/.test(c.metricsToken))) {
+    // Name the variable, never the value.
+    problems.push('SERVICE_METRICS_TOKEN must not be empty or contain whitespace');
+  }
   int('--log-max-file-bytes', c.logMaxFileBytes, 1);
   int('--log-max-files', c.logMaxFiles, 1);
   if (!['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].includes(c.logLevel)) {

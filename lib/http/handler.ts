@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LogServiceError, invalidRequest } from '../core/errors.js';
+import { secondsSince } from '../core/observe.js';
 import type { ServiceDeps } from './service-deps.js';
 import { createCors } from './cors.js';
 import { clientIp } from '../core/client-ip.js';
@@ -37,10 +38,13 @@ export function createHandler(deps: ServiceDeps, routes: readonly Route[], optio
   const consoleAssets = deps.config.consoleEnabled ? loadConsoleAssets(deps.logger) : null;
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    logRequestWhenDone(deps, req, res);
+    // What the request counts under in metrics: a route's path, never the raw one.
+    const counted = { route: UNMATCHED };
+    logRequestWhenDone(deps, req, res, counted);
     const corsDecision = cors(req);
     const corsHeaders = corsDecision.headers;
     if (corsDecision.preflight) {
+      counted.route = PREFLIGHT;
       sendEmpty(res, 204, corsHeaders);
       req.resume();
       return;
@@ -61,6 +65,7 @@ export function createHandler(deps: ServiceDeps, routes: readonly Route[], optio
       }
 
       if (path === '/healthz' && req.method === 'GET') {
+        counted.route = '/healthz';
         sendJson(res, 200, { status: 'ok' }, corsHeaders);
         req.resume();
         return;
@@ -79,6 +84,7 @@ export function createHandler(deps: ServiceDeps, routes: readonly Route[], optio
       const match = router.match(req.method ?? 'GET', path);
       if (match.kind === 'none') throw notServed();
       const route = match.route;
+      counted.route = route.path;
       envelope = route.envelope;
       if (route.noStore) headers = { ...corsHeaders, ...NO_STORE_HEADERS };
       const request = requestInfo(deps, req, res, route, url.searchParams);
@@ -118,9 +124,10 @@ export function createHandler(deps: ServiceDeps, routes: readonly Route[], optio
  * which may carry filters worth keeping private), status, duration and the
  * kind of caller. Never a header value, token or body.
  */
-function logRequestWhenDone(deps: ServiceDeps, req: IncomingMessage, res: ServerResponse): void {
+function logRequestWhenDone(deps: ServiceDeps, req: IncomingMessage, res: ServerResponse, counted: { route: string }): void {
   const started = process.hrtime.bigint();
   res.once('close', () => {
+    deps.observer?.requestDone(countedMethod(req.method), counted.route, res.statusCode, secondsSince(started));
     const auth = req.headers.authorization;
     const caller = typeof auth !== 'string' ? 'anonymous' : /^Bearer\s+slk_/i.test(auth) ? 'project-key' : 'user';
     deps.logger.info('request', {
@@ -132,6 +139,16 @@ function logRequestWhenDone(deps: ServiceDeps, req: IncomingMessage, res: Server
       caller_kind: caller,
     });
   });
+}
+
+/** Methods counted by name in metrics; any other counts as `OTHER`. */
+const COUNTED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+/** Metrics' route label for requests no route matched, and for CORS preflights. */
+const UNMATCHED = 'unmatched';
+const PREFLIGHT = 'preflight';
+
+function countedMethod(method: string | undefined): string {
+  return method !== undefined && COUNTED_METHODS.has(method) ? method : 'OTHER';
 }
 
 /**

@@ -41,6 +41,7 @@ export async function postLogs(ctx: KeyContext): Promise<Reply> {
       const decoder = createDecoder(encoding);
       const raw = await readIngestBody(ctx.req, { limit, hold, idleMs: bodyIdleMs, decoder, ...(loan ? { into: loan.buffer } : {}) });
       hold.finishReading();
+      ctx.deps.ingestion.observer.bodyRead(raw.length);
       // Prepared entries hold copies of what they need: the raw bytes can go back.
       batch = await preparer.prepare(raw, { projectId: ctx.key.projectId, receivedAt: ctx.deps.now() }, format);
     } finally {

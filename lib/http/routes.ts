@@ -32,6 +32,7 @@ import { getLogs, getLogsHistogram, postLogs } from './routes-logs.js';
 import { streamLogs } from './routes-stream.js';
 import { postOtlpLogs } from './routes-otlp.js';
 import { getOpenApiDocument } from './routes-openapi.js';
+import { getMetrics } from './routes-metrics.js';
 
 export const ROUTES: readonly Route[] = [
   // Tokens and passwords
@@ -87,6 +88,9 @@ export const ROUTES: readonly Route[] = [
 
   // This API's own description
   route({ method: 'GET', path: '/v1/openapi.json', auth: 'none', handle: getOpenApiDocument }),
+
+  // Prometheus metrics: 404 unless --metrics-enabled
+  route({ method: 'GET', path: '/metrics', auth: 'none', handle: getMetrics }),
 ];
 
 /** The table, for callers that take it from a function. */

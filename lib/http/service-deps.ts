@@ -12,6 +12,8 @@ import type { PasswordHasher } from '../auth/passwords.js';
 import type { Throttle } from '../auth/throttle.js';
 import type { Ingestion } from '../logs/ingestion.js';
 import type { StreamHub } from '../live/stream-hub-types.js';
+import type { ServiceObserver } from '../core/observe.js';
+import type { MetricsEndpoint } from '../metrics/service-metrics.js';
 
 export interface ServiceDeps {
   config: LogServiceConfig;
@@ -27,6 +29,10 @@ export interface ServiceDeps {
   /** Open live streams (`GET /v1/logs/stream`), woken by ingestion commits. */
   liveStreams: StreamHub;
   logger: ServiceLogger;
+  /** Told of every answered request (metrics); absent: nothing is counted. */
+  observer?: ServiceObserver;
+  /** What `GET /metrics` serves; absent when metrics are off (the route answers 404). */
+  metrics?: MetricsEndpoint;
   /** Milliseconds since the epoch; replaceable in tests. */
   now(): number;
 }

@@ -59,6 +59,8 @@ export class Feed {
     /** Entries per storage read; bytes of frames per write (a page stops after the entry that reaches it). */
     private readonly page: { entries: number; bytes: number },
     private readonly onReadError: (err: unknown) => void,
+    /** Log frames written, counted once per stream (metrics). */
+    private readonly onFramesSent: (frames: number) => void = () => {},
   ) {
     this.empty = filterIsEmpty(filter);
   }
@@ -187,6 +189,7 @@ export class Feed {
     if (rows.length > 0) {
       const { text, lastId, count } = framePage(rows, this.page.bytes);
       for (const sub of takers) sub.deliver(text, lastId);
+      if (takers.length > 0) this.onFramesSent(count * takers.length);
       // The rest of the read goes out in the next round, from the new cursor.
       if (count < rows.length) return;
     }

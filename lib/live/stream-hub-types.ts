@@ -65,4 +65,6 @@ export interface StreamHub {
   close(): Promise<void>;
   /** Streams open now. */
   readonly openStreams: number;
+  /** Log frames written since the hub started, each stream's counted (metrics). */
+  readonly framesSent: number;
 }

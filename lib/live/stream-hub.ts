@@ -91,6 +91,9 @@ class LiveStreamHub implements StreamHub {
     return this.subs.size;
   }
 
+  /** Log frames written to streams since the hub started. */
+  framesSent = 0;
+
   async linkTo(signals: StorageSignals): Promise<void> {
     this.link = await linkProcesses(
       signals,
@@ -183,9 +186,11 @@ class LiveStreamHub implements StreamHub {
     const key = feedKey(sub.scope, filter);
     let feed = this.feeds.get(key);
     if (!feed) {
-      feed = new Feed(key, sub.scope, filter, this.db, this.horizons, { entries: this.pageSize, bytes: this.pageBytes }, (err) => {
+      const page = { entries: this.pageSize, bytes: this.pageBytes };
+      const onReadError = (err: unknown) => {
         this.logger.warn('live streams: reading new entries failed; retrying at the next heartbeat', { error: String(err) });
-      });
+      };
+      feed = new Feed(key, sub.scope, filter, this.db, this.horizons, page, onReadError, (frames) => (this.framesSent += frames));
       this.feeds.set(key, feed);
       const index = sub.scope.kind === 'project' ? this.feedsByProject : this.feedsByGroup;
       const id = sub.scope.kind === 'project' ? sub.scope.projectId : sub.scope.groupId;

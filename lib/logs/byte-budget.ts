@@ -45,6 +45,13 @@ export class ByteBudget {
     return this.available;
   }
 
+  /** Bodies paused until the budget can grant their next chunk (for metrics). */
+  get waiting(): number {
+    let n = 0;
+    for (const hold of this.reading) if (hold.isWaiting) n += 1;
+    return n;
+  }
+
   /** Takes `bytes` for `hold` if free and safe (see above); false otherwise. */
   grant(hold: BodyHold, bytes: number): boolean {
     if (bytes > this.available) return false;
@@ -90,6 +97,11 @@ export class BodyHold {
     /** The most this body can ever hold (its declared length, or the body limit). */
     readonly maxBytes: number,
   ) {}
+
+  /** Waiting for the budget to grant a chunk. */
+  get isWaiting(): boolean {
+    return this.pending !== null;
+  }
 
   /** Takes `bytes` now if the budget allows; false means call `wait`. */
   take(bytes: number): boolean {

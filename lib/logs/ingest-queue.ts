@@ -14,6 +14,7 @@ import type { LogEntryOutcome, LogIngestRequest } from '../storage/types-logs.js
 import type { Storage } from '../storage/storage.js';
 import { StorageUnavailableError } from '../core/errors.js';
 import type { ServiceLogger } from '../core/logger.js';
+import { NO_OBSERVER, secondsSince, type ServiceObserver } from '../core/observe.js';
 
 export interface IngestQueueOptions {
   /** Transactions written at once (1 on SQLite). */
@@ -22,6 +23,8 @@ export interface IngestQueueOptions {
   maxEntriesPerCommit: number;
   maxBytesPerCommit: number;
   logger: ServiceLogger;
+  /** Told of every transaction and answered batch (metrics). */
+  observer?: ServiceObserver;
 }
 
 /** What a committed transaction stored, for listeners (e.g. live streams waking up). */
@@ -45,11 +48,14 @@ export class IngestQueue {
   private closed = false;
   private drained: (() => void) | null = null;
   private readonly listeners: ((committed: CommittedEntries) => void)[] = [];
+  readonly observer: ServiceObserver;
 
   constructor(
     private readonly storage: Pick<Storage, 'write'>,
     private readonly options: IngestQueueOptions,
-  ) {}
+  ) {
+    this.observer = options.observer ?? NO_OBSERVER;
+  }
 
   /** Stores the request's entries (quota-checked); resolves with one outcome per entry once committed. */
   submit(request: LogIngestRequest): Promise<LogEntryOutcome[]> {
@@ -110,11 +116,16 @@ export class IngestQueue {
   }
 
   private async flush(group: Pending[]): Promise<void> {
+    const started = process.hrtime.bigint();
+    let entries = 0;
+    for (const p of group) entries += p.request.sizes.length;
     try {
       const outcomes = await this.storage.write((tx) => tx.ingestLogs(group.map((p) => p.request)));
+      this.observer.groupCommitted(entries, secondsSince(started), true);
       group.forEach((p, i) => p.resolve(outcomes[i]!));
       this.announce(group, outcomes);
     } catch (err) {
+      this.observer.groupCommitted(entries, secondsSince(started), false);
       if (group.length === 1) {
         group[0]!.reject(err);
         return;

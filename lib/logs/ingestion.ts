@@ -5,6 +5,7 @@
  */
 import type { LogServiceConfig } from '../core/config.js';
 import type { ServiceLogger } from '../core/logger.js';
+import { NO_OBSERVER, type ServiceObserver } from '../core/observe.js';
 import type { Storage } from '../storage/storage.js';
 import { ByteBudget } from './byte-budget.js';
 import { SPARE_BODY_MIN_BYTES, SpareBodyBuffer } from './spare-body-buffer.js';
@@ -36,11 +37,14 @@ export interface Ingestion {
   readonly bodyIdleMs: number;
   /** Prepares batches, off the event loop for the usual sizes. */
   readonly preparer: PreparePool;
+  /** Told of bodies, batches and commits (metrics). */
+  readonly observer: ServiceObserver;
   /** Finishes every accepted request's commit, then refuses new ones. */
   close(): Promise<void>;
 }
 
-export function createIngestion(storage: Storage, config: LogServiceConfig, logger: ServiceLogger, options: { bodyIdleMs?: number } = {}): Ingestion {
+export function createIngestion(storage: Storage, config: LogServiceConfig, logger: ServiceLogger, options: { bodyIdleMs?: number; observer?: ServiceObserver } = {}): Ingestion {
+  const observer = options.observer ?? NO_OBSERVER;
   // One writer on SQLite; on PostgreSQL a few transactions at once, leaving
   // pool connections for queries.
   const concurrency = storage.backend === 'file' ? 1 : Math.max(1, Math.min(4, Math.floor(config.dbServerPoolSize / 2)));
@@ -49,6 +53,7 @@ export function createIngestion(storage: Storage, config: LogServiceConfig, logg
     maxEntriesPerCommit: MAX_ENTRIES_PER_COMMIT,
     maxBytesPerCommit: MAX_BYTES_PER_COMMIT,
     logger,
+    observer,
   });
   const budget = new ByteBudget(config.maxIngestBodyBytes + INGEST_BUDGET_SLACK);
   const preparer = new PreparePool(SPARE_BODY_MIN_BYTES, logger);
@@ -58,6 +63,7 @@ export function createIngestion(storage: Storage, config: LogServiceConfig, logg
     bodyIdleMs: options.bodyIdleMs ?? INGEST_BODY_IDLE_MS,
     spareBody: new SpareBodyBuffer(config.maxIngestBodyBytes),
     preparer,
+    observer,
     close: async () => {
       await queue.close();
       await preparer.close();
@@ -84,11 +90,15 @@ const QUOTA_MESSAGES = {
 export async function ingestBatch(queue: IngestQueue, batch: PreparedBatch): Promise<IngestionResponse> {
   const outcomes = await queue.submit(batch.request);
   let accepted = 0;
+  let acceptedBytes = 0;
   const quotaRejections: Rejection[] = [];
   outcomes.forEach((outcome, i) => {
-    if ('id' in outcome) accepted += 1;
-    else quotaRejections.push({ index: batch.positions[i]!, error: 'quota_exceeded', message: QUOTA_MESSAGES[outcome.quota] });
+    if ('id' in outcome) {
+      accepted += 1;
+      acceptedBytes += batch.request.sizes[i]!;
+    } else quotaRejections.push({ index: batch.positions[i]!, error: 'quota_exceeded', message: QUOTA_MESSAGES[outcome.quota] });
   });
+  queue.observer.batchIngested(batch.request.projectId, accepted, acceptedBytes, { validation: batch.rejected.length, quota: quotaRejections.length });
   const rejected = quotaRejections.length === 0 ? batch.rejected : [...batch.rejected, ...quotaRejections].sort((a, b) => a.index - b.index);
   return { accepted, rejected };
 }

@@ -6,6 +6,7 @@
  * for the pass in progress, which ends at its next chunk boundary.
  */
 import type { ServiceLogger } from '../core/logger.js';
+import { NO_OBSERVER, type ServiceObserver } from '../core/observe.js';
 import type { Storage } from '../storage/storage.js';
 import { runPurgePass, type PurgeReport, type PurgeSettings } from './purge.js';
 
@@ -20,6 +21,8 @@ export interface PurgeJobOptions {
   now: () => number;
   /** false: no timer; passes run only through `runOnce` (an embedder's own scheduler, or tests). */
   scheduled: boolean;
+  /** Told of every pass that ends (metrics). */
+  observer?: ServiceObserver;
 }
 
 export interface PurgeJob {
@@ -31,6 +34,7 @@ export interface PurgeJob {
 
 export function startPurgeJob(options: PurgeJobOptions): PurgeJob {
   const { storage, settings, logger, now } = options;
+  const observer = options.observer ?? NO_OBSERVER;
   const intervalMs = options.intervalSeconds * 1000;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
@@ -41,6 +45,7 @@ export function startPurgeJob(options: PurgeJobOptions): PurgeJob {
       if (stopped) throw new Error('the purge job is stopped');
       return runPurgePass(storage, settings, { now: now(), shouldStop: () => stopped });
     });
+    void pass.then((report) => observer.retentionPassed(report.ran, removedRows(report)), () => undefined);
     tail = pass.catch(() => undefined);
     return pass;
   }
@@ -89,6 +94,10 @@ function logReport(logger: ServiceLogger, report: PurgeReport): void {
   const removed = report.logEntries + report.audit.admin + report.audit.auth + report.refreshTokens;
   if (removed > 0) logger.info('retention purge', fields);
   else logger.debug('retention purge found nothing to remove', fields);
+}
+
+function removedRows(report: PurgeReport): Record<'log_entries' | 'audit_rows' | 'refresh_tokens', number> {
+  return { log_entries: report.logEntries, audit_rows: report.audit.admin + report.audit.auth, refresh_tokens: report.refreshTokens };
 }
 
 function describe(err: unknown): string {

@@ -223,7 +223,21 @@ export interface Storage extends ReadOps {
    * storage itself. `{ran: false}` when the lock is taken.
    */
   withMaintenanceLock<T>(fn: (session: StorageSession) => Promise<T>): Promise<{ ran: true; result: T } | { ran: false }>;
+  /** The connections' state right now (for metrics): cheap, no I/O. */
+  connectionStats(): ConnectionStats;
   close(): Promise<void>;
+}
+
+/**
+ * How busy the database connections are. PostgreSQL: the pool's
+ * connections open, those lent out, and queries waiting for one. SQLite:
+ * the writer and readers, those running a statement or transaction, and
+ * work queued behind a busy one (the writer's lock, a reader's queue).
+ */
+export interface ConnectionStats {
+  open: number;
+  inUse: number;
+  waiting: number;
 }
 
 /** The schema version this build creates and understands. */

@@ -67,10 +67,10 @@ const SPEC_FLAGS = [
   '--max-ingest-body-bytes', '--retention-purge-interval-seconds', '--rate-limit-enabled', '--rate-limit-bucket-capacity',
   '--rate-limit-refill-per-minute', '--rate-limit-max-keys', '--trusted-proxy-hops', '--cors-allowed-origins',
   '--audit-retention-days', '--auth-event-retention-days', '--audit-purge-batch-size', '--db-read-pool-size',
-  '--sse-heartbeat-interval-seconds', '--sse-max-streams', '--sse-max-streams-per-user', '--log-level', '--log-format', '--log-file', '--log-max-file-bytes', '--log-max-files',
+  '--sse-heartbeat-interval-seconds', '--sse-max-streams', '--sse-max-streams-per-user', '--metrics-enabled', '--log-level', '--log-format', '--log-file', '--log-max-file-bytes', '--log-max-files',
   '--bootstrap-admin-enabled', '--bootstrap-admin-username', '--console-enabled',
 ];
-const SPEC_SECRETS = ['SERVICE_DB_SERVER_PASSWORD', 'SERVICE_JWT_SECRET', 'SERVICE_BOOTSTRAP_ADMIN_PASSWORD'];
+const SPEC_SECRETS = ['SERVICE_DB_SERVER_PASSWORD', 'SERVICE_JWT_SECRET', 'SERVICE_METRICS_TOKEN', 'SERVICE_BOOTSTRAP_ADMIN_PASSWORD'];
 
 describe('the settings table', () => {
   it('has exactly the documented flags, and the secrets without a flag', () => {
@@ -173,6 +173,23 @@ describe('secrets: environment or _FILE, never a flag (rule 3)', () => {
     assert.equal(config.dbServerPassword, 'db-pass');
     assert.equal(config.bootstrapAdminPassword, 'bootstrap-pass\n', 'only one newline is stripped');
     assert.deepEqual(sources.jwtSecret, { source: 'env', from: 'SERVICE_JWT_SECRET_FILE' });
+  });
+
+  it('reads the metrics token from SERVICE_METRICS_TOKEN_FILE; metrics stay off unless enabled', () => {
+    const off = serveConfig(BASE_ARGS);
+    assert.equal(off.config.metricsEnabled, false);
+    assert.equal(off.config.metricsToken, null);
+    const { config, sources } = serveConfig([...BASE_ARGS, '--metrics-enabled'], { ...BASE_ENV, SERVICE_METRICS_TOKEN_FILE: '/s/metrics' }, { '/s/metrics': 'scrape-token-1\n' });
+    assert.equal(config.metricsEnabled, true);
+    assert.equal(config.metricsToken, 'scrape-token-1');
+    assert.deepEqual(sources.metricsToken, { source: 'env', from: 'SERVICE_METRICS_TOKEN_FILE' });
+    assert.equal(serveConfig(BASE_ARGS, { ...BASE_ENV, SERVICE_METRICS_ENABLED: 'yes' }).config.metricsEnabled, true);
+  });
+
+  it('a metrics token with whitespace is a problem, never echoed', () => {
+    const problems = problemsOf(BASE_ARGS, { ...BASE_ENV, SERVICE_METRICS_TOKEN: 'two words' });
+    assertProblem(problems, /SERVICE_METRICS_TOKEN must not be empty or contain whitespace/);
+    assert.ok(!problems.join('\n').includes('two words'));
   });
 
   it('keeps a file without a trailing newline as it is', () => {

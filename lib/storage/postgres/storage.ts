@@ -7,7 +7,7 @@
  */
 import type pgPromise from 'pg-promise';
 import type { ServiceLogger } from '../../core/logger.js';
-import type { Storage, StorageSession, WriteOps } from '../storage.js';
+import type { ConnectionStats, Storage, StorageSession, WriteOps } from '../storage.js';
 import { SchemaTooNewError, StorageUnavailableError } from '../../core/errors.js';
 import { openPool, type PostgresStorageOptions } from './connection.js';
 import { migrate } from './migrations.js';
@@ -50,6 +50,11 @@ class PostgresStorage extends PostgresReads implements Storage {
     const stored = (writes as PostgresWrites | null)?.storedEntries ?? 0;
     if (stored > 0) this.pendingList.added(stored);
     return result;
+  }
+
+  connectionStats(): ConnectionStats {
+    const pool = this.pool.$pool;
+    return { open: pool.totalCount, inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount };
   }
 
   async schemaVersion(): Promise<number> {

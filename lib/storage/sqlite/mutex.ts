@@ -5,10 +5,15 @@
  */
 export class AsyncMutex {
   private tail: Promise<void> = Promise.resolve();
+  /** Holders running or queued (for metrics). */
+  queued = 0;
 
   /** Runs `fn` once every earlier holder has finished; releases on settle. */
   runExclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(fn);
+    this.queued += 1;
+    const result = this.tail.then(fn).finally(() => {
+      this.queued -= 1;
+    });
     // The next holder waits for this one whether it resolved or threw.
     this.tail = result.then(
       () => undefined,

@@ -13,8 +13,14 @@ interface PooledReader {
   inFlight: number;
 }
 
+/** Readers running a statement, and statements queued behind another on the same reader. */
+export interface ReaderLoad {
+  inUse: number;
+  waiting: number;
+}
+
 /** An executor spreading statements over `readers` by fewest in flight. */
-export function readerPoolExecutor(readers: readonly Database[]): SqlExecutor {
+export function readerPoolExecutor(readers: readonly Database[]): SqlExecutor & { load(): ReaderLoad } {
   if (readers.length === 0) throw new Error('readerPoolExecutor needs at least one reader');
   const pool: PooledReader[] = readers.map((db) => ({ executor: connectionExecutor(db), inFlight: 0 }));
   const leastBusy = (): PooledReader => pool.reduce((best, r) => (r.inFlight < best.inFlight ? r : best));
@@ -31,6 +37,15 @@ export function readerPoolExecutor(readers: readonly Database[]): SqlExecutor {
     all: (sql, params) => onReader((e) => e.all(sql, params)),
     get: (sql, params) => onReader((e) => e.get(sql, params)),
     run: (sql, params) => onReader((e) => e.run(sql, params)),
+    load() {
+      let inUse = 0;
+      let waiting = 0;
+      for (const r of pool) {
+        if (r.inFlight > 0) inUse += 1;
+        waiting += Math.max(0, r.inFlight - 1);
+      }
+      return { inUse, waiting };
+    },
   };
 }
 

@@ -12,12 +12,12 @@
  */
 import type { Database } from 'sqlite';
 import type { ServiceLogger } from '../../core/logger.js';
-import type { Storage, StorageSession, WriteOps } from '../storage.js';
+import type { ConnectionStats, Storage, StorageSession, WriteOps } from '../storage.js';
 import { SchemaTooNewError, StorageUnavailableError } from '../../core/errors.js';
 import { closeConnection, connectionExecutor, openReader, openWriter, type SqlExecutor } from './connection.js';
 import { migrate } from './migrations.js';
 import { AsyncMutex } from './mutex.js';
-import { lockedWriterExecutor, readerPoolExecutor } from './read-routing.js';
+import { lockedWriterExecutor, readerPoolExecutor, type ReaderLoad } from './read-routing.js';
 import { SqliteReadOps } from './reads.js';
 import { SqliteWriteOps } from './writes.js';
 import { SELECT_SCHEMA_VERSION } from './sql.js';
@@ -40,8 +40,20 @@ class SqliteStorage extends SqliteReadOps implements Storage {
     private readonly readers: readonly Database[],
     private readonly writerMutex: AsyncMutex,
     private readonly logger: ServiceLogger,
+    private readonly readerLoad: () => ReaderLoad,
   ) {
     super(reads);
+  }
+
+  /** The writer counts as in use while a transaction (or locked read) holds it; the rest queue behind it. */
+  connectionStats(): ConnectionStats {
+    const writerQueued = this.writerMutex.queued;
+    const readers = this.readerLoad();
+    return {
+      open: 1 + this.readers.length,
+      inUse: (writerQueued > 0 ? 1 : 0) + readers.inUse,
+      waiting: Math.max(0, writerQueued - 1) + readers.waiting,
+    };
   }
 
   write<T>(fn: (tx: WriteOps) => Promise<T>): Promise<T> {
@@ -118,6 +130,8 @@ export async function openSqliteStorage(options: SqliteStorageOptions): Promise<
   }
   const mutex = new AsyncMutex();
   const writerExecutor = connectionExecutor(writer);
-  const reads = readers.length > 0 ? readerPoolExecutor(readers) : lockedWriterExecutor(writerExecutor, mutex);
-  return new SqliteStorage(reads, writer, readers, mutex, logger);
+  const pool = readers.length > 0 ? readerPoolExecutor(readers) : null;
+  const reads = pool ?? lockedWriterExecutor(writerExecutor, mutex);
+  const noReaders: ReaderLoad = { inUse: 0, waiting: 0 };
+  return new SqliteStorage(reads, writer, readers, mutex, logger, pool ? () => pool.load() : () => noReaders);
 }

@@ -1,0 +1,4 @@
+/** The route fuzz on the server backend (see fuzz-routes.ts). */
+import { fuzzRoutesSuite } from './fuzz-routes.js';
+
+fuzzRoutesSuite('server');

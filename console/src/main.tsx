@@ -8,12 +8,15 @@ import { useEffect } from 'preact/hooks';
 import './styles.css';
 import { resumeSession, session, sessionChecked, signOut, type Session } from './api';
 import { href, navigate, route } from './router';
+import { administers } from './rights';
 import { clearScopes } from './scope';
 import { AccountPage } from './pages/account';
 import { ForcedChangePage } from './pages/change-password';
 import { ContextPage } from './pages/context';
 import { CorrelatePage } from './pages/correlate';
 import { ExplorePage } from './pages/explore';
+import { ProjectPage } from './pages/project';
+import { ProjectsPage } from './pages/projects';
 import { SignInPage } from './pages/sign-in';
 
 interface PageSpec {
@@ -28,6 +31,8 @@ export const PAGES: Record<string, PageSpec> = {
   explore: { title: 'Explore', component: ExplorePage, nav: true },
   correlate: { title: 'Correlate', component: CorrelatePage, nav: false },
   context: { title: 'Context', component: ContextPage, nav: false },
+  projects: { title: 'Projects', component: ProjectsPage, nav: true, allowed: administers },
+  project: { title: 'Project', component: ProjectPage, nav: false, allowed: administers },
   account: { title: 'Account', component: AccountPage, nav: true },
 };
 

@@ -8,7 +8,7 @@ import { useEffect } from 'preact/hooks';
 import './styles.css';
 import { resumeSession, session, sessionChecked, signOut, type Session } from './api';
 import { href, navigate, route } from './router';
-import { administers } from './rights';
+import { administers, isAdmin } from './rights';
 import { clearScopes } from './scope';
 import { AccountPage } from './pages/account';
 import { ForcedChangePage } from './pages/change-password';
@@ -18,6 +18,7 @@ import { ExplorePage } from './pages/explore';
 import { ProjectPage } from './pages/project';
 import { ProjectsPage } from './pages/projects';
 import { SignInPage } from './pages/sign-in';
+import { UsersPage } from './pages/users';
 
 interface PageSpec {
   title: string;
@@ -33,6 +34,7 @@ export const PAGES: Record<string, PageSpec> = {
   context: { title: 'Context', component: ContextPage, nav: false },
   projects: { title: 'Projects', component: ProjectsPage, nav: true, allowed: administers },
   project: { title: 'Project', component: ProjectPage, nav: false, allowed: administers },
+  users: { title: 'Users', component: UsersPage, nav: true, allowed: isAdmin },
   account: { title: 'Account', component: AccountPage, nav: true },
 };
 

@@ -180,6 +180,7 @@ function administration(backend: BackendName): void {
       for (const s of snippets) assert.ok(s.includes(secret) && s.includes(svc.url), s);
       await assertAccessible(page, 'project with a new key');
       assert.equal((await ingest(svc.url, secret)).status, 202);
+      await page.evaluate('window.scrollTo(0, 0)');
       await screenshot(page, 'project', shots);
 
       // Never again: not after a reload, not in the listing.

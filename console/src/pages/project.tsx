@@ -54,26 +54,28 @@ export function ProjectPage() {
         <a href={href('explore', { project_id: String(project.id) })}>Explore its logs</a>
       </p>
       <ErrorLine message={error} />
-      <Card title="Usage">
-        <UsageBar label="Entries" used={project.entry_count} quota={project.max_entries} />
-        <UsageBar label="Size" used={project.total_bytes} quota={project.max_bytes} unit=" bytes" />
-      </Card>
-      <Card title="Retention and quotas">
-        {owner ? <QuotaForm project={project} onSaved={setProject} /> : (
-          <p>
-            Entries are kept {project.retention_days} days; entry quota {project.max_entries ?? 'none'}; byte quota {project.max_bytes ?? 'none'}.
-          </p>
-        )}
-      </Card>
-      {isAdmin(me) ? (
-        <Card title="Blocking">
-          {project.is_blocked ? (
-            <ConfirmButton label="Unblock project" question={`Unblock project ${project.name}?`} confirmLabel="Yes, unblock" danger={false} onConfirm={() => block('unblock')} />
-          ) : (
-            <ConfirmButton label="Block project" question={`Block project ${project.name}? Its ingestion and queries will be refused.`} confirmLabel="Yes, block" onConfirm={() => block('block')} />
+      <div class="cards">
+        <Card title="Usage">
+          <UsageBar label="Entries" used={project.entry_count} quota={project.max_entries} />
+          <UsageBar label="Size" used={project.total_bytes} quota={project.max_bytes} unit=" bytes" />
+        </Card>
+        <Card title="Retention and quotas">
+          {owner ? <QuotaForm project={project} onSaved={setProject} /> : (
+            <p>
+              Entries are kept {project.retention_days} days; entry quota {project.max_entries ?? 'none'}; byte quota {project.max_bytes ?? 'none'}.
+            </p>
           )}
         </Card>
-      ) : null}
+        {isAdmin(me) ? (
+          <Card title="Blocking">
+            {project.is_blocked ? (
+              <ConfirmButton label="Unblock project" question={`Unblock project ${project.name}?`} confirmLabel="Yes, unblock" danger={false} onConfirm={() => block('unblock')} />
+            ) : (
+              <ConfirmButton label="Block project" question={`Block project ${project.name}? Its ingestion and queries will be refused.`} confirmLabel="Yes, block" onConfirm={() => block('block')} />
+            )}
+          </Card>
+        ) : null}
+      </div>
       <SecretKeys project={project} canManage={owner} />
     </main>
   );

@@ -162,6 +162,9 @@ function administration(backend: BackendName): void {
 
       // Quotas are edited; usage shows against them.
       assert.equal(await page.getByLabel('Retention (days)').inputValue(), '14');
+      await page.getByLabel('Entry quota').fill('lots');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByText('Retention and quotas are whole numbers', { exact: false }).waitFor();
       await page.getByLabel('Entry quota').fill('1000');
       await page.getByRole('button', { name: 'Save' }).click();
       await page.getByText('Saved.').waitFor();

@@ -1,4 +1,5 @@
 /** A secret (a key, a temporary password) shown this once, with a copy button. */
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { copyText } from '../format';
 
@@ -14,7 +15,7 @@ export function CopyButton(props: { text: string; label: string }) {
   );
 }
 
-export function ShownOnce(props: { title: string; secret: string; onDone: () => void; children?: preact.ComponentChildren }) {
+export function ShownOnce(props: { title: string; secret: string; onDone: () => void; children?: ComponentChildren }) {
   return (
     <div class="notice shown-once" role="region" aria-label={props.title}>
       <p><strong>{props.title}</strong>: shown this once; it cannot be read again.</p>

@@ -81,7 +81,8 @@ export function ProjectPage() {
   );
 }
 
-const quotaOf = (v: string): number | null => (v.trim() === '' ? null : Number(v));
+/** Empty: no quota; otherwise a whole number (anything else is refused here, as NaN would be sent as null). */
+const quotaOf = (v: string): number | null | undefined => (v.trim() === '' ? null : /^\d+$/.test(v.trim()) ? Number(v.trim()) : undefined);
 
 function QuotaForm(props: { project: ProjectDetail; onSaved: (p: ProjectDetail) => void }) {
   const p = props.project;
@@ -94,10 +95,16 @@ function QuotaForm(props: { project: ProjectDetail; onSaved: (p: ProjectDetail) 
     e.preventDefault();
     setError(null);
     setMessage(null);
+    const maxEntries = quotaOf(entries);
+    const maxBytes = quotaOf(bytes);
+    if (maxEntries === undefined || maxBytes === undefined || !/^\d+$/.test(retention.trim())) {
+      setError('Retention and quotas are whole numbers (quotas 0 or more, or empty for none).');
+      return;
+    }
     try {
       await call(`/v1/projects/${p.id}`, {
         method: 'PATCH',
-        json: { retention_days: Number(retention), max_entries: quotaOf(entries), max_bytes: quotaOf(bytes) },
+        json: { retention_days: Number(retention.trim()), max_entries: maxEntries, max_bytes: maxBytes },
       });
       // The PATCH answer has no usage figures: read the project again.
       props.onSaved(await call<ProjectDetail>(`/v1/projects/${p.id}`));

@@ -8,13 +8,17 @@ import { useEffect } from 'preact/hooks';
 import './styles.css';
 import { resumeSession, session, sessionChecked, signOut, type Session } from './api';
 import { href, navigate, route } from './router';
+import { administers, isAdmin } from './rights';
 import { clearScopes } from './scope';
 import { AccountPage } from './pages/account';
 import { ForcedChangePage } from './pages/change-password';
 import { ContextPage } from './pages/context';
 import { CorrelatePage } from './pages/correlate';
 import { ExplorePage } from './pages/explore';
+import { ProjectPage } from './pages/project';
+import { ProjectsPage } from './pages/projects';
 import { SignInPage } from './pages/sign-in';
+import { UsersPage } from './pages/users';
 
 interface PageSpec {
   title: string;
@@ -28,6 +32,9 @@ export const PAGES: Record<string, PageSpec> = {
   explore: { title: 'Explore', component: ExplorePage, nav: true },
   correlate: { title: 'Correlate', component: CorrelatePage, nav: false },
   context: { title: 'Context', component: ContextPage, nav: false },
+  projects: { title: 'Projects', component: ProjectsPage, nav: true, allowed: administers },
+  project: { title: 'Project', component: ProjectPage, nav: false, allowed: administers },
+  users: { title: 'Users', component: UsersPage, nav: true, allowed: isAdmin },
   account: { title: 'Account', component: AccountPage, nav: true },
 };
 

@@ -1,0 +1,55 @@
+/** Editing one user: display name and email, and a new temporary password shown once. */
+import { useState } from 'preact/hooks';
+import { call } from '../api';
+import { temporaryPassword, type User } from '../users';
+import { ErrorLine, Field } from './form';
+import { ShownOnce } from './shown-once';
+
+const orNull = (v: string) => (v.trim() === '' ? null : v.trim());
+
+export function UserEditor(props: { user: User; onChanged: () => void; onClose: () => void }) {
+  const u = props.user;
+  const [displayName, setDisplayName] = useState(u.display_name ?? '');
+  const [email, setEmail] = useState(u.email ?? '');
+  const [password, setPassword] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const patch = async (body: Record<string, unknown>) => {
+    setError(null);
+    await call(`/v1/users/${u.id}`, { method: 'PATCH', json: body });
+    props.onChanged();
+  };
+  const save = async (e: Event) => {
+    e.preventDefault();
+    try {
+      await patch({ display_name: orNull(displayName), email: orNull(email) });
+      props.onClose();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  const reset = async () => {
+    const next = temporaryPassword();
+    try {
+      await patch({ password: next });
+      setPassword(next);
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <div class="card editor" role="region" aria-label={`Edit ${u.username}`}>
+      <h2>Edit {u.username}</h2>
+      {password ? (
+        <ShownOnce title={`New temporary password of ${u.username}`} secret={password} onDone={() => setPassword(null)} />
+      ) : null}
+      <form onSubmit={save}>
+        <Field label="Display name" name="edit_display_name" value={displayName} onInput={setDisplayName} />
+        <Field label="Email" name="edit_email" value={email} onInput={setEmail} hint="Changing it clears its verification." />
+        <ErrorLine message={error} />
+        <button type="submit" class="primary">Save</button>{' '}
+        <button type="button" onClick={reset}>Set a new temporary password</button>{' '}
+        <button type="button" onClick={props.onClose}>Close</button>
+      </form>
+    </div>
+  );
+}

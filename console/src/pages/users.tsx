@@ -1,0 +1,113 @@
+/** Users (admins): the list with a username filter and paging, create, edit, block, unblock, delete. */
+import { useEffect, useState } from 'preact/hooks';
+import { call, session } from '../api';
+import { ConfirmButton } from '../components/confirm';
+import { ErrorLine, Field } from '../components/form';
+import { NewUserForm } from '../components/new-user';
+import { UserEditor } from '../components/user-edit';
+import { localTime, utcTitle } from '../format';
+import { userState, type User } from '../users';
+
+interface UserPage {
+  items: User[];
+  next_cursor: string | null;
+}
+
+const PAGE_SIZE = 50;
+
+export function UsersPage() {
+  const [filter, setFilter] = useState('');
+  const [applied, setApplied] = useState('');
+  /** The cursors of the pages before this one (the first is null), for going back. */
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const [page, setPage] = useState<UserPage | null>(null);
+  const [editing, setEditing] = useState<number | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const cursor = cursors[cursors.length - 1] ?? null;
+  const load = async () => {
+    const q = new URLSearchParams({ limit: String(PAGE_SIZE) });
+    if (applied) q.set('username', applied);
+    if (cursor) q.set('cursor', cursor);
+    try {
+      setPage(await call<UserPage>(`/v1/users?${q}`));
+      setError(null);
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  useEffect(() => void load(), [applied, cursor]);
+  const act = async (path: string, method = 'POST') => {
+    try {
+      await call(path, { method });
+      await load();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  const editingUser = page?.items.find((u) => u.id === editing);
+  return (
+    <main>
+      <h1>Users</h1>
+      <form
+        class="filter-row"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setCursors([null]);
+          setApplied(filter.trim());
+        }}
+      >
+        <Field label="Username contains" name="user_filter" value={filter} onInput={setFilter} />
+        <div class="field actions"><button type="submit">Filter</button></div>
+      </form>
+      <ErrorLine message={error} />
+      {editingUser ? <UserEditor key={editingUser.id} user={editingUser} onChanged={load} onClose={() => setEditing(null)} /> : null}
+      {!page ? <p role="status">Loading…</p> : page.items.length === 0 ? <p class="empty">No user matches.</p> : (
+        <table class="list users">
+          <thead>
+            <tr><th scope="col">Username</th><th scope="col">Display name</th><th scope="col">Email</th><th scope="col">State</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr>
+          </thead>
+          <tbody>
+            {page.items.map((u) => (
+              <tr key={u.id}>
+                <td>{u.username}{u.is_primary_admin ? <> <span class="badge">primary admin</span></> : null}</td>
+                <td>{u.display_name ?? ''}</td>
+                <td>{u.email ?? ''}</td>
+                <td>{userState(u)}</td>
+                <td title={utcTitle(u.created_at)}>{localTime(u.created_at)}</td>
+                <td class="actions">{u.deleted_at ? null : <UserActions user={u} onEdit={() => setEditing(u.id)} act={act} />}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <p class="pager">
+        <button type="button" disabled={cursors.length < 2} onClick={() => setCursors(cursors.slice(0, -1))}>Previous page</button>{' '}
+        <button type="button" disabled={!page?.next_cursor} onClick={() => setCursors([...cursors, page!.next_cursor])}>Next page</button>
+      </p>
+      <NewUserForm onCreated={() => void load()} />
+    </main>
+  );
+}
+
+function UserActions(props: { user: User; onEdit: () => void; act: (path: string, method?: string) => Promise<void> }) {
+  const u = props.user;
+  const base = `/v1/users/${u.id}`;
+  // Oneself: edited here, but blocked or deleted only from the account page.
+  if (u.id === session.value!.userId) {
+    return <button type="button" class="small" onClick={props.onEdit}>Edit<span class="visually-hidden"> {u.username}</span></button>;
+  }
+  return (
+    <>
+      <button type="button" class="small" onClick={props.onEdit}>Edit<span class="visually-hidden"> {u.username}</span></button>{' '}
+      {u.is_active ? (
+        <ConfirmButton label="Block" question={`Block user ${u.username}? They are signed out at once.`} confirmLabel="Yes, block" onConfirm={() => props.act(`${base}/block`)} />
+      ) : (
+        <ConfirmButton label="Unblock" question={`Unblock user ${u.username}?`} confirmLabel="Yes, unblock" danger={false} onConfirm={() => props.act(`${base}/unblock`)} />
+      )}{' '}
+      {u.is_primary_admin ? null : (
+        <ConfirmButton label="Delete" question={`Delete user ${u.username} for good?`} confirmLabel="Yes, delete" onConfirm={() => props.act(base, 'DELETE')} />
+      )}
+    </>
+  );
+}

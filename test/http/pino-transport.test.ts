@@ -2,7 +2,7 @@
  * The pino transport end to end, on both backends: a child process logs
  * through real pino with `pino.transport({ target: 'logkeep/pino' })` and
  * ends normally; every entry is then found through GET /v1/logs under the
- * documented mapping. pino loads the target by its package name in a worker
+ * documented mapping, and was shown to a live stream opened before. pino loads the target by its package name in a worker
  * thread, so this runs against the built package (`npm run build`).
  */
 import { after, before, it } from 'node:test';
@@ -13,6 +13,7 @@ import { describeEachBackend } from '../support/backends.js';
 import { startService, type RunningService } from '../support/service.js';
 import { createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
 import { queryAllPages } from '../support/logs.js';
+import { assertOpen, openRawStream, type RawStream } from '../support/sse.js';
 
 const run = promisify(execFile);
 
@@ -38,6 +39,7 @@ describeEachBackend('the logkeep/pino transport', (backend) => {
   let project: number;
   let startedAt: number;
   let childStderr: string;
+  let stream: RawStream;
 
   before(async () => {
     svc = await startService(backend);
@@ -45,6 +47,7 @@ describeEachBackend('the logkeep/pino transport', (backend) => {
     const group = await createGroup(svc.url, admin.token, 'pino');
     project = await createProject(svc.url, admin.token, group, 'pino-app');
     const { secret } = await createKey(svc.url, admin.token, project);
+    stream = assertOpen(await openRawStream(svc.url, `/v1/logs/stream?project_id=${project}`, { token: admin.token }));
     startedAt = Date.now();
     // A flush interval of a minute: the entries arrive only because closing the transport delivers them.
     ({ stderr: childStderr } = await run(process.execPath, ['--input-type=module', '--eval', CHILD], {
@@ -52,7 +55,10 @@ describeEachBackend('the logkeep/pino transport', (backend) => {
       env: { ...process.env, LOGKEEP_TARGET: JSON.stringify({ url: svc.url, key: secret }) },
     }));
   });
-  after(() => svc.stop({ dropDatabase: true }));
+  after(async () => {
+    stream.close();
+    await svc.stop({ dropDatabase: true });
+  });
 
   async function find(params: [string, string][]): Promise<any[]> {
     const { items } = await queryAllPages(svc.url, admin.token, [['project_id', String(project)], ...params], 100);
@@ -69,6 +75,13 @@ describeEachBackend('the logkeep/pino transport', (backend) => {
       'card declined': 'error',
       'database unreachable': 'critical',
     });
+  });
+
+  it('shows every stored entry to a live stream opened before the process logged', async () => {
+    const logs = await stream.waitForLogs(5);
+    const stored = await find([]);
+    assert.deepEqual(logs.map((l) => l.id).sort(), stored.map((i) => i.id).sort());
+    assert.deepEqual(logs.find((l) => l.event === 'order placed'), stored.find((i) => i.event === 'order placed'));
   });
 
   it('maps name to logger and time to timestamp, and keeps pino\'s own fields', async () => {

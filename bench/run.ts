@@ -5,6 +5,7 @@
  * histogram benchmarks run on the databases the ingestion benchmark filled; the login-burst
  * benchmark fills its own as it goes.
  */
+import { benchConsole } from './console.js';
 import { benchEncodings } from './encodings.js';
 import { benchHistogram } from './histogram.js';
 import { benchIngest } from './ingest.js';
@@ -22,6 +23,7 @@ await benchServerIngest({ quick });
 try {
   await benchQuery({ quick }, filled);
   await benchHistogram({ quick }, filled);
+  await benchConsole({ quick }, filled);
 } finally {
   await filled.file.db.drop();
   await filled.server?.db.drop();

@@ -67,7 +67,11 @@ export function VolumeChart(props: { query: string; onRange: (from: string, to: 
         preserveAspectRatio="none"
         role="group"
         aria-label={`${total} entries from ${localTime(data.from)} to ${localTime(data.to)}, ${n} bars of ${data.bucket_seconds} s; drag to narrow the time range`}
-        onPointerDown={(e) => setDrag({ a: bucketAt(e.clientX), b: bucketAt(e.clientX) })}
+        onPointerDown={(e) => {
+          // Captured, a drag that overshoots the chart's edge still ends on its first or last bar.
+          svg.current!.setPointerCapture(e.pointerId);
+          setDrag({ a: bucketAt(e.clientX), b: bucketAt(e.clientX) });
+        }}
         onPointerMove={(e) => drag && setDrag({ ...drag, b: bucketAt(e.clientX) })}
         onPointerUp={finish}
         onPointerLeave={() => setDrag(null)}

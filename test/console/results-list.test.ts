@@ -116,6 +116,19 @@ describeEachBackend('console results list', (backend) => {
       // Back restores the whole range.
       await page.goBack();
       await page.getByText(`${entries.length} entries`, { exact: true }).waitFor();
+
+      // A drag that overshoots the right edge ends on the last bar.
+      const last = bars.length - 1;
+      await page.mouse.move(xOf(last - 2), box.y + box.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + box.width + 40, box.y + box.height / 2, { steps: 5 });
+      await page.mouse.up();
+      const tailFrom = Date.parse(bars[last - 2]!.start);
+      const tailTo = Date.parse(bars[last]!.start) + bucketMs - 1;
+      const tail = entries.filter((e) => Date.parse(e.timestamp) >= tailFrom && Date.parse(e.timestamp) <= tailTo).length;
+      await page.getByText(`${tail} ${tail === 1 ? 'entry' : 'entries'}`, { exact: true }).waitFor();
+      const tailHash = new URLSearchParams(new URL(page.url()).hash.split('?')[1]);
+      assert.deepEqual([tailHash.get('from'), tailHash.get('to')], [new Date(tailFrom).toISOString(), new Date(tailTo).toISOString()]);
       assert.deepEqual(errors, []);
     } finally {
       await close();

@@ -1,10 +1,11 @@
 /**
  * `npm run bench`: every benchmark in sequence, each bounded in time.
  * `--quick` uses 100k entries per backend instead of 1M (about two minutes
- * instead of about ten) and fewer login-burst windows. The query and
- * histogram benchmarks run on the databases the ingestion benchmark filled; the login-burst
- * benchmark fills its own as it goes.
+ * instead of about ten) and fewer login-burst windows. The query, histogram
+ * and console (headless Chromium) benchmarks run on the databases the
+ * ingestion benchmark filled; the login-burst benchmark fills its own.
  */
+import { benchConsole } from './console.js';
 import { benchEncodings } from './encodings.js';
 import { benchHistogram } from './histogram.js';
 import { benchIngest } from './ingest.js';
@@ -23,6 +24,7 @@ await benchServerIngest({ quick });
 try {
   await benchQuery({ quick }, filled);
   await benchHistogram({ quick }, filled);
+  await benchConsole({ quick }, filled);
 } finally {
   await filled.file.db.drop();
   await filled.server?.db.drop();

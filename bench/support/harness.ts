@@ -15,7 +15,7 @@ import type { ChildMode } from './serve-child.js';
 
 export const JWT_SECRET = 'bench-secret-0123456789abcdef0123456789abcdef';
 export const ADMIN_PASSWORD = 'bench-admin-password-1';
-const FINAL_PASSWORD = 'bench-admin-password-2';
+export const FINAL_PASSWORD = 'bench-admin-password-2';
 
 export interface Child {
   url: string;

@@ -4,17 +4,30 @@
  * view are in the page, and while following live with the list scrolled
  * away the rows in view stay put and a marker counts the new entries;
  * an expired access token is refreshed, a refused refresh signs out.
+ * The volume chart above the results draws, per bucket, a stack of one bar
+ * per level whose counts are the entries ingested in it, and dragging across
+ * it narrows the time range to the bars dragged over.
  */
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { describeEachBackend } from '../support/backends.js';
 import { startService, type RunningService } from '../support/service.js';
 import { ADMIN_FINAL_PASSWORD, createGroup, createKey, createProject, signInAdmin } from '../support/actors.js';
 import { ingestAll } from '../support/logs.js';
-import { launchBrowser, newPage } from '../support/browser.js';
+import { launchBrowser, newPage, screenshot } from '../support/browser.js';
 
 const COUNT = 600;
+const LEVELS = ['debug', 'info', 'warning', 'error', 'critical'] as const;
+const LEVEL_CYCLE = ['info', 'info', 'debug', 'warning', 'info', 'error', 'info', 'critical'] as const;
+
+/** What the chart shows of one bucket, read from the page. */
+interface DrawnBar {
+  start: string;
+  label: string;
+  /** The stacked rectangles, bottom to top: level and height. */
+  rects: { level: string; height: number }[];
+}
 /** Moved forward to expire access tokens (the service's clock only). */
 let clockOffset = 0;
 
@@ -28,6 +41,98 @@ describeEachBackend('console results list', (backend) => {
   after(async () => {
     await browser?.close();
     await svc.stop({ dropDatabase: true });
+  });
+
+  it('draws the volume per bucket stacked by level, and narrows the time range when dragged across', async () => {
+    const admin = await signInAdmin(svc.url);
+    const groupId = await createGroup(svc.url, admin.token, 'volume');
+    const project = await createProject(svc.url, admin.token, groupId, 'volume');
+    const key = (await createKey(svc.url, admin.token, project)).secret;
+    // 150 entries spread over five hours, then a burst of 40 errors in twenty minutes.
+    const now = Date.now();
+    const entries = [
+      ...Array.from({ length: 150 }, (_, i) => ({ level: LEVEL_CYCLE[i % LEVEL_CYCLE.length]!, event: `steady ${i}`, timestamp: new Date(now - 5.5 * 3_600_000 + i * 120_000).toISOString() })),
+      ...Array.from({ length: 40 }, (_, i) => ({ level: 'error', event: `burst ${i}`, timestamp: new Date(now - 3_600_000 + i * 30_000).toISOString() })),
+    ];
+    await ingestAll(svc.url, key, entries);
+
+    const { page, errors, close } = await newPage(browser);
+    try {
+      await page.goto(`${svc.url}/console/#/explore?project_id=${project}&range=6h`);
+      await page.getByLabel('Username').fill('admin');
+      await page.getByLabel('Password').fill(ADMIN_FINAL_PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByText(`${entries.length} entries`, { exact: true }).waitFor();
+      const chart = page.getByRole('group', { name: /entries from .* drag to narrow the time range/ });
+      await chart.waitFor();
+      const bars = await drawnBars(page);
+      // Buckets are aligned on a round step, so six hours take at most the 60 asked for.
+      assert.ok(bars.length > 10 && bars.length <= 60, `${bars.length} bars`);
+
+      // Every bucket's label and stack say exactly what was ingested in it.
+      const bucketMs = Date.parse(bars[1]!.start) - Date.parse(bars[0]!.start);
+      let drawnTotal = 0;
+      const perPixel: number[] = [];
+      for (const bar of bars) {
+        const start = Date.parse(bar.start);
+        const inside = entries.filter((e) => Date.parse(e.timestamp) >= start && Date.parse(e.timestamp) < start + bucketMs);
+        const byLevel = LEVELS.map((l) => [l, inside.filter((e) => e.level === l).length] as const).filter(([, n]) => n > 0);
+        const expected = `${inside.length} ${inside.length === 1 ? 'entry' : 'entries'}${byLevel.length ? ` (${byLevel.map(([l, n]) => `${l} ${n}`).join(', ')})` : ''}`;
+        assert.equal(bar.label.split(': ')[1], expected, `bucket at ${bar.start}`);
+        assert.deepEqual(bar.rects.map((r) => r.level), byLevel.map(([l]) => l), `the stack of the bucket at ${bar.start}`);
+        // Heights are proportional to the counts: one scale for every rectangle of the chart.
+        bar.rects.forEach((r, i) => perPixel.push(r.height / byLevel[i]![1]));
+        drawnTotal += inside.length;
+      }
+      assert.equal(drawnTotal, entries.length);
+      assert.ok(perPixel.length > 0 && Math.max(...perPixel) - Math.min(...perPixel) < 1e-6, `one scale for every bar: ${perPixel.join(' ')}`);
+      assert.match((await chart.getAttribute('aria-label'))!, new RegExp(`^${entries.length} entries from `));
+      await screenshot(page, 'volume', backend === 'file');
+
+      // Drag across the two fullest neighbouring buckets: the range becomes exactly theirs.
+      const totals = bars.map((b) => Number(/: (\d+) entr/.exec(b.label)![1]));
+      let lo = 0;
+      for (let i = 1; i < totals.length - 1; i++) if (totals[i]! + totals[i + 1]! > totals[lo]! + totals[lo + 1]!) lo = i;
+      const selected = totals[lo]! + totals[lo + 1]!;
+      const box = (await chart.boundingBox())!;
+      const xOf = (i: number) => box.x + ((i + 0.5) * box.width) / bars.length;
+      await page.mouse.move(xOf(lo + 1), box.y + box.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(xOf(lo), box.y + box.height / 2, { steps: 5 });
+      await page.mouse.up();
+      await page.getByText(`${selected} entries`, { exact: true }).waitFor();
+      const hash = new URLSearchParams(new URL(page.url()).hash.split('?')[1]);
+      assert.equal(hash.get('range'), null);
+      assert.equal(hash.get('from'), new Date(Date.parse(bars[lo]!.start)).toISOString());
+      assert.equal(hash.get('to'), new Date(Date.parse(bars[lo + 1]!.start) + bucketMs - 1).toISOString());
+      await page.getByRole('group', { name: new RegExp(`^${selected} entries from `) }).waitFor();
+      const from = Date.parse(hash.get('from')!);
+      const to = Date.parse(hash.get('to')!);
+      const expectedRows = entries.filter((e) => Date.parse(e.timestamp) >= from && Date.parse(e.timestamp) <= to).map((e) => e.event);
+      assert.equal(expectedRows.length, selected);
+      const shown = await page.locator('.vlist .row .event').allTextContents();
+      assert.ok(shown.length > 0 && shown.every((e) => expectedRows.includes(e)), `rows outside the dragged range: ${shown.join(', ')}`);
+
+      // Back restores the whole range.
+      await page.goBack();
+      await page.getByText(`${entries.length} entries`, { exact: true }).waitFor();
+
+      // A drag that overshoots the right edge ends on the last bar.
+      const last = bars.length - 1;
+      await page.mouse.move(xOf(last - 2), box.y + box.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + box.width + 40, box.y + box.height / 2, { steps: 5 });
+      await page.mouse.up();
+      const tailFrom = Date.parse(bars[last - 2]!.start);
+      const tailTo = Date.parse(bars[last]!.start) + bucketMs - 1;
+      const tail = entries.filter((e) => Date.parse(e.timestamp) >= tailFrom && Date.parse(e.timestamp) <= tailTo).length;
+      await page.getByText(`${tail} ${tail === 1 ? 'entry' : 'entries'}`, { exact: true }).waitFor();
+      const tailHash = new URLSearchParams(new URL(page.url()).hash.split('?')[1]);
+      assert.deepEqual([tailHash.get('from'), tailHash.get('to')], [new Date(tailFrom).toISOString(), new Date(tailTo).toISOString()]);
+      assert.deepEqual(errors, []);
+    } finally {
+      await close();
+    }
   });
 
   it('scrolls through every page drawing only the rows in view, and marks live arrivals when scrolled away', async () => {
@@ -95,3 +200,13 @@ describeEachBackend('console results list', (backend) => {
     }
   });
 });
+
+async function drawnBars(page: Page): Promise<DrawnBar[]> {
+  return page.locator('.chart svg g[role="img"]').evaluateAll((groups) =>
+    groups.map((g) => ({
+      start: g.getAttribute('data-start') ?? '',
+      label: g.getAttribute('aria-label') ?? '',
+      rects: [...g.querySelectorAll('rect')].map((r) => ({ level: r.getAttribute('class')!.replace('bar bar-', ''), height: Number(r.getAttribute('height')) })),
+    })),
+  );
+}

@@ -16,6 +16,12 @@ interface Histogram {
 }
 
 const W = 1000;
+
+/** "<local time>: 12 entries (info 10, error 2)": the bucket's total and its non-zero levels, bottom to top. */
+function barLabel(b: Histogram['buckets'][number], total: number): string {
+  const parts = LEVELS.filter((l) => (b.counts[l] ?? 0) > 0).map((l) => `${l} ${b.counts[l]}`);
+  return `${localTime(b.start)}: ${total} ${total === 1 ? 'entry' : 'entries'}${parts.length ? ` (${parts.join(', ')})` : ''}`;
+}
 const H = 90;
 
 export function VolumeChart(props: { query: string; onRange: (from: string, to: string) => void }) {
@@ -59,18 +65,24 @@ export function VolumeChart(props: { query: string; onRange: (from: string, to: 
         ref={svg}
         viewBox={`0 0 ${W} ${H}`}
         preserveAspectRatio="none"
-        role="img"
+        role="group"
         aria-label={`${total} entries from ${localTime(data.from)} to ${localTime(data.to)}, ${n} bars of ${data.bucket_seconds} s; drag to narrow the time range`}
-        onPointerDown={(e) => setDrag({ a: bucketAt(e.clientX), b: bucketAt(e.clientX) })}
+        onPointerDown={(e) => {
+          // Captured, a drag that overshoots the chart's edge still ends on its first or last bar.
+          svg.current!.setPointerCapture(e.pointerId);
+          setDrag({ a: bucketAt(e.clientX), b: bucketAt(e.clientX) });
+        }}
         onPointerMove={(e) => drag && setDrag({ ...drag, b: bucketAt(e.clientX) })}
         onPointerUp={finish}
         onPointerLeave={() => setDrag(null)}
       >
         {data.buckets.map((b, i) => {
           let y = H;
+          const label = barLabel(b, totals[i]!);
+          // Each bar is named for assistive technology (and tests); the title is also the hover tooltip.
           return (
-            <g key={i}>
-              <title>{`${localTime(b.start)}: ${totals[i]} entries`}</title>
+            <g key={i} role="img" aria-label={label} data-start={b.start}>
+              <title>{label}</title>
               {LEVELS.map((l) => {
                 const h = ((b.counts[l] ?? 0) / max) * (H - 4);
                 y -= h;

@@ -3,9 +3,8 @@
  * query (`GET /v1/logs`, `GET /v1/logs/histogram`). The live stream has
  * its own handler.
  */
-import { payloadTooLarge } from './body.js';
-import { createDecoder, readBodyFormat, readContentEncoding } from './body-encoding.js';
-import { readIngestBody } from './ingest-body.js';
+import { readBodyFormat } from './body-encoding.js';
+import { receiveBatch } from './ingest-request.js';
 import { ingestBatch } from '../logs/ingestion.js';
 import { requireLogScope } from '../logs/log-access.js';
 import { LOG_CURSOR_LIST, readLogListQuery, readLogScope } from '../logs/log-query.js';
@@ -23,35 +22,14 @@ import type { KeyContext, Reply, UserContext } from './route.js';
  * decompress → 202.
  */
 export async function postLogs(ctx: KeyContext): Promise<Reply> {
-  const { budget, queue, spareBody, preparer, bodyIdleMs } = ctx.deps.ingestion;
-  const limit = ctx.deps.config.maxIngestBodyBytes;
-  const encoding = readContentEncoding(ctx.req.headers);
+  const { queue, preparer } = ctx.deps.ingestion;
   const format = readBodyFormat(ctx.req.headers);
-  const declared = Number(ctx.req.headers['content-length']);
-  const known = ctx.req.headers['content-length'] !== undefined && Number.isSafeInteger(declared) && declared >= 0;
-  if (known && declared > limit) throw payloadTooLarge(limit);
-  // A compressed body's declared length says nothing of its decoded size.
-  const decodedLength = known && encoding === 'identity' ? declared : null;
-  // The body takes budget only as its bytes arrive, and holds them until its entries are committed.
-  const hold = budget.open(decodedLength ?? limit);
-  try {
-    const loan = decodedLength !== null ? spareBody.lend(decodedLength) : null;
-    let batch;
-    try {
-      const decoder = createDecoder(encoding);
-      const raw = await readIngestBody(ctx.req, { limit, hold, idleMs: bodyIdleMs, decoder, ...(loan ? { into: loan.buffer } : {}) });
-      hold.finishReading();
-      ctx.deps.ingestion.observer.bodyRead(raw.length);
-      // Prepared entries hold copies of what they need: the raw bytes can go back.
-      batch = await preparer.prepare(raw, { projectId: ctx.key.projectId, receivedAt: ctx.deps.now() }, format);
-    } finally {
-      loan?.giveBack();
-    }
-    const body = await ingestBatch(queue, batch);
-    return { status: 202, body };
-  } finally {
-    hold.release();
-  }
+  const body = await receiveBatch(
+    ctx,
+    (raw) => preparer.prepare(raw, { projectId: ctx.key.projectId, receivedAt: ctx.deps.now() }, format),
+    (batch) => ingestBatch(queue, batch),
+  );
+  return { status: 202, body };
 }
 
 /** Checks in this order: scope shape → 404 → 403 → 403 `project_blocked` → the other parameters → the page. */

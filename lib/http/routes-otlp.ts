@@ -16,9 +16,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { LogServiceError } from '../core/errors.js';
-import { payloadTooLarge } from './body.js';
-import { createDecoder, readContentEncoding } from './body-encoding.js';
-import { readIngestBody } from './ingest-body.js';
+import { receiveBatch } from './ingest-request.js';
 import { ingestBatch, type IngestionResponse } from '../logs/ingestion.js';
 import { readProtobufRequest } from '../logs/otlp-protobuf.js';
 import { readJsonRequest } from '../logs/otlp-json.js';
@@ -41,31 +39,13 @@ function readOtlpFormat(headers: IncomingHttpHeaders): OtlpFormat {
 }
 
 export async function postOtlpLogs(ctx: KeyContext): Promise<Reply> {
-  const { budget, spareBody, bodyIdleMs } = ctx.deps.ingestion;
-  const limit = ctx.deps.config.maxIngestBodyBytes;
   const format = readOtlpFormat(ctx.req.headers);
-  const encoding = readContentEncoding(ctx.req.headers);
-  const declared = Number(ctx.req.headers['content-length']);
-  const known = ctx.req.headers['content-length'] !== undefined && Number.isSafeInteger(declared) && declared >= 0;
-  if (known && declared > limit) throw payloadTooLarge(limit);
-  const decodedLength = known && encoding === 'identity' ? declared : null;
-  const hold = budget.open(decodedLength ?? limit);
-  try {
-    const loan = decodedLength !== null ? spareBody.lend(decodedLength) : null;
-    let batch: PreparedBatch;
-    try {
-      const raw = await readIngestBody(ctx.req, { limit, hold, idleMs: bodyIdleMs, decoder: createDecoder(encoding), ...(loan ? { into: loan.buffer } : {}) });
-      hold.finishReading();
-      const target = { projectId: ctx.key.projectId, receivedAt: ctx.deps.now() };
-      // The records keep no reference to the raw bytes once prepared: the buffer can go back.
-      batch = await (format === 'protobuf' ? prepareOtlpRequest(readProtobufRequest(raw), target) : prepareOtlpRequest(readJsonRequest(raw), target));
-    } finally {
-      loan?.giveBack();
-    }
-    return otlpReply(format, await commit(ctx, batch));
-  } finally {
-    hold.release();
-  }
+  const prepare = (raw: Buffer) => {
+    const target = { projectId: ctx.key.projectId, receivedAt: ctx.deps.now() };
+    return format === 'protobuf' ? prepareOtlpRequest(readProtobufRequest(raw), target) : prepareOtlpRequest(readJsonRequest(raw), target);
+  };
+  const result = await receiveBatch(ctx, prepare, (batch) => commit(ctx, batch));
+  return otlpReply(format, result);
 }
 
 async function commit(ctx: KeyContext, batch: PreparedBatch): Promise<IngestionResponse> {

@@ -8,7 +8,7 @@
  */
 import { isAscii } from 'node:buffer';
 import { invalidRequest } from '../core/errors.js';
-import { OtlpRecordError, type Attributes, type JsonValue, type OtlpRecordInput, type OtlpResourceInput, type OtlpScopeInput } from './otlp-mapping.js';
+import { OtlpRecordError, convertOrRefuse, type Attributes, type JsonValue, type OtlpRecordInput, type OtlpResourceInput, type OtlpScopeInput } from './otlp-mapping.js';
 import type { OtlpGroup, OtlpRequest } from './otlp-request.js';
 import { MAX_OTLP_RECORDS, MAX_VALUE_DEPTH, tooDeep, tooManyRecords } from './otlp-request.js';
 
@@ -131,15 +131,6 @@ function keyValues(list: unknown, depth: number): Attributes {
     if (!isObject(kv) || typeof kv.key !== 'string') throw wrongType('attributes', 'an array of {key, value}');
     return [kv.key, anyValue(kv.value, depth)];
   });
-}
-
-function convertOrRefuse<T>(convert: () => T): T | OtlpRecordError {
-  try {
-    return convert();
-  } catch (err) {
-    if (err instanceof OtlpRecordError) return err;
-    throw err;
-  }
 }
 
 function resourceOf(resource: unknown): OtlpResourceInput | OtlpRecordError {

@@ -49,6 +49,16 @@ export interface OtlpRecordInput {
 /** A record refused before it became an entry (its message goes to partial_success). */
 export class OtlpRecordError extends Error {}
 
+/** Runs one record's conversion, turning its refusal into a value so the other records go on. */
+export function convertOrRefuse<T>(convert: () => T): T | OtlpRecordError {
+  try {
+    return convert();
+  } catch (err) {
+    if (err instanceof OtlpRecordError) return err;
+    throw err;
+  }
+}
+
 /** The event of a structured body: its compact JSON, cut to this many characters. */
 export const STRUCTURED_EVENT_CHARS = 200;
 /** The event of a record with neither a body nor an event name. */

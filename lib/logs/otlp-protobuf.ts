@@ -10,7 +10,7 @@
  */
 import { LogServiceError, invalidRequest } from '../core/errors.js';
 import { OTLP, ProtoReader } from './otlp-schema.js';
-import { OtlpRecordError, type Attributes, type JsonValue, type OtlpRecordInput, type OtlpResourceInput, type OtlpScopeInput } from './otlp-mapping.js';
+import { OtlpRecordError, convertOrRefuse, type Attributes, type JsonValue, type OtlpRecordInput, type OtlpResourceInput, type OtlpScopeInput } from './otlp-mapping.js';
 import type { OtlpGroup, OtlpRequest } from './otlp-request.js';
 import { MAX_OTLP_RECORDS, MAX_VALUE_DEPTH, tooDeep, tooManyRecords } from './otlp-request.js';
 
@@ -112,15 +112,6 @@ function decode<T>(type: { decode(bytes: Uint8Array): unknown }, bytes: Uint8Arr
 
 function tooDeepMessages(): OtlpRecordError {
   return new OtlpRecordError('The record nests messages more than 100 levels deep.');
-}
-
-function convertOrRefuse<T>(convert: () => T): T | OtlpRecordError {
-  try {
-    return convert();
-  } catch (err) {
-    if (err instanceof OtlpRecordError) return err;
-    throw err;
-  }
 }
 
 function resourceOf(parts: Uint8Array[] | undefined): OtlpResourceInput | OtlpRecordError {

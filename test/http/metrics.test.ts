@@ -172,6 +172,22 @@ describeEachBackend('GET /metrics', (backend: BackendName) => {
     assert.equal(delta('logkeep_http_requests_total', ingested), 2);
   });
 
+  it('counts an OTLP export like a batch: its body bytes and its entries accepted', async () => {
+    const group = await createGroup(url, admin.token, 'otlp');
+    const project = await createProject(url, admin.token, group, 'otlp');
+    const key = (await createKey(url, admin.token, project)).secret;
+    const before = await scrape(url);
+    const body = JSON.stringify({
+      resourceLogs: [{ scopeLogs: [{ logRecords: [{ timeUnixNano: '1767225600000000000', severityNumber: 9, body: { stringValue: 'from otlp' } }] }] }],
+    });
+    const res = await api(url, 'POST', '/v1/otlp/v1/logs', { token: key, raw: body, headers: { 'content-type': 'application/json' } });
+    assert.equal(res.status, 200, res.text);
+    const exported = { method: 'POST', route: '/v1/otlp/v1/logs', status: '200' };
+    const s = await scrapeUntil(url, (x) => x.sum('logkeep_http_requests_total', exported) - before.sum('logkeep_http_requests_total', exported) >= 1);
+    assert.equal(s.sum('logkeep_ingest_body_bytes_total') - before.sum('logkeep_ingest_body_bytes_total'), Buffer.byteLength(body));
+    assert.equal(s.value('logkeep_ingest_entries_accepted_total', { project_id: String(project) }), 1);
+  });
+
   it('shows open live streams and counts the frames sent to them', async () => {
     const group = await createGroup(url, admin.token, 'live');
     const project = await createProject(url, admin.token, group, 'live');

@@ -27,6 +27,8 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
-const args = ['--import', 'tsx', '--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`, '--test-timeout=120000', ...files];
+// TAP for the log, then a summary of failures at its end.
+const reporters = ['--test-reporter=tap', '--test-reporter-destination=stdout', '--test-reporter=./scripts/failure-summary.mjs', '--test-reporter-destination=stdout'];
+const args = ['--import', 'tsx', '--test', ...reporters, `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`, '--test-timeout=120000', ...files];
 const result = spawnSync(process.execPath, args, { stdio: 'inherit' });
 process.exit(result.status ?? 1);

@@ -12,6 +12,8 @@ import { administers, isAdmin } from './rights';
 import { clearScopes } from './scope';
 import { AccountPage } from './pages/account';
 import { ForcedChangePage } from './pages/change-password';
+import { GroupPage } from './pages/group';
+import { GroupsPage } from './pages/groups';
 import { ContextPage } from './pages/context';
 import { CorrelatePage } from './pages/correlate';
 import { ExplorePage } from './pages/explore';
@@ -32,6 +34,8 @@ export const PAGES: Record<string, PageSpec> = {
   explore: { title: 'Explore', component: ExplorePage, nav: true },
   correlate: { title: 'Correlate', component: CorrelatePage, nav: false },
   context: { title: 'Context', component: ContextPage, nav: false },
+  groups: { title: 'Groups', component: GroupsPage, nav: true, allowed: administers },
+  group: { title: 'Group', component: GroupPage, nav: false, allowed: administers },
   projects: { title: 'Projects', component: ProjectsPage, nav: true, allowed: administers },
   project: { title: 'Project', component: ProjectPage, nav: false, allowed: administers },
   users: { title: 'Users', component: UsersPage, nav: true, allowed: isAdmin },

@@ -23,7 +23,7 @@ export const projects = signal<Project[] | null>(null);
 export const scopeError = signal<string | null>(null);
 
 /** Every page of a listing, capped so a huge installation stays responsive (the picker filters by name beyond that). */
-async function all<T>(path: string, cap = 2000): Promise<T[]> {
+export async function all<T>(path: string, cap = 2000): Promise<T[]> {
   const items: T[] = [];
   let cursor: string | null = null;
   do {

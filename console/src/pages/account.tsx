@@ -2,6 +2,7 @@
 import { useState } from 'preact/hooks';
 import { deleteMyAccount, session } from '../api';
 import { Card, ErrorLine, Field } from '../components/form';
+import { errorText } from '../errors';
 import { ChangePasswordForm } from './change-password';
 
 export function AccountPage() {
@@ -15,7 +16,7 @@ export function AccountPage() {
     try {
       await deleteMyAccount(password);
     } catch (err) {
-      setError((err as Error).message);
+      setError(errorText(err));
     }
   };
   return (

@@ -7,6 +7,7 @@ import { SecretKeys } from '../components/secret-keys';
 import { UsageBar } from '../components/usage-bar';
 import { isAdmin, ownsProject } from '../rights';
 import { href, route } from '../router';
+import { groups, loadScopes } from '../scope';
 
 export interface ProjectDetail {
   id: number;
@@ -35,8 +36,10 @@ export function ProjectPage() {
     }
   };
   useEffect(() => void load(), [id]);
+  useEffect(() => void loadScopes(), []);
   if (!project) return <main><h1>Project</h1>{error ? <ErrorLine message={error} /> : <p role="status">Loading…</p>}</main>;
   const owner = ownsProject(me, project);
+  const groupName = groups.value?.find((g) => g.id === project.group_id)?.name;
   const block = async (action: 'block' | 'unblock') => {
     try {
       await call(`/v1/projects/${project.id}/${action}`, { method: 'POST' });
@@ -47,7 +50,11 @@ export function ProjectPage() {
   };
   return (
     <main>
-      <p><a href={href('projects')}>All projects</a></p>
+      <p>
+        <a href={href('projects')}>All projects</a>
+        {/* A project grant does not reveal its group: the link only when the group is visible. */}
+        {groupName ? <> · <a href={href('group', { id: String(project.group_id) })}>Group {groupName}</a></> : null}
+      </p>
       <h1>Project {project.name}</h1>
       <p>
         {project.is_blocked ? <strong class="error">Blocked: ingestion and queries are refused. </strong> : null}

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, session } from '../api';
 import { ConfirmButton } from '../components/confirm';
 import { ErrorLine, Field } from '../components/form';
+import { errorText } from '../errors';
 import { NewUserForm } from '../components/new-user';
 import { UserEditor } from '../components/user-edit';
 import { localTime, utcTitle } from '../format';
@@ -41,7 +42,7 @@ export function UsersPage() {
       await call(path, { method });
       await load();
     } catch (err) {
-      setError((err as Error).message);
+      setError(errorText(err));
     }
   };
   const editingUser = page?.items.find((u) => u.id === editing);

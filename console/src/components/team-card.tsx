@@ -1,0 +1,66 @@
+/** One team: its members, with adding (by search or from the known people) and removing for those who manage the group. */
+import { useState } from 'preact/hooks';
+import { call } from '../api';
+import { errorText } from '../errors';
+import type { Member, Team } from '../org';
+import { ConfirmButton } from './confirm';
+import { ErrorLine } from './form';
+import { UserPicker } from './user-picker';
+
+export function TeamCard(props: {
+  team: Team;
+  members: Member[];
+  canManage: boolean;
+  canSearch: boolean;
+  known: Member[];
+  onChanged: () => Promise<void>;
+}) {
+  const t = props.team;
+  const [adding, setAdding] = useState<number | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const act = async (run: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await run();
+      await props.onChanged();
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+  const candidates = props.known.filter((k) => !props.members.some((m) => m.user_id === k.user_id));
+  return (
+    <section class="card" aria-label={`Team ${t.name}`}>
+      <h3>Team {t.name}</h3>
+      {props.members.length === 0 ? <p class="muted">No members yet.</p> : (
+        <ul class="members">
+          {props.members.map((m) => (
+            <li key={m.user_id}>
+              {m.username}{' '}
+              {props.canManage ? (
+                <ConfirmButton
+                  label={`Remove ${m.username}`}
+                  question={`Remove ${m.username} from team ${t.name}?`}
+                  confirmLabel="Yes, remove"
+                  onConfirm={() => act(() => call(`/v1/teams/${t.id}/members/${m.user_id}`, { method: 'DELETE' }))}
+                />
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      )}
+      <ErrorLine message={error} />
+      {props.canManage ? (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (adding === null) return setError('Choose a user first.');
+            void act(() => call(`/v1/teams/${t.id}/members`, { method: 'POST', json: { user_id: adding } })).then(() => setAdding(null));
+          }}
+        >
+          <UserPicker id={`team-${t.id}`} label={`New member of ${t.name}`} canSearch={props.canSearch} known={candidates} value={adding} onChange={setAdding} />
+          <button type="submit" disabled={adding === null}>Add member<span class="visually-hidden"> to {t.name}</span></button>
+        </form>
+      ) : null}
+    </section>
+  );
+}

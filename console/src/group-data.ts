@@ -49,7 +49,8 @@ async function loadGroup(id: number): Promise<GroupData | null> {
   const members = Object.fromEntries(teams.map((t, i) => [t.id, memberLists[i]!.items]));
   const mayList = ownsGroup(session.value!, id);
   const [grants, names] = await Promise.all([mayList ? grantsOn(id, projects) : Promise.resolve(null), knownNames(members)]);
-  return { group, projects: projects.sort((a, b) => a.name.localeCompare(b.name)), teams, members, grants, names };
+  const byName = <T extends { name: string }>(a: T, b: T) => a.name.localeCompare(b.name);
+  return { group, projects: projects.sort(byName), teams: teams.sort(byName), members, grants, names };
 }
 
 export function useGroupData(id: number): { data: GroupData | null; missing: boolean; error: string | null; reload: () => Promise<void> } {

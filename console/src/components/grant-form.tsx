@@ -6,7 +6,7 @@
 import { useState } from 'preact/hooks';
 import { call } from '../api';
 import { errorText } from '../errors';
-import type { NameBook } from '../grant-words';
+import { scopeText, type NameBook } from '../grant-words';
 import type { Member } from '../org';
 import { Card, ErrorLine } from './form';
 import { UserPicker } from './user-picker';
@@ -53,7 +53,7 @@ export function GrantForm(props: { book: NameBook; admin: boolean; known: Member
         method: 'POST',
         json: { subject_type: kind, subject_id: subjectId, role, scope_type: scopeType, scope_id: scopeId ? Number(scopeId) : null },
       });
-      setDone(`Granted ${role} on ${scopes.find(([v]) => v === chosenScope)![1]}.`);
+      setDone(`Granted ${role} on ${scopeText({ scope_type: scopeType as 'global', scope_id: scopeId ? Number(scopeId) : null }, props.book)} to ${kind === 'user' ? 'the user' : 'the team'}.`);
       await props.onGranted();
     } catch (err) {
       setError(errorText(err));

@@ -17,6 +17,8 @@ export function TeamCard(props: {
 }) {
   const t = props.team;
   const [adding, setAdding] = useState<number | null>(null);
+  /** Bumped after an addition: a fresh picker, its search and choice cleared. */
+  const [round, setRound] = useState(0);
   const [error, setError] = useState<string | null>(null);
   const act = async (run: () => Promise<unknown>) => {
     setError(null);
@@ -54,10 +56,14 @@ export function TeamCard(props: {
           onSubmit={(e) => {
             e.preventDefault();
             if (adding === null) return setError('Choose a user first.');
-            void act(() => call(`/v1/teams/${t.id}/members`, { method: 'POST', json: { user_id: adding } })).then(() => setAdding(null));
+            void act(async () => {
+              await call(`/v1/teams/${t.id}/members`, { method: 'POST', json: { user_id: adding } });
+              setAdding(null);
+              setRound(round + 1);
+            });
           }}
         >
-          <UserPicker id={`team-${t.id}`} label={`New member of ${t.name}`} canSearch={props.canSearch} known={candidates} value={adding} onChange={setAdding} />
+          <UserPicker key={round} id={`team-${t.id}`} label={`New member of ${t.name}`} canSearch={props.canSearch} known={candidates} value={adding} onChange={setAdding} />
           <button type="submit" disabled={adding === null}>Add member<span class="visually-hidden"> to {t.name}</span></button>
         </form>
       ) : null}

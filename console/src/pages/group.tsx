@@ -3,6 +3,7 @@ import { session } from '../api';
 import { ErrorLine } from '../components/form';
 import { GrantForm } from '../components/grant-form';
 import { GrantList } from '../components/grant-list';
+import { GroupProjects } from '../components/group-projects';
 import { NewTeamForm } from '../components/new-team';
 import { TeamCard } from '../components/team-card';
 import { useGroupData } from '../group-data';
@@ -19,6 +20,7 @@ export function GroupPage() {
   const { group, projects, teams, members, grants, names } = data;
   const admin = isAdmin(me);
   const owner = ownsGroup(me, group.id);
+  // Owners may not search users: they choose among the people the group already knows.
   const known: Member[] = [...names].map(([user_id, username]) => ({ user_id, username })).sort((a, b) => a.username.localeCompare(b.username));
   const book = { group, projects, teams, names };
   return (
@@ -27,35 +29,25 @@ export function GroupPage() {
       <h1>Group {group.name}</h1>
       <p><a href={href('explore', { group_id: String(group.id) })}>Explore the logs of all its projects</a></p>
       <ErrorLine message={error} />
-      <h2>Projects</h2>
-      {projects.length === 0 ? <p class="empty">No project in this group yet.</p> : (
-        <table class="list">
-          <thead><tr><th scope="col">Project</th><th scope="col">Logs</th></tr></thead>
-          <tbody>
-            {projects.map((p) => (
-              <tr key={p.id}>
-                <td><a href={href('project', { id: String(p.id) })}>{p.name}</a></td>
-                <td><a href={href('explore', { project_id: String(p.id) })}>Explore<span class="visually-hidden"> {p.name}</span></a></td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <h2>Teams</h2>
-      {teams.length === 0 ? <p class="empty">No team yet.</p> : null}
-      <div class="cards">
-        {teams.map((t) => (
-          <TeamCard key={t.id} team={t} members={members[t.id] ?? []} canManage={owner} canSearch={admin} known={admin ? [] : known} onChanged={reload} />
-        ))}
+      <div class="columns">
+        <section aria-labelledby="group-projects">
+          <h2 id="group-projects">Projects</h2>
+          <GroupProjects projects={projects} />
+          <h2>Teams</h2>
+          {teams.length === 0 ? <p class="empty">No team yet.</p> : null}
+          {teams.map((t) => (
+            <TeamCard key={t.id} team={t} members={members[t.id] ?? []} canManage={owner} canSearch={admin} known={known} onChanged={reload} />
+          ))}
+          {owner ? <NewTeamForm groupId={group.id} onCreated={reload} /> : null}
+        </section>
+        {grants ? (
+          <section aria-labelledby="group-roles">
+            <h2 id="group-roles">Roles granted here</h2>
+            <GrantList grants={grants} book={book} canRevoke={(g) => admin || g.role !== 'admin'} onChanged={reload} />
+            <GrantForm book={book} admin={admin} known={known} onGranted={reload} />
+          </section>
+        ) : null}
       </div>
-      {owner ? <NewTeamForm groupId={group.id} onCreated={reload} /> : null}
-      {grants ? (
-        <>
-          <h2>Roles granted here</h2>
-          <GrantList grants={grants} book={book} canRevoke={(g) => admin || g.role !== 'admin'} onChanged={reload} />
-          <GrantForm book={book} admin={admin} known={known} onGranted={reload} />
-        </>
-      ) : null}
     </main>
   );
 }

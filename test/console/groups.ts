@@ -1,0 +1,244 @@
+/**
+ * Groups, teams and role assignments in a real Chromium, on both backends:
+ * an admin creates a group and a team, adds a member found by username,
+ * grants and revokes roles (each revoke confirmed by name); a group owner
+ * manages only their group and is never offered `admin` or global scope; a
+ * plain user sees no administration; the sole-owner refusal names the group.
+ * axe-core checks each page on the way.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Locator, Page } from 'playwright-core';
+import type { BackendName } from '../support/backends.js';
+import { postgresSkipReason } from '../support/postgres.js';
+import { api, startService, type RunningService } from '../support/service.js';
+import { ADMIN_FINAL_PASSWORD, addMember, createActor, createGroup, createProject, createTeam, signInAdmin } from '../support/actors.js';
+import { assertAccessible, launchBrowser, newPage, screenshot } from '../support/browser.js';
+
+/** One backend per test file (groups-file, groups-server), as the other console suites do. */
+export function groupsSuite(backend: BackendName): void {
+  describe(`console groups and roles [${backend}]`, async () => {
+    if (backend === 'server') {
+      const why = await postgresSkipReason();
+      if (why) {
+        describe(`skipped: ${why}`, { skip: why }, () => {});
+        return;
+      }
+    }
+    groups(backend);
+  });
+}
+
+async function signInAs(page: Page, username: string, password: string): Promise<void> {
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+const navLinks = (page: Page) => page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
+const optionsOf = (select: Locator) => select.locator('option').allTextContents();
+const idInUrl = (page: Page) => Number(new URLSearchParams(new URL(page.url()).hash.split('?')[1]).get('id'));
+
+/** Runs a browser journey, adding what the page showed to a failure. */
+async function journey(browser: Browser, body: (page: Page) => Promise<void>): Promise<void> {
+  const { page, errors, close } = await newPage(browser);
+  try {
+    await body(page);
+    assert.deepEqual(errors.filter((e) => !/Failed to load resource|net::ERR/.test(e)), []);
+  } catch (err) {
+    const seen = await page.locator('body').innerText().catch(() => '(no page)');
+    throw new Error(`${(err as Error).message}\n--- page (${page.url()}) ---\n${seen}\n--- errors ---\n${errors.join('\n')}`, { cause: err });
+  } finally {
+    await close();
+  }
+}
+
+function groups(backend: BackendName): void {
+  let svc: RunningService;
+  let browser: Browser;
+  const shots = backend === 'file';
+  before(async () => {
+    svc = await startService(backend);
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await svc.stop({ dropDatabase: true });
+  });
+
+  it('an admin creates a group and a team, adds a member by search, grants roles and revokes one after a question naming it', () =>
+    journey(browser, async (page) => {
+      const admin = await signInAdmin(svc.url);
+      const erin = await createActor(svc.url, admin.token, 'erin');
+      const frank = await createActor(svc.url, admin.token, 'frank');
+      await page.goto(`${svc.url}/console/`);
+      await signInAs(page, 'admin', ADMIN_FINAL_PASSWORD);
+
+      await page.getByRole('link', { name: 'Groups' }).click();
+      await page.getByRole('heading', { name: 'Groups' }).waitFor();
+      await page.getByText('You see no group.').waitFor();
+      await assertAccessible(page, 'groups list');
+      await page.getByLabel('Group name').fill('shop');
+      await page.getByRole('button', { name: 'Create group' }).click();
+      await page.getByRole('heading', { name: 'Group shop' }).waitFor();
+      const groupId = idInUrl(page);
+      assert.ok(groupId > 0);
+      const projectId = await createProject(svc.url, admin.token, groupId, 'checkout');
+      await page.reload();
+      await page.getByRole('link', { name: 'checkout', exact: true }).waitFor();
+      assert.equal(await page.getByRole('link', { name: 'Explore checkout' }).getAttribute('href'), `#/explore?project_id=${projectId}`);
+
+      // A team, and a member found by part of the username.
+      await page.getByLabel("New team's name").fill('ops');
+      await page.getByRole('button', { name: 'Create team' }).click();
+      const ops = page.getByRole('region', { name: 'Team ops' });
+      await ops.getByText('No members yet.').waitFor();
+      await ops.getByLabel('Find user (username contains)').fill('eri');
+      await ops.getByRole('button', { name: 'Search' }).click();
+      assert.deepEqual(await optionsOf(ops.getByLabel('New member of ops')), ['erin']);
+      await ops.getByRole('button', { name: 'Add member to ops' }).click();
+      await ops.getByRole('listitem').filter({ hasText: 'erin' }).waitFor();
+      const members = await api(svc.url, 'GET', `/v1/teams/${(await api(svc.url, 'GET', `/v1/groups/${groupId}/teams`, { token: admin.token })).body.items[0].id}/members`, { token: admin.token });
+      assert.deepEqual(members.body.items, [{ user_id: erin.id, username: 'erin' }]);
+
+      // Grants: the team reads the project; frank owns the group. Admins are offered admin and global too.
+      const form = page.getByRole('region', { name: 'Grant a role' });
+      assert.deepEqual(await optionsOf(form.getByLabel('Role')), ['user (reads logs)', 'owner (manages)', 'admin (everything)']);
+      assert.deepEqual(await optionsOf(form.getByLabel('Scope')), ['Group shop', 'Project checkout', 'Everything (global)']);
+      await form.getByLabel('Grant to').selectOption({ label: 'A team of this group' });
+      await form.getByLabel('Team').selectOption({ label: 'ops' });
+      await form.getByLabel('Scope').selectOption({ label: 'Project checkout' });
+      await form.getByRole('button', { name: 'Grant' }).click();
+      const teamRow = page.getByRole('row', { name: 'team ops user project checkout' });
+      await teamRow.waitFor();
+      await form.getByLabel('Grant to').selectOption({ label: 'A user' });
+      await form.getByLabel('Find user (username contains)').fill('frank');
+      await form.getByRole('button', { name: 'Search' }).click();
+      await form.getByLabel('User', { exact: true }).locator('option', { hasText: 'frank' }).waitFor({ state: 'attached' });
+      await form.getByLabel('Role').selectOption({ label: 'owner (manages)' });
+      await form.getByLabel('Scope').selectOption({ label: 'Group shop' });
+      await form.getByRole('button', { name: 'Grant' }).click();
+      const frankRow = page.getByRole('row', { name: 'user frank owner group shop' });
+      await frankRow.waitFor();
+      const listed = await api(svc.url, 'GET', `/v1/role-assignments?subject_type=user&subject_id=${frank.id}`, { token: admin.token });
+      assert.deepEqual(listed.body.items.map((g: any) => [g.role, g.scope_type, g.scope_id]), [['owner', 'group', groupId]]);
+      await assertAccessible(page, 'group page with grant form');
+      await page.evaluate('window.scrollTo(0, 0)');
+      await screenshot(page, 'group', shots);
+
+      // Revoking asks first, naming grantee, role and scope.
+      await teamRow.getByRole('button', { name: 'Revoke' }).click();
+      await page.getByText('Revoke user on project checkout from team ops?').waitFor();
+      await assertAccessible(page, 'revoke confirmation');
+      await page.getByRole('button', { name: 'Yes, revoke' }).click();
+      await teamRow.waitFor({ state: 'detached' });
+      const left = await api(svc.url, 'GET', `/v1/role-assignments?scope_type=project&scope_id=${projectId}`, { token: admin.token });
+      assert.deepEqual(left.body.items, []);
+
+      // Frank is the group's only owner: revoking his grant is refused, in words naming the group.
+      await frankRow.getByRole('button', { name: 'Revoke' }).click();
+      await page.getByRole('button', { name: 'Yes, revoke' }).click();
+      await page.getByRole('alert').filter({ hasText: 'group shop would be left without an owner' }).waitFor();
+      await frankRow.waitFor();
+
+      // The project page leads back to its group.
+      await page.getByRole('link', { name: 'checkout', exact: true }).click();
+      await page.getByRole('heading', { name: 'Project checkout' }).waitFor();
+      await page.getByRole('link', { name: 'Group shop' }).click();
+      await page.getByRole('heading', { name: 'Group shop' }).waitFor();
+    }));
+
+  it('a group owner sees only their group, creates a team and grants owner or user inside it, never admin nor global', () =>
+    journey(browser, async (page) => {
+      const admin = await signInAdmin(svc.url);
+      const north = await createGroup(svc.url, admin.token, 'north');
+      const south = await createGroup(svc.url, admin.token, 'south');
+      await createProject(svc.url, admin.token, north, 'api');
+      const devs = await createTeam(svc.url, admin.token, north, 'devs');
+      const pete = await createActor(svc.url, admin.token, 'pete');
+      await addMember(svc.url, admin.token, devs, pete.id);
+      const olga = await createActor(svc.url, admin.token, 'olga', { grants: [{ role: 'owner', scope_type: 'group', scope_id: north }] });
+      await page.goto(`${svc.url}/console/`);
+      await signInAs(page, 'olga', olga.password);
+
+      const links = await navLinks(page);
+      assert.ok(links.includes('Groups') && !links.includes('Users'), links.join(', '));
+      await page.getByRole('link', { name: 'Groups' }).click();
+      await page.getByRole('link', { name: 'north', exact: true }).waitFor();
+      assert.deepEqual(await page.locator('table.groups tbody tr td:first-child').allTextContents(), ['north']);
+      assert.equal(await page.getByRole('button', { name: 'Create group' }).count(), 0);
+
+      await page.getByRole('link', { name: 'north', exact: true }).click();
+      await page.getByRole('heading', { name: 'Group north' }).waitFor();
+      await page.getByRole('region', { name: 'Team devs' }).getByText('pete').waitFor();
+      await page.getByLabel("New team's name").fill('oncall');
+      await page.getByRole('button', { name: 'Create team' }).click();
+      const oncall = page.getByRole('region', { name: 'Team oncall' });
+      await oncall.waitFor();
+      // No user search for owners: the people the group knows.
+      assert.equal(await oncall.getByLabel('Find user (username contains)').count(), 0);
+      await oncall.getByLabel('New member of oncall').selectOption({ label: 'pete' });
+      await oncall.getByRole('button', { name: 'Add member to oncall' }).click();
+      await oncall.getByRole('listitem').filter({ hasText: 'pete' }).waitFor();
+
+      const form = page.getByRole('region', { name: 'Grant a role' });
+      assert.deepEqual(await optionsOf(form.getByLabel('Role')), ['user (reads logs)', 'owner (manages)']);
+      assert.deepEqual(await optionsOf(form.getByLabel('Scope')), ['Group north', 'Project api']);
+      await form.getByLabel('User', { exact: true }).selectOption({ label: 'pete' });
+      await form.getByLabel('Role').selectOption({ label: 'owner (manages)' });
+      await form.getByRole('button', { name: 'Grant' }).click();
+      await page.getByRole('row', { name: 'user pete owner group north' }).waitFor();
+      await form.getByLabel('Grant to').selectOption({ label: 'A team of this group' });
+      await form.getByLabel('Team').selectOption({ label: 'oncall' });
+      await form.getByLabel('Role').selectOption({ label: 'user (reads logs)' });
+      await form.getByLabel('Scope').selectOption({ label: 'Project api' });
+      await form.getByRole('button', { name: 'Grant' }).click();
+      await page.getByRole('row', { name: 'team oncall user project api' }).waitFor();
+      await page.getByRole('row', { name: 'user olga owner group north' }).waitFor();
+      await assertAccessible(page, 'group page as owner');
+
+      // Another group is not there, even by address.
+      await page.goto(`${svc.url}/console/#/group?id=${south}`);
+      await page.getByRole('heading', { name: 'Group not found' }).waitFor();
+      assert.equal(await page.getByRole('button', { name: /Create team|Grant/ }).count(), 0);
+    }));
+
+  it('a plain user sees no administration, not even by address', () =>
+    journey(browser, async (page) => {
+      const admin = await signInAdmin(svc.url);
+      const west = await createGroup(svc.url, admin.token, 'west');
+      const web = await createProject(svc.url, admin.token, west, 'web');
+      const carol = await createActor(svc.url, admin.token, 'carol', { grants: [{ role: 'user', scope_type: 'project', scope_id: web }] });
+      await page.goto(`${svc.url}/console/`);
+      await signInAs(page, 'carol', carol.password);
+      const links = await navLinks(page);
+      for (const admin of ['Groups', 'Projects', 'Users']) assert.ok(!links.includes(admin), links.join(', '));
+      await page.goto(`${svc.url}/console/#/groups`);
+      await page.getByRole('heading', { name: 'Not found' }).waitFor();
+      await page.goto(`${svc.url}/console/#/group?id=${west}`);
+      await page.getByRole('heading', { name: 'Not found' }).waitFor();
+      assert.equal(await page.getByRole('button', { name: /Create|Grant|Revoke|Add member/ }).count(), 0);
+    }));
+
+  it('deleting the only owner of a group from the users page is refused in words naming the group', () =>
+    journey(browser, async (page) => {
+      const admin = await signInAdmin(svc.url);
+      const solo = await createGroup(svc.url, admin.token, 'solo');
+      const sam = await createActor(svc.url, admin.token, 'sam', { grants: [{ role: 'owner', scope_type: 'group', scope_id: solo }] });
+      await page.goto(`${svc.url}/console/`);
+      await signInAs(page, 'admin', ADMIN_FINAL_PASSWORD);
+      await page.getByRole('link', { name: 'Users' }).click();
+      await page.getByLabel('Username contains').fill('sam');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      const samRow = page.getByRole('row', { name: /^sam / });
+      await samRow.waitFor();
+      await samRow.getByRole('button', { name: 'Delete' }).click();
+      await page.getByText('Delete user sam for good?').waitFor();
+      await page.getByRole('button', { name: 'Yes, delete' }).click();
+      await page.getByRole('alert').filter({ hasText: 'Refused: group solo would be left without an owner.' }).waitFor();
+      const still = await api(svc.url, 'GET', '/v1/users?username=sam', { token: admin.token });
+      assert.equal(still.body.items[0].id, sam.id);
+      assert.equal(still.body.items[0].deleted_at, null);
+    }));
+}

@@ -9,7 +9,7 @@ export interface NameBook {
   names: Map<number, string>;
 }
 
-export function granteeText(g: RoleAssignment, book: NameBook): string {
+export function granteeText(g: Pick<RoleAssignment, 'subject_type' | 'subject_id'>, book: NameBook): string {
   if (g.subject_type === 'team') return `team ${book.teams.find((t) => t.id === g.subject_id)?.name ?? `#${g.subject_id}`}`;
   return `user ${book.names.get(g.subject_id) ?? `#${g.subject_id}`}`;
 }

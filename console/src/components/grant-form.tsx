@@ -6,8 +6,8 @@
 import { useState } from 'preact/hooks';
 import { call } from '../api';
 import { errorText } from '../errors';
-import { scopeText, type NameBook } from '../grant-words';
-import type { Member } from '../org';
+import { granteeText, scopeText, type NameBook } from '../grant-words';
+import type { Member, RoleAssignment } from '../org';
 import { Card, ErrorLine } from './form';
 import { UserPicker } from './user-picker';
 
@@ -48,12 +48,10 @@ export function GrantForm(props: { book: NameBook; admin: boolean; known: Member
     const subjectId = kind === 'user' ? userId : teamId ? Number(teamId) : null;
     if (subjectId === null) return setError(kind === 'user' ? 'Choose a user first.' : 'Choose a team first.');
     const [scopeType, scopeId] = chosenScope.split(':');
+    const where = { scope_type: scopeType as RoleAssignment['scope_type'], scope_id: scopeId ? Number(scopeId) : null };
     try {
-      await call('/v1/role-assignments', {
-        method: 'POST',
-        json: { subject_type: kind, subject_id: subjectId, role, scope_type: scopeType, scope_id: scopeId ? Number(scopeId) : null },
-      });
-      setDone(`Granted ${role} on ${scopeText({ scope_type: scopeType as 'global', scope_id: scopeId ? Number(scopeId) : null }, props.book)} to ${kind === 'user' ? 'the user' : 'the team'}.`);
+      await call('/v1/role-assignments', { method: 'POST', json: { subject_type: kind, subject_id: subjectId, role, ...where } });
+      setDone(`Granted ${role} on ${scopeText(where, props.book)} to ${granteeText({ subject_type: kind, subject_id: subjectId }, props.book)}.`);
       await props.onGranted();
     } catch (err) {
       setError(errorText(err));

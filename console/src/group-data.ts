@@ -38,8 +38,13 @@ async function knownNames(members: Record<number, Member[]>): Promise<Map<number
 }
 
 async function loadGroup(id: number): Promise<GroupData | null> {
-  await loadScopes(true);
-  const group = groups.value?.find((g) => g.id === id);
+  await loadScopes();
+  let group = groups.value?.find((g) => g.id === id);
+  if (!group) {
+    // Perhaps created since the list was read.
+    await loadScopes(true);
+    group = groups.value?.find((g) => g.id === id);
+  }
   if (!group) return null;
   const [projects, teams] = await Promise.all([
     all<Project>(`/v1/projects?group_id=${id}`),

@@ -198,10 +198,42 @@ function groups(backend: BackendName): void {
       await page.getByRole('row', { name: 'user olga owner group north' }).waitFor();
       await assertAccessible(page, 'group page as owner');
 
+      // Removing a member asks first, naming the person and the team.
+      await oncall.getByRole('button', { name: 'Remove pete' }).click();
+      await oncall.getByText('Remove pete from team oncall?').waitFor();
+      await oncall.getByRole('button', { name: 'Yes, remove' }).click();
+      await oncall.getByText('No members yet.').waitFor();
+      const teams = await api(svc.url, 'GET', `/v1/groups/${north}/teams`, { token: admin.token });
+      const oncallId = teams.body.items.find((t: { name: string }) => t.name === 'oncall').id;
+      assert.deepEqual((await api(svc.url, 'GET', `/v1/teams/${oncallId}/members`, { token: admin.token })).body.items, []);
+
       // Another group is not there, even by address.
       await page.goto(`${svc.url}/console/#/group?id=${south}`);
       await page.getByRole('heading', { name: 'Group not found' }).waitFor();
       assert.equal(await page.getByRole('button', { name: /Create team|Grant/ }).count(), 0);
+    }));
+
+  it('the groups list is filtered by name and paged 50 at a time', () =>
+    journey(browser, async (page) => {
+      const admin = await signInAdmin(svc.url);
+      for (let i = 0; i < 52; i += 13) {
+        await Promise.all(Array.from({ length: 13 }, (_, j) => createGroup(svc.url, admin.token, `bulk-${String(i + j).padStart(2, '0')}`)));
+      }
+      await page.goto(`${svc.url}/console/`);
+      await signInAs(page, 'admin', ADMIN_FINAL_PASSWORD);
+      await page.getByRole('link', { name: 'Groups' }).click();
+      await page.getByLabel('Name contains').fill('bulk-');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      const rows = page.locator('table.groups tbody tr');
+      await page.getByRole('link', { name: 'bulk-51', exact: true }).waitFor();
+      await rows.nth(49).waitFor();
+      assert.equal(await rows.count(), 50);
+      await page.getByRole('button', { name: 'Next page' }).click();
+      await rows.nth(2).waitFor({ state: 'detached' });
+      assert.equal(await rows.count(), 2);
+      assert.ok(await page.getByRole('button', { name: 'Next page' }).isDisabled());
+      await page.getByRole('button', { name: 'Previous page' }).click();
+      await rows.nth(49).waitFor();
     }));
 
   it('a plain user sees no administration, not even by address', () =>

@@ -12,7 +12,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import type { BackendName } from '../support/backends.js';
 import { postgresSkipReason } from '../support/postgres.js';
 import { api, startService, type RunningService } from '../support/service.js';
-import { ADMIN_FINAL_PASSWORD, addMember, createActor, createGroup, createProject, createTeam, signInAdmin } from '../support/actors.js';
+import { ADMIN_FINAL_PASSWORD, addMember, createActor, createGroup, createProject, createTeam, grant, signInAdmin } from '../support/actors.js';
 import { assertAccessible, launchBrowser, newPage, screenshot } from '../support/browser.js';
 
 /** One backend per test file (groups-file, groups-server), as the other console suites do. */
@@ -158,6 +158,9 @@ function groups(backend: BackendName): void {
       const devs = await createTeam(svc.url, admin.token, north, 'devs');
       const pete = await createActor(svc.url, admin.token, 'pete');
       await addMember(svc.url, admin.token, devs, pete.id);
+      // A team holding a global grant: only an administrator may change its members.
+      const core = await createTeam(svc.url, admin.token, north, 'core');
+      await grant(svc.url, admin.token, { type: 'team', id: core }, { role: 'user', scope_type: 'global' });
       const olga = await createActor(svc.url, admin.token, 'olga', { grants: [{ role: 'owner', scope_type: 'group', scope_id: north }] });
       await page.goto(`${svc.url}/console/`);
       await signInAs(page, 'olga', olga.password);
@@ -197,6 +200,12 @@ function groups(backend: BackendName): void {
       await page.getByRole('row', { name: 'team oncall user project api' }).waitFor();
       await page.getByRole('row', { name: 'user olga owner group north' }).waitFor();
       await assertAccessible(page, 'group page as owner');
+
+      // The service refuses what the console cannot foresee; its reason is shown.
+      const coreCard = page.getByRole('region', { name: 'Team core' });
+      await coreCard.getByLabel('New member of core').selectOption({ label: 'pete' });
+      await coreCard.getByRole('button', { name: 'Add member to core' }).click();
+      await coreCard.getByRole('alert').filter({ hasText: 'only an administrator may change its members' }).waitFor();
 
       // Removing a member asks first, naming the person and the team.
       await oncall.getByRole('button', { name: 'Remove pete' }).click();

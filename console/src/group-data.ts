@@ -72,6 +72,11 @@ export function useGroupData(id: number): { data: GroupData | null; missing: boo
       setError(errorText(err));
     }
   };
-  useEffect(() => void reload(), [id]);
+  useEffect(() => {
+    // Another group: not the previous one's page while this one loads.
+    setData(null);
+    setMissing(false);
+    void reload();
+  }, [id]);
   return { data, missing, error, reload };
 }

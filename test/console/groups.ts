@@ -106,6 +106,10 @@ function groups(backend: BackendName): void {
       const form = page.getByRole('region', { name: 'Grant a role' });
       assert.deepEqual(await optionsOf(form.getByLabel('Role')), ['user (reads logs)', 'owner (manages)', 'admin (everything)']);
       assert.deepEqual(await optionsOf(form.getByLabel('Scope')), ['Group shop', 'Project checkout', 'Everything (global)']);
+      // `admin` exists only at global scope.
+      await form.getByLabel('Role').selectOption({ label: 'admin (everything)' });
+      assert.deepEqual(await optionsOf(form.getByLabel('Scope')), ['Everything (global)']);
+      await form.getByLabel('Role').selectOption({ label: 'user (reads logs)' });
       await form.getByLabel('Grant to').selectOption({ label: 'A team of this group' });
       await form.getByLabel('Team').selectOption({ label: 'ops' });
       await form.getByLabel('Scope').selectOption({ label: 'Project checkout' });

@@ -266,7 +266,7 @@ function groups(backend: BackendName): void {
       assert.equal(await page.getByRole('button', { name: /Create|Grant|Revoke|Add member/ }).count(), 0);
     }));
 
-  it('deleting the only owner of a group from the users page is refused in words naming the group', () =>
+  it('deleting the only owner of a group, from the users page or their own account page, is refused in words naming the group', () =>
     journey(browser, async (page) => {
       const admin = await signInAdmin(svc.url);
       const solo = await createGroup(svc.url, admin.token, 'solo');
@@ -285,5 +285,14 @@ function groups(backend: BackendName): void {
       const still = await api(svc.url, 'GET', '/v1/users?username=sam', { token: admin.token });
       assert.equal(still.body.items[0].id, sam.id);
       assert.equal(still.body.items[0].deleted_at, null);
+
+      // The same refusal when sam deletes his own account.
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await signInAs(page, 'sam', sam.password);
+      await page.getByRole('link', { name: 'Account' }).click();
+      await page.getByRole('button', { name: 'Delete my account…' }).click();
+      await page.getByLabel('Your password, to confirm').fill(sam.password);
+      await page.getByRole('button', { name: 'Delete my account for good' }).click();
+      await page.getByRole('alert').filter({ hasText: 'Refused: group solo would be left without an owner.' }).waitFor();
     }));
 }

@@ -4,7 +4,7 @@
  * until an entry arrives, then shows it and leads to Explore. The key is
  * never kept here: the person sends the entry with the curl example.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { followLive, type LiveState } from '../live';
 import { localTime, utcTitle } from '../format';
 import { href } from '../router';
@@ -12,22 +12,28 @@ import type { Entry } from './entry-detail';
 import { Card } from './form';
 import { JsonTree } from './json-tree';
 
-export function FirstEntry(props: { projectId: number; keyMade: boolean }) {
+export function FirstEntry(props: { projectId: number; keyMade: boolean; onArrived: () => void }) {
   const [entry, setEntry] = useState<Entry | null>(null);
+  const shown = useRef<HTMLDivElement>(null);
   const [state, setState] = useState<{ state: LiveState; detail?: string | undefined }>({ state: 'connecting' });
   useEffect(() => {
     if (entry) return;
     const stream = followLive(new URLSearchParams({ project_id: String(props.projectId) }), 0, {
-      onEntries: (entries) => setEntry(entries[0] as Entry),
+      onEntries: (entries) => {
+        setEntry(entries[0] as Entry);
+        props.onArrived();
+      },
       onState: (s, detail) => setState({ state: s, detail }),
     });
     return () => stream.close();
   }, [props.projectId, entry === null]);
+  // Below the key's examples: bring it into view when it arrives.
+  useEffect(() => shown.current?.scrollIntoView({ block: 'start' }), [entry !== null]);
   const explore = href('explore', { project_id: String(props.projectId) });
   return (
     <Card title="Send your first entry">
       {entry ? (
-        <div class="first-entry" role="region" aria-label="Your first entry">
+        <div class="first-entry" ref={shown} role="region" aria-label="Your first entry">
           <p role="status"><strong>Your first entry has arrived.</strong></p>
           <p>
             <span class={`lvl lvl-${entry.level}`}>{entry.level}</span>{' '}

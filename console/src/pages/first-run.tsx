@@ -52,13 +52,14 @@ export function FirstRunPage() {
   const [group, setGroup] = useState<Named | null>(null);
   const [project, setProject] = useState<Named | null>(null);
   const [keyMade, setKeyMade] = useState(false);
+  const [arrived, setArrived] = useState(false);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     setError(null);
     if (projectId) call<Named>(`/v1/projects/${projectId}`).then(setProject, (e: Error) => setError(e.message));
     else if (groupId) call<{ items: Named[] }>(`/v1/groups?limit=200`).then((g) => setGroup(g.items.find((x) => x.id === groupId) ?? { id: groupId, name: `group #${groupId}` }), (e: Error) => setError(e.message));
   }, [groupId, projectId]);
-  const step = projectId ? (keyMade ? 3 : 2) : groupId ? 1 : 0;
+  const step = projectId ? (arrived ? STEPS.length : keyMade ? 3 : 2) : groupId ? 1 : 0;
   return (
     <main class="first-run">
       <h1>Set up a first project</h1>
@@ -70,7 +71,7 @@ export function FirstRunPage() {
         <>
           <p>Project <strong>{project.name}</strong> is ready. Its applications send logs with a secret key.</p>
           <SecretKeys project={project} canManage onCreated={() => setKeyMade(true)} />
-          <FirstEntry projectId={project.id} keyMade={keyMade} />
+          <FirstEntry projectId={project.id} keyMade={keyMade} onArrived={() => setArrived(true)} />
         </>
       ) : null}
     </main>

@@ -131,6 +131,21 @@ function auditPage(backend: BackendName): void {
       await page.getByRole('button', { name: 'Filter' }).click();
       await page.getByText('No user is named nobody-by-that-name.').waitFor();
 
+      // By target, and by time (typed in local time, kept in UTC in the URL).
+      await page.getByLabel('Actor (username)').fill('');
+      await page.getByLabel('Target', { exact: true }).selectOption('project');
+      await page.getByLabel('Target id').fill(String(projectId));
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.getByText('1 entry', { exact: true }).waitFor();
+      assert.deepEqual(await sentences(page), ['admin created project payments in group shop (entries kept 30 days)']);
+      assert.equal(hashParams(page).get('target_type'), 'project');
+      assert.equal(hashParams(page).get('target_id'), String(projectId));
+      await page.getByLabel('From').fill('2099-01-01T00:00:00');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.getByText('No audit entry matches.').waitFor();
+      // The browser is in Paris: midnight there is 23:00 UTC the day before.
+      assert.equal(hashParams(page).get('from'), '2098-12-31T23:00:00.000Z');
+
       // Links: a user to the users page filtered to them, a project to its page, a group to its page.
       await page.getByRole('button', { name: 'Clear' }).click();
       await page.getByText('admin blocked user alice').waitFor();

@@ -102,6 +102,8 @@ export function AuditFilters(props: { params: URLSearchParams; namesReady: boole
           <label for="f-audit-target-id">Target id</label>
           <input id="f-audit-target-id" inputMode="numeric" value={d.targetId} onInput={(e) => set({ targetId: (e.target as HTMLInputElement).value })} />
         </div>
+      </div>
+      <div class="filter-row">
         <div class="field">
           <label for="f-audit-from">From</label>
           <input id="f-audit-from" type="datetime-local" step="1" value={d.from} onInput={(e) => set({ from: (e.target as HTMLInputElement).value })} />

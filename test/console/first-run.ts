@@ -58,6 +58,8 @@ function firstRun(backend: BackendName): void {
       // Explore offers the guide while there is no group.
       const offer = page.getByRole('region', { name: 'Getting started' });
       await offer.getByText('There is no group yet', { exact: false }).waitFor();
+      // The administrator is not told to ask an administrator.
+      await page.getByText('You see no project yet.', { exact: true }).waitFor();
       await assertAccessible(page, 'explore with the guide offered');
       await offer.getByRole('link', { name: 'Set up a first project' }).click();
       await page.getByRole('heading', { name: 'Set up a first project' }).waitFor();

@@ -10,7 +10,7 @@ import { EntryRow } from '../components/entry-row';
 import { FilterBar } from '../components/filter-bar';
 import { ROW_HEIGHT, VirtualList } from '../components/virtual-list';
 import { VolumeChart } from '../components/volume-chart';
-import { FirstRunOffer } from './first-run';
+import { FirstRunOffer, offersFirstRun } from './first-run';
 import { followLive, type LiveState, type LiveStream } from '../live';
 import { hasScope, queryIdentity, serviceParams } from '../query';
 import { navigate, refreshTick, route } from '../router';
@@ -138,7 +138,9 @@ export function ExplorePage() {
       <FirstRunOffer />
       {!scoped ? (
         <p class="empty">
-          {noProjects ? 'You see no project yet. An administrator or a group owner can give you access.' : 'Choose a project or a whole group above, then search.'}
+          {noProjects
+            ? offersFirstRun() ? 'You see no project yet.' : 'You see no project yet. An administrator or a group owner can give you access.'
+            : 'Choose a project or a whole group above, then search.'}
         </p>
       ) : (
         <>

@@ -15,10 +15,15 @@ import { groups, loadScopes } from '../scope';
 
 const STEPS = ['Create a group', 'Create a project in it', 'Create a secret key', 'Send your first entry'];
 
-/** On Explore: the way in, for an administrator who sees no group yet. */
-export function FirstRunOffer() {
+/** An administrator who sees no group yet (so there is none): Explore offers the guide. */
+export function offersFirstRun(): boolean {
   const me = session.value;
-  if (!me || !isAdmin(me) || groups.value === null || groups.value.length > 0) return null;
+  return Boolean(me && isAdmin(me) && groups.value !== null && groups.value.length === 0);
+}
+
+/** On Explore: the way in. */
+export function FirstRunOffer() {
+  if (!offersFirstRun()) return null;
   return (
     <div class="notice first-run-offer" role="region" aria-label="Getting started">
       <p><strong>Welcome to logkeep.</strong> There is no group yet: a group holds projects, and each project its logs.</p>

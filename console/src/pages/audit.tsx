@@ -3,7 +3,7 @@
  * the URL, rows newest first in words, older pages through `next_cursor`,
  * and the retention policy.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../api';
 import { loadAuditNames, loadTeamNames } from '../audit-names';
 import { retentionInWords, type AuditEntry } from '../audit-words';
@@ -45,6 +45,9 @@ export function AuditPage() {
   const [loading, setLoading] = useState(false);
   const [namesReady, setNamesReady] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  /** The query the rows shown belong to: an older page asked for another one is dropped. */
+  const shownQuery = useRef(query);
+  shownQuery.current = query;
 
   useEffect(() => {
     loadAuditNames().then(() => setNamesReady(true), (err: Error) => setError(err.message));
@@ -78,9 +81,11 @@ export function AuditPage() {
 
   const older = () => {
     if (!cursor || loading) return;
+    const asked = query;
     setLoading(true);
     fetchPage(cursor)
       .then((page) => {
+        if (shownQuery.current !== asked) return;
         setRows((old) => [...(old ?? []), ...page.items]);
         setCursor(page.next_cursor);
       })

@@ -11,12 +11,14 @@ import { href, navigate, route } from './router';
 import { administers, isAdmin } from './rights';
 import { clearScopes } from './scope';
 import { AccountPage } from './pages/account';
+import { AuditPage } from './pages/audit';
 import { ForcedChangePage } from './pages/change-password';
 import { GroupPage } from './pages/group';
 import { GroupsPage } from './pages/groups';
 import { ContextPage } from './pages/context';
 import { CorrelatePage } from './pages/correlate';
 import { ExplorePage } from './pages/explore';
+import { FirstRunPage } from './pages/first-run';
 import { ProjectPage } from './pages/project';
 import { ProjectsPage } from './pages/projects';
 import { SignInPage } from './pages/sign-in';
@@ -39,6 +41,8 @@ export const PAGES: Record<string, PageSpec> = {
   projects: { title: 'Projects', component: ProjectsPage, nav: true, allowed: administers },
   project: { title: 'Project', component: ProjectPage, nav: false, allowed: administers },
   users: { title: 'Users', component: UsersPage, nav: true, allowed: isAdmin },
+  audit: { title: 'Audit log', component: AuditPage, nav: true, allowed: isAdmin },
+  'first-run': { title: 'Set up a first project', component: FirstRunPage, nav: false, allowed: isAdmin },
   account: { title: 'Account', component: AccountPage, nav: true },
 };
 

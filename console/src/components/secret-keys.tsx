@@ -15,7 +15,7 @@ interface SecretKey {
 
 const keyName = (k: SecretKey) => (k.label ? `${k.label} (key ${k.id})` : `key ${k.id}`);
 
-export function SecretKeys(props: { project: { id: number; name: string }; canManage: boolean }) {
+export function SecretKeys(props: { project: { id: number; name: string }; canManage: boolean; onCreated?: () => void }) {
   const [keys, setKeys] = useState<SecretKey[] | null>(null);
   const [created, setCreated] = useState<string | null>(null);
   const [label, setLabel] = useState('');
@@ -37,6 +37,7 @@ export function SecretKeys(props: { project: { id: number; name: string }; canMa
       const k = await call<{ secret: string }>(base, { method: 'POST', json: { label: label.trim() || null } });
       setCreated(k.secret);
       setLabel('');
+      props.onCreated?.();
     });
   };
   return (

@@ -10,6 +10,7 @@ import { EntryRow } from '../components/entry-row';
 import { FilterBar } from '../components/filter-bar';
 import { ROW_HEIGHT, VirtualList } from '../components/virtual-list';
 import { VolumeChart } from '../components/volume-chart';
+import { FirstRunOffer, offersFirstRun } from './first-run';
 import { followLive, type LiveState, type LiveStream } from '../live';
 import { hasScope, queryIdentity, serviceParams } from '../query';
 import { navigate, refreshTick, route } from '../router';
@@ -134,9 +135,12 @@ export function ExplorePage() {
       <h1 class="visually-hidden">Explore logs</h1>
       <FilterBar params={params} onSubmit={(p) => update(p)} />
       {scopeError.value ? <p class="error" role="alert">{scopeError.value}</p> : null}
+      <FirstRunOffer />
       {!scoped ? (
         <p class="empty">
-          {noProjects ? 'You see no project yet. An administrator or a group owner can give you access.' : 'Choose a project or a whole group above, then search.'}
+          {noProjects
+            ? offersFirstRun() ? 'You see no project yet.' : 'You see no project yet. An administrator or a group owner can give you access.'
+            : 'Choose a project or a whole group above, then search.'}
         </p>
       ) : (
         <>

@@ -7,6 +7,7 @@ import { errorText } from '../errors';
 import { NewUserForm } from '../components/new-user';
 import { UserEditor } from '../components/user-edit';
 import { localTime, utcTitle } from '../format';
+import { route } from '../router';
 import { userState, type User } from '../users';
 
 interface UserPage {
@@ -17,8 +18,10 @@ interface UserPage {
 const PAGE_SIZE = 50;
 
 export function UsersPage() {
-  const [filter, setFilter] = useState('');
-  const [applied, setApplied] = useState('');
+  // `#/users?username=alice` (the audit page's links) opens filtered.
+  const linked = route.value.params.get('username') ?? '';
+  const [filter, setFilter] = useState(linked);
+  const [applied, setApplied] = useState(linked);
   /** The cursors of the pages before this one (the first is null), for going back. */
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const [page, setPage] = useState<UserPage | null>(null);
@@ -37,6 +40,11 @@ export function UsersPage() {
     }
   };
   useEffect(() => void load(), [applied, cursor]);
+  useEffect(() => {
+    setFilter(linked);
+    setApplied(linked);
+    setCursors([null]);
+  }, [linked]);
   const act = async (path: string, method = 'POST') => {
     try {
       await call(path, { method });

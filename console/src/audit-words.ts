@@ -1,0 +1,261 @@
+/**
+ * Audit rows in words: "admin blocked project payments", "alice signed in",
+ * "login failed for bob". A sentence is a list of parts, plain text or a
+ * reference (a user, group, project, team) the page can turn into a link.
+ * Pure: names come from a lookup the caller fills, with "user #12" when a
+ * name is unknown (deleted, or beyond what the caller could load).
+ * No DOM and no imports, so the unit tests run it under Node.
+ */
+
+/** Every action the service writes, in its order (the unit test compares it with the service's list). */
+export const AUDIT_ACTIONS = [
+  'user.created',
+  'user.updated',
+  'user.blocked',
+  'user.unblocked',
+  'user.deleted',
+  'user.password_changed',
+  'group.created',
+  'team.created',
+  'team.member_added',
+  'team.member_removed',
+  'project.created',
+  'project.quota_updated',
+  'project.blocked',
+  'project.unblocked',
+  'secret_key.created',
+  'secret_key.revoked',
+  'role_assignment.created',
+  'role_assignment.revoked',
+  'auth.login_succeeded',
+  'auth.login_failed',
+  'auth.logged_out',
+  'auth.throttled',
+  'audit.purged',
+] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** Short names for the action filter. */
+export const ACTION_LABELS: Record<AuditAction, string> = {
+  'user.created': 'User created',
+  'user.updated': 'User changed',
+  'user.blocked': 'User blocked',
+  'user.unblocked': 'User unblocked',
+  'user.deleted': 'User deleted',
+  'user.password_changed': 'Password changed',
+  'group.created': 'Group created',
+  'team.created': 'Team created',
+  'team.member_added': 'Team member added',
+  'team.member_removed': 'Team member removed',
+  'project.created': 'Project created',
+  'project.quota_updated': 'Project retention or quotas changed',
+  'project.blocked': 'Project blocked',
+  'project.unblocked': 'Project unblocked',
+  'secret_key.created': 'Secret key created',
+  'secret_key.revoked': 'Secret key revoked',
+  'role_assignment.created': 'Role granted',
+  'role_assignment.revoked': 'Role revoked',
+  'auth.login_succeeded': 'Signed in',
+  'auth.login_failed': 'Sign-in failed',
+  'auth.logged_out': 'Signed out',
+  'auth.throttled': 'Sign-in attempts throttled',
+  'audit.purged': 'Old audit rows purged',
+};
+
+/** Target types the service writes, for the target filter. */
+export const TARGET_TYPES = ['user', 'group', 'team', 'project', 'secret_key', 'role_assignment', 'auth', 'audit'] as const;
+
+export interface AuditEntry {
+  id: number;
+  actor_user_id: number | null;
+  action: string;
+  target_type: string;
+  target_id: number | null;
+  metadata: Record<string, unknown>;
+  created_at: string;
+}
+
+export type RefKind = 'user' | 'group' | 'project' | 'team';
+
+/** Something named in a sentence; `known` is false when the name is a fallback ("user #12"). */
+export interface Ref {
+  kind: RefKind;
+  id: number;
+  name: string;
+  known: boolean;
+}
+
+export type Part = string | Ref;
+
+/** Names the caller could find; undefined when unknown. */
+export type NameLookup = (kind: RefKind, id: number) => string | undefined;
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/** A reference standing alone: "alice", or "user #12" when the name is unknown. */
+function ref(kind: RefKind, id: number | null, names: NameLookup, fromRow?: string | null, fallback = `${kind} #${id}`): Part {
+  if (id === null) return `an unknown ${kind}`;
+  const name = names(kind, id) ?? fromRow ?? undefined;
+  return { kind, id, name: name ?? fallback, known: name !== undefined };
+}
+
+/** A reference after its kind: "project payments", or "project #7" (not "project project #7"). */
+function kindRef(kind: RefKind, id: number | null, names: NameLookup, fromRow?: string | null): Part[] {
+  return id === null ? [`an unknown ${kind}`] : [`${kind} `, ref(kind, id, names, fromRow, `#${id}`)];
+}
+
+/** "a, b and c". */
+function list(words: string[]): string {
+  if (words.length <= 1) return words.join('');
+  return `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
+}
+
+const FIELD_WORDS: Record<string, string> = {
+  display_name: 'display name',
+  email: 'email',
+  password: 'temporary password',
+  retention_days: 'retention',
+  max_entries: 'entry quota',
+  max_bytes: 'byte quota',
+};
+
+function quotaValue(field: string, v: unknown): string {
+  if (v === null || v === undefined) return 'none';
+  const n = num(v);
+  if (n === null) return String(v);
+  const text = n.toLocaleString('en-US');
+  if (field === 'retention_days') return `${text} ${n === 1 ? 'day' : 'days'}`;
+  if (field === 'max_bytes') return `${text} bytes`;
+  return text;
+}
+
+/** "retention 30 days → 14 days, entry quota none → 1,000". */
+function quotaChanges(meta: Record<string, unknown>): string {
+  const before = (meta.before ?? {}) as Record<string, unknown>;
+  const after = (meta.after ?? {}) as Record<string, unknown>;
+  const changes = ['retention_days', 'max_entries', 'max_bytes']
+    .filter((f) => before[f] !== after[f])
+    .map((f) => `${FIELD_WORDS[f]} ${quotaValue(f, before[f])} → ${quotaValue(f, after[f])}`);
+  return changes.length ? `: ${changes.join(', ')}` : '';
+}
+
+const LOGIN_FAILURES: Record<string, string> = {
+  invalid_password: 'wrong password',
+  blocked: 'the account is blocked',
+  deleted: 'the account is deleted',
+};
+
+function keyName(meta: Record<string, unknown>, id: number | null): string {
+  const label = str(meta.label);
+  const idText = id === null ? 'key' : `key #${id}`;
+  return label ? `${idText} "${label}"` : idText;
+}
+
+function roleParts(meta: Record<string, unknown>, names: NameLookup): { role: string; scope: Part[]; subject: Part[] } {
+  const role = str(meta.role) ?? 'a role';
+  const scopeType = str(meta.scope_type);
+  const scopeId = num(meta.scope_id);
+  const scope: Part[] = scopeType === 'group' || scopeType === 'project' ? kindRef(scopeType, scopeId, names) : ['everything'];
+  const subjectId = num(meta.subject_id);
+  const subject = meta.subject_type === 'team' ? kindRef('team', subjectId, names) : [ref('user', subjectId, names)];
+  return { role, scope, subject };
+}
+
+/** The row as a sentence, in parts (text and references). */
+export function describeAudit(e: AuditEntry, names: NameLookup): Part[] {
+  const meta = e.metadata ?? {};
+  const actor: Part = e.actor_user_id === null ? 'the service' : ref('user', e.actor_user_id, names);
+  const self = e.actor_user_id !== null && e.actor_user_id === e.target_id;
+  const user = (fromRow?: string | null) => kindRef('user', e.target_id, names, fromRow);
+  const bareUser = () => ref('user', e.target_id, names);
+  const project = () => kindRef('project', e.target_id, names, str(meta.name));
+  const team = () => kindRef('team', e.target_id, names, str(meta.name));
+  const group = (id: number | null, fromRow?: string | null) => kindRef('group', id, names, fromRow);
+  switch (e.action as AuditAction) {
+    case 'user.created':
+      return [actor, ' created ', ...user(str(meta.username))];
+    case 'user.updated': {
+      const fields = Array.isArray(meta.changed_fields) ? meta.changed_fields.map((f) => FIELD_WORDS[String(f)] ?? String(f)) : [];
+      if (fields.length === 1 && fields[0] === FIELD_WORDS.password) return [actor, ' set a new temporary password for ', ...user()];
+      return [actor, ' changed the ', fields.length ? list(fields) : 'details', ' of ', ...user()];
+    }
+    case 'user.blocked':
+      return [actor, ' blocked ', ...user()];
+    case 'user.unblocked':
+      return [actor, ' unblocked ', ...user()];
+    case 'user.deleted':
+      return self ? [actor, ' deleted their own account'] : [actor, ' deleted ', ...user()];
+    case 'user.password_changed':
+      return self ? [actor, ' changed their password'] : [actor, ' changed the password of ', bareUser()];
+    case 'group.created':
+      return [actor, ' created ', ...group(e.target_id, str(meta.name))];
+    case 'team.created':
+      return [actor, ' created ', ...team(), ' in ', ...group(num(meta.group_id))];
+    case 'team.member_added':
+      return [actor, ' added ', ref('user', num(meta.user_id), names), ' to ', ...team()];
+    case 'team.member_removed':
+      return [actor, ' removed ', ref('user', num(meta.user_id), names), ' from ', ...team()];
+    case 'project.created': {
+      const days = num(meta.retention_days);
+      const retention = days === null ? '' : ` (entries kept ${quotaValue('retention_days', days)})`;
+      return [actor, ' created ', ...project(), ' in ', ...group(num(meta.group_id)), retention];
+    }
+    case 'project.quota_updated':
+      return [actor, ' changed the retention or quotas of ', ...project(), quotaChanges(meta)];
+    case 'project.blocked':
+      return [actor, ' blocked ', ...project()];
+    case 'project.unblocked':
+      return [actor, ' unblocked ', ...project()];
+    case 'secret_key.created':
+      return [actor, ` created ${keyName(meta, e.target_id)} in `, ...kindRef('project', num(meta.project_id), names)];
+    case 'secret_key.revoked':
+      return [actor, ` revoked ${keyName(meta, e.target_id)} of `, ...kindRef('project', num(meta.project_id), names)];
+    case 'role_assignment.created': {
+      const r = roleParts(meta, names);
+      return [actor, ` granted ${r.role} on `, ...r.scope, ' to ', ...r.subject];
+    }
+    case 'role_assignment.revoked': {
+      const r = roleParts(meta, names);
+      return [actor, ` revoked ${r.role} on `, ...r.scope, ' from ', ...r.subject];
+    }
+    case 'auth.login_succeeded':
+      return [bareUser(), ' signed in'];
+    case 'auth.login_failed': {
+      if (meta.unknown_user === true || e.target_id === null) return ['login failed for an unknown username'];
+      const why = LOGIN_FAILURES[str(meta.reason) ?? ''];
+      return ['login failed for ', bareUser(), why ? ` (${why})` : ''];
+    }
+    case 'auth.logged_out':
+      return [bareUser(), ' signed out'];
+    case 'auth.throttled': {
+      const by = meta.key_kind === 'subject' ? 'for one account' : 'from one address';
+      const ip = str(meta.client_ip);
+      const path = str(meta.path);
+      return [`sign-in attempts throttled ${by}${ip ? ` (${ip})` : ''}${path ? ` on ${path}` : ''}`];
+    }
+    case 'audit.purged': {
+      const count = num(meta.deleted_count) ?? 0;
+      const kind = meta.scope === 'auth' ? 'sign-in' : 'administration';
+      const older = str(meta.older_than);
+      return [`retention deleted ${count.toLocaleString('en-US')} ${kind} audit ${count === 1 ? 'row' : 'rows'}${older ? ` older than ${older}` : ''}`];
+    }
+    default:
+      return [actor, ` did ${e.action} on ${e.target_type}${e.target_id === null ? '' : ` #${e.target_id}`}`];
+  }
+}
+
+/** The sentence as plain text (usernames keep their case, so no capital is forced). */
+export function auditSentence(e: AuditEntry, names: NameLookup): string {
+  return describeAudit(e, names).map((p) => (typeof p === 'string' ? p : p.name)).join('');
+}
+
+function days(n: number | null, what: string): string {
+  return n === null ? `${what} are kept forever` : `${what} are deleted after ${n.toLocaleString('en-US')} ${n === 1 ? 'day' : 'days'}`;
+}
+
+/** The retention policy in words. */
+export function retentionInWords(auditDays: number | null, authDays: number | null): string {
+  return `${days(auditDays, 'Administration rows')}; ${days(authDays, 'sign-in rows (signed in, failed, signed out, throttled)')}.`;
+}

@@ -1,0 +1,4 @@
+/** The audit log page in Chromium on the server backend (see audit.ts). */
+import { auditSuite } from './audit.js';
+
+auditSuite('server');

@@ -1,0 +1,131 @@
+/**
+ * The first-run guide in a real Chromium, on both backends, from an empty
+ * database: the first administrator signs in with the temporary password,
+ * Explore offers the guide, which leads through a group, a project and a
+ * key (shown once, with its curl example); an entry sent with that key (as
+ * the curl example would) appears live; then Explore no longer offers it.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import type { BackendName } from '../support/backends.js';
+import { postgresSkipReason } from '../support/postgres.js';
+import { ADMIN_PASSWORD, api, startService, type RunningService } from '../support/service.js';
+import { assertAccessible, launchBrowser, newPage, screenshot } from '../support/browser.js';
+
+/** One backend per test file (first-run-file, first-run-server), as the other console tests do. */
+export function firstRunSuite(backend: BackendName): void {
+  describe(`console first-run guide [${backend}]`, async () => {
+    if (backend === 'server') {
+      const why = await postgresSkipReason();
+      if (why) {
+        describe(`skipped: ${why}`, { skip: why }, () => {});
+        return;
+      }
+    }
+    firstRun(backend);
+  });
+}
+
+const NEW_PASSWORD = 'first-run-password-1';
+
+function firstRun(backend: BackendName): void {
+  let svc: RunningService;
+  let browser: Browser;
+  const shots = backend === 'file';
+  before(async () => {
+    svc = await startService(backend);
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await svc.stop({ dropDatabase: true });
+  });
+
+  it('leads a new administrator from nothing to a first entry arriving live, then steps aside', async () => {
+    const { page, errors, close } = await newPage(browser);
+    try {
+      // The first sign-in, with the temporary password, then the forced change.
+      await page.goto(`${svc.url}/console/`);
+      await page.getByLabel('Username').fill('admin');
+      await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByLabel('Current password').fill(ADMIN_PASSWORD);
+      await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+      await page.getByLabel('New password, again').fill(NEW_PASSWORD);
+      await page.getByRole('button', { name: 'Change password' }).click();
+
+      // Explore offers the guide while there is no group.
+      const offer = page.getByRole('region', { name: 'Getting started' });
+      await offer.getByText('There is no group yet', { exact: false }).waitFor();
+      // The administrator is not told to ask an administrator.
+      await page.getByText('You see no project yet.', { exact: true }).waitFor();
+      await assertAccessible(page, 'explore with the guide offered');
+      await offer.getByRole('link', { name: 'Set up a first project' }).click();
+      await page.getByRole('heading', { name: 'Set up a first project' }).waitFor();
+      const current = () => page.locator('.steps li[aria-current="step"]').textContent();
+
+      // 1. A group.
+      assert.equal(await current(), 'Create a group');
+      await assertAccessible(page, 'first run: group');
+      await page.getByLabel('Group name').fill('acme');
+      await page.getByRole('button', { name: 'Create group' }).click();
+
+      // 2. A project in it.
+      await page.getByRole('region', { name: '2. Create a project' }).getByText('In group acme', { exact: false }).waitFor();
+      assert.equal(await current(), 'Create a project in it');
+      const groups = (await api(svc.url, 'GET', '/v1/groups', { token: await adminToken(svc.url) })).body.items;
+      assert.deepEqual(groups.map((g: { name: string }) => g.name), ['acme']);
+      await assertAccessible(page, 'first run: project');
+      await page.getByLabel('Project name').fill('web shop');
+      await page.getByRole('button', { name: 'Create project' }).click();
+
+      // 3. A key: shown once, with the curl example; the page already waits for an entry.
+      await page.getByText('Project web shop is ready.', { exact: false }).waitFor();
+      assert.equal(await current(), 'Create a secret key');
+      await page.getByText('Waiting for the first entry', { exact: false }).waitFor();
+      await assertAccessible(page, 'first run: key');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const secret = (await page.locator('code.secret').textContent())!;
+      assert.match(secret, /^slk_/);
+      const curl = (await page.locator('pre.snippet').first().textContent())!;
+      assert.ok(curl.startsWith(`curl -s ${svc.url}/v1/logs -H 'Authorization: Bearer ${secret}'`), curl);
+      assert.equal(await current(), 'Send your first entry');
+      await assertAccessible(page, 'first run: key shown once');
+
+      // 4. The entry, sent as the curl example sends it (its body is the example's), arrives live.
+      const body = /-d '(.*)'$/s.exec(curl)![1]!;
+      const sent = await api(svc.url, 'POST', '/v1/logs', { token: secret, json: JSON.parse(body) });
+      assert.equal(sent.status, 202);
+      const arrived = page.getByRole('region', { name: 'Your first entry' });
+      await arrived.getByText('Your first entry has arrived.').waitFor();
+      await arrived.locator('.event', { hasText: 'hello from curl' }).waitFor();
+      assert.equal(await page.locator('.steps li.done').count(), 4);
+      await assertAccessible(page, 'first run: first entry');
+      await screenshot(page, 'first-run', shots);
+
+      // On to Explore, where the entry is, and the guide is no longer offered.
+      await arrived.getByRole('link', { name: "Explore this project's logs" }).click();
+      await page.getByText('1 entry', { exact: true }).waitFor();
+      assert.deepEqual(await page.locator('.vlist .row .event').allTextContents(), ['hello from curl']);
+      await page.reload();
+      await page.getByText('1 entry', { exact: true }).waitFor();
+      assert.equal(await page.getByRole('region', { name: 'Getting started' }).count(), 0);
+      // The key is nowhere in the page any more.
+      assert.ok(!(await page.content()).includes(secret));
+
+      assert.deepEqual(errors.filter((e) => !/Failed to load resource|net::ERR/.test(e)), []);
+    } catch (err) {
+      const seen = await page.locator('body').innerText().catch(() => '(no page)');
+      throw new Error(`${(err as Error).message}\n--- page (${page.url()}) ---\n${seen}\n--- errors ---\n${errors.join('\n')}`, { cause: err });
+    } finally {
+      await close();
+    }
+  });
+}
+
+async function adminToken(url: string): Promise<string> {
+  const res = await api(url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username: 'admin', password: NEW_PASSWORD } });
+  assert.equal(res.status, 200);
+  return res.body.access_token;
+}

@@ -7,57 +7,29 @@
  * plain user sees no administration.
  * axe-core checks each page on the way.
  */
-import { after, before, describe, it } from 'node:test';
+import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
 import type { BackendName } from '../support/backends.js';
-import { postgresSkipReason } from '../support/postgres.js';
-import { api, startService, type RunningService } from '../support/service.js';
+import { api } from '../support/service.js';
 import { ADMIN_FINAL_PASSWORD, createActor, createGroup, signInAdmin } from '../support/actors.js';
-import { assertAccessible, launchBrowser, newPage, screenshot } from '../support/browser.js';
+import { assertAccessible, screenshot } from '../support/browser.js';
+import { consoleSuite, inPage, signInAs, type ConsoleEnv } from '../support/console.js';
 
 /** One backend per test file (admin-file, admin-server), as the journey does. */
 export function adminSuite(backend: BackendName): void {
-  describe(`console administration [${backend}]`, async () => {
-    if (backend === 'server') {
-      const why = await postgresSkipReason();
-      if (why) {
-        describe(`skipped: ${why}`, { skip: why }, () => {});
-        return;
-      }
-    }
-    administration(backend);
-  });
+  consoleSuite('console administration', backend, administration);
 }
 
-async function signInAs(page: Page, username: string, password: string): Promise<void> {
-  await page.getByLabel('Username').fill(username);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
-}
 
 const ingest = (url: string, key: string) =>
   api(url, 'POST', '/v1/logs', { token: key, json: [{ level: 'info', event: 'from the console key', timestamp: new Date().toISOString() }] });
 
-function administration(backend: BackendName): void {
-  let svc: RunningService;
-  let browser: Browser;
-  const shots = backend === 'file';
-  before(async () => {
-    svc = await startService(backend);
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await svc.stop({ dropDatabase: true });
-  });
+function administration(env: ConsoleEnv): void {
 
-  it('lists, creates, edits, blocks, unblocks and deletes users, each destructive step confirmed by name', async () => {
-    const { page, errors, close } = await newPage(browser);
-    try {
-      const admin = await signInAdmin(svc.url);
-      await page.goto(`${svc.url}/console/`);
+  it('lists, creates, edits, blocks, unblocks and deletes users, each destructive step confirmed by name', () =>
+    inPage(env.browser, async (page) => {
+      const admin = await signInAdmin(env.svc.url);
+      await page.goto(`${env.svc.url}/console/`);
       await signInAs(page, 'admin', ADMIN_FINAL_PASSWORD);
       await page.getByRole('link', { name: 'Users' }).click();
       await page.getByRole('heading', { name: 'Users' }).waitFor();
@@ -76,7 +48,7 @@ function administration(backend: BackendName): void {
       const daveRow = page.getByRole('row', { name: /^dave / });
       await daveRow.getByText('Dave <b>Bold</b>').waitFor();
       await daveRow.getByText('active, must change password').waitFor();
-      const signedIn = await api(svc.url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username: 'dave', password: first } });
+      const signedIn = await api(env.svc.url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username: 'dave', password: first } });
       assert.equal(signedIn.status, 200);
       await page.getByRole('button', { name: 'I have stored it' }).click();
 
@@ -92,10 +64,10 @@ function administration(backend: BackendName): void {
       await page.getByRole('button', { name: 'Set a new temporary password' }).click();
       const second = (await page.getByRole('region', { name: 'New temporary password of dave' }).locator('code.secret').textContent())!;
       assert.notEqual(second, first);
-      assert.equal((await api(svc.url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username: 'dave', password: first } })).status, 400);
-      assert.equal((await api(svc.url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username: 'dave', password: second } })).status, 200);
+      assert.equal((await api(env.svc.url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username: 'dave', password: first } })).status, 400);
+      assert.equal((await api(env.svc.url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username: 'dave', password: second } })).status, 200);
       await assertAccessible(page, 'user editor');
-      await screenshot(page, 'users', shots);
+      await screenshot(page, 'users', env.shots);
       await page.getByRole('button', { name: 'Close' }).click();
 
       // Block, unblock, delete: each asks first, naming the user.
@@ -111,12 +83,12 @@ function administration(backend: BackendName): void {
       await page.getByText('Delete user dave for good?').waitFor();
       await page.getByRole('button', { name: 'Yes, delete' }).click();
       await daveRow.getByText('deleted', { exact: true }).waitFor();
-      assert.ok((await api(svc.url, 'GET', '/v1/users?username=dave', { token: admin.token })).body.items[0].deleted_at);
+      assert.ok((await api(env.svc.url, 'GET', '/v1/users?username=dave', { token: admin.token })).body.items[0].deleted_at);
 
       // The filter, then paging through 52 matches 50 at a time.
       for (let i = 0; i < 52; i += 13) {
         await Promise.all(Array.from({ length: 13 }, (_, j) =>
-          api(svc.url, 'POST', '/v1/users', { token: admin.token, json: { username: `bulk-${String(i + j).padStart(2, '0')}`, password: 'temporary-bulk-1' } })));
+          api(env.svc.url, 'POST', '/v1/users', { token: admin.token, json: { username: `bulk-${String(i + j).padStart(2, '0')}`, password: 'temporary-bulk-1' } })));
       }
       await page.getByLabel('Username contains').fill('bulk-');
       await page.getByRole('button', { name: 'Filter' }).click();
@@ -130,22 +102,12 @@ function administration(backend: BackendName): void {
       await page.getByRole('button', { name: 'Previous page' }).click();
       await rowsOf.nth(49).waitFor();
       assert.equal(await rowsOf.count(), 50);
-
-      assert.deepEqual(errors.filter((e) => !/Failed to load resource|net::ERR/.test(e)), []);
-    } catch (err) {
-      const seen = await page.locator('body').innerText().catch(() => '(no page)');
-      throw new Error(`${(err as Error).message}\n--- page (${page.url()}) ---\n${seen}\n--- errors ---\n${errors.join('\n')}`, { cause: err });
-    } finally {
-      await close();
-    }
-  });
-
-  it('creates a project and a key, shows the secret once, revokes it, blocks the project; a plain user sees none of it', async () => {
-    const { page, errors, close } = await newPage(browser);
-    try {
-      const admin = await signInAdmin(svc.url);
-      const groupId = await createGroup(svc.url, admin.token, 'shop');
-      await page.goto(`${svc.url}/console/`);
+    }));
+  it('creates a project and a key, shows the secret once, revokes it, blocks the project; a plain user sees none of it', () =>
+    inPage(env.browser, async (page) => {
+      const admin = await signInAdmin(env.svc.url);
+      const groupId = await createGroup(env.svc.url, admin.token, 'shop');
+      await page.goto(`${env.svc.url}/console/`);
       await signInAs(page, 'admin', ADMIN_FINAL_PASSWORD);
 
       // A project, created in the console.
@@ -169,7 +131,7 @@ function administration(backend: BackendName): void {
       await page.getByRole('button', { name: 'Save' }).click();
       await page.getByText('Saved.').waitFor();
       await page.getByText('0 of 1,000').waitFor();
-      const stored = await api(svc.url, 'GET', `/v1/projects/${projectId}`, { token: admin.token });
+      const stored = await api(env.svc.url, 'GET', `/v1/projects/${projectId}`, { token: admin.token });
       assert.equal(stored.body.max_entries, 1000);
       assert.equal(stored.body.group_id, groupId);
 
@@ -180,11 +142,11 @@ function administration(backend: BackendName): void {
       assert.match(secret, /^slk_[A-Za-z0-9_-]+$/);
       const snippets = await page.locator('pre.snippet').allTextContents();
       assert.equal(snippets.length, 2);
-      for (const s of snippets) assert.ok(s.includes(secret) && s.includes(svc.url), s);
+      for (const s of snippets) assert.ok(s.includes(secret) && s.includes(env.svc.url), s);
       await assertAccessible(page, 'project with a new key');
-      assert.equal((await ingest(svc.url, secret)).status, 202);
+      assert.equal((await ingest(env.svc.url, secret)).status, 202);
       await page.evaluate('window.scrollTo(0, 0)');
-      await screenshot(page, 'project', shots);
+      await screenshot(page, 'project', env.shots);
 
       // Never again: not after a reload, not in the listing.
       await page.reload();
@@ -198,34 +160,26 @@ function administration(backend: BackendName): void {
       await assertAccessible(page, 'revoke confirmation');
       await page.getByRole('button', { name: 'Yes, revoke' }).click();
       await page.getByRole('button', { name: 'Revoke' }).waitFor({ state: 'detached' });
-      assert.equal((await ingest(svc.url, secret)).status, 401);
+      assert.equal((await ingest(env.svc.url, secret)).status, 401);
 
       // Blocking asks first, naming the project.
       await page.getByRole('button', { name: 'Block project' }).click();
       await page.getByText('Block project checkout?', { exact: false }).waitFor();
       await page.getByRole('button', { name: 'Yes, block' }).click();
       await page.getByText(/^Blocked:/).waitFor();
-      assert.equal((await api(svc.url, 'GET', `/v1/projects/${projectId}`, { token: admin.token })).body.is_blocked, true);
+      assert.equal((await api(env.svc.url, 'GET', `/v1/projects/${projectId}`, { token: admin.token })).body.is_blocked, true);
       await page.getByRole('button', { name: 'Unblock project' }).click();
       await page.getByRole('button', { name: 'Yes, unblock' }).click();
       await page.getByRole('button', { name: 'Block project' }).waitFor();
 
       // A plain user (reads the group) sees no administration, even by URL.
-      const carol = await createActor(svc.url, admin.token, 'carol', { grants: [{ role: 'user', scope_type: 'group', scope_id: groupId }] });
+      const carol = await createActor(env.svc.url, admin.token, 'carol', { grants: [{ role: 'user', scope_type: 'group', scope_id: groupId }] });
       await page.getByRole('button', { name: 'Sign out' }).click();
       await signInAs(page, 'carol', carol.password);
       assert.deepEqual(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents(), ['Explore', 'Account']);
-      await page.goto(`${svc.url}/console/#/project?id=${projectId}`);
+      await page.goto(`${env.svc.url}/console/#/project?id=${projectId}`);
       await page.getByRole('heading', { name: 'Not found' }).waitFor();
-      await page.goto(`${svc.url}/console/#/projects`);
+      await page.goto(`${env.svc.url}/console/#/projects`);
       await page.getByRole('heading', { name: 'Not found' }).waitFor();
-
-      assert.deepEqual(errors.filter((e) => !/Failed to load resource|net::ERR/.test(e)), []);
-    } catch (err) {
-      const seen = await page.locator('body').innerText().catch(() => '(no page)');
-      throw new Error(`${(err as Error).message}\n--- page (${page.url()}) ---\n${seen}\n--- errors ---\n${errors.join('\n')}`, { cause: err });
-    } finally {
-      await close();
-    }
-  });
+    }));
 }

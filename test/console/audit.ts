@@ -6,72 +6,45 @@
  * a row's metadata opens as a tree; names link to their pages; the
  * retention policy is said in words; a group owner sees no audit log.
  */
-import { after, before, describe, it } from 'node:test';
+import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { BackendName } from '../support/backends.js';
-import { postgresSkipReason } from '../support/postgres.js';
-import { api, startService, type RunningService } from '../support/service.js';
+import { api } from '../support/service.js';
 import { ADMIN_FINAL_PASSWORD, auditRows, createActor, createGroup, createKey, createProject, signInAdmin } from '../support/actors.js';
-import { assertAccessible, launchBrowser, newPage, screenshot } from '../support/browser.js';
+import { assertAccessible, screenshot } from '../support/browser.js';
+import { consoleSuite, inPage, signInAs, type ConsoleEnv } from '../support/console.js';
 
 /** One backend per test file (audit-file, audit-server), as the other console tests do. */
 export function auditSuite(backend: BackendName): void {
-  describe(`console audit log [${backend}]`, async () => {
-    if (backend === 'server') {
-      const why = await postgresSkipReason();
-      if (why) {
-        describe(`skipped: ${why}`, { skip: why }, () => {});
-        return;
-      }
-    }
-    auditPage(backend);
-  });
+  consoleSuite('console audit log', backend, auditPage, { settings: { auditRetentionDays: 365, authEventRetentionDays: 30 } });
 }
 
-async function signInAs(page: Page, username: string, password: string): Promise<void> {
-  await page.getByLabel('Username').fill(username);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
-}
 
 const sentences = (page: Page) => page.locator('table.audit tbody td.what').allTextContents();
 const hashParams = (page: Page) => new URLSearchParams(new URL(page.url()).hash.split('?')[1] ?? '');
 /** A name no browser may ever turn into markup. */
 const HOSTILE = '<img src=x onerror=window.__xss=1>';
 
-function auditPage(backend: BackendName): void {
-  let svc: RunningService;
-  let browser: Browser;
-  const shots = backend === 'file';
-  before(async () => {
-    svc = await startService(backend, { settings: { auditRetentionDays: 365, authEventRetentionDays: 30 } });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await svc.stop({ dropDatabase: true });
-  });
+function auditPage(env: ConsoleEnv): void {
 
-  it('shows what admins did in words, newest first, filtered, paged, with details and links; owners see none of it', async () => {
-    const { page, errors, close } = await newPage(browser);
-    try {
+  it('shows what admins did in words, newest first, filtered, paged, with details and links; owners see none of it', () =>
+    inPage(env.browser, async (page) => {
       // The actions, through the API.
-      const admin = await signInAdmin(svc.url);
-      await createActor(svc.url, admin.token, HOSTILE);
-      const groupId = await createGroup(svc.url, admin.token, 'shop');
-      const alice = await createActor(svc.url, admin.token, 'alice');
-      const bob = await createActor(svc.url, admin.token, 'bob');
-      const carol = await createActor(svc.url, admin.token, 'carol', { grants: [{ role: 'owner', scope_type: 'group', scope_id: groupId }] });
-      const projectId = await createProject(svc.url, admin.token, groupId, 'payments');
-      const key = await createKey(svc.url, admin.token, projectId, 'ci runner');
-      assert.equal((await api(svc.url, 'DELETE', `/v1/projects/${projectId}/secret-keys/${key.id}`, { token: admin.token })).status, 204);
-      assert.equal((await api(svc.url, 'POST', `/v1/users/${alice.id}/block`, { token: admin.token })).status, 200);
-      const failed = await api(svc.url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username: 'bob', password: 'not-bobs-password' } });
+      const admin = await signInAdmin(env.svc.url);
+      await createActor(env.svc.url, admin.token, HOSTILE);
+      const groupId = await createGroup(env.svc.url, admin.token, 'shop');
+      const alice = await createActor(env.svc.url, admin.token, 'alice');
+      const bob = await createActor(env.svc.url, admin.token, 'bob');
+      const carol = await createActor(env.svc.url, admin.token, 'carol', { grants: [{ role: 'owner', scope_type: 'group', scope_id: groupId }] });
+      const projectId = await createProject(env.svc.url, admin.token, groupId, 'payments');
+      const key = await createKey(env.svc.url, admin.token, projectId, 'ci runner');
+      assert.equal((await api(env.svc.url, 'DELETE', `/v1/projects/${projectId}/secret-keys/${key.id}`, { token: admin.token })).status, 204);
+      assert.equal((await api(env.svc.url, 'POST', `/v1/users/${alice.id}/block`, { token: admin.token })).status, 200);
+      const failed = await api(env.svc.url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username: 'bob', password: 'not-bobs-password' } });
       assert.equal(failed.status, 400);
 
-      await page.goto(`${svc.url}/console/`);
+      await page.goto(`${env.svc.url}/console/`);
       await signInAs(page, 'admin', ADMIN_FINAL_PASSWORD);
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click();
       await page.getByRole('heading', { name: 'Audit log' }).waitFor();
@@ -101,7 +74,7 @@ function auditPage(backend: BackendName): void {
       await failedRow.locator('.tree .val', { hasText: '"invalid_password"' }).waitFor();
       await assertAccessible(page, 'audit log');
       await page.evaluate('window.scrollTo(0, 0)');
-      await screenshot(page, 'audit', shots);
+      await screenshot(page, 'audit', env.shots);
 
       // Filter by action: one row, and the URL holds it (a reload keeps it).
       await page.getByLabel('Action').selectOption('user.blocked');
@@ -117,7 +90,7 @@ function auditPage(backend: BackendName): void {
       // Filter by actor (typed as a username): only bob's rows, his id in the URL.
       await page.getByLabel('Action').selectOption('');
       await page.getByLabel('Actor (username)').fill('bob');
-      const expected = (await auditRows(svc.url, admin.token, { actor_user_id: bob.id })).length;
+      const expected = (await auditRows(env.svc.url, admin.token, { actor_user_id: bob.id })).length;
       await page.getByRole('button', { name: 'Filter' }).click();
       await page.getByText(`${expected} entries`, { exact: true }).waitFor();
       assert.equal(hashParams(page).get('actor_user_id'), String(bob.id));
@@ -143,7 +116,7 @@ function auditPage(backend: BackendName): void {
       await page.getByLabel('From').fill('2099-01-01T00:00:00');
       await page.getByRole('button', { name: 'Filter' }).click();
       await page.getByText('No audit entry matches.').waitFor();
-      // The browser is in Paris: midnight there is 23:00 UTC the day before.
+      // The env.browser is in Paris: midnight there is 23:00 UTC the day before.
       assert.equal(hashParams(page).get('from'), '2098-12-31T23:00:00.000Z');
 
       // Links: a user to the users page filtered to them, a project to its page, a group to its page.
@@ -166,11 +139,11 @@ function auditPage(backend: BackendName): void {
       // Paging: 60 more rows of one action, 50 a page, older ones on demand, none twice.
       for (let i = 0; i < 60; i += 15) {
         await Promise.all(Array.from({ length: 15 }, (_, j) =>
-          api(svc.url, 'POST', '/v1/users', { token: admin.token, json: { username: `bulk-${String(i + j).padStart(2, '0')}`, password: 'temporary-bulk-1' } })));
+          api(env.svc.url, 'POST', '/v1/users', { token: admin.token, json: { username: `bulk-${String(i + j).padStart(2, '0')}`, password: 'temporary-bulk-1' } })));
       }
-      const all = await auditRows(svc.url, admin.token, { action: 'user.created' });
+      const all = await auditRows(env.svc.url, admin.token, { action: 'user.created' });
       assert.ok(all.length > 60);
-      await page.goto(`${svc.url}/console/#/audit?action=user.created`);
+      await page.goto(`${env.svc.url}/console/#/audit?action=user.created`);
       await page.locator('table.audit tbody tr').nth(49).waitFor();
       assert.equal(await page.locator('table.audit tbody tr').count(), 50);
       await page.getByRole('button', { name: 'Load older entries' }).click();
@@ -184,17 +157,9 @@ function auditPage(backend: BackendName): void {
       await signInAs(page, 'carol', carol.password);
       const nav = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
       assert.ok(!nav.includes('Audit log'), nav.join(', '));
-      await page.goto(`${svc.url}/console/#/audit`);
+      await page.goto(`${env.svc.url}/console/#/audit`);
       await page.getByRole('heading', { name: 'Not found' }).waitFor();
       assert.equal(await page.locator('table.audit').count(), 0);
       await assertAccessible(page, 'audit log refused to an owner');
-
-      assert.deepEqual(errors.filter((e) => !/Failed to load resource|net::ERR/.test(e)), []);
-    } catch (err) {
-      const seen = await page.locator('body').innerText().catch(() => '(no page)');
-      throw new Error(`${(err as Error).message}\n--- page (${page.url()}) ---\n${seen}\n--- errors ---\n${errors.join('\n')}`, { cause: err });
-    } finally {
-      await close();
-    }
-  });
+    }));
 }

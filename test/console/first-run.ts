@@ -5,48 +5,26 @@
  * key (shown once, with its curl example); an entry sent with that key (as
  * the curl example would) appears live; then Explore no longer offers it.
  */
-import { after, before, describe, it } from 'node:test';
+import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
 import type { BackendName } from '../support/backends.js';
-import { postgresSkipReason } from '../support/postgres.js';
-import { ADMIN_PASSWORD, api, startService, type RunningService } from '../support/service.js';
-import { assertAccessible, launchBrowser, newPage, screenshot } from '../support/browser.js';
+import { ADMIN_PASSWORD, api } from '../support/service.js';
+import { assertAccessible, screenshot } from '../support/browser.js';
+import { consoleSuite, inPage, type ConsoleEnv } from '../support/console.js';
 
 /** One backend per test file (first-run-file, first-run-server), as the other console tests do. */
 export function firstRunSuite(backend: BackendName): void {
-  describe(`console first-run guide [${backend}]`, async () => {
-    if (backend === 'server') {
-      const why = await postgresSkipReason();
-      if (why) {
-        describe(`skipped: ${why}`, { skip: why }, () => {});
-        return;
-      }
-    }
-    firstRun(backend);
-  });
+  consoleSuite('console first-run guide', backend, firstRun);
 }
 
 const NEW_PASSWORD = 'first-run-password-1';
 
-function firstRun(backend: BackendName): void {
-  let svc: RunningService;
-  let browser: Browser;
-  const shots = backend === 'file';
-  before(async () => {
-    svc = await startService(backend);
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await svc.stop({ dropDatabase: true });
-  });
+function firstRun(env: ConsoleEnv): void {
 
-  it('leads a new administrator from nothing to a first entry arriving live, then steps aside', async () => {
-    const { page, errors, close } = await newPage(browser);
-    try {
+  it('leads a new administrator from nothing to a first entry arriving live, then steps aside', () =>
+    inPage(env.browser, async (page) => {
       // The first sign-in, with the temporary password, then the forced change.
-      await page.goto(`${svc.url}/console/`);
+      await page.goto(`${env.svc.url}/console/`);
       await page.getByLabel('Username').fill('admin');
       await page.getByLabel('Password').fill(ADMIN_PASSWORD);
       await page.getByRole('button', { name: 'Sign in' }).click();
@@ -74,7 +52,7 @@ function firstRun(backend: BackendName): void {
       // 2. A project in it.
       await page.getByRole('region', { name: '2. Create a project' }).getByText('In group acme', { exact: false }).waitFor();
       assert.equal(await current(), 'Create a project in it');
-      const groups = (await api(svc.url, 'GET', '/v1/groups', { token: await adminToken(svc.url) })).body.items;
+      const groups = (await api(env.svc.url, 'GET', '/v1/groups', { token: await adminToken(env.svc.url) })).body.items;
       assert.deepEqual(groups.map((g: { name: string }) => g.name), ['acme']);
       await assertAccessible(page, 'first run: project');
       await page.getByLabel('Project name').fill('web shop');
@@ -89,20 +67,20 @@ function firstRun(backend: BackendName): void {
       const secret = (await page.locator('code.secret').textContent())!;
       assert.match(secret, /^slk_/);
       const curl = (await page.locator('pre.snippet').first().textContent())!;
-      assert.ok(curl.startsWith(`curl -s ${svc.url}/v1/logs -H 'Authorization: Bearer ${secret}'`), curl);
+      assert.ok(curl.startsWith(`curl -s ${env.svc.url}/v1/logs -H 'Authorization: Bearer ${secret}'`), curl);
       assert.equal(await current(), 'Send your first entry');
       await assertAccessible(page, 'first run: key shown once');
 
       // 4. The entry, sent as the curl example sends it (its body is the example's), arrives live.
       const body = /-d '(.*)'$/s.exec(curl)![1]!;
-      const sent = await api(svc.url, 'POST', '/v1/logs', { token: secret, json: JSON.parse(body) });
+      const sent = await api(env.svc.url, 'POST', '/v1/logs', { token: secret, json: JSON.parse(body) });
       assert.equal(sent.status, 202);
       const arrived = page.getByRole('region', { name: 'Your first entry' });
       await arrived.getByText('Your first entry has arrived.').waitFor();
       await arrived.locator('.event', { hasText: 'hello from curl' }).waitFor();
       assert.equal(await page.locator('.steps li.done').count(), 4);
       await assertAccessible(page, 'first run: first entry');
-      await screenshot(page, 'first-run', shots);
+      await screenshot(page, 'first-run', env.shots);
 
       // On to Explore, where the entry is, and the guide is no longer offered.
       await arrived.getByRole('link', { name: "Explore this project's logs" }).click();
@@ -113,15 +91,7 @@ function firstRun(backend: BackendName): void {
       assert.equal(await page.getByRole('region', { name: 'Getting started' }).count(), 0);
       // The key is nowhere in the page any more.
       assert.ok(!(await page.content()).includes(secret));
-
-      assert.deepEqual(errors.filter((e) => !/Failed to load resource|net::ERR/.test(e)), []);
-    } catch (err) {
-      const seen = await page.locator('body').innerText().catch(() => '(no page)');
-      throw new Error(`${(err as Error).message}\n--- page (${page.url()}) ---\n${seen}\n--- errors ---\n${errors.join('\n')}`, { cause: err });
-    } finally {
-      await close();
-    }
-  });
+    }));
 }
 
 async function adminToken(url: string): Promise<string> {

@@ -6,73 +6,32 @@
  * plain user sees no administration; the sole-owner refusal names the group.
  * axe-core checks each page on the way.
  */
-import { after, before, describe, it } from 'node:test';
+import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import type { BackendName } from '../support/backends.js';
-import { postgresSkipReason } from '../support/postgres.js';
-import { api, startService, type RunningService } from '../support/service.js';
+import { api } from '../support/service.js';
 import { ADMIN_FINAL_PASSWORD, addMember, createActor, createGroup, createProject, createTeam, grant, signInAdmin } from '../support/actors.js';
-import { assertAccessible, launchBrowser, newPage, screenshot } from '../support/browser.js';
+import { assertAccessible, screenshot } from '../support/browser.js';
+import { consoleSuite, inPage, signInAs, type ConsoleEnv } from '../support/console.js';
 
 /** One backend per test file (groups-file, groups-server), as the other console suites do. */
 export function groupsSuite(backend: BackendName): void {
-  describe(`console groups and roles [${backend}]`, async () => {
-    if (backend === 'server') {
-      const why = await postgresSkipReason();
-      if (why) {
-        describe(`skipped: ${why}`, { skip: why }, () => {});
-        return;
-      }
-    }
-    groups(backend);
-  });
+  consoleSuite('console groups and roles', backend, groups);
 }
 
-async function signInAs(page: Page, username: string, password: string): Promise<void> {
-  await page.getByLabel('Username').fill(username);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
-}
 
 const navLinks = (page: Page) => page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
 const optionsOf = (select: Locator) => select.locator('option').allTextContents();
 const idInUrl = (page: Page) => Number(new URLSearchParams(new URL(page.url()).hash.split('?')[1]).get('id'));
 
-/** Runs a browser journey, adding what the page showed to a failure. */
-async function journey(browser: Browser, body: (page: Page) => Promise<void>): Promise<void> {
-  const { page, errors, close } = await newPage(browser);
-  try {
-    await body(page);
-    assert.deepEqual(errors.filter((e) => !/Failed to load resource|net::ERR/.test(e)), []);
-  } catch (err) {
-    const seen = await page.locator('body').innerText().catch(() => '(no page)');
-    throw new Error(`${(err as Error).message}\n--- page (${page.url()}) ---\n${seen}\n--- errors ---\n${errors.join('\n')}`, { cause: err });
-  } finally {
-    await close();
-  }
-}
-
-function groups(backend: BackendName): void {
-  let svc: RunningService;
-  let browser: Browser;
-  const shots = backend === 'file';
-  before(async () => {
-    svc = await startService(backend);
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await svc.stop({ dropDatabase: true });
-  });
-
+function groups(env: ConsoleEnv): void {
   it('an admin creates a group and a team, adds a member by search, grants roles and revokes one after a question naming it', () =>
-    journey(browser, async (page) => {
-      const admin = await signInAdmin(svc.url);
-      const erin = await createActor(svc.url, admin.token, 'erin');
-      const frank = await createActor(svc.url, admin.token, 'frank');
-      await page.goto(`${svc.url}/console/`);
+    inPage(env.browser, async (page) => {
+      const admin = await signInAdmin(env.svc.url);
+      const erin = await createActor(env.svc.url, admin.token, 'erin');
+      const frank = await createActor(env.svc.url, admin.token, 'frank');
+      await page.goto(`${env.svc.url}/console/`);
       await signInAs(page, 'admin', ADMIN_FINAL_PASSWORD);
 
       await page.getByRole('link', { name: 'Groups' }).click();
@@ -84,7 +43,7 @@ function groups(backend: BackendName): void {
       await page.getByRole('heading', { name: 'Group shop' }).waitFor();
       const groupId = idInUrl(page);
       assert.ok(groupId > 0);
-      const projectId = await createProject(svc.url, admin.token, groupId, 'checkout');
+      const projectId = await createProject(env.svc.url, admin.token, groupId, 'checkout');
       await page.reload();
       await page.getByRole('link', { name: 'checkout', exact: true }).waitFor();
       assert.equal(await page.getByRole('link', { name: 'Explore checkout' }).getAttribute('href'), `#/explore?project_id=${projectId}`);
@@ -99,7 +58,7 @@ function groups(backend: BackendName): void {
       assert.deepEqual(await optionsOf(ops.getByLabel('New member of ops')), ['erin']);
       await ops.getByRole('button', { name: 'Add member to ops' }).click();
       await ops.getByRole('listitem').filter({ hasText: 'erin' }).waitFor();
-      const members = await api(svc.url, 'GET', `/v1/teams/${(await api(svc.url, 'GET', `/v1/groups/${groupId}/teams`, { token: admin.token })).body.items[0].id}/members`, { token: admin.token });
+      const members = await api(env.svc.url, 'GET', `/v1/teams/${(await api(env.svc.url, 'GET', `/v1/groups/${groupId}/teams`, { token: admin.token })).body.items[0].id}/members`, { token: admin.token });
       assert.deepEqual(members.body.items, [{ user_id: erin.id, username: 'erin' }]);
 
       // Grants: the team reads the project; frank owns the group. Admins are offered admin and global too.
@@ -125,11 +84,11 @@ function groups(backend: BackendName): void {
       await form.getByRole('button', { name: 'Grant' }).click();
       const frankRow = page.getByRole('row', { name: 'user frank owner group shop' });
       await frankRow.waitFor();
-      const listed = await api(svc.url, 'GET', `/v1/role-assignments?subject_type=user&subject_id=${frank.id}`, { token: admin.token });
+      const listed = await api(env.svc.url, 'GET', `/v1/role-assignments?subject_type=user&subject_id=${frank.id}`, { token: admin.token });
       assert.deepEqual(listed.body.items.map((g: any) => [g.role, g.scope_type, g.scope_id]), [['owner', 'group', groupId]]);
       await assertAccessible(page, 'group page with grant form');
       await page.evaluate('window.scrollTo(0, 0)');
-      await screenshot(page, 'group', shots);
+      await screenshot(page, 'group', env.shots);
 
       // Revoking asks first, naming grantee, role and scope.
       await teamRow.getByRole('button', { name: 'Revoke' }).click();
@@ -137,7 +96,7 @@ function groups(backend: BackendName): void {
       await assertAccessible(page, 'revoke confirmation');
       await page.getByRole('button', { name: 'Yes, revoke' }).click();
       await teamRow.waitFor({ state: 'detached' });
-      const left = await api(svc.url, 'GET', `/v1/role-assignments?scope_type=project&scope_id=${projectId}`, { token: admin.token });
+      const left = await api(env.svc.url, 'GET', `/v1/role-assignments?scope_type=project&scope_id=${projectId}`, { token: admin.token });
       assert.deepEqual(left.body.items, []);
 
       // Frank is the group's only owner: revoking his grant is refused, in words naming the group.
@@ -154,19 +113,19 @@ function groups(backend: BackendName): void {
     }));
 
   it('a group owner sees only their group, creates a team and grants owner or user inside it, never admin nor global', () =>
-    journey(browser, async (page) => {
-      const admin = await signInAdmin(svc.url);
-      const north = await createGroup(svc.url, admin.token, 'north');
-      const south = await createGroup(svc.url, admin.token, 'south');
-      await createProject(svc.url, admin.token, north, 'api');
-      const devs = await createTeam(svc.url, admin.token, north, 'devs');
-      const pete = await createActor(svc.url, admin.token, 'pete');
-      await addMember(svc.url, admin.token, devs, pete.id);
+    inPage(env.browser, async (page) => {
+      const admin = await signInAdmin(env.svc.url);
+      const north = await createGroup(env.svc.url, admin.token, 'north');
+      const south = await createGroup(env.svc.url, admin.token, 'south');
+      await createProject(env.svc.url, admin.token, north, 'api');
+      const devs = await createTeam(env.svc.url, admin.token, north, 'devs');
+      const pete = await createActor(env.svc.url, admin.token, 'pete');
+      await addMember(env.svc.url, admin.token, devs, pete.id);
       // A team holding a global grant: only an administrator may change its members.
-      const core = await createTeam(svc.url, admin.token, north, 'core');
-      await grant(svc.url, admin.token, { type: 'team', id: core }, { role: 'user', scope_type: 'global' });
-      const olga = await createActor(svc.url, admin.token, 'olga', { grants: [{ role: 'owner', scope_type: 'group', scope_id: north }] });
-      await page.goto(`${svc.url}/console/`);
+      const core = await createTeam(env.svc.url, admin.token, north, 'core');
+      await grant(env.svc.url, admin.token, { type: 'team', id: core }, { role: 'user', scope_type: 'global' });
+      const olga = await createActor(env.svc.url, admin.token, 'olga', { grants: [{ role: 'owner', scope_type: 'group', scope_id: north }] });
+      await page.goto(`${env.svc.url}/console/`);
       await signInAs(page, 'olga', olga.password);
 
       const links = await navLinks(page);
@@ -216,23 +175,23 @@ function groups(backend: BackendName): void {
       await oncall.getByText('Remove pete from team oncall?').waitFor();
       await oncall.getByRole('button', { name: 'Yes, remove' }).click();
       await oncall.getByText('No members yet.').waitFor();
-      const teams = await api(svc.url, 'GET', `/v1/groups/${north}/teams`, { token: admin.token });
+      const teams = await api(env.svc.url, 'GET', `/v1/groups/${north}/teams`, { token: admin.token });
       const oncallId = teams.body.items.find((t: { name: string }) => t.name === 'oncall').id;
-      assert.deepEqual((await api(svc.url, 'GET', `/v1/teams/${oncallId}/members`, { token: admin.token })).body.items, []);
+      assert.deepEqual((await api(env.svc.url, 'GET', `/v1/teams/${oncallId}/members`, { token: admin.token })).body.items, []);
 
       // Another group is not there, even by address.
-      await page.goto(`${svc.url}/console/#/group?id=${south}`);
+      await page.goto(`${env.svc.url}/console/#/group?id=${south}`);
       await page.getByRole('heading', { name: 'Group not found' }).waitFor();
       assert.equal(await page.getByRole('button', { name: /Create team|Grant/ }).count(), 0);
     }));
 
   it('the groups list is filtered by name and paged 50 at a time', () =>
-    journey(browser, async (page) => {
-      const admin = await signInAdmin(svc.url);
+    inPage(env.browser, async (page) => {
+      const admin = await signInAdmin(env.svc.url);
       for (let i = 0; i < 52; i += 13) {
-        await Promise.all(Array.from({ length: 13 }, (_, j) => createGroup(svc.url, admin.token, `bulk-${String(i + j).padStart(2, '0')}`)));
+        await Promise.all(Array.from({ length: 13 }, (_, j) => createGroup(env.svc.url, admin.token, `bulk-${String(i + j).padStart(2, '0')}`)));
       }
-      await page.goto(`${svc.url}/console/`);
+      await page.goto(`${env.svc.url}/console/`);
       await signInAs(page, 'admin', ADMIN_FINAL_PASSWORD);
       await page.getByRole('link', { name: 'Groups' }).click();
       await page.getByLabel('Name contains').fill('bulk-');
@@ -250,28 +209,28 @@ function groups(backend: BackendName): void {
     }));
 
   it('a plain user sees no administration, not even by address', () =>
-    journey(browser, async (page) => {
-      const admin = await signInAdmin(svc.url);
-      const west = await createGroup(svc.url, admin.token, 'west');
-      const web = await createProject(svc.url, admin.token, west, 'web');
-      const carol = await createActor(svc.url, admin.token, 'carol', { grants: [{ role: 'user', scope_type: 'project', scope_id: web }] });
-      await page.goto(`${svc.url}/console/`);
+    inPage(env.browser, async (page) => {
+      const admin = await signInAdmin(env.svc.url);
+      const west = await createGroup(env.svc.url, admin.token, 'west');
+      const web = await createProject(env.svc.url, admin.token, west, 'web');
+      const carol = await createActor(env.svc.url, admin.token, 'carol', { grants: [{ role: 'user', scope_type: 'project', scope_id: web }] });
+      await page.goto(`${env.svc.url}/console/`);
       await signInAs(page, 'carol', carol.password);
       const links = await navLinks(page);
       for (const admin of ['Groups', 'Projects', 'Users']) assert.ok(!links.includes(admin), links.join(', '));
-      await page.goto(`${svc.url}/console/#/groups`);
+      await page.goto(`${env.svc.url}/console/#/groups`);
       await page.getByRole('heading', { name: 'Not found' }).waitFor();
-      await page.goto(`${svc.url}/console/#/group?id=${west}`);
+      await page.goto(`${env.svc.url}/console/#/group?id=${west}`);
       await page.getByRole('heading', { name: 'Not found' }).waitFor();
       assert.equal(await page.getByRole('button', { name: /Create|Grant|Revoke|Add member/ }).count(), 0);
     }));
 
   it('deleting the only owner of a group, from the users page or their own account page, is refused in words naming the group', () =>
-    journey(browser, async (page) => {
-      const admin = await signInAdmin(svc.url);
-      const solo = await createGroup(svc.url, admin.token, 'solo');
-      const sam = await createActor(svc.url, admin.token, 'sam', { grants: [{ role: 'owner', scope_type: 'group', scope_id: solo }] });
-      await page.goto(`${svc.url}/console/`);
+    inPage(env.browser, async (page) => {
+      const admin = await signInAdmin(env.svc.url);
+      const solo = await createGroup(env.svc.url, admin.token, 'solo');
+      const sam = await createActor(env.svc.url, admin.token, 'sam', { grants: [{ role: 'owner', scope_type: 'group', scope_id: solo }] });
+      await page.goto(`${env.svc.url}/console/`);
       await signInAs(page, 'admin', ADMIN_FINAL_PASSWORD);
       await page.getByRole('link', { name: 'Users' }).click();
       await page.getByLabel('Username contains').fill('sam');
@@ -282,7 +241,7 @@ function groups(backend: BackendName): void {
       await page.getByText('Delete user sam for good?').waitFor();
       await page.getByRole('button', { name: 'Yes, delete' }).click();
       await page.getByRole('alert').filter({ hasText: 'Refused: group solo would be left without an owner.' }).waitFor();
-      const still = await api(svc.url, 'GET', '/v1/users?username=sam', { token: admin.token });
+      const still = await api(env.svc.url, 'GET', '/v1/users?username=sam', { token: admin.token });
       assert.equal(still.body.items[0].id, sam.id);
       assert.equal(still.body.items[0].deleted_at, null);
 

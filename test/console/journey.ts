@@ -7,17 +7,17 @@
  * duplicate → sign out (the refresh token is revoked) → a second person
  * deletes their own account. axe-core checks each page on the way.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { BackendName } from '../support/backends.js';
-import { postgresSkipReason } from '../support/postgres.js';
-import { ADMIN_PASSWORD, api, startService, type RunningService } from '../support/service.js';
+import { ADMIN_PASSWORD, api } from '../support/service.js';
 import { createActor, createGroup, createKey, createProject, signIn } from '../support/actors.js';
 import { ingestAll } from '../support/logs.js';
-import { assertAccessible, launchBrowser, newPage, screenshot } from '../support/browser.js';
+import { assertAccessible, screenshot } from '../support/browser.js';
+import { consoleSuite, inPage, type ConsoleEnv } from '../support/console.js';
 
 const NEW_PASSWORD = 'console-password-1';
 const XSS_EVENT = '<img src=x onerror="window.__xss=1">';
@@ -31,50 +31,31 @@ const ago = (s: number) => new Date(Date.now() - s * 1000).toISOString();
  * each get the runner's whole per-file time.
  */
 export function journeySuite(backend: BackendName): void {
-  describe(`console journey [${backend}]`, async () => {
-    if (backend === 'server') {
-      const why = await postgresSkipReason();
-      if (why) {
-        describe(`skipped: ${why}`, { skip: why }, () => {});
-        return;
-      }
-    }
-    journey(backend);
-  });
+  consoleSuite('console journey', backend, journey);
 }
 
-function journey(backend: BackendName): void {
-  let svc: RunningService;
-  let browser: Browser;
-  const shots = backend === 'file';
+function journey(env: ConsoleEnv): void {
   /** The connections of open live streams, to cut them as a network failure would. */
   const streamSockets = new Set<Socket>();
-  before(async () => {
-    svc = await startService(backend);
-    browser = await launchBrowser();
-    svc.server.on('request', (req: IncomingMessage) => {
+  before(() => {
+    env.svc.server.on('request', (req: IncomingMessage) => {
       if (!req.url?.startsWith('/v1/logs/stream')) return;
       streamSockets.add(req.socket);
       req.socket.once('close', () => streamSockets.delete(req.socket));
     });
-  });
-  after(async () => {
-    await browser?.close();
-    await svc.stop({ dropDatabase: true });
   });
 
   async function rows(page: Page): Promise<string[]> {
     return page.locator('.vlist .row .event').allTextContents();
   }
 
-  it('signs in, explores, correlates, follows live through a dropped stream, and signs out', async () => {
-    const { page, errors, close } = await newPage(browser);
-    try {
-      await page.goto(`${svc.url}/`);
+  it('signs in, explores, correlates, follows live through a dropped stream, and signs out', () =>
+    inPage(env.browser, async (page) => {
+      await page.goto(`${env.svc.url}/`);
       await page.getByRole('heading', { name: 'Sign in to logkeep' }).waitFor();
       assert.match(page.url(), /\/console\/$/);
       await assertAccessible(page, 'sign-in');
-      await screenshot(page, 'sign-in', shots);
+      await screenshot(page, 'sign-in', env.shots);
 
       // The temporary password leads straight to the change form.
       await page.getByLabel('Username').fill('admin');
@@ -85,18 +66,18 @@ function journey(backend: BackendName): void {
       await page.getByLabel('Current password').fill(ADMIN_PASSWORD);
       await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
       await page.getByLabel('New password, again').fill(NEW_PASSWORD);
-      await screenshot(page, 'change-password', shots);
+      await screenshot(page, 'change-password', env.shots);
       await page.getByRole('button', { name: 'Change password' }).click();
       await page.getByText('You see no project yet').waitFor();
 
       // Two projects of one group, their entries, one with hostile fields.
-      const admin = await signIn(svc.url, 'admin', NEW_PASSWORD);
-      const groupId = await createGroup(svc.url, admin.token, 'shop');
-      const checkout = await createProject(svc.url, admin.token, groupId, 'checkout');
-      const payments = await createProject(svc.url, admin.token, groupId, 'payments');
-      const checkoutKey = (await createKey(svc.url, admin.token, checkout)).secret;
-      const paymentsKey = (await createKey(svc.url, admin.token, payments)).secret;
-      await ingestAll(svc.url, checkoutKey, [
+      const admin = await signIn(env.svc.url, 'admin', NEW_PASSWORD);
+      const groupId = await createGroup(env.svc.url, admin.token, 'shop');
+      const checkout = await createProject(env.svc.url, admin.token, groupId, 'checkout');
+      const payments = await createProject(env.svc.url, admin.token, groupId, 'payments');
+      const checkoutKey = (await createKey(env.svc.url, admin.token, checkout)).secret;
+      const paymentsKey = (await createKey(env.svc.url, admin.token, payments)).secret;
+      await ingestAll(env.svc.url, checkoutKey, [
         { level: 'info', event: 'order placed', timestamp: ago(60), request_id: 'req-42', logger: 'shop.orders', category: 'orders', user: { id: 'u-7' } },
         { level: 'error', event: 'payment declined for order', timestamp: ago(50), request_id: 'req-42', logger: 'shop.pay', user: { id: 'u-7' } },
         { level: 'error', event: 'payment declined again', timestamp: ago(40), logger: 'shop.pay', user: { id: 'u-8' } },
@@ -104,7 +85,7 @@ function journey(backend: BackendName): void {
         { level: 'debug', event: 'cache miss', timestamp: ago(20) },
         { level: 'critical', event: XSS_EVENT, timestamp: ago(10), note: XSS_FIELD, [XSS_FIELD]: XSS_EVENT },
       ]);
-      await ingestAll(svc.url, paymentsKey, [
+      await ingestAll(env.svc.url, paymentsKey, [
         { level: 'info', event: 'charge attempted', timestamp: ago(55), request_id: 'req-42' },
         { level: 'error', event: 'card refused', timestamp: ago(52), request_id: 'req-42' },
       ]);
@@ -140,14 +121,14 @@ function journey(backend: BackendName): void {
       await page.locator('.row', { hasText: 'payment declined for order' }).click();
       await page.getByRole('heading', { name: /^Entry \d+$/ }).waitFor();
       await assertAccessible(page, 'entry panel');
-      await screenshot(page, 'explore', shots);
+      await screenshot(page, 'explore', env.shots);
       await page.getByRole('link', { name: 'Correlate by request_id' }).click();
       await page.getByText('4 entries in 2 projects, oldest first').waitFor();
       const timeline = await page.locator('.tl-entry .event').allTextContents();
       assert.deepEqual(timeline, ['order placed', 'charge attempted', 'card refused', 'payment declined for order']);
       assert.equal(await page.locator('.tl-entry.origin .event').textContent(), 'payment declined for order');
       await assertAccessible(page, 'correlate');
-      await screenshot(page, 'correlate', shots);
+      await screenshot(page, 'correlate', env.shots);
 
       // Back to the query (the URL held it), then the entry's context whatever the filter, as grep -C shows it.
       await page.goBack();
@@ -168,17 +149,17 @@ function journey(backend: BackendName): void {
       await page.goBack();
 
       // Follow live on the whole project.
-      await page.goto(`${svc.url}/console/#/explore?project_id=${checkout}`);
+      await page.goto(`${env.svc.url}/console/#/explore?project_id=${checkout}`);
       await page.getByText('6 entries', { exact: true }).waitFor();
       await page.getByLabel('Follow live').check();
       await page.locator('.live-state', { hasText: 'Live' }).waitFor();
-      await ingestAll(svc.url, checkoutKey, [{ level: 'info', event: 'live one', timestamp: new Date().toISOString() }]);
+      await ingestAll(env.svc.url, checkoutKey, [{ level: 'info', event: 'live one', timestamp: new Date().toISOString() }]);
       await page.locator('.row', { hasText: 'live one' }).waitFor();
 
       // Cut the stream's connection: the console reconnects with Last-Event-ID and misses nothing.
       assert.equal(streamSockets.size, 1);
       for (const socket of streamSockets) socket.destroy();
-      await ingestAll(svc.url, checkoutKey, [
+      await ingestAll(env.svc.url, checkoutKey, [
         { level: 'info', event: 'while away 1', timestamp: new Date().toISOString() },
         { level: 'info', event: 'while away 2', timestamp: new Date().toISOString() },
       ]);
@@ -188,7 +169,7 @@ function journey(backend: BackendName): void {
       const live = await rows(page);
       assert.deepEqual(live.slice(0, 4), ['while away 2', 'while away 1', 'live one', XSS_EVENT]);
       assert.equal(live.length, new Set(live).size, `no duplicate: ${live.join(' | ')}`);
-      await screenshot(page, 'live', shots);
+      await screenshot(page, 'live', env.shots);
 
       // Sign out revokes the refresh token.
       const refreshToken = (await page.evaluate('sessionStorage.getItem("logkeep.refresh_token")')) as string;
@@ -196,12 +177,12 @@ function journey(backend: BackendName): void {
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByText('You have signed out.').waitFor();
       assert.equal(await page.evaluate('sessionStorage.getItem("logkeep.refresh_token")'), null);
-      const reused = await api(svc.url, 'POST', '/v1/auth/token', { form: { grant_type: 'refresh_token', refresh_token: refreshToken } });
+      const reused = await api(env.svc.url, 'POST', '/v1/auth/token', { form: { grant_type: 'refresh_token', refresh_token: refreshToken } });
       assert.equal(reused.status, 400);
       assert.equal(reused.body.error, 'invalid_grant');
 
       // Someone with no project: told so; deletes their own account after confirming.
-      const bob = await createActor(svc.url, admin.token, 'bob');
+      const bob = await createActor(env.svc.url, admin.token, 'bob');
       await page.getByLabel('Username').fill('bob');
       await page.getByLabel('Password').fill(bob.password);
       await page.getByRole('button', { name: 'Sign in' }).click();
@@ -209,7 +190,7 @@ function journey(backend: BackendName): void {
       await page.getByRole('link', { name: 'Account' }).click();
       await page.getByRole('heading', { name: 'Your account' }).waitFor();
       await assertAccessible(page, 'account');
-      await screenshot(page, 'account', shots);
+      await screenshot(page, 'account', env.shots);
       await page.getByRole('button', { name: 'Delete my account…' }).click();
       await page.getByLabel('Your password, to confirm').fill('not-the-password');
       await page.getByRole('button', { name: 'Delete my account for good' }).click();
@@ -217,16 +198,7 @@ function journey(backend: BackendName): void {
       await page.getByLabel('Your password, to confirm').fill(bob.password);
       await page.getByRole('button', { name: 'Delete my account for good' }).click();
       await page.getByText('Your account has been deleted.').waitFor();
-      const gone = await api(svc.url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username: 'bob', password: bob.password } });
+      const gone = await api(env.svc.url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username: 'bob', password: bob.password } });
       assert.equal(gone.status, 400);
-
-      assert.deepEqual(errors.filter((e) => !/Failed to load resource|net::ERR/.test(e)), []);
-    } catch (err) {
-      // What the person would have seen, to tell a console bug from a test bug.
-      const seen = await page.locator('body').innerText().catch(() => '(no page)');
-      throw new Error(`${(err as Error).message}\n--- page (${page.url()}) ---\n${seen}\n--- errors ---\n${errors.join('\n')}`, { cause: err });
-    } finally {
-      await close();
-    }
-  });
+    }));
 }

@@ -1,55 +1,27 @@
 /** Groups: those the caller sees, filtered by name and paged; administrators create new ones. */
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { call, session } from '../api';
 import { Card, ErrorLine, Field } from '../components/form';
+import { FilterRow, Pager } from '../components/list-controls';
 import { errorText } from '../errors';
 import { isAdmin } from '../rights';
 import { href, navigate } from '../router';
+import { usePagedList } from '../paged';
 import { loadScopes, type Group } from '../scope';
-
-interface GroupPage {
-  items: Group[];
-  next_cursor: string | null;
-}
-
-const PAGE_SIZE = 50;
 
 export function GroupsPage() {
   const [filter, setFilter] = useState('');
   const [applied, setApplied] = useState('');
-  /** The cursors of the pages before this one (the first is null), for going back. */
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
-  const [page, setPage] = useState<GroupPage | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const cursor = cursors[cursors.length - 1] ?? null;
-  useEffect(() => {
-    const q = new URLSearchParams({ limit: String(PAGE_SIZE) });
-    if (applied) q.set('name', applied);
-    if (cursor) q.set('cursor', cursor);
-    call<GroupPage>(`/v1/groups?${q}`).then(
-      (p) => {
-        setPage(p);
-        setError(null);
-      },
-      (err) => setError(errorText(err)),
-    );
-  }, [applied, cursor]);
+  const list = usePagedList<Group>('/v1/groups', 'name', applied);
+  const page = list.page;
   return (
     <main>
       <h1>Groups</h1>
-      <form
-        class="filter-row"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setCursors([null]);
-          setApplied(filter.trim());
-        }}
-      >
-        <Field label="Name contains" name="group_filter" value={filter} onInput={setFilter} />
-        <div class="field actions"><button type="submit">Filter</button></div>
-      </form>
-      <ErrorLine message={error} />
+      <FilterRow label="Name contains" name="group_filter" value={filter} onInput={setFilter} onApply={() => {
+        list.restart();
+        setApplied(filter.trim());
+      }} />
+      <ErrorLine message={list.error} />
       {!page ? <p role="status">Loading…</p> : page.items.length === 0 ? <p class="empty">You see no group{applied ? ' of that name' : ''}.</p> : (
         <table class="list groups">
           <thead><tr><th scope="col">Group</th><th scope="col">Logs</th></tr></thead>
@@ -63,10 +35,7 @@ export function GroupsPage() {
           </tbody>
         </table>
       )}
-      <p class="pager">
-        <button type="button" disabled={cursors.length < 2} onClick={() => setCursors(cursors.slice(0, -1))}>Previous page</button>{' '}
-        <button type="button" disabled={!page?.next_cursor} onClick={() => setCursors([...cursors, page!.next_cursor])}>Next page</button>
-      </p>
+      <Pager back={list.back} next={list.next} />
       {isAdmin(session.value!) ? <NewGroupForm /> : null}
     </main>
   );

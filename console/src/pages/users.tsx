@@ -2,48 +2,28 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, session } from '../api';
 import { ConfirmButton } from '../components/confirm';
-import { ErrorLine, Field } from '../components/form';
+import { ErrorLine } from '../components/form';
+import { FilterRow, Pager } from '../components/list-controls';
 import { errorText } from '../errors';
 import { NewUserForm } from '../components/new-user';
 import { UserEditor } from '../components/user-edit';
 import { localTime, utcTitle } from '../format';
 import { route } from '../router';
+import { usePagedList } from '../paged';
 import { userState, type User } from '../users';
-
-interface UserPage {
-  items: User[];
-  next_cursor: string | null;
-}
-
-const PAGE_SIZE = 50;
 
 export function UsersPage() {
   // `#/users?username=alice` (the audit page's links) opens filtered.
   const linked = route.value.params.get('username') ?? '';
   const [filter, setFilter] = useState(linked);
   const [applied, setApplied] = useState(linked);
-  /** The cursors of the pages before this one (the first is null), for going back. */
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
-  const [page, setPage] = useState<UserPage | null>(null);
   const [editing, setEditing] = useState<number | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const cursor = cursors[cursors.length - 1] ?? null;
-  const load = async () => {
-    const q = new URLSearchParams({ limit: String(PAGE_SIZE) });
-    if (applied) q.set('username', applied);
-    if (cursor) q.set('cursor', cursor);
-    try {
-      setPage(await call<UserPage>(`/v1/users?${q}`));
-      setError(null);
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  };
-  useEffect(() => void load(), [applied, cursor]);
+  const list = usePagedList<User>('/v1/users', 'username', applied);
+  const { page, setError, reload: load } = list;
   useEffect(() => {
     setFilter(linked);
     setApplied(linked);
-    setCursors([null]);
+    list.restart();
   }, [linked]);
   const act = async (path: string, method = 'POST') => {
     try {
@@ -57,19 +37,11 @@ export function UsersPage() {
   return (
     <main>
       <h1>Users</h1>
-      <form
-        class="filter-row"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setCursors([null]);
-          setApplied(filter.trim());
-        }}
-      >
-        <Field label="Username contains" name="user_filter" value={filter} onInput={setFilter} />
-        <div class="field actions"><button type="submit">Filter</button></div>
-      </form>
-      <ErrorLine message={error} />
+      <FilterRow label="Username contains" name="user_filter" value={filter} onInput={setFilter} onApply={() => {
+        list.restart();
+        setApplied(filter.trim());
+      }} />
+      <ErrorLine message={list.error} />
       {editingUser ? <UserEditor key={editingUser.id} user={editingUser} onChanged={load} onClose={() => setEditing(null)} /> : null}
       {!page ? <p role="status">Loading…</p> : page.items.length === 0 ? <p class="empty">No user matches.</p> : (
         <table class="list users">
@@ -90,10 +62,7 @@ export function UsersPage() {
           </tbody>
         </table>
       )}
-      <p class="pager">
-        <button type="button" disabled={cursors.length < 2} onClick={() => setCursors(cursors.slice(0, -1))}>Previous page</button>{' '}
-        <button type="button" disabled={!page?.next_cursor} onClick={() => setCursors([...cursors, page!.next_cursor])}>Next page</button>
-      </p>
+      <Pager back={list.back} next={list.next} />
       <NewUserForm onCreated={() => void load()} />
     </main>
   );

@@ -70,6 +70,11 @@ function firstRun(env: ConsoleEnv): void {
       assert.ok(curl.startsWith(`curl -s ${env.svc.url}/v1/logs -H 'Authorization: Bearer ${secret}'`), curl);
       assert.equal(await current(), 'Send your first entry');
       await assertAccessible(page, 'first run: key shown once');
+      // A reload keeps the place: the key exists (its secret is not shown again), the page waits for the entry.
+      await page.reload();
+      await page.getByText('Waiting for the first entry', { exact: false }).waitFor();
+      assert.equal(await current(), 'Send your first entry');
+      assert.ok(!(await page.content()).includes(secret));
 
       // 4. The entry, sent as the curl example sends it (its body is the example's), arrives live.
       const body = /-d '(.*)'$/s.exec(curl)![1]!;

@@ -61,8 +61,16 @@ export function FirstRunPage() {
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     setError(null);
-    if (projectId) call<Named>(`/v1/projects/${projectId}`).then(setProject, (e: Error) => setError(e.message));
-    else if (groupId) call<{ items: Named[] }>(`/v1/groups?limit=200`).then((g) => setGroup(g.items.find((x) => x.id === groupId) ?? { id: groupId, name: `group #${groupId}` }), (e: Error) => setError(e.message));
+    if (projectId) {
+      call<Named>(`/v1/projects/${projectId}`).then(setProject, (e: Error) => setError(e.message));
+      // After a reload on the last steps: a live key means the key step is done.
+      call<{ items: { revoked_at: string | null }[] }>(`/v1/projects/${projectId}/secret-keys`).then(
+        (k) => setKeyMade(k.items.some((key) => key.revoked_at === null)),
+        () => undefined,
+      );
+    } else if (groupId) {
+      call<{ items: Named[] }>(`/v1/groups?limit=200`).then((g) => setGroup(g.items.find((x) => x.id === groupId) ?? { id: groupId, name: `group #${groupId}` }), (e: Error) => setError(e.message));
+    }
   }, [groupId, projectId]);
   const step = projectId ? (arrived ? STEPS.length : keyMade ? 3 : 2) : groupId ? 1 : 0;
   return (

@@ -1,12 +1,15 @@
 /**
  * Entries per time bucket, stacked by level, from `GET /v1/logs/histogram`
- * with the current scope and filters. Dragging across the bars narrows the
- * time range. Hidden when the service has no histogram route.
+ * with the current scope and filters, under a time axis beside a count
+ * scale, with the levels' legend. Dragging across the bars narrows the time
+ * range. Hidden when the service has no histogram route.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../api';
 import { localTime } from '../format';
 import { LEVELS } from '../query';
+import { timeTicks } from '../time-ticks';
+import { CountScale, LevelLegend, TimeAxis } from './chart-axis';
 
 interface Histogram {
   from: string;
@@ -59,10 +62,14 @@ export function VolumeChart(props: { query: string; onRange: (from: string, to: 
     props.onRange(from.toISOString(), to.toISOString());
   };
   const total = totals.reduce((a, b) => a + b, 0);
+  const start = Date.parse(data.buckets[0]!.start);
+  const ticks = timeTicks(start, start + n * data.bucket_seconds * 1000, data.bucket_seconds * 1000);
   return (
     <figure class="chart">
+      <CountScale max={max} />
       <svg
         ref={svg}
+        class="plot"
         viewBox={`0 0 ${W} ${H}`}
         preserveAspectRatio="none"
         role="group"
@@ -76,6 +83,9 @@ export function VolumeChart(props: { query: string; onRange: (from: string, to: 
         onPointerUp={finish}
         onPointerLeave={() => setDrag(null)}
       >
+        {ticks.map((t) => (
+          <line key={t.at} class="grid" x1={t.offset * W} x2={t.offset * W} y1={0} y2={H} vector-effect="non-scaling-stroke" />
+        ))}
         {data.buckets.map((b, i) => {
           let y = H;
           const label = barLabel(b, totals[i]!);
@@ -93,8 +103,12 @@ export function VolumeChart(props: { query: string; onRange: (from: string, to: 
         })}
         {drag ? <rect class="selection" x={Math.min(drag.a, drag.b) * bw} y={0} width={(Math.abs(drag.a - drag.b) + 1) * bw} height={H} /> : null}
       </svg>
-      <figcaption class="muted">
-        {localTime(data.from)} – {localTime(data.to)} · {total} entries · drag across the bars to narrow
+      <TimeAxis ticks={ticks} />
+      <figcaption>
+        <LevelLegend />
+        <span class="muted">
+          {localTime(data.from)} – {localTime(data.to)} · {total} entries · drag across the bars to narrow
+        </span>
       </figcaption>
     </figure>
   );

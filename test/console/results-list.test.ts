@@ -9,7 +9,8 @@
  * it narrows the time range to the bars dragged over; under it a time axis
  * labels round local times (hours over six hours, dates over seven days),
  * beside it the scale's top is the fullest bar's count, and a legend names
- * each level beside its bars' colour.
+ * each level beside its bars' colour. The chart asks for its histogram only
+ * once the results' first page of the same query has answered.
  */
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -63,6 +64,7 @@ describeEachBackend('console results list', (backend) => {
     await ingestAll(svc.url, key, entries);
 
     const { page, errors, close } = await newPage(browser);
+    const network = watchQueries(page);
     try {
       await page.goto(`${svc.url}/console/#/explore?project_id=${project}&range=6h`);
       await page.getByLabel('Username').fill('admin');
@@ -161,6 +163,14 @@ describeEachBackend('console results list', (backend) => {
       const weekBars = await drawnBars(page);
       const weekBucket = Number(/bars of (\d+) s/.exec((await week.getAttribute('aria-label'))!)![1]) * 1000;
       assertAxis(await axisTicks(page), { from: Date.parse(weekBars[0]!.start), to: Date.parse(weekBars.at(-1)!.start) + weekBucket }, 24 * HOUR);
+
+      // Every histogram was asked after the first page of its query had answered: the rows never wait for the chart.
+      const histograms = network.filter((e) => e.kind === 'histogram asked');
+      assert.ok(histograms.length >= 4, `${histograms.length} histograms`);
+      for (const h of histograms) {
+        const before = network.slice(0, network.indexOf(h));
+        assert.ok(before.some((e) => e.kind === 'list answered' && e.query === h.query), `histogram for ${h.query} asked before its list answered: ${JSON.stringify(network)}`);
+      }
       assert.deepEqual(errors, []);
     } finally {
       await close();
@@ -232,6 +242,23 @@ describeEachBackend('console results list', (backend) => {
     }
   });
 });
+
+/** The page's list and histogram requests in the order they were asked or answered, each with its query (paging left out). */
+function watchQueries(page: Page): { kind: 'list answered' | 'histogram asked'; query: string }[] {
+  const events: { kind: 'list answered' | 'histogram asked'; query: string }[] = [];
+  const queryOf = (url: string) => {
+    const params = new URL(url).searchParams;
+    for (const k of ['limit', 'cursor', 'buckets']) params.delete(k);
+    return params.toString();
+  };
+  page.on('request', (r) => {
+    if (new URL(r.url()).pathname.endsWith('/v1/logs/histogram')) events.push({ kind: 'histogram asked', query: queryOf(r.url()) });
+  });
+  page.on('requestfinished', (r) => {
+    if (new URL(r.url()).pathname.endsWith('/v1/logs') && r.method() === 'GET') events.push({ kind: 'list answered', query: queryOf(r.url()) });
+  });
+  return events;
+}
 
 /** The colour a rectangle is painted in (its CSS fill, computed). */
 function fillOf(rect: Locator): Promise<string> {

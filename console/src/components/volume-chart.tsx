@@ -27,12 +27,14 @@ function barLabel(b: Histogram['buckets'][number], total: number): string {
 }
 const H = 90;
 
-export function VolumeChart(props: { query: string; onRange: (from: string, to: string) => void }) {
+/** `ready`: asked only then (the page sets it once the results' first page is in, which is asked first). */
+export function VolumeChart(props: { query: string; ready: boolean; onRange: (from: string, to: string) => void }) {
   const [data, setData] = useState<Histogram | null>(null);
   const [missing, setMissing] = useState(false);
   const [drag, setDrag] = useState<{ a: number; b: number } | null>(null);
   const svg = useRef<SVGSVGElement>(null);
   useEffect(() => {
+    if (!props.ready) return;
     const abort = new AbortController();
     call<Histogram>(`/v1/logs/histogram?${props.query}&buckets=60`, { signal: abort.signal }).then(
       (h) => setData(h),
@@ -42,7 +44,7 @@ export function VolumeChart(props: { query: string; onRange: (from: string, to: 
       },
     );
     return () => abort.abort();
-  }, [props.query]);
+  }, [props.query, props.ready]);
   if (missing || !data || data.buckets.length === 0) return null;
   const n = data.buckets.length;
   const totals = data.buckets.map((b) => LEVELS.reduce((s, l) => s + (b.counts[l] ?? 0), 0));

@@ -27,7 +27,7 @@ function barLabel(b: Histogram['buckets'][number], total: number): string {
 }
 const H = 90;
 
-/** `ready`: asked only then (the page sets it once the results' first page is in, which is asked first). */
+/** `ready`: the histogram is asked only once true (the page sets it when the first page of results of the same query has answered). */
 export function VolumeChart(props: { query: string; ready: boolean; onRange: (from: string, to: string) => void }) {
   const [data, setData] = useState<Histogram | null>(null);
   const [missing, setMissing] = useState(false);

@@ -19,13 +19,14 @@ interface Histogram {
 }
 
 const W = 1000;
+const H = 90;
+const entries = (n: number) => `${n} ${n === 1 ? 'entry' : 'entries'}`;
 
 /** "<local time>: 12 entries (info 10, error 2)": the bucket's total and its non-zero levels, bottom to top. */
 function barLabel(b: Histogram['buckets'][number], total: number): string {
   const parts = LEVELS.filter((l) => (b.counts[l] ?? 0) > 0).map((l) => `${l} ${b.counts[l]}`);
-  return `${localTime(b.start)}: ${total} ${total === 1 ? 'entry' : 'entries'}${parts.length ? ` (${parts.join(', ')})` : ''}`;
+  return `${localTime(b.start)}: ${entries(total)}${parts.length ? ` (${parts.join(', ')})` : ''}`;
 }
-const H = 90;
 
 /** `ready`: the histogram is asked only once true (the page sets it when the first page of results of the same query has answered). */
 export function VolumeChart(props: { query: string; ready: boolean; onRange: (from: string, to: string) => void }) {
@@ -75,7 +76,7 @@ export function VolumeChart(props: { query: string; ready: boolean; onRange: (fr
         viewBox={`0 0 ${W} ${H}`}
         preserveAspectRatio="none"
         role="group"
-        aria-label={`${total} entries from ${localTime(data.from)} to ${localTime(data.to)}, ${n} bars of ${data.bucket_seconds} s; drag to narrow the time range`}
+        aria-label={`${entries(total)} from ${localTime(data.from)} to ${localTime(data.to)}, ${n} bars of ${data.bucket_seconds} s; drag to narrow the time range`}
         onPointerDown={(e) => {
           // Captured, a drag that overshoots the chart's edge still ends on its first or last bar.
           svg.current!.setPointerCapture(e.pointerId);
@@ -109,7 +110,7 @@ export function VolumeChart(props: { query: string; ready: boolean; onRange: (fr
       <figcaption>
         <LevelLegend />
         <span class="muted">
-          {localTime(data.from)} – {localTime(data.to)} · {total} entries · drag across the bars to narrow
+          {localTime(data.from)} – {localTime(data.to)} · {entries(total)} · drag across the bars to narrow
         </span>
       </figcaption>
     </figure>

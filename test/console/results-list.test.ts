@@ -6,20 +6,27 @@
  * an expired access token is refreshed, a refused refresh signs out.
  * The volume chart above the results draws, per bucket, a stack of one bar
  * per level whose counts are the entries ingested in it, and dragging across
- * it narrows the time range to the bars dragged over.
+ * it narrows the time range to the bars dragged over; under it a time axis
+ * labels round local times (hours over six hours, dates over seven days),
+ * beside it the scale's top is the fullest bar's count, and a legend names
+ * each level beside its bars' colour. The chart asks for its histogram only
+ * once the results' first page of the same query has answered.
  */
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { describeEachBackend } from '../support/backends.js';
 import { startService, type RunningService } from '../support/service.js';
 import { ADMIN_FINAL_PASSWORD, createGroup, createKey, createProject, signInAdmin } from '../support/actors.js';
 import { ingestAll } from '../support/logs.js';
-import { launchBrowser, newPage, screenshot } from '../support/browser.js';
+import { assertAccessible, launchBrowser, newPage, screenshot } from '../support/browser.js';
 
 const COUNT = 600;
 const LEVELS = ['debug', 'info', 'warning', 'error', 'critical'] as const;
 const LEVEL_CYCLE = ['info', 'info', 'debug', 'warning', 'info', 'error', 'info', 'critical'] as const;
+/** The browser's zone and locale (test/support/browser.ts), for the labels the axis should show. */
+const ZONE = { timeZone: 'Europe/Paris', locale: 'en-GB' };
+const HOUR = 3_600_000;
 
 /** What the chart shows of one bucket, read from the page. */
 interface DrawnBar {
@@ -57,6 +64,7 @@ describeEachBackend('console results list', (backend) => {
     await ingestAll(svc.url, key, entries);
 
     const { page, errors, close } = await newPage(browser);
+    const network = watchQueries(page);
     try {
       await page.goto(`${svc.url}/console/#/explore?project_id=${project}&range=6h`);
       await page.getByLabel('Username').fill('admin');
@@ -87,10 +95,27 @@ describeEachBackend('console results list', (backend) => {
       assert.equal(drawnTotal, entries.length);
       assert.ok(perPixel.length > 0 && Math.max(...perPixel) - Math.min(...perPixel) < 1e-6, `one scale for every bar: ${perPixel.join(' ')}`);
       assert.match((await chart.getAttribute('aria-label'))!, new RegExp(`^${entries.length} entries from `));
+
+      // The scale's top is the fullest bar; the legend names the five levels, each beside its bars' colour.
+      const totals = bars.map((b) => Number(/: (\d+) entr/.exec(b.label)![1]));
+      assert.equal(await page.locator('.chart-max').textContent(), `Scale up to ${Math.max(...totals).toLocaleString(ZONE.locale)}`);
+      const legend = page.getByRole('list', { name: 'Levels, bottom to top' });
+      assert.deepEqual(await legend.getByRole('listitem').allTextContents(), [...LEVELS]);
+      for (const level of LEVELS) {
+        const [swatch, bar] = await Promise.all([
+          fillOf(page.locator(`.chart-legend rect.bar-${level}`)),
+          fillOf(page.locator(`.chart .plot rect.bar-${level}`).first()),
+        ]);
+        assert.equal(swatch, bar, `the legend's ${level}`);
+      }
+
+      // Six hours: a label on every local whole hour across the bars, placed where that time falls.
+      const domain = { from: Date.parse(bars[0]!.start), to: Date.parse(bars.at(-1)!.start) + bucketMs };
+      assertAxis(await axisTicks(page), domain, HOUR);
+      await assertAccessible(page, 'volume chart');
       await screenshot(page, 'volume', backend === 'file');
 
       // Drag across the two fullest neighbouring buckets: the range becomes exactly theirs.
-      const totals = bars.map((b) => Number(/: (\d+) entr/.exec(b.label)![1]));
       let lo = 0;
       for (let i = 1; i < totals.length - 1; i++) if (totals[i]! + totals[i + 1]! > totals[lo]! + totals[lo + 1]!) lo = i;
       const selected = totals[lo]! + totals[lo + 1]!;
@@ -129,6 +154,23 @@ describeEachBackend('console results list', (backend) => {
       await page.getByText(`${tail} ${tail === 1 ? 'entry' : 'entries'}`, { exact: true }).waitFor();
       const tailHash = new URLSearchParams(new URL(page.url()).hash.split('?')[1]);
       assert.deepEqual([tailHash.get('from'), tailHash.get('to')], [new Date(tailFrom).toISOString(), new Date(tailTo).toISOString()]);
+
+      // Seven days: a label on every local midnight, the date alone.
+      await page.evaluate(`location.hash = ${JSON.stringify(`#/explore?project_id=${project}&range=7d`)}`);
+      // Buckets of an hour or more (the six hours' were ten minutes).
+      const week = page.getByRole('group', { name: new RegExp(`^${entries.length} entries from .* bars of \\d{4,} s`) });
+      await week.waitFor();
+      const weekBars = await drawnBars(page);
+      const weekBucket = Number(/bars of (\d+) s/.exec((await week.getAttribute('aria-label'))!)![1]) * 1000;
+      assertAxis(await axisTicks(page), { from: Date.parse(weekBars[0]!.start), to: Date.parse(weekBars.at(-1)!.start) + weekBucket }, 24 * HOUR);
+
+      // Every histogram was asked after the first page of its query had answered: the rows never wait for the chart.
+      const histograms = network.filter((e) => e.kind === 'histogram asked');
+      assert.ok(histograms.length >= 4, `${histograms.length} histograms`);
+      for (const h of histograms) {
+        const before = network.slice(0, network.indexOf(h));
+        assert.ok(before.some((e) => e.kind === 'list answered' && e.query === h.query), `histogram for ${h.query} asked before its list answered: ${JSON.stringify(network)}`);
+      }
       assert.deepEqual(errors, []);
     } finally {
       await close();
@@ -200,6 +242,64 @@ describeEachBackend('console results list', (backend) => {
     }
   });
 });
+
+/** The page's list and histogram requests in the order they were asked or answered, each with its query (paging left out). */
+function watchQueries(page: Page): { kind: 'list answered' | 'histogram asked'; query: string }[] {
+  const events: { kind: 'list answered' | 'histogram asked'; query: string }[] = [];
+  const queryOf = (url: string) => {
+    const params = new URL(url).searchParams;
+    for (const k of ['limit', 'cursor', 'buckets']) params.delete(k);
+    return params.toString();
+  };
+  page.on('request', (r) => {
+    if (new URL(r.url()).pathname.endsWith('/v1/logs/histogram')) events.push({ kind: 'histogram asked', query: queryOf(r.url()) });
+  });
+  page.on('requestfinished', (r) => {
+    if (new URL(r.url()).pathname.endsWith('/v1/logs') && r.method() === 'GET') events.push({ kind: 'list answered', query: queryOf(r.url()) });
+  });
+  return events;
+}
+
+/** The colour a rectangle is painted in (its CSS fill, computed). */
+function fillOf(rect: Locator): Promise<string> {
+  return rect.evaluate((r) => (globalThis as unknown as { getComputedStyle(e: unknown): { fill: string } }).getComputedStyle(r).fill);
+}
+
+interface AxisTick {
+  at: number;
+  label: string;
+  /** Across the plot, in %. */
+  x: number;
+}
+
+async function axisTicks(page: Page): Promise<AxisTick[]> {
+  const ticks = await page.locator('.chart-axis g').evaluateAll((gs) =>
+    gs.map((g) => ({ at: g.getAttribute('data-time') ?? '', label: g.querySelector('text')?.textContent ?? '', x: g.querySelector('text')?.getAttribute('x') ?? '' })),
+  );
+  return ticks.map((t) => ({ at: Date.parse(t.at), label: t.label, x: Number(t.x.replace('%', '')) }));
+}
+
+/**
+ * Every local multiple of `step` (whole hours, or midnights) inside the plotted time is labelled, no other:
+ * the time alone within one local day, with the date when the plot crosses midnight, the date alone for days.
+ */
+function assertAxis(ticks: AxisTick[], domain: { from: number; to: number }, step: number): void {
+  const local = (ms: number, o: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat(ZONE.locale, { timeZone: ZONE.timeZone, ...o }).format(ms);
+  const time = (ms: number) => local(ms, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+  const date = (ms: number) => local(ms, { day: 'numeric', month: 'short' });
+  const multiDay = date(domain.from) !== date(domain.to - 1);
+  const expected: number[] = [];
+  for (let t = domain.from; t <= domain.to; t += 60_000) {
+    if (step === HOUR ? time(t).endsWith(':00') : time(t) === '00:00') expected.push(t);
+  }
+  assert.ok(ticks.length >= 3 && ticks.length <= 8, `${ticks.length} labels`);
+  assert.deepEqual(ticks.map((t) => new Date(t.at).toISOString()), expected.map((t) => new Date(t).toISOString()));
+  for (const t of ticks) {
+    const want = step >= 24 * HOUR ? date(t.at) : multiDay ? `${date(t.at)} ${time(t.at)}` : time(t.at);
+    assert.equal(t.label, want);
+    assert.ok(Math.abs(t.x - ((t.at - domain.from) / (domain.to - domain.from)) * 100) < 0.01, `${t.label} at ${t.x}%`);
+  }
+}
 
 async function drawnBars(page: Page): Promise<DrawnBar[]> {
   return page.locator('.chart svg g[role="img"]').evaluateAll((groups) =>

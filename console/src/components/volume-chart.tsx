@@ -1,12 +1,15 @@
 /**
  * Entries per time bucket, stacked by level, from `GET /v1/logs/histogram`
- * with the current scope and filters. Dragging across the bars narrows the
- * time range. Hidden when the service has no histogram route.
+ * with the current scope and filters, under a time axis beside a count
+ * scale, with the levels' legend. Dragging across the bars narrows the time
+ * range. Hidden when the service has no histogram route.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../api';
 import { localTime } from '../format';
 import { LEVELS } from '../query';
+import { timeTicks } from '../time-ticks';
+import { CountScale, LevelLegend, TimeAxis } from './chart-axis';
 
 interface Histogram {
   from: string;
@@ -16,20 +19,23 @@ interface Histogram {
 }
 
 const W = 1000;
+const H = 90;
+const entries = (n: number) => `${n} ${n === 1 ? 'entry' : 'entries'}`;
 
 /** "<local time>: 12 entries (info 10, error 2)": the bucket's total and its non-zero levels, bottom to top. */
 function barLabel(b: Histogram['buckets'][number], total: number): string {
   const parts = LEVELS.filter((l) => (b.counts[l] ?? 0) > 0).map((l) => `${l} ${b.counts[l]}`);
-  return `${localTime(b.start)}: ${total} ${total === 1 ? 'entry' : 'entries'}${parts.length ? ` (${parts.join(', ')})` : ''}`;
+  return `${localTime(b.start)}: ${entries(total)}${parts.length ? ` (${parts.join(', ')})` : ''}`;
 }
-const H = 90;
 
-export function VolumeChart(props: { query: string; onRange: (from: string, to: string) => void }) {
+/** `ready`: the histogram is asked only once true (the page sets it when the first page of results of the same query has answered). */
+export function VolumeChart(props: { query: string; ready: boolean; onRange: (from: string, to: string) => void }) {
   const [data, setData] = useState<Histogram | null>(null);
   const [missing, setMissing] = useState(false);
   const [drag, setDrag] = useState<{ a: number; b: number } | null>(null);
   const svg = useRef<SVGSVGElement>(null);
   useEffect(() => {
+    if (!props.ready) return;
     const abort = new AbortController();
     call<Histogram>(`/v1/logs/histogram?${props.query}&buckets=60`, { signal: abort.signal }).then(
       (h) => setData(h),
@@ -39,7 +45,7 @@ export function VolumeChart(props: { query: string; onRange: (from: string, to: 
       },
     );
     return () => abort.abort();
-  }, [props.query]);
+  }, [props.query, props.ready]);
   if (missing || !data || data.buckets.length === 0) return null;
   const n = data.buckets.length;
   const totals = data.buckets.map((b) => LEVELS.reduce((s, l) => s + (b.counts[l] ?? 0), 0));
@@ -59,14 +65,18 @@ export function VolumeChart(props: { query: string; onRange: (from: string, to: 
     props.onRange(from.toISOString(), to.toISOString());
   };
   const total = totals.reduce((a, b) => a + b, 0);
+  const start = Date.parse(data.buckets[0]!.start);
+  const ticks = timeTicks(start, start + n * data.bucket_seconds * 1000, data.bucket_seconds * 1000);
   return (
     <figure class="chart">
+      <CountScale max={max} />
       <svg
         ref={svg}
+        class="plot"
         viewBox={`0 0 ${W} ${H}`}
         preserveAspectRatio="none"
         role="group"
-        aria-label={`${total} entries from ${localTime(data.from)} to ${localTime(data.to)}, ${n} bars of ${data.bucket_seconds} s; drag to narrow the time range`}
+        aria-label={`${entries(total)} from ${localTime(data.from)} to ${localTime(data.to)}, ${n} bars of ${data.bucket_seconds} s; drag to narrow the time range`}
         onPointerDown={(e) => {
           // Captured, a drag that overshoots the chart's edge still ends on its first or last bar.
           svg.current!.setPointerCapture(e.pointerId);
@@ -76,6 +86,9 @@ export function VolumeChart(props: { query: string; onRange: (from: string, to: 
         onPointerUp={finish}
         onPointerLeave={() => setDrag(null)}
       >
+        {ticks.map((t) => (
+          <line key={t.at} class="grid" x1={t.offset * W} x2={t.offset * W} y1={0} y2={H} vector-effect="non-scaling-stroke" />
+        ))}
         {data.buckets.map((b, i) => {
           let y = H;
           const label = barLabel(b, totals[i]!);
@@ -93,8 +106,12 @@ export function VolumeChart(props: { query: string; onRange: (from: string, to: 
         })}
         {drag ? <rect class="selection" x={Math.min(drag.a, drag.b) * bw} y={0} width={(Math.abs(drag.a - drag.b) + 1) * bw} height={H} /> : null}
       </svg>
-      <figcaption class="muted">
-        {localTime(data.from)} – {localTime(data.to)} · {total} entries · drag across the bars to narrow
+      <TimeAxis ticks={ticks} />
+      <figcaption>
+        <LevelLegend />
+        <span class="muted">
+          {localTime(data.from)} – {localTime(data.to)} · {entries(total)} · drag across the bars to narrow
+        </span>
       </figcaption>
     </figure>
   );

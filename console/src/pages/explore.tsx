@@ -3,7 +3,7 @@
  * list with infinite scroll through `next_cursor`, the entry panel, the
  * volume chart, and following the query live.
  */
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { call } from '../api';
 import { EntryDetail, type Entry } from '../components/entry-detail';
 import { EntryRow } from '../components/entry-row';
@@ -37,6 +37,8 @@ export function ExplorePage() {
   const [cursor, setCursor] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
   const [loaded, setLoaded] = useState(false);
+  /** The query whose first page has been answered (rows or an error): the chart asks its histogram then. */
+  const [answered, setAnswered] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [liveState, setLiveState] = useState<{ state: LiveState; detail?: string | undefined } | null>(null);
   const [paused, setPaused] = useState(false);
@@ -45,6 +47,8 @@ export function ExplorePage() {
   const scrollTop = useRef(0);
   const lastId = useRef(0);
   const stream = useRef<LiveStream | null>(null);
+  /** The next page being fetched: a new query drops it, lest the old query's rows land in the new list. */
+  const more = useRef<AbortController | null>(null);
 
   // Fresh each visit: projects may have been created or shared since.
   useEffect(() => void loadScopes(true), []);
@@ -56,8 +60,9 @@ export function ExplorePage() {
 
   const update = (next: URLSearchParams, replace = false) => navigate('explore', next, replace);
 
-  // A new query: the first page.
-  useEffect(() => {
+  // A new query: the first page, asked as soon as the query renders (not a frame later, as `useEffect` would).
+  useLayoutEffect(() => {
+    more.current?.abort();
     setItems([]);
     setCursor(null);
     setLoaded(false);
@@ -68,28 +73,38 @@ export function ExplorePage() {
     setLoading(true);
     call<Page>(`/v1/logs?${queryKey}&limit=${PAGE_SIZE}`, { signal: abort.signal })
       .then((page) => {
+        if (abort.signal.aborted) return;
         setItems(page.items);
         setCursor(page.next_cursor);
         lastId.current = page.items[0]?.id ?? 0;
         setLoaded(true);
+        setAnswered(queryKey);
       })
       .catch((err: Error) => {
-        if (!abort.signal.aborted) setError(err.message);
+        if (abort.signal.aborted) return;
+        setError(err.message);
+        setAnswered(queryKey);
       })
-      .finally(() => setLoading(false));
+      // A dropped answer leaves the flag to the query that replaced it.
+      .finally(() => abort.signal.aborted || setLoading(false));
     return () => abort.abort();
   }, [queryKey, tick]);
 
   const loadMore = () => {
     if (!cursor || loading) return;
+    const abort = new AbortController();
+    more.current = abort;
     setLoading(true);
-    call<Page>(`/v1/logs?${queryKey}&limit=${PAGE_SIZE}&cursor=${encodeURIComponent(cursor)}`)
+    call<Page>(`/v1/logs?${queryKey}&limit=${PAGE_SIZE}&cursor=${encodeURIComponent(cursor)}`, { signal: abort.signal })
       .then((page) => {
+        if (abort.signal.aborted) return;
         setItems((old) => [...old, ...page.items]);
         setCursor(page.next_cursor);
       })
-      .catch((err: Error) => setError(err.message))
-      .finally(() => setLoading(false));
+      .catch((err: Error) => {
+        if (!abort.signal.aborted) setError(err.message);
+      })
+      .finally(() => abort.signal.aborted || setLoading(false));
   };
 
   // Following live: after the first page, from its newest entry on.
@@ -146,6 +161,8 @@ export function ExplorePage() {
         <>
           <VolumeChart
             query={queryKey}
+            // The results first: on a shared database the histogram's heavier scan would hold up the rows.
+            ready={answered === queryKey}
             onRange={(from, to) => {
               const next = withParam('from', from);
               next.set('to', to);

@@ -3,9 +3,11 @@
  * same way on both backends (each supplies the reads below as SQL of
  * its own):
  * - no text conditions (only scope, time range and level): each bucket's
- *   range counted per level in the database from the index on
- *   (project_id, ts) that also holds the level, without reading an entry;
- *   nothing but the counts comes back;
+ *   whole minutes counted from the per-minute rollup (minute-rollup.ts),
+ *   and only the rest of it (the partial minutes at its two ends, or all
+ *   of a bucket narrower than a minute) from the index on (project_id, ts)
+ *   that also holds the level, without reading an entry; nothing but the
+ *   counts comes back. So a long range costs its minutes, not its entries;
  * - text conditions (`q`, exact-match filters): the database returns the
  *   entries of the range that pass level, time and cheap necessary tests
  *   of the text (each exact value's escaped text is in the entry's text,
@@ -23,6 +25,7 @@ import type { ExactFilter, LogFilter } from '../search/log-filter.js';
 import { blockMatchOf, type BlockMatch } from '../search/log-terms.js';
 import { RANGE_CAP, type LogSpan } from './log-plan.js';
 import type { LogSelection } from './types-logs.js';
+import { MINUTE_MS, minuteAtOrAfter, minuteOf } from './minute-rollup.js';
 
 /** Levels 0 (debug) … 4 (critical). */
 export const LEVEL_COUNT = 5;
@@ -76,13 +79,28 @@ export interface CandidatePosition {
   id: number;
 }
 
+/** Instants `first` … `last` (inclusive) counted toward one bucket. */
+export interface BucketRange {
+  bucket: number;
+  first: number;
+  last: number;
+}
+
+/** Where each bucket's counts come from: ranges of entries, and ranges of whole minutes (by their first instant). */
+export interface BucketSources {
+  entries: BucketRange[];
+  minutes: BucketRange[];
+}
+
 export interface HistogramReads {
   /**
-   * Entries of these projects with from ≤ ts ≤ to and level ≥ minLevel,
-   * counted per bucket of the grid and level (buckets and levels with no
-   * entry may be left out).
+   * In one statement (one snapshot), per level: the entries of these
+   * projects with level ≥ minLevel in each entry range (first ≤ ts ≤
+   * last), and the rollup's counts of the same in each minute range (the
+   * minutes starting at first … last). Ranges and levels with no entry may
+   * be left out; a bucket may come back more than once.
    */
-  countBuckets(projectIds: readonly number[], filter: LogFilter & { from: number; to: number }, grid: HistogramGrid): Promise<BucketCount[]>;
+  countBuckets(projectIds: readonly number[], minLevel: number, sources: BucketSources): Promise<BucketCount[]>;
   /**
    * At most `limit` entries of the project in the range, level at least
    * the minimum, ordered by (ts, id), strictly after `after` (null: from
@@ -118,6 +136,33 @@ export function emptyCounts(grid: HistogramGrid): HistogramCounts {
   return Array.from({ length: grid.count }, () => new Array<number>(LEVEL_COUNT).fill(0));
 }
 
+/**
+ * Each bucket's part of [from, to] split into the whole minutes it holds
+ * (counted from the rollup) and the rest (counted from the entries): the
+ * partial minute at either end, or the whole part when it holds no whole
+ * minute (a bucket under a minute wide, or one whose edges are not on
+ * minutes).
+ */
+export function splitBuckets(grid: HistogramGrid, from: number, to: number): BucketSources {
+  const sources: BucketSources = { entries: [], minutes: [] };
+  for (let bucket = 0; bucket < grid.count; bucket++) {
+    const first = Math.max(grid.origin + bucket * grid.stepMs, from);
+    const last = Math.min(grid.origin + (bucket + 1) * grid.stepMs - 1, to);
+    if (first > last) continue;
+    const wholeFrom = minuteAtOrAfter(first);
+    // The end (exclusive) of the last minute that ends inside the bucket.
+    const wholeTo = minuteOf(last + 1);
+    if (wholeFrom >= wholeTo) {
+      sources.entries.push({ bucket, first, last });
+      continue;
+    }
+    sources.minutes.push({ bucket, first: wholeFrom, last: wholeTo - MINUTE_MS });
+    if (first < wholeFrom) sources.entries.push({ bucket, first, last: wholeFrom - 1 });
+    if (wholeTo <= last) sources.entries.push({ bucket, first: wholeTo, last });
+  }
+  return sources;
+}
+
 /** The bucket of an instant inside the grid. */
 function bucketOf(grid: HistogramGrid, ts: number): number {
   return Math.floor((ts - grid.origin) / grid.stepMs);
@@ -133,7 +178,8 @@ export async function planHistogram(reads: HistogramReads, selection: LogSelecti
   if (selection.from > selection.to) return counts;
   const test = entryMatcher(selection);
   if (test === null) {
-    for (const { bucket, level, n } of await reads.countBuckets(selection.projectIds, selection, grid)) counts[bucket]![level]! += n;
+    const sources = splitBuckets(grid, selection.from, selection.to);
+    for (const { bucket, level, n } of await reads.countBuckets(selection.projectIds, selection.minLevel ?? 0, sources)) counts[bucket]![level]! += n;
     return counts;
   }
   const tally: Tally = { grid, counts, test, checked: 0 };

@@ -55,6 +55,15 @@ export const ADD_PROJECT_USAGE = `UPDATE projects AS p
   FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS d(id, n, b)
   WHERE p.id = d.id`;
 
+/**
+ * Adds a batch's counts to the per-minute rollup (minute-rollup.ts).
+ * $1 projects, $2 minutes, $3 levels, $4 counts (parallel arrays, each key
+ * once: a key twice in one upsert is an error here).
+ */
+export const ADD_LOG_MINUTES = `INSERT INTO log_minutes AS m (project_id, minute, level, n)
+  SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::bigint[])
+  ON CONFLICT (project_id, minute, level) DO UPDATE SET n = m.n + excluded.n`;
+
 // ---- queries -------------------------------------------------------------------
 
 export const SELECT_LAST_LOG_ID = `SELECT COALESCE(MAX(id), 0) AS id FROM log_entries`;

@@ -59,6 +59,26 @@ DROP INDEX log_entries_project_ts;
 CREATE INDEX log_entries_project_ts ON log_entries (project_id, ts, level);
 `;
 
+/**
+ * Version 3: the per-minute rollup (storage/minute-rollup.ts), entries per
+ * project, minute (its first millisecond) and level, filled from the
+ * entries already stored. Clustered on its key (WITHOUT ROWID): a
+ * histogram reads a project's minutes as one range. Derived from
+ * log_entries, so no foreign key.
+ */
+const SCHEMA_V3 = `
+CREATE TABLE log_minutes (
+  project_id INTEGER NOT NULL,
+  minute INTEGER NOT NULL,
+  level INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (project_id, minute, level)
+) WITHOUT ROWID;
+INSERT INTO log_minutes (project_id, minute, level, n)
+  SELECT project_id, ts - (((ts % 60000) + 60000) % 60000) AS minute, level, count(*)
+  FROM log_entries GROUP BY project_id, minute, level;
+`;
+
 /** Every step, in order. Append; never edit a released step. */
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
@@ -71,6 +91,12 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     version: 2,
     async up(db) {
       await db.exec(SCHEMA_V2);
+    },
+  },
+  {
+    version: 3,
+    async up(db) {
+      await db.exec(SCHEMA_V3);
     },
   },
 ];

@@ -8,7 +8,7 @@
  * SQLite writer's time per entry.
  */
 import { BLOCK_MAX_ENTRIES, cutBlocks, type CutBlock } from './log-blocks.js';
-import { countMinutes } from './minute-rollup.js';
+import { countMinutes } from './log-rollup.js';
 import type { EncodedChunk, LogIngestRequest, PreparedEntry } from './types-logs.js';
 
 /** Entries per chunk: whole blocks, and about 250 kB of rows for usual entries. */

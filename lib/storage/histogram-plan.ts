@@ -3,11 +3,12 @@
  * same way on both backends (each supplies the reads below as SQL of
  * its own):
  * - no text conditions (only scope, time range and level): each bucket's
- *   whole minutes counted from the per-minute rollup (minute-rollup.ts),
- *   and only the rest of it (the partial minutes at its two ends, or all
- *   of a bucket narrower than a minute) from the index on (project_id, ts)
- *   that also holds the level, without reading an entry; nothing but the
- *   counts comes back. So a long range costs its minutes, not its entries;
+ *   whole hours counted from the rollup's hour rows (log-rollup.ts), the
+ *   whole minutes left at its ends from its minute rows, and only the rest
+ *   (partial minutes at the ends, or all of a bucket narrower than a
+ *   minute) from the index on (project_id, ts) that also holds the level,
+ *   without reading an entry; nothing but the counts comes back. So a long
+ *   range costs its hours, not its entries;
  * - text conditions (`q`, exact-match filters): the database returns the
  *   entries of the range that pass level, time and cheap necessary tests
  *   of the text (each exact value's escaped text is in the entry's text,
@@ -25,7 +26,7 @@ import type { ExactFilter, LogFilter } from '../search/log-filter.js';
 import { blockMatchOf, type BlockMatch } from '../search/log-terms.js';
 import { RANGE_CAP, type LogSpan } from './log-plan.js';
 import type { LogSelection } from './types-logs.js';
-import { MINUTE_MS, minuteAtOrAfter, minuteOf } from './minute-rollup.js';
+import { ROLLUP_SPANS, spanStart } from './log-rollup.js';
 
 /** Levels 0 (debug) … 4 (critical). */
 export const LEVEL_COUNT = 5;
@@ -86,19 +87,24 @@ export interface BucketRange {
   last: number;
 }
 
-/** Where each bucket's counts come from: ranges of entries, and ranges of whole minutes (by their first instant). */
+/** Rollup rows of one span (log-rollup.ts) starting at first … last, counted toward one bucket. */
+export interface RollupRange extends BucketRange {
+  span: number;
+}
+
+/** Where each bucket's counts come from: ranges of entries, and ranges of whole spans of the rollup. */
 export interface BucketSources {
   entries: BucketRange[];
-  minutes: BucketRange[];
+  rollup: RollupRange[];
 }
 
 export interface HistogramReads {
   /**
    * In one statement (one snapshot), per level: the entries of these
    * projects with level ≥ minLevel in each entry range (first ≤ ts ≤
-   * last), and the rollup's counts of the same in each minute range (the
-   * minutes starting at first … last). Ranges and levels with no entry may
-   * be left out; a bucket may come back more than once.
+   * last), and the rollup's counts of the same in each rollup range (its
+   * rows of that span starting at first … last). Ranges and levels with no
+   * entry may be left out; a bucket may come back more than once.
    */
   countBuckets(projectIds: readonly number[], minLevel: number, sources: BucketSources): Promise<BucketCount[]>;
   /**
@@ -137,30 +143,39 @@ export function emptyCounts(grid: HistogramGrid): HistogramCounts {
 }
 
 /**
- * Each bucket's part of [from, to] split into the whole minutes it holds
- * (counted from the rollup) and the rest (counted from the entries): the
- * partial minute at either end, or the whole part when it holds no whole
- * minute (a bucket under a minute wide, or one whose edges are not on
- * minutes).
+ * Each bucket's part of [from, to] split by where it is counted: its whole
+ * hours from the rollup's hour rows, the whole minutes left at either end
+ * from its minute rows, and the rest from the entries (the partial minute
+ * at either end, or all of a part holding no whole minute: a bucket under
+ * a minute wide, or a range edge inside a minute).
  */
 export function splitBuckets(grid: HistogramGrid, from: number, to: number): BucketSources {
-  const sources: BucketSources = { entries: [], minutes: [] };
+  const sources: BucketSources = { entries: [], rollup: [] };
   for (let bucket = 0; bucket < grid.count; bucket++) {
     const first = Math.max(grid.origin + bucket * grid.stepMs, from);
     const last = Math.min(grid.origin + (bucket + 1) * grid.stepMs - 1, to);
-    if (first > last) continue;
-    const wholeFrom = minuteAtOrAfter(first);
-    // The end (exclusive) of the last minute that ends inside the bucket.
-    const wholeTo = minuteOf(last + 1);
-    if (wholeFrom >= wholeTo) {
-      sources.entries.push({ bucket, first, last });
-      continue;
-    }
-    sources.minutes.push({ bucket, first: wholeFrom, last: wholeTo - MINUTE_MS });
-    if (first < wholeFrom) sources.entries.push({ bucket, first, last: wholeFrom - 1 });
-    if (wholeTo <= last) sources.entries.push({ bucket, first: wholeTo, last });
+    if (first <= last) splitRange(sources, bucket, first, last, ROLLUP_SPANS);
   }
   return sources;
+}
+
+/** Whole spans of the coarsest unit from the rollup, the parts before and after them by the finer units (the finest leaves: entries). */
+function splitRange(sources: BucketSources, bucket: number, first: number, last: number, spans: readonly number[]): void {
+  const [span, ...finer] = spans;
+  if (span === undefined) {
+    sources.entries.push({ bucket, first, last });
+    return;
+  }
+  const wholeFrom = spanStart(first + span - 1, span);
+  // The end (exclusive) of the last whole span inside the range.
+  const wholeTo = spanStart(last + 1, span);
+  if (wholeFrom >= wholeTo) {
+    splitRange(sources, bucket, first, last, finer);
+    return;
+  }
+  sources.rollup.push({ bucket, span, first: wholeFrom, last: wholeTo - span });
+  if (first < wholeFrom) splitRange(sources, bucket, first, wholeFrom - 1, finer);
+  if (wholeTo <= last) splitRange(sources, bucket, wholeTo, last, finer);
 }
 
 /** The bucket of an instant inside the grid. */

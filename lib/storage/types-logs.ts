@@ -69,7 +69,7 @@ export interface EncodedChunk {
    * project term is added when the block is written).
    */
   blocks: Uint8Array;
-  /** The chunk's entries counted per minute and level, flat `[minute, level, n, …]` (minute-rollup.ts). */
+  /** The chunk's entries counted per minute and level, flat `[minute, level, n, …]` (log-rollup.ts). */
   minutes: number[];
 }
 

@@ -173,17 +173,20 @@ async function blockSpans(database: TestDatabase, projectId: number): Promise<{ 
 }
 
 /**
- * The per-minute rollup equals the stored entries counted per (project,
- * minute, level) here, with no row left for a minute emptied by the purge.
+ * The rollup equals the stored entries counted per (project, minute,
+ * level) and per (project, hour, level) here, with no row left for a
+ * minute or hour emptied by the purge.
  */
 async function assertRollupMatchesEntries(database: TestDatabase): Promise<void> {
   const expected = new Map<string, number>();
   for (const e of await rawRows(database, 'SELECT project_id AS p, ts, level FROM log_entries')) {
-    const key = `${e.p} ${Math.floor(e.ts! / 60_000) * 60_000} ${e.level}`;
-    expected.set(key, (expected.get(key) ?? 0) + 1);
+    for (const span of [60_000, 3_600_000]) {
+      const key = `${e.p} ${span} ${Math.floor(e.ts! / span) * span} ${e.level}`;
+      expected.set(key, (expected.get(key) ?? 0) + 1);
+    }
   }
-  const rollup = await rawRows(database, 'SELECT project_id AS p, minute AS m, level AS l, n FROM log_minutes');
-  assert.deepEqual(new Map(rollup.map((r) => [`${r.p} ${r.m} ${r.l}`, r.n])), expected);
+  const rollup = await rawRows(database, 'SELECT project_id AS p, span, start, level AS l, n FROM log_rollup');
+  assert.deepEqual(new Map(rollup.map((r) => [`${r.p} ${r.span} ${r.start} ${r.l}`, r.n])), expected);
 }
 
 describeEachBackend('retention purge', (backend) => {

@@ -1,6 +1,6 @@
 /**
  * The histogram reads (histogram-plan.ts) in PostgreSQL: counts per
- * bucket and level (the per-minute rollup, and index-only scans of
+ * bucket and level (the rollup, log-rollup.ts, and index-only scans of
  * (project_id, ts) INCLUDE (id, level) for the partial minutes), and pages
  * of candidate entries along (ts, level, id) through the same index. pg-promise formats the values into the text, so
  * absent text tests are simply left out.
@@ -20,10 +20,10 @@ const WORD_SLOTS = 3;
 /**
  * One row per range, counted per level: an entry range by an index-only
  * scan of (project_id, ts) INCLUDE (id, level) (no hash or sort of the
- * range's entries), a minute range from the rollup's key. One statement,
+ * range's entries), a rollup range from the rollup's key. One statement,
  * so one snapshot for both. Params: the entry ranges' buckets, first and
- * last instants (parallel arrays), the same of the minute ranges,
- * projects, minLevel.
+ * last instants (parallel arrays), the rollup ranges' buckets, spans,
+ * first and last starts, projects, minLevel.
  */
 const COUNT_BUCKETS = `SELECT r.bucket, c.l0, c.l1, c.l2, c.l3, c.l4
   FROM unnest($(entryBuckets)::integer[], $(entryFirsts)::bigint[], $(entryLasts)::bigint[]) AS r(bucket, first_ts, last_ts)
@@ -35,13 +35,13 @@ const COUNT_BUCKETS = `SELECT r.bucket, c.l0, c.l1, c.l2, c.l3, c.l4
     WHERE project_id = ANY($(projects)::bigint[]) AND ts >= r.first_ts AND ts <= r.last_ts AND level >= $(minLevel)) AS c
   UNION ALL
   SELECT r.bucket, c.l0, c.l1, c.l2, c.l3, c.l4
-  FROM unnest($(minuteBuckets)::integer[], $(minuteFirsts)::bigint[], $(minuteLasts)::bigint[]) AS r(bucket, first_minute, last_minute)
+  FROM unnest($(rollupBuckets)::integer[], $(rollupSpans)::integer[], $(rollupFirsts)::bigint[], $(rollupLasts)::bigint[]) AS r(bucket, span, first_start, last_start)
   CROSS JOIN LATERAL (
     SELECT COALESCE(sum(n) FILTER (WHERE level = 0), 0)::integer AS l0, COALESCE(sum(n) FILTER (WHERE level = 1), 0)::integer AS l1,
       COALESCE(sum(n) FILTER (WHERE level = 2), 0)::integer AS l2, COALESCE(sum(n) FILTER (WHERE level = 3), 0)::integer AS l3,
       COALESCE(sum(n) FILTER (WHERE level = 4), 0)::integer AS l4
-    FROM log_minutes
-    WHERE project_id = ANY($(projects)::bigint[]) AND minute >= r.first_minute AND minute <= r.last_minute AND level >= $(minLevel)) AS c`;
+    FROM log_rollup
+    WHERE project_id = ANY($(projects)::bigint[]) AND span = r.span AND start >= r.first_start AND start <= r.last_start AND level >= $(minLevel)) AS c`;
 
 /**
  * The text tests of a candidate page: each needle in the text; each ASCII
@@ -103,9 +103,10 @@ function histogramReads(db: Queryable): HistogramReads {
         entryBuckets: sources.entries.map((r) => r.bucket),
         entryFirsts: sources.entries.map((r) => r.first),
         entryLasts: sources.entries.map((r) => r.last),
-        minuteBuckets: sources.minutes.map((r) => r.bucket),
-        minuteFirsts: sources.minutes.map((r) => r.first),
-        minuteLasts: sources.minutes.map((r) => r.last),
+        rollupBuckets: sources.rollup.map((r) => r.bucket),
+        rollupSpans: sources.rollup.map((r) => r.span),
+        rollupFirsts: sources.rollup.map((r) => r.first),
+        rollupLasts: sources.rollup.map((r) => r.last),
         projects: projectIds,
         minLevel,
       });

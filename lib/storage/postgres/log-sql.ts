@@ -56,13 +56,13 @@ export const ADD_PROJECT_USAGE = `UPDATE projects AS p
   WHERE p.id = d.id`;
 
 /**
- * Adds a batch's counts to the per-minute rollup (minute-rollup.ts).
- * $1 projects, $2 minutes, $3 levels, $4 counts (parallel arrays, each key
- * once: a key twice in one upsert is an error here).
+ * Adds a batch's counts to the rollup (log-rollup.ts). $1 projects, $2
+ * spans, $3 starts, $4 levels, $5 counts (parallel arrays, each key once:
+ * a key twice in one upsert is an error here).
  */
-export const ADD_LOG_MINUTES = `INSERT INTO log_minutes AS m (project_id, minute, level, n)
-  SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::smallint[], $4::bigint[])
-  ON CONFLICT (project_id, minute, level) DO UPDATE SET n = m.n + excluded.n`;
+export const ADD_LOG_ROLLUP = `INSERT INTO log_rollup AS r (project_id, span, start, level, n)
+  SELECT * FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::smallint[], $5::bigint[])
+  ON CONFLICT (project_id, span, start, level) DO UPDATE SET n = r.n + excluded.n`;
 
 // ---- queries -------------------------------------------------------------------
 

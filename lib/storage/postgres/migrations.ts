@@ -70,25 +70,30 @@ CREATE INDEX log_entries_project_ts ON log_entries (project_id, ts) INCLUDE (id,
 `;
 
 /**
- * Version 3: the per-minute rollup (storage/minute-rollup.ts), entries per
- * project, minute (its first millisecond) and level, filled from the
- * entries already stored. Every ingest updates its minutes' rows, so half
- * of each page is left free for those updates to stay on the page (HOT:
- * no new index entry, and dead versions pruned as the page is read, even
- * without autovacuum). Derived from log_entries, so no foreign key.
+ * Version 3: the rollup (storage/log-rollup.ts), entries per project, span
+ * (a minute or an hour, in ms), span start and level, filled from the
+ * entries already stored (hours from the minutes). Every ingest updates
+ * its minute's and hour's rows, so half of each page is left free for
+ * those updates to stay on the page (HOT: no new index entry, and dead
+ * versions pruned as the page is read, even without autovacuum). Derived
+ * from log_entries, so no foreign key.
  */
 const SCHEMA_V3 = `
-CREATE TABLE log_minutes (
+CREATE TABLE log_rollup (
   project_id BIGINT NOT NULL,
-  minute BIGINT NOT NULL,
+  span INTEGER NOT NULL,
+  start BIGINT NOT NULL,
   level SMALLINT NOT NULL,
   n BIGINT NOT NULL,
-  PRIMARY KEY (project_id, minute, level)
+  PRIMARY KEY (project_id, span, start, level)
 ) WITH (fillfactor = 50);
-INSERT INTO log_minutes (project_id, minute, level, n)
-  SELECT project_id, ts - (((ts % 60000) + 60000) % 60000) AS minute, level, count(*)
-  FROM log_entries GROUP BY 1, 2, 3;
-ANALYZE log_minutes;
+INSERT INTO log_rollup (project_id, span, start, level, n)
+  SELECT project_id, 60000, ts - (((ts % 60000) + 60000) % 60000) AS start, level, count(*)
+  FROM log_entries GROUP BY 1, 3, 4;
+INSERT INTO log_rollup (project_id, span, start, level, n)
+  SELECT project_id, 3600000, start - (((start % 3600000) + 3600000) % 3600000), level, sum(n)
+  FROM log_rollup WHERE span = 60000 GROUP BY 1, 3, 4;
+ANALYZE log_rollup;
 `;
 
 /** Every step, in order. Append; never edit a released step. */

@@ -1,13 +1,13 @@
 /**
  * The histogram reads (histogram-plan.ts) in SQLite: counts per bucket and
- * level from the per-minute rollup and the (project_id, ts, level) index
+ * level from the rollup (log-rollup.ts) and the (project_id, ts, level) index
  * alone, and pages of candidate entries along (ts, level, rowid), the
  * order that index keeps them in.
  */
 import type { LogFilter } from '../../search/log-filter.js';
 import type { LogSelection } from '../types-logs.js';
 import { asciiWordNeedles } from '../../search/entry-match.js';
-import { exactFilterNeedle, planHistogram, type BucketRange, type HistogramCandidate, type HistogramCounts, type HistogramGrid, type HistogramReads } from '../histogram-plan.js';
+import { exactFilterNeedle, planHistogram, type HistogramCandidate, type HistogramCounts, type HistogramGrid, type HistogramReads } from '../histogram-plan.js';
 import type { SqlRow } from './row-mappers.js';
 import { likePattern, matchExpression } from './logs.js';
 import type { SqlExecutor } from './connection.js';
@@ -20,10 +20,10 @@ const WORD_SLOTS = 3;
  * One row per range: its counts per level as a JSON array. Entry ranges
  * are read from the (project_id, ts, level) index alone (a GROUP BY over
  * the range sorts every entry through a temporary B-tree: 2–4× slower
- * over 100k entries); minute ranges from the rollup's key, one range per
+ * over 100k entries); rollup ranges from the rollup's key, one range per
  * project. One statement, so one snapshot for both. Params: JSON
- * `[[bucket, first, last], …]` of entry ranges, the same of minute
- * ranges, JSON project ids, minLevel.
+ * `[[bucket, first, last], …]` of entry ranges, JSON `[[bucket, span,
+ * first, last], …]` of rollup ranges, JSON project ids, minLevel.
  */
 const COUNT_BUCKETS = `SELECT r.value ->> 0 AS bucket, (
     SELECT json_array(sum(level = 0), sum(level = 1), sum(level = 2), sum(level = 3), sum(level = 4))
@@ -33,8 +33,8 @@ const COUNT_BUCKETS = `SELECT r.value ->> 0 AS bucket, (
   UNION ALL
   SELECT r.value ->> 0 AS bucket, (
     SELECT json_array(sum(iif(level = 0, n, 0)), sum(iif(level = 1, n, 0)), sum(iif(level = 2, n, 0)), sum(iif(level = 3, n, 0)), sum(iif(level = 4, n, 0)))
-    FROM log_minutes
-    WHERE project_id IN (SELECT value FROM json_each(?3)) AND minute >= r.value ->> 1 AND minute <= r.value ->> 2 AND level >= ?4) AS counts
+    FROM log_rollup
+    WHERE project_id IN (SELECT value FROM json_each(?3)) AND span = r.value ->> 1 AND start >= r.value ->> 2 AND start <= r.value ->> 3 AND level >= ?4) AS counts
   FROM json_each(?2) AS r`;
 
 const slot = (n: number, test: (p: string) => string): string => `(${p(n)} = '' OR ${test(p(n))})`;
@@ -97,8 +97,9 @@ function textParams(filter: LogFilter): string[] {
 function histogramReads(db: SqlExecutor): HistogramReads {
   return {
     async countBuckets(projectIds, minLevel, sources) {
-      const json = (ranges: readonly BucketRange[]) => JSON.stringify(ranges.map((r) => [r.bucket, r.first, r.last]));
-      const rows = await db.all(COUNT_BUCKETS, [json(sources.entries), json(sources.minutes), JSON.stringify(projectIds), minLevel]);
+      const entries = JSON.stringify(sources.entries.map((r) => [r.bucket, r.first, r.last]));
+      const rollup = JSON.stringify(sources.rollup.map((r) => [r.bucket, r.span, r.first, r.last]));
+      const rows = await db.all(COUNT_BUCKETS, [entries, rollup, JSON.stringify(projectIds), minLevel]);
       // sum() over no row is null.
       return rows.flatMap((r) => (JSON.parse(r.counts as string) as (number | null)[]).map((n, level) => ({ bucket: Number(r.bucket), level, n: n ?? 0 })));
     },

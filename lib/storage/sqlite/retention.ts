@@ -8,7 +8,7 @@
  */
 import type { AuditPurgeChunk, ExpiredLogScope, PurgedLogChunk } from '../types-retention.js';
 import type { SqlExecutor } from './connection.js';
-import { MinuteTally, minuteOf } from '../minute-rollup.js';
+import { RollupTally, minuteOf } from '../log-rollup.js';
 
 const DAY_MS = 86_400_000;
 
@@ -48,15 +48,15 @@ export const DELETE_BLOCKS = `DELETE FROM log_blocks WHERE last_id IN (SELECT va
 export const DELETE_LOG_ENTRIES = `DELETE FROM log_entries WHERE id IN (SELECT value FROM json_each(?1))`;
 
 /**
- * Takes deleted entries off the per-minute rollup (minute-rollup.ts), then
- * drops the minutes left empty. Params: project, JSON array of
- * `[minute, level, n]`.
+ * Takes deleted entries off the rollup (log-rollup.ts), then drops the
+ * rows left at zero. Params: project, JSON array of `[span, start, level,
+ * n]`.
  */
-export const SUBTRACT_LOG_MINUTES = `UPDATE log_minutes SET n = n - (d.value ->> 2)
+export const SUBTRACT_LOG_ROLLUP = `UPDATE log_rollup SET n = n - (d.value ->> 3)
   FROM json_each(?2) AS d
-  WHERE project_id = ?1 AND minute = d.value ->> 0 AND level = d.value ->> 1`;
-export const DELETE_EMPTY_LOG_MINUTES = `DELETE FROM log_minutes
-  WHERE project_id = ?1 AND n <= 0 AND minute IN (SELECT DISTINCT value ->> 0 FROM json_each(?2))`;
+  WHERE project_id = ?1 AND span = d.value ->> 0 AND start = d.value ->> 1 AND level = d.value ->> 2`;
+export const DELETE_EMPTY_LOG_ROLLUP = `DELETE FROM log_rollup
+  WHERE project_id = ?1 AND n <= 0 AND (span, start) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?2))`;
 
 /** Params: project, entries, bytes. */
 export const SUBTRACT_PROJECT_USAGE = `UPDATE projects SET entry_count = entry_count - ?2, total_bytes = total_bytes - ?3 WHERE id = ?1`;
@@ -99,11 +99,11 @@ export async function purgeLogEntries(db: SqlExecutor, projectId: number, receiv
   await db.run(DELETE_BLOCK_TERMS, [emptied]);
   await db.run(DELETE_BLOCKS, [emptied]);
   await db.run(SUBTRACT_PROJECT_USAGE, [projectId, rows.length, bytes]);
-  const tally = new MinuteTally();
+  const tally = new RollupTally();
   for (const r of rows) tally.add(projectId, minuteOf(Number(r.ts)), Number(r.level), 1);
-  const minutes = JSON.stringify(tally.all().map((c) => [c.minute, c.level, c.n]));
-  await db.run(SUBTRACT_LOG_MINUTES, [projectId, minutes]);
-  await db.run(DELETE_EMPTY_LOG_MINUTES, [projectId, minutes]);
+  const rollup = JSON.stringify(tally.all().map((c) => [c.span, c.start, c.level, c.n]));
+  await db.run(SUBTRACT_LOG_ROLLUP, [projectId, rollup]);
+  await db.run(DELETE_EMPTY_LOG_ROLLUP, [projectId, rollup]);
   return { entries: rows.length, bytes };
 }
 

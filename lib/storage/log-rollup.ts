@@ -41,24 +41,31 @@ export interface RollupCount {
 
 /**
  * Entries counted per (minute, level), flat: `[minute, level, n, …]`.
- * Entries of a batch mostly share a few minutes, so this stays short.
+ * Entries of a batch mostly share a few minutes, often in a row, so the
+ * minute of the previous entry is tried first (no division, no lookup).
  */
 export function countMinutes(entries: Iterable<{ timestamp: number; level: number }>): number[] {
   const counts = new Map<number, number[]>();
+  let minute = Number.NaN;
+  let levels: number[] = [];
   for (const { timestamp, level } of entries) {
-    const minute = minuteOf(timestamp);
-    let levels = counts.get(minute);
-    if (!levels) counts.set(minute, (levels = [0, 0, 0, 0, 0]));
+    if (!(timestamp >= minute && timestamp < minute + MINUTE_MS)) {
+      minute = minuteOf(timestamp);
+      let known = counts.get(minute);
+      if (!known) counts.set(minute, (known = [0, 0, 0, 0, 0]));
+      levels = known;
+    }
     levels[level]! += 1;
   }
   const flat: number[] = [];
-  for (const [minute, levels] of counts) levels.forEach((n, level) => n > 0 && flat.push(minute, level, n));
+  for (const [start, perLevel] of counts) perLevel.forEach((n, level) => n > 0 && flat.push(start, level, n));
   return flat;
 }
 
 /** Adds up per-(project, span, start, level) counts of a transaction, each minute's count added to its hour too. */
 export class RollupTally {
-  private readonly counts = new Map<string, RollupCount>();
+  /** By span, then project, then start / MINUTE_MS · 5 + level (an exact integer for every instant a timestamp can hold). */
+  private readonly counts = new Map<number, Map<number, Map<number, RollupCount>>>(ROLLUP_SPANS.map((span) => [span, new Map()]));
 
   /** Adds a chunk's flat minute counts (`countMinutes`) for a project. */
   addFlat(projectId: number, flat: readonly number[]): void {
@@ -67,17 +74,21 @@ export class RollupTally {
 
   /** Adds `n` entries of the minute starting at `minute`. */
   add(projectId: number, minute: number, level: number, n: number): void {
-    for (const span of ROLLUP_SPANS) {
+    for (const [span, projects] of this.counts) {
       const start = span === MINUTE_MS ? minute : spanStart(minute, span);
-      const key = `${projectId} ${span} ${start} ${level}`;
-      const known = this.counts.get(key);
+      let keyed = projects.get(projectId);
+      if (!keyed) projects.set(projectId, (keyed = new Map()));
+      const key = (start / MINUTE_MS) * 5 + level;
+      const known = keyed.get(key);
       if (known) known.n += n;
-      else this.counts.set(key, { projectId, span, start, level, n });
+      else keyed.set(key, { projectId, span, start, level, n });
     }
   }
 
   /** Every count, each (project, span, start, level) once. */
   all(): RollupCount[] {
-    return [...this.counts.values()];
+    const out: RollupCount[] = [];
+    for (const projects of this.counts.values()) for (const keyed of projects.values()) out.push(...keyed.values());
+    return out;
   }
 }

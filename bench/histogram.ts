@@ -7,7 +7,7 @@
  * Beside them, a bare `SELECT count(*)` of the same project and range's
  * entries, straight on the database: what counting the entries costs (the
  * floor of a histogram that reads them; without text conditions one reads
- * the per-minute rollup instead, so it may come in under this).
+ * the per-minute and per-hour rollup instead, so it may come in under this).
  *
  * Standalone: `node --import tsx bench/histogram.ts [--quick] [--plain]`
  * (`--plain`: only the histograms without text filters).

@@ -2,7 +2,7 @@
  * GET /v1/logs/histogram over HTTP on both backends: the check order of
  * `GET /v1/logs` (and its 403 versus 404 rule), the grid (nice steps,
  * alignment, defaults), entries on bucket edges and range edges, empty
- * ranges, whole and partial minutes (the per-minute rollup), and every
+ * ranges, whole and partial minutes and hours (the rollup), and every
  * filter of the list, each answer checked against the reference matcher
  * and against what `GET /v1/logs` returns.
  */
@@ -217,7 +217,7 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
     );
   });
 
-  it('counts whole minutes and the partial minutes at either end exactly: sub-minute buckets, many batches into one minute, a level filter', async () => {
+  it('counts whole hours, whole minutes and the partial minutes at either end exactly: sub-minute buckets, many batches into one minute, a level filter', async () => {
     const project = await createProject(url, admin.token, groupH, `minutes-${backend}`);
     const key = (await createKey(url, admin.token, project)).secret;
     const base = Date.UTC(2025, 4, 1, 10, 0);
@@ -242,6 +242,8 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
       [at(0, 1), at(12), 5, 'warning'],
       [at(0), at(11, 59_999), 500, 'error'],
       [at(3, 59_999), at(4), 3, null], // two instants across a minute's edge
+      [at(-30), at(70), 2, null], // two-hour buckets: the whole hour from 10:00, minutes before it
+      [at(-30, 500), at(70), 2, 'info'],
     ];
     let counted = 0;
     for (const [from, to, buckets, level] of cases) {

@@ -78,7 +78,7 @@ describe('identical answers on both backends', async () => {
 
   it('answers the histogram of every filter, both scopes and several bucket counts with identical JSON', async () => {
     const [file, server] = sides as [Side, Side];
-    // On whole minutes, and inside minutes (the partial minutes at either end are counted from the entries, the rest from the per-minute rollup).
+    // On whole minutes, and inside minutes (the partial minutes at either end are counted from the entries, the rest from the rollup).
     const ranges: [string, string][][] = [
       [
         ['from', '2025-02-28T23:59:00Z'],

@@ -132,20 +132,24 @@ describeEachBackend('retention through the service', (backend: BackendName) => {
     };
     const minutes = 'from=2026-01-01T00:00:00Z&to=2026-01-01T00:04:59.999Z&buckets=5';
     const partial = 'from=2026-01-01T00:00:05Z&to=2026-01-01T00:03:25Z&buckets=4';
+    const hours = 'from=2025-12-31T23:00:00Z&to=2026-01-01T01:59:59.999Z&buckets=3';
     await ingestAll(url, key.secret, [at(10, 'info', 'old a'), at(70, 'error', 'old b'), at(75, 'error', 'old c'), at(130, 'warning', 'old d')]);
     const day = offset / DAY;
     await moveClockTo(day + 2);
     await ingestAll(url, key.secret, [at(80, 'error', 'new b'), at(200, 'info', 'new e')]);
     assert.deepEqual(await histogram(minutes), [{ info: 1 }, { error: 3 }, { warning: 1 }, { info: 1 }, {}]);
+    assert.deepEqual(await histogram(hours), [{}, { info: 2, error: 3, warning: 1 }, {}]);
 
     const purged = await running.service.runPurgeOnce();
     assert.equal(purged.logEntries, 4);
     assert.deepEqual(await histogram(minutes), [{}, { error: 1 }, {}, { info: 1 }, {}]);
     assert.deepEqual(await histogram(partial), [{}, { error: 1 }, {}, { info: 1 }]);
     assert.deepEqual(await histogram(`${minutes}&level=error`), [{}, { error: 1 }, {}, {}, {}]);
+    assert.deepEqual(await histogram(hours), [{}, { info: 1, error: 1 }, {}]);
     // The rest expires too: every minute is empty again.
     await moveClockTo(day + 4);
     assert.equal((await running.service.runPurgeOnce()).logEntries, 2);
     assert.deepEqual(await histogram(minutes), [{}, {}, {}, {}, {}]);
+    assert.deepEqual(await histogram(hours), [{}, {}, {}]);
   });
 });

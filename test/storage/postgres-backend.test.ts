@@ -183,7 +183,7 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
     }
   });
 
-  it('migrates a version-2 database holding entries: the per-minute rollup it fills counts what the entries count', async () => {
+  it('migrates a version-2 database holding entries: the rollup it fills (minutes and hours) counts what the entries count', async () => {
     const db = await newDatabase();
     const raw = rawConnection(db.name);
     const entries = v2Entries();

@@ -134,7 +134,7 @@ describe('sqlite schema v1', () => {
     );
   });
 
-  it('migrates a version-2 database holding entries: the per-minute rollup it fills counts what the entries count', async () => {
+  it('migrates a version-2 database holding entries: the rollup it fills (minutes and hours) counts what the entries count', async () => {
     const path = newPath();
     const writer = await openWriter(path);
     assert.equal(await migrate(writer, { target: 2 }), 2);

@@ -1,7 +1,7 @@
 /**
  * A schema-version-2 database holding entries (written with plain SQL, as
  * that version's ingestion left them), and what its histograms must count
- * once it is migrated: the per-minute rollup filled by the migration must
+ * once it is migrated: the rollup (minutes and hours) filled by the migration must
  * give the counts the entries give, on both backends.
  */
 import assert from 'node:assert/strict';
@@ -37,13 +37,16 @@ function expectedCounts(entries: readonly V2Entry[], project: number, from: numb
   return counts;
 }
 
-/** Ranges whose buckets are whole minutes, partial minutes, under a minute wide, and around the epoch. */
+/** Ranges whose buckets hold whole hours, whole minutes, partial minutes, or are under a minute wide, and around the epoch. */
 const CASES: { from: number; to: number; buckets: number; minLevel: number }[] = [
   { from: Date.UTC(2025, 6, 1, 8), to: Date.UTC(2025, 6, 1, 13), buckets: 60, minLevel: 0 },
   { from: Date.UTC(2025, 6, 1, 9, 10, 30, 250), to: Date.UTC(2025, 6, 1, 11, 47, 12, 999), buckets: 7, minLevel: 0 },
   { from: Date.UTC(2025, 6, 1, 9, 10, 30, 250), to: Date.UTC(2025, 6, 1, 11, 47, 12, 999), buckets: 500, minLevel: 3 },
   { from: Date.UTC(2025, 6, 1, 10, 0, 5), to: Date.UTC(2025, 6, 1, 10, 6, 55), buckets: 100, minLevel: 0 },
+  { from: Date.UTC(2025, 6, 1, 8), to: Date.UTC(2025, 6, 1, 13), buckets: 5, minLevel: 0 },
+  { from: Date.UTC(2025, 6, 1, 9, 10, 30, 250), to: Date.UTC(2025, 6, 1, 11, 47, 12, 999), buckets: 3, minLevel: 1 },
   { from: -120_000, to: 120_000, buckets: 4, minLevel: 0 },
+  { from: -7_200_000, to: 7_199_999, buckets: 4, minLevel: 0 },
   { from: -100_000, to: 59_999, buckets: 500, minLevel: 0 },
 ];
 

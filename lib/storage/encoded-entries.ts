@@ -8,6 +8,7 @@
  * SQLite writer's time per entry.
  */
 import { BLOCK_MAX_ENTRIES, cutBlocks, type CutBlock } from './log-blocks.js';
+import { countMinutes } from './log-rollup.js';
 import type { EncodedChunk, LogIngestRequest, PreparedEntry } from './types-logs.js';
 
 /** Entries per chunk: whole blocks, and about 250 kB of rows for usual entries. */
@@ -78,7 +79,7 @@ export function encodeChunk(projectId: number, receivedAt: number, entries: read
     blocks.write('"]');
   });
   blocks.write(']');
-  return { count: entries.length, rows: rows.done(), blocks: blocks.done() };
+  return { count: entries.length, rows: rows.done(), blocks: blocks.done(), minutes: countMinutes(entries) };
 }
 
 /** Encodes a request's entries chunk by chunk as they come, so a large batch never holds all its entries' strings at once. */

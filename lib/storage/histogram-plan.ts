@@ -3,9 +3,12 @@
  * same way on both backends (each supplies the reads below as SQL of
  * its own):
  * - no text conditions (only scope, time range and level): each bucket's
- *   range counted per level in the database from the index on
- *   (project_id, ts) that also holds the level, without reading an entry;
- *   nothing but the counts comes back;
+ *   whole hours counted from the rollup's hour rows (log-rollup.ts), the
+ *   whole minutes left at its ends from its minute rows, and only the rest
+ *   (partial minutes at the ends, or all of a bucket narrower than a
+ *   minute) from the index on (project_id, ts) that also holds the level,
+ *   without reading an entry; nothing but the counts comes back. So a long
+ *   range costs its hours, not its entries;
  * - text conditions (`q`, exact-match filters): the database returns the
  *   entries of the range that pass level, time and cheap necessary tests
  *   of the text (each exact value's escaped text is in the entry's text,
@@ -23,6 +26,7 @@ import type { ExactFilter, LogFilter } from '../search/log-filter.js';
 import { blockMatchOf, type BlockMatch } from '../search/log-terms.js';
 import { RANGE_CAP, type LogSpan } from './log-plan.js';
 import type { LogSelection } from './types-logs.js';
+import { ROLLUP_SPANS, spanStart } from './log-rollup.js';
 
 /** Levels 0 (debug) … 4 (critical). */
 export const LEVEL_COUNT = 5;
@@ -76,13 +80,33 @@ export interface CandidatePosition {
   id: number;
 }
 
+/** Instants `first` … `last` (inclusive) counted toward one bucket. */
+export interface BucketRange {
+  bucket: number;
+  first: number;
+  last: number;
+}
+
+/** Rollup rows of one span (log-rollup.ts) starting at first … last, counted toward one bucket. */
+export interface RollupRange extends BucketRange {
+  span: number;
+}
+
+/** Where each bucket's counts come from: ranges of entries, and ranges of whole spans of the rollup. */
+export interface BucketSources {
+  entries: BucketRange[];
+  rollup: RollupRange[];
+}
+
 export interface HistogramReads {
   /**
-   * Entries of these projects with from ≤ ts ≤ to and level ≥ minLevel,
-   * counted per bucket of the grid and level (buckets and levels with no
-   * entry may be left out).
+   * In one statement (one snapshot), per level: the entries of these
+   * projects with level ≥ minLevel in each entry range (first ≤ ts ≤
+   * last), and the rollup's counts of the same in each rollup range (its
+   * rows of that span starting at first … last). Ranges and levels with no
+   * entry may be left out; a bucket may come back more than once.
    */
-  countBuckets(projectIds: readonly number[], filter: LogFilter & { from: number; to: number }, grid: HistogramGrid): Promise<BucketCount[]>;
+  countBuckets(projectIds: readonly number[], minLevel: number, sources: BucketSources): Promise<BucketCount[]>;
   /**
    * At most `limit` entries of the project in the range, level at least
    * the minimum, ordered by (ts, id), strictly after `after` (null: from
@@ -118,6 +142,42 @@ export function emptyCounts(grid: HistogramGrid): HistogramCounts {
   return Array.from({ length: grid.count }, () => new Array<number>(LEVEL_COUNT).fill(0));
 }
 
+/**
+ * Each bucket's part of [from, to] split by where it is counted: its whole
+ * hours from the rollup's hour rows, the whole minutes left at either end
+ * from its minute rows, and the rest from the entries (the partial minute
+ * at either end, or all of a part holding no whole minute: a bucket under
+ * a minute wide, or a range edge inside a minute).
+ */
+export function splitBuckets(grid: HistogramGrid, from: number, to: number): BucketSources {
+  const sources: BucketSources = { entries: [], rollup: [] };
+  for (let bucket = 0; bucket < grid.count; bucket++) {
+    const first = Math.max(grid.origin + bucket * grid.stepMs, from);
+    const last = Math.min(grid.origin + (bucket + 1) * grid.stepMs - 1, to);
+    if (first <= last) splitRange(sources, bucket, first, last, ROLLUP_SPANS);
+  }
+  return sources;
+}
+
+/** Whole spans of the coarsest unit from the rollup, the parts before and after them by the finer units (the finest leaves: entries). */
+function splitRange(sources: BucketSources, bucket: number, first: number, last: number, spans: readonly number[]): void {
+  const [span, ...finer] = spans;
+  if (span === undefined) {
+    sources.entries.push({ bucket, first, last });
+    return;
+  }
+  const wholeFrom = spanStart(first + span - 1, span);
+  // The end (exclusive) of the last whole span inside the range.
+  const wholeTo = spanStart(last + 1, span);
+  if (wholeFrom >= wholeTo) {
+    splitRange(sources, bucket, first, last, finer);
+    return;
+  }
+  sources.rollup.push({ bucket, span, first: wholeFrom, last: wholeTo - span });
+  if (first < wholeFrom) splitRange(sources, bucket, first, wholeFrom - 1, finer);
+  if (wholeTo <= last) splitRange(sources, bucket, wholeTo, last, finer);
+}
+
 /** The bucket of an instant inside the grid. */
 function bucketOf(grid: HistogramGrid, ts: number): number {
   return Math.floor((ts - grid.origin) / grid.stepMs);
@@ -133,7 +193,8 @@ export async function planHistogram(reads: HistogramReads, selection: LogSelecti
   if (selection.from > selection.to) return counts;
   const test = entryMatcher(selection);
   if (test === null) {
-    for (const { bucket, level, n } of await reads.countBuckets(selection.projectIds, selection, grid)) counts[bucket]![level]! += n;
+    const sources = splitBuckets(grid, selection.from, selection.to);
+    for (const { bucket, level, n } of await reads.countBuckets(selection.projectIds, selection.minLevel ?? 0, sources)) counts[bucket]![level]! += n;
     return counts;
   }
   const tally: Tally = { grid, counts, test, checked: 0 };

@@ -11,6 +11,7 @@
 import { BLOCK_MAX_ENTRIES, rankedBlocks, type BlockPiece, type RankedBlock } from './log-blocks.js';
 import { CHUNK_ENTRIES, decodeBlocks, decodeRows, encodeRows } from './encoded-entries.js';
 import type { IngestPlan } from './log-quota.js';
+import { RollupTally, minuteOf, type RollupCount } from './log-rollup.js';
 import type { EncodedChunk, LogIngestRequest } from './types-logs.js';
 
 /** Entry rows for one INSERT: JSON rows of consecutive ranks from `firstRank`. */
@@ -150,4 +151,24 @@ export function blockLayout(requests: readonly LogIngestRequest[], plan: IngestP
     }
   }
   return { chunks, ranked: rankedBlocks(pieces) };
+}
+
+/**
+ * The admitted entries counted per (project, span, start, level), for the
+ * rollup (log-rollup.ts): a request admitted whole adds its chunks'
+ * minute counts as encoded; one a quota cut short (rare) has its chunks
+ * decoded and only the admitted entries counted.
+ */
+export function batchRollupCounts(requests: readonly LogIngestRequest[], plan: IngestPlan): RollupCount[] {
+  const tally = new RollupTally();
+  for (const { request, slots, whole, chunk, offset } of plannedChunks(requests, plan)) {
+    if (whole) {
+      tally.addFlat(request.projectId, chunk.minutes);
+      continue;
+    }
+    decodeRows(chunk).forEach(([projectId, , ts, level], i) => {
+      if (typeof slots[offset + i] === 'number') tally.add(projectId, minuteOf(ts), level, 1);
+    });
+  }
+  return tally.all();
 }

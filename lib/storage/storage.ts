@@ -241,4 +241,4 @@ export interface ConnectionStats {
 }
 
 /** The schema version this build creates and understands. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;

@@ -69,6 +69,8 @@ export interface EncodedChunk {
    * project term is added when the block is written).
    */
   blocks: Uint8Array;
+  /** The chunk's entries counted per minute and level, flat `[minute, level, n, …]` (log-rollup.ts). */
+  minutes: number[];
 }
 
 /** What became of one entry: stored under `id`, or refused by a quota. */

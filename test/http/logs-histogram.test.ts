@@ -2,8 +2,9 @@
  * GET /v1/logs/histogram over HTTP on both backends: the check order of
  * `GET /v1/logs` (and its 403 versus 404 rule), the grid (nice steps,
  * alignment, defaults), entries on bucket edges and range edges, empty
- * ranges, and every filter of the list, each answer checked against the
- * reference matcher and against what `GET /v1/logs` returns.
+ * ranges, whole and partial minutes and hours (the rollup), and every
+ * filter of the list, each answer checked against the reference matcher
+ * and against what `GET /v1/logs` returns.
  */
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -214,6 +215,58 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
       none.body.buckets.map((b: any) => b.counts),
       [zero(), zero(), zero()],
     );
+  });
+
+  it('counts whole hours, whole minutes and the partial minutes at either end exactly: sub-minute buckets, many batches into one minute, a level filter', async () => {
+    const project = await createProject(url, admin.token, groupH, `minutes-${backend}`);
+    const key = (await createKey(url, admin.token, project)).secret;
+    const base = Date.UTC(2025, 4, 1, 10, 0);
+    let s = 5;
+    const rnd = () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const entry = (ts: number, i: number) => ({ level: LEVELS[Math.floor(rnd() * LEVELS.length)]!, event: `minute ${i}`, timestamp: iso(ts) });
+    // Twelve minutes at scattered milliseconds in one batch, then forty batches into minute 3 alone.
+    const entries = Array.from({ length: 300 }, (_, i) => entry(base + Math.floor(rnd() * 12 * 60_000), i));
+    await ingestAll(url, key, entries);
+    for (let b = 0; b < 40; b++) {
+      const batch = Array.from({ length: 3 }, (_, i) => entry(base + 3 * 60_000 + Math.floor(rnd() * 60_000), 1000 + 3 * b + i));
+      await ingestAll(url, key, batch);
+      entries.push(...batch);
+    }
+    const at = (minute: number, ms = 0) => iso(base + minute * 60_000 + ms);
+    const cases: [from: string, to: string, buckets: number, level: (typeof LEVELS)[number] | null][] = [
+      [at(0, 30_500), at(7, 15_250), 7, null], // partial minutes at both ends of every bucket
+      [at(0), at(11, 59_999), 12, null], // whole minutes only
+      [at(-1), at(13), 1, null], // one bucket
+      [at(2, 10_000), at(4, 50_000), 60, null], // 5-second buckets
+      [at(3), at(3, 59_999), 500, null], // 1-second buckets inside the minute of many batches
+      [at(0, 1), at(12), 5, 'warning'],
+      [at(0), at(11, 59_999), 500, 'error'],
+      [at(3, 59_999), at(4), 3, null], // two instants across a minute's edge
+      [at(-30), at(70), 2, null], // two-hour buckets: the whole hour from 10:00, minutes before it
+      [at(-30, 500), at(70), 2, 'info'],
+    ];
+    let counted = 0;
+    for (const [from, to, buckets, level] of cases) {
+      const params: [string, string][] = [['project_id', String(project)], ['from', from], ['to', to], ['buckets', String(buckets)], ...(level ? [['level', level] as [string, string]] : [])];
+      const res = await histogram(url, admin.token, params);
+      assertStatus(res, 200);
+      const stepMs = res.body.bucket_seconds * 1000;
+      const origin = Date.parse(res.body.from);
+      const expected = res.body.buckets.map(() => zero());
+      const minLevel = level === null ? 0 : LEVELS.indexOf(level);
+      for (const e of entries) {
+        const ts = Date.parse(e.timestamp);
+        if (ts < Date.parse(from) || ts > Date.parse(to) || LEVELS.indexOf(e.level) < minLevel) continue;
+        expected[Math.floor((ts - origin) / stepMs)][e.level] += 1;
+        counted += 1;
+      }
+      assert.deepEqual(
+        res.body.buckets.map((b: any) => b.counts),
+        expected,
+        new URLSearchParams(params).toString(),
+      );
+    }
+    assert.ok(counted > 500, `only ${counted} entries counted`);
   });
 
   it('answers zeros for every bucket of an empty range, of an empty project and of a group whose projects are all blocked', async () => {

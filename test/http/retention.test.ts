@@ -1,8 +1,8 @@
 /**
  * Retention through the running service (log entries and the audit log):
  * `runPurgeOnce()` on a service whose clock is moved
- * forward removes each project's expired entries (queries and usage
- * counters follow), purges both audit classes and leaves `audit.purged`
+ * forward removes each project's expired entries (queries, histograms and
+ * usage counters follow), purges both audit classes and leaves `audit.purged`
  * rows that the audit log shows like any other.
  */
 import assert from 'node:assert/strict';
@@ -117,5 +117,39 @@ describeEachBackend('retention through the service', (backend: BackendName) => {
     assert.deepEqual(third.audit, { auth: 0, admin: 0 });
     const unchanged = await api(url, 'GET', '/v1/audit-log?action=audit.purged', { token: admin.token });
     assert.equal(unchanged.body.items.length, 2, 'a pass that removes nothing writes no audit.purged row');
+  });
+
+  it('keeps histograms exact through a purge: purged entries leave their minutes, newer entries of the same minutes stay counted', async () => {
+    const url = running.url;
+    const groupId = await createGroup(url, admin.token, 'retention-minutes');
+    const projectId = await createProject(url, admin.token, groupId, 'minutes', { retention_days: 1 });
+    const key = await createKey(url, admin.token, projectId);
+    const at = (second: number, level: string, event: string) => ({ level, event, timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString() });
+    const histogram = async (params: string) => {
+      const res = await api(url, 'GET', `/v1/logs/histogram?project_id=${projectId}&${params}`, { token: admin.token });
+      assert.equal(res.status, 200, res.text);
+      return res.body.buckets.map((b: { counts: Record<string, number> }) => Object.fromEntries(Object.entries(b.counts).filter(([, n]) => n > 0)));
+    };
+    const minutes = 'from=2026-01-01T00:00:00Z&to=2026-01-01T00:04:59.999Z&buckets=5';
+    const partial = 'from=2026-01-01T00:00:05Z&to=2026-01-01T00:03:25Z&buckets=4';
+    const hours = 'from=2025-12-31T23:00:00Z&to=2026-01-01T01:59:59.999Z&buckets=3';
+    await ingestAll(url, key.secret, [at(10, 'info', 'old a'), at(70, 'error', 'old b'), at(75, 'error', 'old c'), at(130, 'warning', 'old d')]);
+    const day = offset / DAY;
+    await moveClockTo(day + 2);
+    await ingestAll(url, key.secret, [at(80, 'error', 'new b'), at(200, 'info', 'new e')]);
+    assert.deepEqual(await histogram(minutes), [{ info: 1 }, { error: 3 }, { warning: 1 }, { info: 1 }, {}]);
+    assert.deepEqual(await histogram(hours), [{}, { info: 2, error: 3, warning: 1 }, {}]);
+
+    const purged = await running.service.runPurgeOnce();
+    assert.equal(purged.logEntries, 4);
+    assert.deepEqual(await histogram(minutes), [{}, { error: 1 }, {}, { info: 1 }, {}]);
+    assert.deepEqual(await histogram(partial), [{}, { error: 1 }, {}, { info: 1 }]);
+    assert.deepEqual(await histogram(`${minutes}&level=error`), [{}, { error: 1 }, {}, {}, {}]);
+    assert.deepEqual(await histogram(hours), [{}, { info: 1, error: 1 }, {}]);
+    // The rest expires too: every minute is empty again.
+    await moveClockTo(day + 4);
+    assert.equal((await running.service.runPurgeOnce()).logEntries, 2);
+    assert.deepEqual(await histogram(minutes), [{}, {}, {}, {}, {}]);
+    assert.deepEqual(await histogram(hours), [{}, {}, {}]);
   });
 });

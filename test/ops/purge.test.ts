@@ -146,25 +146,47 @@ async function blocksHolding(path: string, word: string): Promise<number[]> {
 
 const pgp = pgPromise({ noWarnings: true });
 
-/** The project's rows in log_blocks, read straight from either backend. */
-async function blockSpans(database: TestDatabase, projectId: number): Promise<{ first: number; last: number }[]> {
-  const sql = 'SELECT first_id AS first, last_id AS last FROM log_blocks WHERE project_id = $1 ORDER BY last_id';
+/** Rows of a query (`$1`-style parameters) read straight from either backend's database, every value a number. */
+async function rawRows(database: TestDatabase, sql: string, params: unknown[] = []): Promise<Record<string, number>[]> {
+  const numbers = (rows: Record<string, unknown>[]) => rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v)])));
   const c = database.config;
   if (c.dbBackend === 'file') {
     const raw = await openSqliteFile({ filename: c.dbPath as string, driver: sqlite3.Database, mode: sqlite3.OPEN_READONLY });
     try {
-      return await raw.all<{ first: number; last: number }[]>(sql.replace('$1', '?'), [projectId]);
+      return numbers(await raw.all<Record<string, unknown>[]>(sql.replace(/\$\d/g, '?'), params));
     } finally {
       await raw.close();
     }
   }
   const db = pgp({ host: c.dbServerHost ?? '127.0.0.1', port: c.dbServerPort, database: c.dbServerDatabase ?? '', user: c.dbServerUsername ?? '', password: c.dbServerPassword ?? '', max: 1 });
   try {
-    return (await db.any<{ first: string; last: string }>(sql, [projectId])).map((r) => ({ first: Number(r.first), last: Number(r.last) }));
+    return numbers(await db.any<Record<string, unknown>>(sql, params));
   } finally {
     // Only this pool: pgp.end() would close every pool of the process.
     await db.$pool.end();
   }
+}
+
+/** The project's rows in log_blocks, read straight from either backend. */
+async function blockSpans(database: TestDatabase, projectId: number): Promise<{ first: number; last: number }[]> {
+  return (await rawRows(database, 'SELECT first_id AS first, last_id AS last FROM log_blocks WHERE project_id = $1 ORDER BY last_id', [projectId])) as { first: number; last: number }[];
+}
+
+/**
+ * The rollup equals the stored entries counted per (project, minute,
+ * level) and per (project, hour, level) here, with no row left for a
+ * minute or hour emptied by the purge.
+ */
+async function assertRollupMatchesEntries(database: TestDatabase): Promise<void> {
+  const expected = new Map<string, number>();
+  for (const e of await rawRows(database, 'SELECT project_id AS p, ts, level FROM log_entries')) {
+    for (const span of [60_000, 3_600_000]) {
+      const key = `${e.p} ${span} ${Math.floor(e.ts! / span) * span} ${e.level}`;
+      expected.set(key, (expected.get(key) ?? 0) + 1);
+    }
+  }
+  const rollup = await rawRows(database, 'SELECT project_id AS p, span, start, level AS l, n FROM log_rollup');
+  assert.deepEqual(new Map(rollup.map((r) => [`${r.p} ${r.span} ${r.start} ${r.l}`, r.n])), expected);
 }
 
 describeEachBackend('retention purge', (backend) => {
@@ -210,6 +232,7 @@ describeEachBackend('retention purge', (backend) => {
         assert.deepEqual(await f.storage.queryLogs({ ...everything(short.id), projectIds, prefixes: ['oldw'] }, { limit: 1000 }), []);
       }
       if (backend === 'file') await assertIndexMatchesEntries(path, 'oldword');
+      await assertRollupMatchesEntries(f.database);
 
       const again = await runPurgePass(f.storage, NO_AUDIT_RETENTION, { now: NOW });
       assert.equal(again.logEntries, 0, 'a second pass finds nothing more');
@@ -229,6 +252,7 @@ describeEachBackend('retention purge', (backend) => {
       assert.deepEqual(s.counters.entries, 5);
       // Chunks cut through blocks: those emptied by a later chunk go too.
       if (backend === 'file') await assertIndexMatchesEntries(f.database.config.dbPath as string);
+      await assertRollupMatchesEntries(f.database);
       const found = await f.storage.queryLogs({ ...everything(project.id), words: ['purgeword'] }, { limit: 1000 });
       assert.deepEqual(found.map((r) => r.id).sort((a, b) => a - b), kept);
     });

@@ -29,6 +29,7 @@ import { encodeRequest } from '../../lib/storage/encoded-entries.js';
 import * as LogSql from '../../lib/storage/postgres/log-sql.js';
 import { logsAfter as pgLogsAfter, queryLogs as pgQueryLogs } from '../../lib/storage/postgres/logs.js';
 import type { Queryable } from '../../lib/storage/postgres/connection.js';
+import { assertV2Histograms, v2Entries } from '../support/schema-v2.js';
 
 /**
  * A self-signed certificate for `localhost` only (not 127.0.0.1), valid
@@ -179,6 +180,35 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
       assert.equal(await second.countUsers(), 1);
     } finally {
       await second.close();
+    }
+  });
+
+  it('migrates a version-2 database holding entries: the rollup it fills (minutes and hours) counts what the entries count', async () => {
+    const db = await newDatabase();
+    const raw = rawConnection(db.name);
+    const entries = v2Entries();
+    const projectIds = await raw.tx(async (t) => {
+      for (const step of POSTGRES_MIGRATIONS.filter((m) => m.version <= 2)) await step.up(t);
+      await t.none('UPDATE schema_version SET version = 2');
+      const group = await t.one<{ id: string }>(`INSERT INTO org_groups (name, name_lower, created_at) VALUES ('g', 'g', 1) RETURNING id`);
+      const projects = await t.many<{ id: string }>(
+        `INSERT INTO projects (group_id, name, name_lower, retention_days, created_at) VALUES ($1, 'p', 'p', 30, 1), ($1, 'q', 'q', 30, 1) RETURNING id`,
+        [group.id],
+      );
+      const ids = projects.map((p) => Number(p.id)).sort((a, b) => a - b) as [number, number];
+      await t.none(
+        `INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body)
+         SELECT p, 1, ts, level, 2, '{}' FROM unnest($1::bigint[], $2::bigint[], $3::smallint[]) AS x(p, ts, level)`,
+        [entries.map((e) => ids[e.project]), entries.map((e) => e.ts), entries.map((e) => e.level)],
+      );
+      return ids;
+    });
+    const storage = await openPostgresStorage(options(db.name));
+    try {
+      assert.equal(await storage.schemaVersion(), SCHEMA_VERSION);
+      await assertV2Histograms(storage, projectIds, entries);
+    } finally {
+      await storage.close();
     }
   });
 

@@ -21,6 +21,7 @@ import type { LogSelection } from '../../lib/storage/types-logs.js';
 import { SchemaTooNewError, StorageUnavailableError } from '../../lib/core/errors.js';
 import { prepareEntries } from '../../lib/logs/prepare-entries.js';
 import { encodeRequest } from '../../lib/storage/encoded-entries.js';
+import { assertV2Histograms, v2Entries } from '../support/schema-v2.js';
 
 const dirs: string[] = [];
 const opened: { close(): Promise<void> }[] = [];
@@ -131,6 +132,25 @@ describe('sqlite schema v1', () => {
       writer.run('INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body) VALUES (1, 1, 1, 5, 2, ?)', ['{}']),
       /CHECK/,
     );
+  });
+
+  it('migrates a version-2 database holding entries: the rollup it fills (minutes and hours) counts what the entries count', async () => {
+    const path = newPath();
+    const writer = await openWriter(path);
+    assert.equal(await migrate(writer, { target: 2 }), 2);
+    const entries = v2Entries();
+    await writer.exec('BEGIN');
+    await writer.run('INSERT INTO org_groups (name, name_lower, created_at) VALUES (?, ?, ?)', ['g', 'g', 1]);
+    await writer.run(`INSERT INTO projects (group_id, name, name_lower, retention_days, created_at) VALUES (1, 'p', 'p', 30, 1), (1, 'q', 'q', 30, 1)`);
+    await writer.run(`INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body) SELECT value ->> 0, 1, value ->> 1, value ->> 2, 2, '{}' FROM json_each(?)`, [
+      JSON.stringify(entries.map((e) => [e.project + 1, e.ts, e.level])),
+    ]);
+    await writer.exec('COMMIT');
+    await writer.close();
+    const storage = await openSqliteStorage({ path, readPoolSize: 1, logger: silentLogger });
+    opened.push(storage);
+    assert.equal(await storage.schemaVersion(), SCHEMA_VERSION);
+    await assertV2Histograms(storage, [1, 2], entries);
   });
 
   it('runs only the steps above the stored version, in one transaction', async () => {

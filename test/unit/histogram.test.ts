@@ -1,11 +1,12 @@
 /**
  * The histogram's pure parts: the grid a range and a bucket count give,
- * and the text an entry matching an exact-match filter must hold.
+ * how each bucket is split between the rollup and the entries, and the
+ * text an entry matching an exact-match filter must hold.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { histogramGrid } from '../../lib/logs/log-histogram.js';
-import { exactFilterNeedle } from '../../lib/storage/histogram-plan.js';
+import { exactFilterNeedle, splitBuckets } from '../../lib/storage/histogram-plan.js';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -34,5 +35,39 @@ describe('exact-match needle', () => {
     assert.equal(exactFilterNeedle({ path: ['n'], value: '1e21' }), '"n":"1e21"');
     assert.equal(exactFilterNeedle({ path: ['n'], value: '-0' }), '"n":"-0"');
     assert.equal(exactFilterNeedle({ path: ['n'], value: '' }), '"n":""');
+  });
+});
+
+describe('bucket split', () => {
+  it('tiles each bucket\'s part of the range exactly: whole hours, then whole minutes, then entries, none overlapping', () => {
+    const ranges: [string, string, number][] = [
+      ['2025-03-01T00:00:30.250Z', '2025-03-01T07:13:09.999Z', 7],
+      ['2025-03-01T00:00:00Z', '2025-03-03T23:59:59.999Z', 60],
+      ['2025-03-01T10:02:10Z', '2025-03-01T10:04:50Z', 60],
+      ['1969-12-31T22:30:00.001Z', '1970-01-01T01:29:59.998Z', 5],
+      ['2025-03-01T00:00:00Z', '2025-12-31T23:59:59Z', 500],
+    ];
+    for (const [fromIso, toIso, buckets] of ranges) {
+      const from = at(fromIso);
+      const to = at(toIso);
+      const grid = histogramGrid(from, to, buckets);
+      const { entries, rollup } = splitBuckets(grid, from, to);
+      for (const r of rollup) {
+        assert.ok([60_000, 3_600_000].includes(r.span));
+        assert.equal(((r.first % r.span) + r.span) % r.span, 0, 'a rollup range starts on its span');
+        assert.equal((r.last - r.first) % r.span, 0);
+      }
+      const pieces = [...entries.map((e) => ({ ...e, end: e.last })), ...rollup.map((r) => ({ ...r, end: r.last + r.span - 1 }))].sort((a, b) => a.first - b.first);
+      let next = from;
+      for (const piece of pieces) {
+        assert.equal(piece.first, next, `${fromIso} ${toIso}: no gap or overlap at ${new Date(next).toISOString()}`);
+        assert.equal(piece.bucket, Math.floor((piece.first - grid.origin) / grid.stepMs));
+        assert.equal(piece.bucket, Math.floor((piece.end - grid.origin) / grid.stepMs), 'a piece stays in its bucket');
+        next = piece.end + 1;
+      }
+      assert.equal(next, to + 1);
+      if (grid.stepMs >= 3_600_000) assert.ok(rollup.some((r) => r.span === 3_600_000), 'hour buckets read hour rows');
+      if (grid.stepMs < 60_000) assert.equal(rollup.length, 0, 'sub-minute buckets read entries only');
+    }
   });
 });

@@ -236,7 +236,7 @@ describe('search-index blocks', () => {
           for (const part of parts) {
             assert.equal(part.firstRank, rank);
             assert.ok(part.count >= 1 && part.count <= CHUNK_ENTRIES);
-            const rows = decodeRows({ count: part.count, rows: part.json, blocks: new Uint8Array() });
+            const rows = decodeRows({ count: part.count, rows: part.json, blocks: new Uint8Array(), minutes: [] });
             assert.equal(rows.length, part.count);
             rows.forEach((row, i) => {
               const e = entryOf(rank + i);
@@ -250,7 +250,7 @@ describe('search-index blocks', () => {
           // Blocks, by rank.
           const layout = blockLayout(requests, plan);
           const blocks = [
-            ...layout.chunks.flatMap((c) => decodeBlocks({ count: c.count, rows: new Uint8Array(), blocks: c.json }).map(([first, last, terms]) => ({ projectId: c.projectId, firstRank: c.firstRank + first, lastRank: c.firstRank + last, terms: `${terms} §p${c.projectId}` }))),
+            ...layout.chunks.flatMap((c) => decodeBlocks({ count: c.count, rows: new Uint8Array(), blocks: c.json, minutes: [] }).map(([first, last, terms]) => ({ projectId: c.projectId, firstRank: c.firstRank + first, lastRank: c.firstRank + last, terms: `${terms} §p${c.projectId}` }))),
             ...layout.ranked,
           ].sort((a, b) => a.firstRank - b.firstRank);
           const covered: number[] = [];

@@ -1,7 +1,8 @@
 /**
- * The histogram reads (histogram-plan.ts) in PostgreSQL, both through
- * (project_id, ts) INCLUDE (id, level): counts per bucket and level (an
- * index-only scan per bucket), and pages of candidate entries along (ts, level, id). pg-promise formats the values into the text, so
+ * The histogram reads (histogram-plan.ts) in PostgreSQL: counts per
+ * bucket and level (the rollup, log-rollup.ts, and index-only scans of
+ * (project_id, ts) INCLUDE (id, level) for the partial minutes), and pages
+ * of candidate entries along (ts, level, id) through the same index. pg-promise formats the values into the text, so
  * absent text tests are simply left out.
  */
 import type { LogFilter } from '../../search/log-filter.js';
@@ -17,18 +18,30 @@ const NEEDLE_SLOTS = 4;
 const WORD_SLOTS = 3;
 
 /**
- * One row per bucket, each bucket's range counted per level by an
- * index-only scan (no hash or sort of the range's entries). Params: the
- * buckets' first and last instants (parallel arrays), projects, minLevel.
+ * One row per range, counted per level: an entry range by an index-only
+ * scan of (project_id, ts) INCLUDE (id, level) (no hash or sort of the
+ * range's entries), a rollup range from the rollup's key. One statement,
+ * so one snapshot for both. Params: the entry ranges' buckets, first and
+ * last instants (parallel arrays), the rollup ranges' buckets, spans,
+ * first and last starts, projects, minLevel.
  */
-const COUNT_BUCKETS = `SELECT b.n - 1 AS bucket, c.l0, c.l1, c.l2, c.l3, c.l4
-  FROM unnest($(firsts)::bigint[], $(lasts)::bigint[]) WITH ORDINALITY AS b(first_ts, last_ts, n)
+const COUNT_BUCKETS = `SELECT r.bucket, c.l0, c.l1, c.l2, c.l3, c.l4
+  FROM unnest($(entryBuckets)::integer[], $(entryFirsts)::bigint[], $(entryLasts)::bigint[]) AS r(bucket, first_ts, last_ts)
   CROSS JOIN LATERAL (
     SELECT count(*) FILTER (WHERE level = 0)::integer AS l0, count(*) FILTER (WHERE level = 1)::integer AS l1,
       count(*) FILTER (WHERE level = 2)::integer AS l2, count(*) FILTER (WHERE level = 3)::integer AS l3,
       count(*) FILTER (WHERE level = 4)::integer AS l4
     FROM log_entries
-    WHERE project_id = ANY($(projects)::bigint[]) AND ts >= b.first_ts AND ts <= b.last_ts AND level >= $(minLevel)) AS c`;
+    WHERE project_id = ANY($(projects)::bigint[]) AND ts >= r.first_ts AND ts <= r.last_ts AND level >= $(minLevel)) AS c
+  UNION ALL
+  SELECT r.bucket, c.l0, c.l1, c.l2, c.l3, c.l4
+  FROM unnest($(rollupBuckets)::integer[], $(rollupSpans)::integer[], $(rollupFirsts)::bigint[], $(rollupLasts)::bigint[]) AS r(bucket, span, first_start, last_start)
+  CROSS JOIN LATERAL (
+    SELECT COALESCE(sum(n) FILTER (WHERE level = 0), 0)::integer AS l0, COALESCE(sum(n) FILTER (WHERE level = 1), 0)::integer AS l1,
+      COALESCE(sum(n) FILTER (WHERE level = 2), 0)::integer AS l2, COALESCE(sum(n) FILTER (WHERE level = 3), 0)::integer AS l3,
+      COALESCE(sum(n) FILTER (WHERE level = 4), 0)::integer AS l4
+    FROM log_rollup
+    WHERE project_id = ANY($(projects)::bigint[]) AND span = r.span AND start >= r.first_start AND start <= r.last_start AND level >= $(minLevel)) AS c`;
 
 /**
  * The text tests of a candidate page: each needle in the text; each ASCII
@@ -85,13 +98,17 @@ function spanCandidatesSql(textSql: string): string {
 
 function histogramReads(db: Queryable): HistogramReads {
   return {
-    async countBuckets(projectIds, filter, grid) {
-      const buckets = Array.from({ length: grid.count }, (_, i) => i);
+    async countBuckets(projectIds, minLevel, sources) {
       const rows = await db.any<{ bucket: number; l0: number; l1: number; l2: number; l3: number; l4: number }>(COUNT_BUCKETS, {
-        firsts: buckets.map((i) => Math.max(grid.origin + i * grid.stepMs, filter.from)),
-        lasts: buckets.map((i) => Math.min(grid.origin + (i + 1) * grid.stepMs - 1, filter.to)),
+        entryBuckets: sources.entries.map((r) => r.bucket),
+        entryFirsts: sources.entries.map((r) => r.first),
+        entryLasts: sources.entries.map((r) => r.last),
+        rollupBuckets: sources.rollup.map((r) => r.bucket),
+        rollupSpans: sources.rollup.map((r) => r.span),
+        rollupFirsts: sources.rollup.map((r) => r.first),
+        rollupLasts: sources.rollup.map((r) => r.last),
         projects: projectIds,
-        minLevel: filter.minLevel ?? 0,
+        minLevel,
       });
       return rows.flatMap((r) => [r.l0, r.l1, r.l2, r.l3, r.l4].map((n, level) => ({ bucket: r.bucket, level, n })));
     },

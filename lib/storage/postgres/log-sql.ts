@@ -55,6 +55,15 @@ export const ADD_PROJECT_USAGE = `UPDATE projects AS p
   FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS d(id, n, b)
   WHERE p.id = d.id`;
 
+/**
+ * Adds a batch's counts to the rollup (log-rollup.ts). $1 projects, $2
+ * spans, $3 starts, $4 levels, $5 counts (parallel arrays, each key once:
+ * a key twice in one upsert is an error here).
+ */
+export const ADD_LOG_ROLLUP = `INSERT INTO log_rollup AS r (project_id, span, start, level, n)
+  SELECT * FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::smallint[], $5::bigint[])
+  ON CONFLICT (project_id, span, start, level) DO UPDATE SET n = r.n + excluded.n`;
+
 // ---- queries -------------------------------------------------------------------
 
 export const SELECT_LAST_LOG_ID = `SELECT COALESCE(MAX(id), 0) AS id FROM log_entries`;

@@ -9,7 +9,7 @@ import type { LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from '..
 import type { LogFilter } from '../../search/log-filter.js';
 import type { Page } from '../types-org.js';
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-quota.js';
-import { blockLayout, rowParts } from '../ingest-layout.js';
+import { batchRollupCounts, blockLayout, rowParts } from '../ingest-layout.js';
 import { projectTerm, type BlockMatch } from '../../search/log-terms.js';
 import { BlockLookahead, planLogsAfter, planQuery, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-plan.js';
 import { asciiWordNeedles, exactNeedle, mayFoldFromNonAscii } from '../../search/entry-match.js';
@@ -108,6 +108,10 @@ export async function ingestLogs(db: Queryable, requests: readonly LogIngestRequ
   }
   const added = [...plan.added].filter(([, sum]) => sum.entries > 0);
   await db.none(sql.ADD_PROJECT_USAGE, [added.map(([id]) => id), added.map(([, s]) => s.entries), added.map(([, s]) => s.bytes)]);
+  // After the project rows are locked (above): the purge takes the same order, so the two never deadlock over a rollup row.
+  const rollup = batchRollupCounts(requests, plan);
+  const column = <K extends keyof (typeof rollup)[number]>(k: K) => rollup.map((c) => c[k]);
+  await db.none(sql.ADD_LOG_ROLLUP, [column('projectId'), column('span'), column('start'), column('level'), column('n')]);
   return outcomesOf(plan, ids);
 }
 

@@ -69,6 +69,33 @@ DROP INDEX log_entries_project_ts;
 CREATE INDEX log_entries_project_ts ON log_entries (project_id, ts) INCLUDE (id, level);
 `;
 
+/**
+ * Version 3: the rollup (storage/log-rollup.ts), entries per project, span
+ * (a minute or an hour, in ms), span start and level, filled from the
+ * entries already stored (hours from the minutes). Every ingest updates
+ * its minute's and hour's rows, so half of each page is left free for
+ * those updates to stay on the page (HOT: no new index entry, and dead
+ * versions pruned as the page is read, even without autovacuum). Derived
+ * from log_entries, so no foreign key.
+ */
+const SCHEMA_V3 = `
+CREATE TABLE log_rollup (
+  project_id BIGINT NOT NULL,
+  span INTEGER NOT NULL,
+  start BIGINT NOT NULL,
+  level SMALLINT NOT NULL,
+  n BIGINT NOT NULL,
+  PRIMARY KEY (project_id, span, start, level)
+) WITH (fillfactor = 50);
+INSERT INTO log_rollup (project_id, span, start, level, n)
+  SELECT project_id, 60000, ts - (((ts % 60000) + 60000) % 60000) AS start, level, count(*)
+  FROM log_entries GROUP BY 1, 3, 4;
+INSERT INTO log_rollup (project_id, span, start, level, n)
+  SELECT project_id, 3600000, start - (((start % 3600000) + 3600000) % 3600000), level, sum(n)
+  FROM log_rollup WHERE span = 60000 GROUP BY 1, 3, 4;
+ANALYZE log_rollup;
+`;
+
 /** Every step, in order. Append; never edit a released step. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
@@ -81,6 +108,12 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     version: 2,
     async up(t) {
       await t.none(SCHEMA_V2);
+    },
+  },
+  {
+    version: 3,
+    async up(t) {
+      await t.none(SCHEMA_V3);
     },
   },
 ];

@@ -30,15 +30,38 @@ export const PURGE_LOG_CHUNK = `WITH doomed AS (
     WHERE project_id = $1 AND received_at < $2
     ORDER BY received_at LIMIT $3
   ), gone AS (
-    DELETE FROM log_entries WHERE id IN (SELECT id FROM doomed) RETURNING id, bytes
+    DELETE FROM log_entries WHERE id IN (SELECT id FROM doomed) RETURNING id, bytes, ts, level
   ), removed AS (
     SELECT count(*) AS entries, COALESCE(sum(bytes), 0)::bigint AS bytes, COALESCE(array_agg(id), '{}') AS ids FROM gone
+  ), per_span AS (
+    SELECT s.span, ts - (((ts % s.span) + s.span) % s.span) AS start, level, count(*) AS n
+    FROM gone CROSS JOIN (VALUES (60000), (3600000)) AS s(span) GROUP BY 1, 2, 3
+  ), rollup AS (
+    SELECT COALESCE(array_agg(span), '{}') AS spans, COALESCE(array_agg(start), '{}') AS starts,
+      COALESCE(array_agg(level), '{}') AS levels, COALESCE(array_agg(n), '{}') AS counts FROM per_span
   ), usage AS (
     UPDATE projects SET entry_count = entry_count - removed.entries, total_bytes = total_bytes - removed.bytes
     FROM removed WHERE projects.id = $1 AND removed.entries > 0
     RETURNING 1
   )
-  SELECT entries, bytes, ids FROM removed`;
+  SELECT entries, bytes, ids, spans, starts, levels, counts FROM removed, rollup`;
+
+/**
+ * Takes a purged chunk off the rollup (log-rollup.ts), dropping the rows
+ * it empties. Run after PURGE_LOG_CHUNK, which holds the project's row
+ * lock by then: ingestion locks that row before the same rollup rows, so
+ * the two never wait on each other in a circle. Params: project, spans,
+ * starts, levels, counts (parallel arrays).
+ */
+export const SUBTRACT_LOG_ROLLUP = `WITH d AS (
+    SELECT * FROM unnest($2::integer[], $3::bigint[], $4::smallint[], $5::bigint[]) AS d(span, start, level, n)
+  ), emptied AS (
+    DELETE FROM log_rollup AS r USING d
+    WHERE r.project_id = $1 AND r.span = d.span AND r.start = d.start AND r.level = d.level AND r.n <= d.n
+    RETURNING 1
+  )
+  UPDATE log_rollup AS r SET n = r.n - d.n FROM d
+  WHERE r.project_id = $1 AND r.span = d.span AND r.start = d.start AND r.level = d.level AND r.n > d.n`;
 
 /**
  * Params: project, deleted entry ids. The blocks holding those entries (a
@@ -70,9 +93,13 @@ export function expiredLogScopes(db: Queryable, now: number): Promise<ExpiredLog
 }
 
 export async function purgeLogEntries(db: Queryable, projectId: number, receivedBefore: number, limit: number): Promise<PurgedLogChunk> {
-  const chunk = await db.one<{ entries: string | number; bytes: string | number; ids: (string | number)[] }>(PURGE_LOG_CHUNK, [projectId, receivedBefore, limit]);
-  // A separate statement: within the one above, the deleted rows are still visible.
-  if (Number(chunk.entries) > 0) await db.none(DELETE_EMPTIED_BLOCKS, [projectId, chunk.ids]);
+  type Chunk = { entries: string | number; bytes: string | number; ids: (string | number)[]; spans: number[]; starts: number[]; levels: number[]; counts: number[] };
+  const chunk = await db.one<Chunk>(PURGE_LOG_CHUNK, [projectId, receivedBefore, limit]);
+  if (Number(chunk.entries) > 0) {
+    // Separate statements: within the one above, the deleted rows are still visible.
+    await db.none(DELETE_EMPTIED_BLOCKS, [projectId, chunk.ids]);
+    await db.none(SUBTRACT_LOG_ROLLUP, [projectId, chunk.spans, chunk.starts, chunk.levels, chunk.counts]);
+  }
   return { entries: Number(chunk.entries), bytes: Number(chunk.bytes) };
 }
 

@@ -1,7 +1,7 @@
 /**
- * The histogram reads (histogram-plan.ts) in SQLite, both through the
- * (project_id, ts, level) index: counts per bucket and level that read the
- * index alone, and pages of candidate entries along (ts, level, rowid), the
+ * The histogram reads (histogram-plan.ts) in SQLite: counts per bucket and
+ * level from the rollup (log-rollup.ts) and the (project_id, ts, level) index
+ * alone, and pages of candidate entries along (ts, level, rowid), the
  * order that index keeps them in.
  */
 import type { LogFilter } from '../../search/log-filter.js';
@@ -17,17 +17,25 @@ const NEEDLE_SLOTS = 4;
 const WORD_SLOTS = 3;
 
 /**
- * One row per bucket: its counts per level as a JSON array, each bucket's
- * range read from the index alone. (A GROUP BY over the range sorts every
- * entry through a temporary B-tree: 2–4× slower over 100k entries.)
- * Params: JSON `[[first ts, last ts], …]` per bucket, JSON project ids,
- * minLevel.
+ * One row per range: its counts per level as a JSON array. Entry ranges
+ * are read from the (project_id, ts, level) index alone (a GROUP BY over
+ * the range sorts every entry through a temporary B-tree: 2–4× slower
+ * over 100k entries); rollup ranges from the rollup's key, one range per
+ * project. One statement, so one snapshot for both. Params: JSON
+ * `[[bucket, first, last], …]` of entry ranges, JSON `[[bucket, span,
+ * first, last], …]` of rollup ranges, JSON project ids, minLevel.
  */
-const COUNT_BUCKETS = `SELECT b.key AS bucket, (
+const COUNT_BUCKETS = `SELECT r.value ->> 0 AS bucket, (
     SELECT json_array(sum(level = 0), sum(level = 1), sum(level = 2), sum(level = 3), sum(level = 4))
     FROM log_entries INDEXED BY log_entries_project_ts
-    WHERE project_id IN (SELECT value FROM json_each(?2)) AND ts >= b.value ->> 0 AND ts <= b.value ->> 1 AND level >= ?3) AS counts
-  FROM json_each(?1) AS b`;
+    WHERE project_id IN (SELECT value FROM json_each(?3)) AND ts >= r.value ->> 1 AND ts <= r.value ->> 2 AND level >= ?4) AS counts
+  FROM json_each(?1) AS r
+  UNION ALL
+  SELECT r.value ->> 0 AS bucket, (
+    SELECT json_array(sum(iif(level = 0, n, 0)), sum(iif(level = 1, n, 0)), sum(iif(level = 2, n, 0)), sum(iif(level = 3, n, 0)), sum(iif(level = 4, n, 0)))
+    FROM log_rollup
+    WHERE project_id IN (SELECT value FROM json_each(?3)) AND span = r.value ->> 1 AND start >= r.value ->> 2 AND start <= r.value ->> 3 AND level >= ?4) AS counts
+  FROM json_each(?2) AS r`;
 
 const slot = (n: number, test: (p: string) => string): string => `(${p(n)} = '' OR ${test(p(n))})`;
 const p = (n: number): string => `?${n}`;
@@ -88,12 +96,10 @@ function textParams(filter: LogFilter): string[] {
 
 function histogramReads(db: SqlExecutor): HistogramReads {
   return {
-    async countBuckets(projectIds, filter, grid) {
-      const ranges = Array.from({ length: grid.count }, (_, i) => [
-        Math.max(grid.origin + i * grid.stepMs, filter.from),
-        Math.min(grid.origin + (i + 1) * grid.stepMs - 1, filter.to),
-      ]);
-      const rows = await db.all(COUNT_BUCKETS, [JSON.stringify(ranges), JSON.stringify(projectIds), filter.minLevel ?? 0]);
+    async countBuckets(projectIds, minLevel, sources) {
+      const entries = JSON.stringify(sources.entries.map((r) => [r.bucket, r.first, r.last]));
+      const rollup = JSON.stringify(sources.rollup.map((r) => [r.bucket, r.span, r.first, r.last]));
+      const rows = await db.all(COUNT_BUCKETS, [entries, rollup, JSON.stringify(projectIds), minLevel]);
       // sum() over no row is null.
       return rows.flatMap((r) => (JSON.parse(r.counts as string) as (number | null)[]).map((n, level) => ({ bucket: Number(r.bucket), level, n: n ?? 0 })));
     },

@@ -56,6 +56,15 @@ export const ADD_PROJECT_USAGE = `UPDATE projects
   SET entry_count = entry_count + (d.value ->> 1), total_bytes = total_bytes + (d.value ->> 2)
   FROM json_each(?1) AS d WHERE projects.id = d.value ->> 0`;
 
+/**
+ * Adds a batch's counts to the rollup (log-rollup.ts). Params: JSON array
+ * of `[project_id, span, start, level, n]`, each key once. (`WHERE true`
+ * tells SQLite's parser the ON CONFLICT is the upsert's.)
+ */
+export const ADD_LOG_ROLLUP = `INSERT INTO log_rollup (project_id, span, start, level, n)
+  SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(?1) WHERE true
+  ON CONFLICT (project_id, span, start, level) DO UPDATE SET n = n + excluded.n`;
+
 // ---- queries -------------------------------------------------------------------
 
 export const SELECT_LAST_LOG_ID = `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'log_entries'), 0) AS id`;

@@ -14,7 +14,7 @@ import type { LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from '..
 import type { LogFilter } from '../../search/log-filter.js';
 import type { Page } from '../types-org.js';
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-quota.js';
-import { blockLayout, rowParts } from '../ingest-layout.js';
+import { batchRollupCounts, blockLayout, rowParts } from '../ingest-layout.js';
 import { projectTerm, type BlockMatch } from '../../search/log-terms.js';
 import { BlockLookahead, mergeNewestFirst, planLogsAfter, planQuery, stepSpans, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-plan.js';
 import { asciiWordNeedles, exactNeedle, type AsciiNeedle } from '../../search/entry-match.js';
@@ -65,6 +65,8 @@ export async function ingestLogs(db: SqlExecutor, requests: readonly LogIngestRe
   for (const part of rowParts(requests, plan)) await issue(db.run(SQL.INSERT_LOG_ENTRIES, [firstId + part.firstRank, blob(part.json)]));
   const added = [...plan.added].filter(([, sum]) => sum.entries > 0).map(([id, sum]) => [id, sum.entries, sum.bytes]);
   await issue(db.run(SQL.ADD_PROJECT_USAGE, [JSON.stringify(added)]));
+  const rollup = batchRollupCounts(requests, plan).map((c) => [c.projectId, c.span, c.start, c.level, c.n]);
+  await issue(db.run(SQL.ADD_LOG_ROLLUP, [JSON.stringify(rollup)]));
   // The FTS5 inserts go last: a later write statement in the transaction
   // would flush FTS5's pending terms early, one more segment to merge.
   const blocks = blockLayout(requests, plan);

@@ -59,6 +59,30 @@ DROP INDEX log_entries_project_ts;
 CREATE INDEX log_entries_project_ts ON log_entries (project_id, ts, level);
 `;
 
+/**
+ * Version 3: the rollup (storage/log-rollup.ts), entries per project, span
+ * (a minute or an hour, in ms), span start and level, filled from the
+ * entries already stored (hours from the minutes). Clustered on its key
+ * (WITHOUT ROWID): a histogram reads a project's hours, or minutes, as one
+ * range. Derived from log_entries, so no foreign key.
+ */
+const SCHEMA_V3 = `
+CREATE TABLE log_rollup (
+  project_id INTEGER NOT NULL,
+  span INTEGER NOT NULL,
+  start INTEGER NOT NULL,
+  level INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (project_id, span, start, level)
+) WITHOUT ROWID;
+INSERT INTO log_rollup (project_id, span, start, level, n)
+  SELECT project_id, 60000, ts - (((ts % 60000) + 60000) % 60000) AS start, level, count(*)
+  FROM log_entries GROUP BY project_id, start, level;
+INSERT INTO log_rollup (project_id, span, start, level, n)
+  SELECT project_id, 3600000, start - (((start % 3600000) + 3600000) % 3600000) AS hour, level, sum(n)
+  FROM log_rollup WHERE span = 60000 GROUP BY project_id, hour, level;
+`;
+
 /** Every step, in order. Append; never edit a released step. */
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
@@ -71,6 +95,12 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     version: 2,
     async up(db) {
       await db.exec(SCHEMA_V2);
+    },
+  },
+  {
+    version: 3,
+    async up(db) {
+      await db.exec(SCHEMA_V3);
     },
   },
 ];

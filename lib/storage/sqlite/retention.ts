@@ -8,6 +8,7 @@
  */
 import type { AuditPurgeChunk, ExpiredLogScope, PurgedLogChunk } from '../types-retention.js';
 import type { SqlExecutor } from './connection.js';
+import { RollupTally, minuteOf } from '../log-rollup.js';
 
 const DAY_MS = 86_400_000;
 
@@ -22,7 +23,7 @@ export const EXPIRED_LOG_SCOPES = `SELECT p.id AS project_id, ?1 - p.retention_d
   ORDER BY p.id`;
 
 /** Params: project, received before, limit. The oldest expired entries of one project. */
-export const SELECT_EXPIRED_LOG_CHUNK = `SELECT id, bytes FROM log_entries INDEXED BY log_entries_received
+export const SELECT_EXPIRED_LOG_CHUNK = `SELECT id, bytes, ts, level FROM log_entries INDEXED BY log_entries_received
   WHERE project_id = ?1 AND received_at < ?2
   ORDER BY received_at LIMIT ?3`;
 
@@ -45,6 +46,17 @@ export const DELETE_BLOCKS = `DELETE FROM log_blocks WHERE last_id IN (SELECT va
 
 /** Params: JSON array of entry ids. */
 export const DELETE_LOG_ENTRIES = `DELETE FROM log_entries WHERE id IN (SELECT value FROM json_each(?1))`;
+
+/**
+ * Takes deleted entries off the rollup (log-rollup.ts), then drops the
+ * rows left at zero. Params: project, JSON array of `[span, start, level,
+ * n]`.
+ */
+export const SUBTRACT_LOG_ROLLUP = `UPDATE log_rollup SET n = n - (d.value ->> 3)
+  FROM json_each(?2) AS d
+  WHERE project_id = ?1 AND span = d.value ->> 0 AND start = d.value ->> 1 AND level = d.value ->> 2`;
+export const DELETE_EMPTY_LOG_ROLLUP = `DELETE FROM log_rollup
+  WHERE project_id = ?1 AND n <= 0 AND (span, start) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?2))`;
 
 /** Params: project, entries, bytes. */
 export const SUBTRACT_PROJECT_USAGE = `UPDATE projects SET entry_count = entry_count - ?2, total_bytes = total_bytes - ?3 WHERE id = ?1`;
@@ -87,6 +99,11 @@ export async function purgeLogEntries(db: SqlExecutor, projectId: number, receiv
   await db.run(DELETE_BLOCK_TERMS, [emptied]);
   await db.run(DELETE_BLOCKS, [emptied]);
   await db.run(SUBTRACT_PROJECT_USAGE, [projectId, rows.length, bytes]);
+  const tally = new RollupTally();
+  for (const r of rows) tally.add(projectId, minuteOf(Number(r.ts)), Number(r.level), 1);
+  const rollup = JSON.stringify(tally.all().map((c) => [c.span, c.start, c.level, c.n]));
+  await db.run(SUBTRACT_LOG_ROLLUP, [projectId, rollup]);
+  await db.run(DELETE_EMPTY_LOG_ROLLUP, [projectId, rollup]);
   return { entries: rows.length, bytes };
 }
 

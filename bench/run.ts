@@ -4,6 +4,8 @@
  * instead of about ten) and fewer login-burst windows. The query, histogram
  * and console (headless Chromium) benchmarks run on the databases the
  * ingestion benchmark filled; the login-burst benchmark fills its own.
+ * The soak runs last, 2 minutes per backend (a short soak);
+ * `LOGKEEP_BENCH_SOAK_MINUTES=30` makes it the full 30-minute one.
  */
 import { benchConsole } from './console.js';
 import { benchEncodings } from './encodings.js';
@@ -14,6 +16,7 @@ import { benchLogin } from './login.js';
 import { benchOtlp } from './otlp.js';
 import { benchMetrics } from './metrics.js';
 import { benchQuery } from './query.js';
+import { benchSoak, soakMinutesFromEnv } from './soak.js';
 import { runStreamBench } from './stream.js';
 
 const quick = process.argv.includes('--quick');
@@ -34,4 +37,5 @@ await benchEncodings({ quick });
 await benchOtlp({ quick });
 await benchLogin({ quick });
 await benchMetrics({ quick });
+await benchSoak({ minutes: soakMinutesFromEnv() });
 console.log(`done in ${Math.round((Date.now() - started) / 1000)} s`);

@@ -4,11 +4,10 @@
  * per-file time), a service and a Chromium for the suite, signing in as a
  * person does, and a failure that says what the page showed.
  */
-import { after, before, describe } from 'node:test';
+import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import type { BackendName } from './backends.js';
-import { postgresSkipReason } from './postgres.js';
+import { describeEachBackend, type BackendName } from './backends.js';
 import { startService, type RunningService, type StartOptions } from './service.js';
 import { launchBrowser, newPage } from './browser.js';
 
@@ -19,27 +18,24 @@ export interface ConsoleEnv {
   shots: boolean;
 }
 
-/** `describe(title [backend])` with a service and a browser started before its tests and stopped after. */
+/** `describe(title [backend])` (skipped as the other suites are when PostgreSQL is down outside CI) with a service and a browser started before its tests and stopped after. */
 export function consoleSuite(title: string, backend: BackendName, define: (env: ConsoleEnv) => void, options: StartOptions = {}): void {
-  describe(`${title} [${backend}]`, async () => {
-    if (backend === 'server') {
-      const why = await postgresSkipReason();
-      if (why) {
-        describe(`skipped: ${why}`, { skip: why }, () => {});
-        return;
-      }
-    }
-    const env = { shots: backend === 'file' } as ConsoleEnv;
-    before(async () => {
-      env.svc = await startService(backend, options);
-      env.browser = await launchBrowser();
-    });
-    after(async () => {
-      await env.browser?.close();
-      await env.svc?.stop({ dropDatabase: true });
-    });
-    define(env);
-  });
+  describeEachBackend(
+    title,
+    () => {
+      const env = { shots: backend === 'file' } as ConsoleEnv;
+      before(async () => {
+        env.svc = await startService(backend, options);
+        env.browser = await launchBrowser();
+      });
+      after(async () => {
+        await env.browser?.close();
+        await env.svc?.stop({ dropDatabase: true });
+      });
+      define(env);
+    },
+    [backend],
+  );
 }
 
 /**

@@ -171,6 +171,29 @@ function journey(env: ConsoleEnv): void {
       assert.equal(live.length, new Set(live).size, `no duplicate: ${live.join(' | ')}`);
       await screenshot(page, 'live', env.shots);
 
+      // A new query while following live: its stream starts after the new query's newest entry,
+      // never at the position of the query it replaced.
+      await page.evaluate(`(() => {
+        window.__streams = [];
+        const plain = window.fetch;
+        window.fetch = (input, init) => {
+          const url = String(input);
+          if (url.includes('/v1/logs/stream?')) window.__streams.push({ url, position: new Headers(init?.headers).get('Last-Event-ID') });
+          return plain(input, init);
+        };
+      })()`);
+      await page.locator('#f-level').selectOption('error');
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.locator('.row', { hasText: 'payment declined again' }).waitFor();
+      await page.locator('.live-state', { hasText: /^Live$/ }).waitFor();
+      const newestError = (await api(env.svc.url, 'GET', `/v1/logs?project_id=${checkout}&level=error&limit=1`, { token: admin.token })).body.items[0].id;
+      const streams = (await page.evaluate('window.__streams')) as { url: string; position: string }[];
+      assert.ok(streams.length > 0);
+      for (const s of streams) {
+        assert.match(s.url, /level=error/);
+        assert.equal(s.position, String(newestError), JSON.stringify(streams));
+      }
+
       // Sign out revokes the refresh token.
       const refreshToken = (await page.evaluate('sessionStorage.getItem("logkeep.refresh_token")')) as string;
       assert.ok(refreshToken);

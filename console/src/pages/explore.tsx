@@ -107,9 +107,11 @@ export function ExplorePage() {
       .finally(() => abort.signal.aborted || setLoading(false));
   };
 
-  // Following live: after the first page, from its newest entry on.
+  // Following live: after the first page, from its newest entry on. `loaded` alone would still
+  // be the previous query's in the render that changes the query: a stream would open at the old position.
+  const firstPageShown = loaded && answered === queryKey;
   useEffect(() => {
-    if (!live || !loaded || paused) return;
+    if (!live || !firstPageShown || paused) return;
     const s = followLive(query, lastId.current, {
       onEntries(entries) {
         const newestFirst = [...entries].reverse() as Entry[];
@@ -128,7 +130,7 @@ export function ExplorePage() {
       s.close();
       stream.current = null;
     };
-  }, [live, loaded, paused, queryKey]);
+  }, [live, firstPageShown, paused, queryKey]);
 
   const selected = selectedId ? items.find((e) => e.id === selectedId) ?? null : null;
   const withParam = (k: string, v: string | null) => {

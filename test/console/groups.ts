@@ -23,6 +23,15 @@ export function groupsSuite(backend: BackendName): void {
 
 const navLinks = (page: Page) => page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
 const optionsOf = (select: Locator) => select.locator('option').allTextContents();
+/** Waits (up to 5 s) for a select to offer exactly these options: lists fill in after a search answers. */
+async function optionsBecome(select: Locator, expected: string[]): Promise<void> {
+  for (let tries = 0; ; tries++) {
+    const seen = await optionsOf(select);
+    if (JSON.stringify(seen) === JSON.stringify(expected)) return;
+    if (tries >= 50) assert.deepEqual(seen, expected);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 const idInUrl = (page: Page) => Number(new URLSearchParams(new URL(page.url()).hash.split('?')[1]).get('id'));
 
 function groups(env: ConsoleEnv): void {
@@ -55,7 +64,7 @@ function groups(env: ConsoleEnv): void {
       await ops.getByText('No members yet.').waitFor();
       await ops.getByLabel('Find user (username contains)').fill('eri');
       await ops.getByRole('button', { name: 'Search' }).click();
-      assert.deepEqual(await optionsOf(ops.getByLabel('New member of ops')), ['erin']);
+      await optionsBecome(ops.getByLabel('New member of ops'), ['erin']);
       await ops.getByRole('button', { name: 'Add member to ops' }).click();
       await ops.getByRole('listitem').filter({ hasText: 'erin' }).waitFor();
       const members = await api(env.svc.url, 'GET', `/v1/teams/${(await api(env.svc.url, 'GET', `/v1/groups/${groupId}/teams`, { token: admin.token })).body.items[0].id}/members`, { token: admin.token });
@@ -63,11 +72,11 @@ function groups(env: ConsoleEnv): void {
 
       // Grants: the team reads the project; frank owns the group. Admins are offered admin and global too.
       const form = page.getByRole('region', { name: 'Grant a role' });
-      assert.deepEqual(await optionsOf(form.getByLabel('Role')), ['user (reads logs)', 'owner (manages)', 'admin (everything)']);
-      assert.deepEqual(await optionsOf(form.getByLabel('Scope')), ['Group shop', 'Project checkout', 'Everything (global)']);
+      await optionsBecome(form.getByLabel('Role'), ['user (reads logs)', 'owner (manages)', 'admin (everything)']);
+      await optionsBecome(form.getByLabel('Scope'), ['Group shop', 'Project checkout', 'Everything (global)']);
       // `admin` exists only at global scope.
       await form.getByLabel('Role').selectOption({ label: 'admin (everything)' });
-      assert.deepEqual(await optionsOf(form.getByLabel('Scope')), ['Everything (global)']);
+      await optionsBecome(form.getByLabel('Scope'), ['Everything (global)']);
       await form.getByLabel('Role').selectOption({ label: 'user (reads logs)' });
       await form.getByLabel('Grant to').selectOption({ label: 'A team of this group' });
       await form.getByLabel('Team').selectOption({ label: 'ops' });
@@ -149,8 +158,8 @@ function groups(env: ConsoleEnv): void {
       await oncall.getByRole('listitem').filter({ hasText: 'pete' }).waitFor();
 
       const form = page.getByRole('region', { name: 'Grant a role' });
-      assert.deepEqual(await optionsOf(form.getByLabel('Role')), ['user (reads logs)', 'owner (manages)']);
-      assert.deepEqual(await optionsOf(form.getByLabel('Scope')), ['Group north', 'Project api']);
+      await optionsBecome(form.getByLabel('Role'), ['user (reads logs)', 'owner (manages)']);
+      await optionsBecome(form.getByLabel('Scope'), ['Group north', 'Project api']);
       await form.getByLabel('User', { exact: true }).selectOption({ label: 'pete' });
       await form.getByLabel('Role').selectOption({ label: 'owner (manages)' });
       await form.getByRole('button', { name: 'Grant' }).click();

@@ -17,9 +17,8 @@ import sqlite3 from 'sqlite3';
 import pgPromise from 'pg-promise';
 import { Pool } from 'undici';
 import type { BatchPool } from './support/dataset.js';
-import { createBatchPool } from './support/dataset.js';
-import { adminLogin, fileDatabase, fmt, percentile, serverDatabase, serviceSettings, settleServerDatabase, startChild, type BenchDatabase, type BenchOrg } from './support/harness.js';
-import { ingestFromEmpty, type FilledDatabase } from './ingest.js';
+import { adminLogin, fmt, percentile, serviceSettings, settleServerDatabase, startChild, type BenchDatabase, type BenchOrg } from './support/harness.js';
+import { fillBothBackends, type FilledDatabase } from './ingest.js';
 
 export interface HistogramOptions {
   quick: boolean;
@@ -178,21 +177,9 @@ export async function benchHistogram(options: HistogramOptions, filled: { file: 
   if (filled.server) await histogramSuite('server (PostgreSQL)', filled.server, runs, options.plain);
 }
 
-/** Fills a database of each backend for a standalone run. */
-async function fill(options: HistogramOptions): Promise<{ file: FilledDatabase; server: FilledDatabase | null }> {
-  const total = options.quick ? 100_000 : 1_000_000;
-  const pool = createBatchPool(options.quick ? 40 : 100, 500);
-  const none = { bareHttp: Number.NaN, rawInsert: Number.NaN };
-  console.log(`Filling (${fmt(total)} entries per backend)`);
-  const file = await ingestFromEmpty(fileDatabase(), pool, total, none, 'file', 0);
-  const serverDb = await serverDatabase();
-  const server = serverDb ? await ingestFromEmpty(serverDb, pool, total, none, 'server', 0) : null;
-  return { file, server };
-}
-
 if (import.meta.url === `file://${process.argv[1]}`) {
   const options = { quick: process.argv.includes('--quick'), plain: process.argv.includes('--plain') };
-  const filled = await fill(options);
+  const filled = await fillBothBackends(options.quick);
   try {
     await benchHistogram(options, filled);
   } finally {

@@ -195,6 +195,18 @@ export async function benchIngest(options: IngestOptions): Promise<{ file: Fille
   return { file, server, ceilings };
 }
 
+/** Fills a database of each backend (1M entries, or 100k with `quick`) for a benchmark run on its own. */
+export async function fillBothBackends(quick: boolean): Promise<{ file: FilledDatabase; server: FilledDatabase | null }> {
+  const total = quick ? 100_000 : 1_000_000;
+  const pool = createBatchPool(quick ? 40 : 100, 500);
+  const none = { bareHttp: Number.NaN, rawInsert: Number.NaN };
+  console.log(`Filling (${fmt(total)} entries per backend)`);
+  const file = await ingestFromEmpty(fileDatabase(), pool, total, none, 'file', 0);
+  const serverDb = await serverDatabase();
+  const server = serverDb ? await ingestFromEmpty(serverDb, pool, total, none, 'server', 0) : null;
+  return { file, server };
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { file, server } = await benchIngest({ quick: process.argv.includes('--quick') });
   await file.db.drop();

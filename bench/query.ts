@@ -10,9 +10,8 @@
  */
 import { Pool } from 'undici';
 import type { BatchPool } from './support/dataset.js';
-import { createBatchPool } from './support/dataset.js';
-import { adminLogin, fileDatabase, fmt, load, percentile, serverDatabase, serviceSettings, settleServerDatabase, startChild, verdict, type BenchOrg } from './support/harness.js';
-import { ingestFromEmpty, shots, type FilledDatabase } from './ingest.js';
+import { adminLogin, fmt, load, percentile, serviceSettings, settleServerDatabase, startChild, verdict, type BenchOrg } from './support/harness.js';
+import { fillBothBackends, shots, type FilledDatabase } from './ingest.js';
 
 export interface QueryOptions {
   quick: boolean;
@@ -232,21 +231,9 @@ export async function benchQuery(options: QueryOptions, filled: { file: FilledDa
   if (filled.server) await mixedLoad('server (PostgreSQL)', filled.server, mixed);
 }
 
-/** Fills a database of each backend for a standalone run. */
-async function fill(options: QueryOptions): Promise<{ file: FilledDatabase; server: FilledDatabase | null }> {
-  const total = options.quick ? 100_000 : 1_000_000;
-  const pool = createBatchPool(options.quick ? 40 : 100, 500);
-  const none = { bareHttp: Number.NaN, rawInsert: Number.NaN };
-  console.log(`Filling (${fmt(total)} entries per backend)`);
-  const file = await ingestFromEmpty(fileDatabase(), pool, total, none, 'file', 0);
-  const serverDb = await serverDatabase();
-  const server = serverDb ? await ingestFromEmpty(serverDb, pool, total, none, 'server', 0) : null;
-  return { file, server };
-}
-
 if (import.meta.url === `file://${process.argv[1]}`) {
   const options = { quick: process.argv.includes('--quick') };
-  const filled = await fill(options);
+  const filled = await fillBothBackends(options.quick);
   await benchQuery(options, filled);
   await filled.file.db.drop();
   await filled.server?.db.drop();

@@ -223,16 +223,34 @@ function count(tally: Tally, rows: readonly HistogramCandidate[]): boolean {
   return true;
 }
 
-/** Every candidate of the project's range, in pages along (ts, level, id). */
-async function fromRange(reads: HistogramReads, projectId: number, filter: LogFilter & { from: number; to: number }, tally: Tally): Promise<boolean> {
-  let after: CandidatePosition | null = null;
-  for (;;) {
-    const rows = await reads.candidates(projectId, filter, after, CANDIDATE_PAGE);
-    if (!count(tally, rows)) return false;
-    if (rows.length < CANDIDATE_PAGE) return true;
-    const last = rows[rows.length - 1]!;
-    after = { ts: last.ts, level: last.level, id: last.id };
+/**
+ * Counts the pages `read` gives (read(i) for i = 0, 1, … until it answers
+ * null) with one read ahead: the database reads page i + 1 while this
+ * thread checks page i, so the two take turns less (histograms with text
+ * conditions spend about as long checking as reading).
+ */
+async function countPages(tally: Tally, read: (i: number, previous: readonly HistogramCandidate[] | null) => Promise<HistogramCandidate[]> | null): Promise<boolean> {
+  let next = read(0, null);
+  for (let i = 1; next !== null; i++) {
+    const rows = await next;
+    next = read(i, rows);
+    if (!count(tally, rows)) {
+      // Given up: the read ahead is not wanted, nor its failure.
+      next?.catch(() => {});
+      return false;
+    }
   }
+  return true;
+}
+
+/** Every candidate of the project's range, in pages along (ts, level, id). */
+function fromRange(reads: HistogramReads, projectId: number, filter: LogFilter & { from: number; to: number }, tally: Tally): Promise<boolean> {
+  return countPages(tally, (_, previous) => {
+    if (previous === null) return reads.candidates(projectId, filter, null, CANDIDATE_PAGE);
+    if (previous.length < CANDIDATE_PAGE) return null;
+    const last = previous[previous.length - 1]!;
+    return reads.candidates(projectId, filter, { ts: last.ts, level: last.level, id: last.id }, CANDIDATE_PAGE);
+  });
 }
 
 /** The candidates of the blocks holding the filter's terms, inside the range's ids. */
@@ -249,8 +267,5 @@ async function fromBlocks(
     firstId: Math.max(b.firstId, window.lo),
     lastId: Math.min(b.lastId, window.hi),
   }));
-  for (let i = 0; i < spans.length; i += BLOCKS_PER_READ) {
-    if (!count(tally, await reads.spanCandidates(projectId, spans.slice(i, i + BLOCKS_PER_READ), filter))) return false;
-  }
-  return true;
+  return countPages(tally, (i) => (i * BLOCKS_PER_READ < spans.length ? reads.spanCandidates(projectId, spans.slice(i * BLOCKS_PER_READ, (i + 1) * BLOCKS_PER_READ), filter) : null));
 }

@@ -362,3 +362,36 @@ describe('entry matcher cases', () => {
     assert.equal(test(ex(['ctx', 'id'], 'a-2')), false);
   });
 });
+
+describe('words found in place in ASCII text', () => {
+  const m = (entry: Record<string, unknown>, q: string) => entryMatcher({ ...parseTextQuery(q), exact: [] })!(JSON.stringify(entry));
+  it('needs a whole word: not inside a longer run, not in a key, at either end of a value', () => {
+    assert.equal(m({ event: 'disk full' }, 'disk'), true);
+    assert.equal(m({ event: 'disk full' }, 'full'), true);
+    assert.equal(m({ event: 'diskfull' }, 'disk'), false);
+    assert.equal(m({ event: 'adisk' }, 'disk'), false);
+    assert.equal(m({ event: 'x', disk: 'y' }, 'disk'), false);
+    assert.equal(m({ event: 'x', a: ['disk2', 'disk'] }, 'disk'), true);
+    assert.equal(m({ event: 'x', n: 404 }, '404'), true);
+    assert.equal(m({ event: 'x', n: 4040 }, '404'), false);
+    // Two values never join into one word.
+    assert.equal(m({ event: 'dis', a: 'k' }, 'disk'), false);
+  });
+  it('matches a prefix only at the start of a word', () => {
+    assert.equal(m({ event: 'timeout reached' }, 'time*'), true);
+    assert.equal(m({ event: 'overtime' }, 'time*'), false);
+    assert.equal(m({ event: 'a-timeline' }, 'time*'), true);
+  });
+  it('cuts words at 64 characters as the index does', () => {
+    const long = 'a'.repeat(70);
+    assert.equal(m({ event: long }, 'a'.repeat(64)), true);
+    assert.equal(m({ event: long }, 'a'.repeat(63)), false);
+    assert.equal(m({ event: long }, `${'a'.repeat(63)}*`), true);
+    assert.equal(m({ event: 'a'.repeat(64) }, 'a'.repeat(64)), true);
+  });
+  it('folds ASCII case and finds nothing non-ASCII in ASCII text', () => {
+    assert.equal(m({ event: 'Disk FULL' }, 'full'), true);
+    assert.equal(m({ event: 'cafe' }, 'café'), false);
+    assert.equal(m({ event: 'café au lait' }, 'café'), true);
+  });
+});

@@ -11,7 +11,10 @@
  *   check the other filters on them). Many: the range is not selective, so
  *   walk as above, but starting at the newest id inside the range, not at
  *   the top of the project (a range far in the past would otherwise make
- *   the walk step over everything newer).
+ *   the walk step over everything newer). Projects whose newest entry
+ *   (below the page's start) is itself in range have nothing to step over:
+ *   they walk together, as one walk over several projects, so a group's
+ *   page reads about one page of entries, not one per project.
  * Per-project pages are merged newest first.
  */
 import { entryMatcher, type EntryTest } from '../search/entry-match.js';
@@ -96,6 +99,8 @@ export interface BlockStep {
 export interface LogPlanReads {
   /** Entries of the project with `from ≤ ts ≤ to`, counted up to `cap`. */
   countInRange(projectId: number, from: number, to: number, cap: number): Promise<number>;
+  /** The project's newest entry below `beforeId` (its id and timestamp), or null: one step along (project_id, id). */
+  newestEntryTime(projectId: number, beforeId: number): Promise<{ id: number; ts: number } | null>;
   /** The largest id below `beforeId` among the project's entries in range, or null. */
   newestIdInRange(projectId: number, from: number, to: number, beforeId: number): Promise<number | null>;
   /**
@@ -244,6 +249,10 @@ export async function planQuery(reads: LogPlanReads, selection: LogSelection, pa
   const from = selection.from ?? MIN_TS;
   const to = selection.to ?? MAX_TS;
   const test = entryMatcher(selection);
+  // Projects whose range is not selective and reaches up to their newest
+  // entry below beforeId (no upper bound, or none of theirs above it) all
+  // walk from beforeId: together, as one walk.
+  const openEnded: number[] = [];
   const lists = await Promise.all(
     selection.projectIds.map(async (projectId) => {
       if ((await reads.countInRange(projectId, from, to, RANGE_CAP)) < RANGE_CAP) {
@@ -251,15 +260,25 @@ export async function planQuery(reads: LogPlanReads, selection: LogSelection, pa
         const rows = await reads.inRange(projectId, selection, beforeId, null);
         return rows.filter((r) => test(r.body)).slice(0, page.limit);
       }
-      let upper = beforeId;
-      if (selection.to !== null) {
-        const newest = await reads.newestIdInRange(projectId, from, to, beforeId);
-        if (newest === null) return [];
-        upper = newest + 1;
+      if (selection.to === null) {
+        openEnded.push(projectId);
+        return [];
       }
-      return walk(reads, [projectId], selection, upper, page.limit);
+      // The newest entry in range: then none of the project's lies between the range and beforeId.
+      const top = await reads.newestEntryTime(projectId, beforeId);
+      if (top === null) return [];
+      if (top.ts >= from && top.ts <= to) {
+        openEnded.push(projectId);
+        return [];
+      }
+      // Else finding the newest in range reads the range's part of (project_id, ts).
+      const newest = await reads.newestIdInRange(projectId, from, to, beforeId);
+      if (newest === null) return [];
+      return walk(reads, [projectId], selection, newest + 1, page.limit);
     }),
   );
+  // A walk per project would read a whole page from each (a group of ten: ten pages) to keep one.
+  if (openEnded.length > 0) lists.push(await walk(reads, openEnded.sort((a, b) => a - b), selection, beforeId, page.limit));
   return mergeNewestFirst(lists, page.limit);
 }
 

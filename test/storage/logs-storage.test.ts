@@ -245,6 +245,14 @@ describeEachBackend('log storage verbs', (backend) => {
       { ...base, projectIds: [projectC], minLevel: 4, from: T0 + CRITICAL_AT * 1000 - 5000, to: T0 + CRITICAL_AT * 1000 + 5000 },
       { ...base, projectIds: [projectB, projectC], minLevel: 4 },
       { ...base, projectIds: [projectA, projectB, projectC], minLevel: 4, exact: [shard('s0')] },
+      // Wide ranges over several projects: those whose range reaches their newest entry walk together.
+      { ...base, projectIds: [projectA, projectC], from: T0 + 10 * MINUTE },
+      { ...base, projectIds: [projectA, projectC], from: T0, to: T0 + 6000 * MINUTE },
+      { ...base, projectIds: [projectA, projectB, projectC], from: T0 + 10 * MINUTE, to: T0 + 5000 * MINUTE, minLevel: 2 },
+      { ...base, projectIds: [projectA, projectB, projectC], from: T0 + 10 * MINUTE, to: T0 + 5000 * MINUTE, exact: [shard('s1')] },
+      { ...base, projectIds: [projectA, projectC], from: T0 + 10 * MINUTE, exact: [shard('s2')], words: wordsOf('tick') },
+      { ...base, projectIds: [projectA, projectC], from: T0 + 10 * MINUTE, prefixes: ['row3'] },
+      { ...base, projectIds: [projectA, projectC], from: T0 + 10 * MINUTE, to: T0 + 6000 * MINUTE, prefixes: ['tic'] },
     ];
     const expectations = selections.map(brute);
     // The oracle is not trivially empty: only the cases meant to match nothing do.

@@ -19,6 +19,7 @@ function reads(shortBy: number): LogPlanReads & { steps: number } {
   const fake = {
     steps: 0,
     countInRange: unused,
+    newestEntryTime: unused,
     newestIdInRange: unused,
     inRange: unused,
     newest: unused,

@@ -189,6 +189,10 @@ export function selectProjectsLogs(direction: 'newest' | 'oldest', conditions: r
 export const COUNT_PROJECT_LOGS_IN_RANGE = `SELECT COUNT(*)::int AS n FROM (
   SELECT 1 FROM log_entries WHERE project_id = $1 AND ts >= $2 AND ts <= $3 LIMIT $4) AS s`;
 
+/** The project's newest entry below an id: one step along (project_id, id). Params: project, beforeId. */
+export const NEWEST_PROJECT_LOG_TIME = `SELECT id, ts FROM log_entries
+  WHERE project_id = $1 AND id < $2 ORDER BY id DESC LIMIT 1`;
+
 /**
  * The newest id in a time range, from (project_id, ts) INCLUDE (id), index
  * only. `id + 0` keeps PostgreSQL from turning MAX(id) into a backward walk

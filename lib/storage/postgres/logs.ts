@@ -183,6 +183,10 @@ function planReads(db: Queryable): LogPlanReads {
     async countInRange(projectId, from, to, cap) {
       return (await db.one<{ n: number }>(sql.COUNT_PROJECT_LOGS_IN_RANGE, [projectId, from, to, cap])).n;
     },
+    async newestEntryTime(projectId, beforeId) {
+      const row = await db.oneOrNone<{ id: string; ts: string }>(sql.NEWEST_PROJECT_LOG_TIME, [projectId, beforeId]);
+      return row === null ? null : { id: Number(row.id), ts: Number(row.ts) };
+    },
     async newestIdInRange(projectId, from, to, beforeId) {
       const row = await db.one<{ id: number | null }>(sql.NEWEST_PROJECT_LOG_ID_IN_RANGE, [projectId, from, to, beforeId]);
       return row.id === null ? null : Number(row.id);

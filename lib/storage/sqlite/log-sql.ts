@@ -135,6 +135,10 @@ export const QUERY_PROJECT_LOGS_IN_RANGE = `SELECT ${LOG_COLUMNS} FROM log_entri
     AND level >= ?5 AND instr(body, ?6) > 0 AND instr(body, ?7) > 0
   ORDER BY id DESC LIMIT ?8`;
 
+/** The project's newest entry below an id: one step along (project_id, id). Params: project, beforeId. */
+export const NEWEST_PROJECT_LOG_TIME = `SELECT id, ts FROM log_entries INDEXED BY log_entries_project
+  WHERE project_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT 1`;
+
 /** The newest id of a (narrow) time range, index only. Params: project, from, to, beforeId. */
 export const NEWEST_PROJECT_LOG_ID_IN_RANGE = `SELECT MAX(id) AS hi FROM log_entries INDEXED BY log_entries_project_ts
   WHERE project_id = ?1 AND ts >= ?2 AND ts <= ?3 AND id < ?4`;

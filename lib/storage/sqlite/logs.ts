@@ -180,6 +180,10 @@ function planReads(db: SqlExecutor): LogPlanReads {
     async countInRange(projectId, from, to, cap) {
       return Number((await db.get(SQL.COUNT_PROJECT_LOGS_IN_RANGE, [projectId, from, to, cap]))?.n ?? 0);
     },
+    async newestEntryTime(projectId, beforeId) {
+      const row = await db.get(SQL.NEWEST_PROJECT_LOG_TIME, [projectId, beforeId]);
+      return row === undefined ? null : { id: Number(row.id), ts: Number(row.ts) };
+    },
     async newestIdInRange(projectId, from, to, beforeId) {
       return numOrNull((await db.get(SQL.NEWEST_PROJECT_LOG_ID_IN_RANGE, [projectId, from, to, beforeId]))?.hi);
     },

@@ -64,13 +64,13 @@ export function mayFoldFromNonAscii(needle: AsciiNeedle): boolean {
 export function entryMatcher(filter: Pick<LogFilter, 'words' | 'prefixes' | 'exact'>): EntryTest | null {
   if (!hasTextConditions(filter)) return null;
   const needles = filter.exact.map((e) => exactNeedle(e.value));
-  const asciiParts = [...filter.words, ...filter.prefixes].filter((w) => ASCII_WORD.test(w));
+  const asciiParts = [...filter.words.map((w) => ({ w, prefix: false })), ...filter.prefixes.map((w) => ({ w, prefix: true }))].filter((p) => ASCII_WORD.test(p.w));
   const { words, prefixes, exact } = filter;
   return (body) => {
     for (const n of needles) if (!body.includes(n)) return false;
     if (asciiParts.length > 0) {
       const lower = body.toLowerCase();
-      for (const w of asciiParts) if (!lower.includes(w)) return false;
+      for (const { w, prefix } of asciiParts) if (!mayHoldAsciiWord(lower, w, prefix)) return false;
     }
     const entry = JSON.parse(body) as Record<string, unknown>;
     for (const e of exact) if (!exactMatches(entry, e)) return false;
@@ -93,6 +93,25 @@ export function entryMatcher(filter: Pick<LogFilter, 'words' | 'prefixes' | 'exa
 }
 
 const isAsciiWordChar = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39);
+
+/**
+ * A necessary condition, on an entry's lower-cased JSON text, for it to
+ * hold the ASCII word (or a word starting with the prefix): an occurrence
+ * not inside a longer run of letters and digits (a prefix: not after one;
+ * `vosa*` need not parse the entries holding only `qunevosa`). A JSON
+ * escape right before it (`\n`, `\u001f`) may end a run in the text the
+ * entry stands for, so an occurrence within six characters after a
+ * backslash counts too; a word of 64 characters needs no end (longer runs
+ * are cut there). The entry itself decides the rest.
+ */
+function mayHoldAsciiWord(lowerText: string, word: string, prefix: boolean): boolean {
+  for (let at = lowerText.indexOf(word); at !== -1; at = lowerText.indexOf(word, at + 1)) {
+    if (at > 0 && isAsciiWordChar(lowerText.charCodeAt(at - 1)) && lowerText.lastIndexOf('\\', at - 1) < at - 6) continue;
+    const end = at + word.length;
+    if (prefix || word.length >= MAX_WORD_LENGTH || end === lowerText.length || !isAsciiWordChar(lowerText.charCodeAt(end))) return true;
+  }
+  return false;
+}
 
 /**
  * Whether lower-cased ASCII `text` holds `word` as one of its words (a

@@ -377,6 +377,14 @@ describe('words found in place in ASCII text', () => {
     // Two values never join into one word.
     assert.equal(m({ event: 'dis', a: 'k' }, 'disk'), false);
   });
+  it('finds words right after a JSON escape in the stored text', () => {
+    assert.equal(m({ event: 'a\nvosajun' }, 'vosa*'), true);
+    assert.equal(m({ event: 'a\nvosajun' }, 'vosajun'), true);
+    assert.equal(m({ event: '\u001fvosajun\tx' }, 'vosajun'), true);
+    assert.equal(m({ event: 'say \"vosa\"' }, 'vosa'), true);
+    assert.equal(m({ event: 'back\\vosa' }, 'vosa*'), true);
+    assert.equal(m({ event: 'qunevosa', other: 'nvosa' }, 'vosa*'), false);
+  });
   it('matches a prefix only at the start of a word', () => {
     assert.equal(m({ event: 'timeout reached' }, 'time*'), true);
     assert.equal(m({ event: 'overtime' }, 'time*'), false);

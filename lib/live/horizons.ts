@@ -41,6 +41,15 @@ export class Horizons {
     return this.clock;
   }
 
+  /**
+   * Where a stream over these projects opened now starts: the largest id
+   * stored once the ingestion in flight into them has ended (not shared:
+   * a feed's settle may answer less, entries stored before the opening).
+   */
+  start(projectIds: readonly number[]): Promise<number> {
+    return this.gate.run(() => this.db.lastLogId(projectIds));
+  }
+
   /** A settled position for these projects, from a settle started at or after `notBefore`. */
   settle(projectIds: readonly number[], notBefore: number): Promise<number> {
     const key = [...projectIds].sort((a, b) => a - b).join(',');

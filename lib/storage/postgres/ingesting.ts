@@ -4,10 +4,13 @@
  * `lastLogId` in logs.ts) that has to wait for one of them awaits its end
  * here, the moment its COMMIT (or ROLLBACK) is answered, instead of polling
  * pg_locks. Transactions of other processes, or not registered yet, are
- * not found here: the settle polls for those.
+ * not found here: the settle polls for those, and a notification from
+ * another process (sent after its commit) cuts the pause before the next
+ * poll short.
  */
 export class OpenIngestion {
   private readonly open = new Map<number, Promise<void>>();
+  private readonly pausing = new Set<() => void>();
 
   /**
    * Runs `transaction`, giving it `marked(pid)` to call once it holds its
@@ -39,5 +42,23 @@ export class OpenIngestion {
    */
   ended(pid: number): Promise<void> | null {
     return this.open.get(pid) ?? null;
+  }
+
+  /** Resolves after `ms`, or sooner at the next `nudge()`. */
+  pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.pausing.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.pausing.add(wake);
+    });
+  }
+
+  /** Something may have committed in another process: pauses end now. */
+  nudge(): void {
+    for (const wake of [...this.pausing]) wake();
   }
 }

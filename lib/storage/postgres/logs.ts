@@ -164,15 +164,15 @@ export async function lastLogId(db: Queryable, settledProjects?: readonly number
     if (ended) local.push(ended);
     else foreign.push(t.vxid);
   }
-  await Promise.all([...local, waitForEnd(db, foreign)]);
+  await Promise.all([...local, waitForEnd(db, foreign, open)]);
   return settledAt(holding.filter((t) => !blocking.includes(t)));
 }
 
-/** Polls pg_locks (backing off) until none of these transactions holds its mark. */
-async function waitForEnd(db: Queryable, transactions: string[]): Promise<void> {
+/** Polls pg_locks (backing off; `open` may cut a pause short) until none of these transactions holds its mark. */
+async function waitForEnd(db: Queryable, transactions: string[], open?: OpenIngestion): Promise<void> {
   let waiting = transactions;
   for (let delayMs = 1; waiting.length > 0; delayMs = Math.min(delayMs * 2, SETTLE_POLL_MAX_MS)) {
-    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    await (open ? open.pause(delayMs) : new Promise((resolve) => setTimeout(resolve, delayMs)));
     waiting = (await db.one<{ waiting: string[] }>(sql.STILL_INGESTING, [sql.INGEST_MARK_CLASS, waiting])).waiting;
   }
 }

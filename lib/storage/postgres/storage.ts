@@ -39,7 +39,8 @@ class PostgresStorage extends PostgresReads implements Storage {
     private readonly ingesting = new OpenIngestion(),
   ) {
     super(pool, ingesting);
-    this.signals = createPostgresSignals(pool, logger);
+    // Another process's notification follows its commit: a settle polling for its transaction looks again at once.
+    this.signals = createPostgresSignals(pool, logger, () => ingesting.nudge());
     this.pendingList = new PendingListCleaner(pool, logger);
   }
 

@@ -67,4 +67,55 @@ describe('Horizons', () => {
     assert.deepEqual(await Promise.all([first, second]), [9, 9]);
     assert.equal(calls.length, 1);
   });
+
+  it('news about a project set feeds read lately starts its settle at once, which their next read joins', async () => {
+    const answers: ((n: number) => void)[] = [];
+    const calls: (number | undefined)[] = [];
+    const db = {
+      lastLogId(_projectIds?: readonly number[], above?: number): Promise<number> {
+        calls.push(above);
+        return new Promise<number>((resolve) => answers.push(resolve));
+      },
+    };
+    const horizons = new Horizons(db, new ReadGate(2));
+    const first = horizons.settle([1, 2], horizons.tick());
+    answers.shift()!(5);
+    assert.equal(await first, 5);
+    assert.equal(calls.length, 1);
+
+    horizons.tick([7]);
+    assert.equal(calls.length, 1, 'news about other projects starts nothing');
+    const clock = horizons.tick([2]);
+    assert.equal(calls.length, 2, 'news about one of the set’s projects starts a settle');
+    assert.equal(calls[1], 5);
+    const next = horizons.settle([2, 1], clock);
+    assert.equal(calls.length, 2, 'the feed joins the settle under way');
+    answers.shift()!(9);
+    assert.equal(await next, 9);
+    horizons.tick(null);
+    assert.equal(calls.length, 3, 'news about any project starts one too');
+    answers.shift()!(9);
+  });
+
+  it('a settle still queued at the gate takes later news along', async () => {
+    const answers: ((n: number) => void)[] = [];
+    let calls = 0;
+    const db = {
+      lastLogId(): Promise<number> {
+        calls += 1;
+        return new Promise<number>((resolve) => answers.push(resolve));
+      },
+    };
+    const horizons = new Horizons(db, new ReadGate(1));
+    const busy = horizons.settle([3, 4], horizons.tick());
+    const queued = horizons.settle([1, 2], horizons.tick());
+    const joined = horizons.settle([1, 2], horizons.tick());
+    assert.equal(calls, 1);
+    answers.shift()!(1);
+    await busy;
+    await new Promise((r) => setImmediate(r));
+    assert.equal(calls, 2, 'one settle for both asks');
+    answers.shift()!(8);
+    assert.deepEqual(await Promise.all([queued, joined]), [8, 8]);
+  });
 });

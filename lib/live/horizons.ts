@@ -19,39 +19,25 @@ import type { ReadOps } from '../storage/storage.js';
 import type { ReadGate } from './read-gate.js';
 
 interface Settle {
-  /** The clock when its scan began (or will begin, while queued): it reflects every commit notified up to it. */
+  /** The clock when it started: it reflects everything committed before. */
   startedAt: number;
-  /** Its scan has begun: news from now on needs another settle. */
-  scanning: boolean;
   horizon: Promise<number>;
 }
-
-/** A project set no feed asked about for this long gets no settle started ahead of its feeds. */
-const ACTIVE_MS = 10_000;
 
 export class Horizons {
   private clock = 0;
   private readonly underway = new Map<string, Settle>();
   /** The highest position settled so far, by project set. */
   private readonly reached = new Map<string, number>();
-  /** Project sets feeds settled lately, and when they last asked. */
-  private readonly active = new Map<string, { projectIds: readonly number[]; askedAt: number }>();
 
   constructor(
     private readonly db: Pick<ReadOps, 'lastLogId'>,
     private readonly gate: ReadGate,
   ) {}
 
-  /**
-   * Marks "now": settles started from here on reflect every commit made
-   * before. With `news` (the projects of a commit notified, null: any), a
-   * settle starts at once for each project set feeds read lately that
-   * includes one of them, while those feeds may still be busy with their
-   * current page: when they ask next, it is under way or done.
-   */
-  tick(news?: readonly number[] | null): number {
+  /** Marks "now": settles started from here on reflect every commit made before. */
+  tick(): number {
     this.clock += 1;
-    if (news !== undefined) this.settleAhead(news);
     return this.clock;
   }
 
@@ -66,29 +52,11 @@ export class Horizons {
 
   /** A settled position for these projects, from a settle started at or after `notBefore`. */
   settle(projectIds: readonly number[], notBefore: number): Promise<number> {
-    const key = keyOf(projectIds);
-    this.active.set(key, { projectIds, askedAt: Date.now() });
-    return this.settleKey(key, projectIds, notBefore);
-  }
-
-  private settleAhead(news: readonly number[] | null): void {
-    const now = Date.now();
-    for (const [key, { projectIds, askedAt }] of this.active) {
-      if (now - askedAt > ACTIVE_MS) this.active.delete(key);
-      else if (news === null || projectIds.some((id) => news.includes(id))) void this.settleKey(key, projectIds, this.clock).catch(() => undefined);
-    }
-  }
-
-  private settleKey(key: string, projectIds: readonly number[], notBefore: number): Promise<number> {
+    const key = [...projectIds].sort((a, b) => a - b).join(',');
     const current = this.underway.get(key);
-    // A settle still queued at the gate scans after now: it reflects any news so far.
-    if (current && (!current.scanning || current.startedAt >= notBefore)) return current.horizon;
-    const settle: Settle = { startedAt: this.clock, scanning: false, horizon: Promise.resolve(0) };
-    settle.horizon = this.gate.run(() => {
-      settle.scanning = true;
-      settle.startedAt = this.clock;
-      return this.db.lastLogId(projectIds, this.reached.get(key) ?? -1);
-    });
+    if (current && current.startedAt >= notBefore) return current.horizon;
+    const above = this.reached.get(key) ?? -1;
+    const settle: Settle = { startedAt: this.clock, horizon: this.gate.run(() => this.db.lastLogId(projectIds, above)) };
     this.underway.set(key, settle);
     const done = () => {
       if (this.underway.get(key) === settle) this.underway.delete(key);
@@ -99,8 +67,4 @@ export class Horizons {
     }, done);
     return settle.horizon;
   }
-}
-
-function keyOf(projectIds: readonly number[]): string {
-  return [...projectIds].sort((a, b) => a - b).join(',');
 }

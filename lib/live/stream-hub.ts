@@ -228,7 +228,7 @@ class LiveStreamHub implements StreamHub {
     this.knownMaxId = Math.max(this.knownMaxId, maxId);
     if (this.feeds.size === 0) return;
     // Reads this news wakes need settles started from now on (PostgreSQL).
-    const news = { maxId, clock: this.horizons?.tick(projectIds) ?? 0 };
+    const news = { maxId, clock: this.horizons?.tick() ?? 0 };
     if (projectIds === null) {
       for (const feed of this.feeds.values()) {
         feed.refreshProjects();

@@ -8,7 +8,8 @@
  * Targets: p99 < 50 ms on the file backend at moderate load; < 50 KiB per
  * idle stream.
  *
- * Standalone: `node --import tsx bench/stream.ts [--quick]`.
+ * Standalone: `node --import tsx bench/stream.ts [--quick] [--fanout-only]` (LOGKEEP_BENCH_STREAMS:
+ * streams opened, 100 by default).
  */
 import { Agent, request, type IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -22,6 +23,8 @@ const STREAM_BENCH_BOUNDS = { sseMaxStreams: 2000, sseMaxStreamsPerUser: 2000, h
 
 export interface StreamBenchOptions {
   quick: boolean;
+  /** Only the runs compared with the fan-out ceiling (also LOGKEEP_BENCH_STREAM_FANOUT_ONLY=1). */
+  fanoutOnly?: boolean;
 }
 
 const STREAMS = Number(process.env.LOGKEEP_BENCH_STREAMS ?? 100);
@@ -202,8 +205,14 @@ const FANOUT_BACKGROUND = 2_000;
 const FANOUT_RATIO_TARGET = 1.3;
 
 function printRatio(label: string, r: LatencyResult, ceiling: LatencyResult): void {
-  const ratio = percentile(r.latencies, 99) / percentile(ceiling.latencies, 99);
-  console.log(`    ${label}: p99 ${fmt(ratio, 2)} × the bare fan-out ceiling's — target ≤ ${FANOUT_RATIO_TARGET}×: ${verdict(ratio <= FANOUT_RATIO_TARGET)}`);
+  const line = (what: string, xs: number[], ceilingXs: number[]) => {
+    const ratio = percentile(xs, 99) / percentile(ceilingXs, 99);
+    console.log(`    ${what}: p99 ${fmt(ratio, 2)} × the bare fan-out ceiling's — target ≤ ${FANOUT_RATIO_TARGET}×: ${verdict(ratio <= FANOUT_RATIO_TARGET)}`);
+  };
+  line(label, r.latencies, ceiling.latencies);
+  // Each scope against the ceiling's streams of the same scope (same filters, same sockets).
+  line(`${label}, project streams`, r.projectLatencies, ceiling.projectLatencies);
+  line(`${label}, group streams`, r.groupLatencies, ceiling.groupLatencies);
 }
 
 /** Opens `count` streams through node:http and keeps them open, reading and discarding. */
@@ -269,19 +278,21 @@ export async function runStreamBench(options: StreamBenchOptions): Promise<void>
   const seconds = options.quick ? 5 : 15;
   const pool = createBatchPool(options.quick ? 40 : 120, 500, 7);
   console.log(`live stream: ${STREAMS} streams (10 filter shapes), one tracer entry every ${TRACER_INTERVAL_MS} ms, ${seconds} s per run`);
-  printLatency('file, no background ingestion', await deliveryLatency(fileDatabase(), seconds, 0, pool), null);
+  const fanoutOnly = options.fanoutOnly ?? process.env.LOGKEEP_BENCH_STREAM_FANOUT_ONLY === '1';
+  if (!fanoutOnly) printLatency('file, no background ingestion', await deliveryLatency(fileDatabase(), seconds, 0, pool), null);
   const ceiling = await fanoutCeiling(seconds, FANOUT_BACKGROUND, pool);
   printLatency(`ceiling: bare node:http fan-out, background ${fmt(FANOUT_BACKGROUND)} entries/s`, ceiling, null);
   const file = await deliveryLatency(fileDatabase(), seconds, FANOUT_BACKGROUND, pool);
   printLatency(`file, background ${fmt(FANOUT_BACKGROUND)} entries/s`, file, LATENCY_TARGET_MS);
   printRatio('file', file, ceiling);
-  printLatency('file, background saturating the writer', await deliveryLatency(fileDatabase(), seconds, null, pool), null);
+  if (!fanoutOnly) printLatency('file, background saturating the writer', await deliveryLatency(fileDatabase(), seconds, null, pool), null);
   const server = await serverDatabase();
   if (server) {
     const result = await deliveryLatency(server, seconds, FANOUT_BACKGROUND, pool);
     printLatency(`server, background ${fmt(FANOUT_BACKGROUND)} entries/s`, result, null);
     printRatio('server', result, ceiling);
   }
+  if (fanoutOnly) return;
 
   await idleMemory(fileDatabase(), 'file');
   const idleServer = await serverDatabase();
@@ -289,7 +300,7 @@ export async function runStreamBench(options: StreamBenchOptions): Promise<void>
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  runStreamBench({ quick: process.argv.includes('--quick') }).catch((err) => {
+  runStreamBench({ quick: process.argv.includes('--quick'), fanoutOnly: process.argv.includes('--fanout-only') || undefined }).catch((err) => {
     console.error(err);
     process.exit(1);
   });

@@ -83,7 +83,7 @@ export class Feed {
    */
   async startPosition(): Promise<number> {
     const selection = await this.selection();
-    if (this.horizons && selection) return this.horizons.settle(selection.projectIds, this.horizons.tick());
+    if (this.horizons && selection) return this.horizons.start(selection.projectIds);
     return this.db.lastLogId();
   }
 

@@ -2,10 +2,12 @@
  * Settled positions for live streams on PostgreSQL (so they have no gap). There,
  * ingestion transactions on different projects may commit out of id order,
  * so a stream over several projects must not pass an id below which an
- * entry may still appear. A settle (`lastLogId(projectIds)`: waits for the
- * ingestion in flight into those projects, then reads the largest id)
- * answers a position at or below which nothing of theirs can commit any
- * more; streams deliver only up to it.
+ * entry may still appear. A settle (`lastLogId(projectIds, above)`) answers
+ * a position at or below which nothing of theirs can commit any more;
+ * streams deliver only up to it. `above` is the highest position settled so
+ * far for those projects: a settle answers at once when it can pass it, and
+ * otherwise waits only for the ingestion transactions holding it there
+ * (those that drew ids at or below it), not for every one in flight.
  *
  * Settles are shared: every feed over the same projects (a group's streams
  * with different filters) joins the one under way if it started after what
@@ -25,6 +27,8 @@ interface Settle {
 export class Horizons {
   private clock = 0;
   private readonly underway = new Map<string, Settle>();
+  /** The highest position settled so far, by project set. */
+  private readonly reached = new Map<string, number>();
 
   constructor(
     private readonly db: Pick<ReadOps, 'lastLogId'>,
@@ -37,17 +41,30 @@ export class Horizons {
     return this.clock;
   }
 
+  /**
+   * Where a stream over these projects opened now starts: the largest id
+   * stored once the ingestion in flight into them has ended (not shared:
+   * a feed's settle may answer less, entries stored before the opening).
+   */
+  start(projectIds: readonly number[]): Promise<number> {
+    return this.gate.run(() => this.db.lastLogId(projectIds));
+  }
+
   /** A settled position for these projects, from a settle started at or after `notBefore`. */
   settle(projectIds: readonly number[], notBefore: number): Promise<number> {
     const key = [...projectIds].sort((a, b) => a - b).join(',');
     const current = this.underway.get(key);
     if (current && current.startedAt >= notBefore) return current.horizon;
-    const settle: Settle = { startedAt: this.clock, horizon: this.gate.run(() => this.db.lastLogId(projectIds)) };
+    const above = this.reached.get(key) ?? -1;
+    const settle: Settle = { startedAt: this.clock, horizon: this.gate.run(() => this.db.lastLogId(projectIds, above)) };
     this.underway.set(key, settle);
     const done = () => {
       if (this.underway.get(key) === settle) this.underway.delete(key);
     };
-    settle.horizon.then(done, done);
+    settle.horizon.then((horizon) => {
+      this.reached.set(key, Math.max(horizon, this.reached.get(key) ?? -1));
+      done();
+    }, done);
     return settle.horizon;
   }
 }

@@ -96,12 +96,15 @@ export interface ReadOps {
   logHistogram(selection: LogSelection & { from: number; to: number }, grid: HistogramGrid): Promise<HistogramCounts | null>;
   /**
    * The largest log entry id stored so far, 0 when none. With
-   * `settledProjects`, first waits until no ingestion into those projects is
-   * in flight, so none of their entries can commit later at or below the
-   * answer (live streams). SQLite commits one transaction at a time, so
-   * there the argument changes nothing.
+   * `settledProjects`, a position at or below which none of their entries
+   * can commit any more (live streams): without `above`, the largest id
+   * once the ingestion into those projects in flight has ended; with it,
+   * the largest position settled now if that passes `above`, else one
+   * reached by waiting only for the ingestion holding it at or below
+   * `above`. SQLite commits one transaction at a time, so there the
+   * arguments change nothing.
    */
-  lastLogId(settledProjects?: readonly number[]): Promise<number>;
+  lastLogId(settledProjects?: readonly number[], above?: number): Promise<number>;
 
   /**
    * Projects that hold entries received before `now` minus their

@@ -20,6 +20,10 @@ import { openStorage } from '../../lib/storage/open-storage.js';
 import { silentLogger } from '../../lib/core/logger.js';
 import { prepareEntries } from '../../lib/logs/prepare-entries.js';
 import { encodeRequest } from '../../lib/storage/encoded-entries.js';
+import type { Storage } from '../../lib/storage/storage.js';
+import { INGEST_MARK_CLASS } from '../../lib/storage/postgres/log-sql.js';
+import pgPromise from 'pg-promise';
+import { PG } from '../support/postgres.js';
 
 function entries(tag: string, count: number, padding = 0): Record<string, unknown>[] {
   return Array.from({ length: count }, (_, i) => ({
@@ -205,6 +209,88 @@ describeEachBackend('live stream: gapless resume', (backend) => {
     });
   }
 
+  if (backend === 'server') {
+    it('a group stream does not wait for ingestion that drew its ids above the entries it can deliver (transactions of another process)', async () => {
+      const [projectA, projectB, projectC] = [projects[0]!, projects[1]!, projects[2]!];
+      const group = await stream(`group_id=${groupG}&q=floored`);
+      // Another process's storage on the same database: its transactions are polled in pg_locks.
+      const db = await openStorage(svc.database.config, { logger: silentLogger });
+      const early = holdIngestion(db, projectB, 'floored early');
+      let late: HeldIngestion | null = null;
+      try {
+        await early.drawn;
+        // Marked after `early` drew its ids: every id it draws is above them.
+        late = holdIngestion(db, projectA, 'floored late');
+        await late.drawn;
+        early.release();
+        await early.done;
+        // Drawn after both; its notification wakes the group stream.
+        await ingestAll(url, keys[2]!, [{ level: 'info', event: 'floored last', timestamp: '2025-01-01T00:00:00Z' }]);
+        const [first] = await group.waitForLogs(1, 10_000);
+        assert.equal(first.event, 'floored early', 'delivered while a transaction that drew larger ids is still open');
+        await new Promise((r) => setTimeout(r, 300));
+        assert.deepEqual(
+          group.logs().map((e) => e.event),
+          ['floored early'],
+          'nothing past the open transaction’s ids',
+        );
+        late.release();
+        await late.done;
+        const got = await group.waitForLogs(3, 10_000);
+        assert.deepEqual(
+          got.map((e) => [e.event, e.project_id]),
+          [
+            ['floored early', projectB],
+            ['floored late', projectA],
+            ['floored last', projectC],
+          ],
+        );
+        assertAscendingUnique(got.map((e) => e.id as number), 'floored');
+      } finally {
+        early.release();
+        late?.release();
+        await Promise.allSettled([early.done, late?.done]);
+        await db.close();
+      }
+    });
+
+    it('a group stream waits for ingestion marked without a floor (a process of an earlier version)', async () => {
+      const [projectA, projectB] = [projects[0]!, projects[1]!];
+      const group = await stream(`group_id=${groupG}&q=floorless`);
+      const pgp = pgPromise({ noWarnings: true });
+      const raw = pgp({ host: PG.host, port: PG.port, user: PG.user, password: PG.password, database: svc.database.config.dbServerDatabase!, max: 1 });
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let marked!: () => void;
+      const isMarked = new Promise<void>((resolve) => {
+        marked = resolve;
+      });
+      // The mark alone, as ingestion took it before floors existed; the transaction may draw ids at any time.
+      const old = raw.tx(async (t) => {
+        await t.any('SELECT pg_advisory_xact_lock_shared(($1::bigint << 32) | $2::bigint)', [INGEST_MARK_CLASS, projectA]);
+        marked();
+        await held;
+      });
+      try {
+        await isMarked;
+        await ingestAll(url, keys[1]!, [{ level: 'info', event: 'floorless after', timestamp: '2025-01-01T00:00:00Z' }]);
+        await new Promise((r) => setTimeout(r, 300));
+        assert.deepEqual(group.logs(), [], 'the group stream waits while an entry of any id may still commit');
+        release();
+        await old;
+        const [got] = await group.waitForLogs(1, 10_000);
+        assert.equal(got.event, 'floorless after');
+        assert.equal(got.project_id, projectB);
+      } finally {
+        release();
+        await old.catch(() => undefined);
+        await raw.$pool.end();
+      }
+    });
+  }
+
   it('a consumer that stops reading loses nothing: it catches up from storage, in order', async () => {
     const target = projects[2]!;
     const start = (await listedIds([['project_id', String(target)]])).at(-1) ?? 0;
@@ -222,6 +308,34 @@ describeEachBackend('live stream: gapless resume', (backend) => {
     }
   });
 });
+
+interface HeldIngestion {
+  /** Resolves once the transaction has drawn its ids (it stays open). */
+  drawn: Promise<void>;
+  release(): void;
+  /** Resolves when it has committed. */
+  done: Promise<unknown>;
+}
+
+/** One entry ingested into `projectId` through `db`, its transaction held open after drawing its id until released. */
+function holdIngestion(db: Storage, projectId: number, event: string): HeldIngestion {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let drawn!: () => void;
+  const idsDrawn = new Promise<void>((resolve) => {
+    drawn = resolve;
+  });
+  const done = db.write(async (tx) => {
+    const batch = prepareEntries([{ level: 'info', event, timestamp: '2025-01-01T00:00:00Z' }]);
+    const outcomes = await tx.ingestLogs([encodeRequest(projectId, Date.now(), batch.entries)]);
+    drawn();
+    await held;
+    return outcomes;
+  });
+  return { drawn: idsDrawn, release, done };
+}
 
 /** A stream read through node:http, paused at once: the client stops reading its socket. */
 function openPausedStream(target: string, token: string): Promise<{ res: IncomingMessage; body: { text: string } }> {

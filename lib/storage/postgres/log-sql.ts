@@ -224,17 +224,46 @@ export const QUERY_PROJECT_LOGS_IN_RANGE = `WITH in_range AS MATERIALIZED (
  */
 export const INGEST_MARK_CLASS = 1818978151;
 
-/** $1: mark class, $2: project ids. Shared, so ingesters never wait for each other here. */
-export const MARK_INGESTING = `SELECT pg_advisory_xact_lock_shared(($1::bigint << 32) | p.id) FROM unnest($2::bigint[]) AS p(id)`;
+/**
+ * The tag of ingestion floors: key = tag << 53 | floor, where the floor is
+ * the identity sequence's last value when the transaction marked itself
+ * (every id it draws is above it). Ids stay below 2^53, so pg_locks shows
+ * classid = tag << 21 | floor >> 32 and objid = the floor's low 32 bits; no
+ * other advisory key of logkeep has these high bits.
+ */
+export const INGEST_FLOOR_TAG = 701;
 
-/** Transactions holding an ingestion mark in this database ($1: mark class); the callers narrow it with $2. */
-const MARKED = `SELECT DISTINCT virtualtransaction FROM pg_locks
-    WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND classid = $1::bigint::oid
+/**
+ * $1: mark class, $2: project ids, $3: floor tag. Takes a shared mark per
+ * project and the transaction's floor (shared, so ingesters never wait for
+ * each other here) and answers the backend's pid. count(*) runs every
+ * lock of the union.
+ */
+export const MARK_INGESTING = `SELECT pg_backend_pid() AS pid, count(*) AS locks FROM (
+    SELECT pg_advisory_xact_lock_shared(($1::bigint << 32) | p.id) FROM unnest($2::bigint[]) AS p(id)
+    UNION ALL
+    SELECT pg_advisory_xact_lock_shared(($3::bigint << 53)
+      + COALESCE(pg_sequence_last_value(pg_get_serial_sequence('log_entries', 'id')::regclass), 0))) AS l`;
+
+/** Advisory locks held in this database (not session ones waiting: only granted). */
+const ADVISORY = `SELECT virtualtransaction, pid, classid::bigint AS classid, objid::bigint AS objid FROM pg_locks
+    WHERE locktype = 'advisory' AND granted AND objsubid = 1
       AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
 
-/** One snapshot: the largest visible id, and the ingestion marked on projects $2 right now. */
-export const SETTLE_POSITION = `SELECT (SELECT COALESCE(MAX(id), 0) FROM log_entries) AS horizon,
-  ARRAY(${MARKED} AND objid = ANY($2::bigint[]::oid[])) AS waiting`;
+/**
+ * One snapshot: the largest visible id, and the transactions marked on
+ * projects $2 right now ($1: mark class, $3: floor tag), each with its
+ * backend pid and its floor (null when it holds none). The snapshot is
+ * taken before pg_locks is read.
+ */
+export const SETTLE_POSITION = `WITH locks AS MATERIALIZED (${ADVISORY}),
+  marked AS (SELECT DISTINCT virtualtransaction, pid FROM locks WHERE classid = $1::bigint AND objid = ANY($2::bigint[])),
+  floors AS (SELECT virtualtransaction, min(((classid & 2097151) << 32) | objid) AS floor FROM locks
+    WHERE classid >> 21 = $3::bigint GROUP BY virtualtransaction)
+  SELECT (SELECT COALESCE(MAX(id), 0) FROM log_entries) AS horizon,
+    (SELECT COALESCE(json_agg(json_build_object('vxid', m.virtualtransaction, 'pid', m.pid, 'floor', f.floor)), '[]'::json)
+      FROM marked AS m LEFT JOIN floors AS f USING (virtualtransaction)) AS ingesting`;
 
-/** Which of the transactions $2 still hold their marks. */
-export const STILL_INGESTING = `SELECT ARRAY(${MARKED} AND virtualtransaction = ANY($2::text[])) AS waiting`;
+/** Which of the transactions $2 still hold their marks ($1: mark class). */
+export const STILL_INGESTING = `SELECT ARRAY(SELECT DISTINCT virtualtransaction FROM (${ADVISORY}) AS l
+    WHERE classid = $1::bigint AND virtualtransaction = ANY($2::text[])) AS waiting`;

@@ -15,6 +15,7 @@ import { BlockLookahead, planLogsAfter, planQuery, type LogBlockRef, type LogPla
 import { asciiWordNeedles, exactNeedle, mayFoldFromNonAscii } from '../../search/entry-match.js';
 import type { Queryable } from './connection.js';
 import * as sql from './log-sql.js';
+import type { OpenIngestion } from './ingesting.js';
 
 const MIN_TS = -Number.MAX_SAFE_INTEGER;
 const MAX_TS = Number.MAX_SAFE_INTEGER;
@@ -85,10 +86,11 @@ function wordNeedle(filter: LogFilter): { word: string; fold: boolean } {
 const text = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 
 /** Quota-checked insert of several requests inside the caller's transaction. */
-export async function ingestLogs(db: Queryable, requests: readonly LogIngestRequest[]): Promise<LogEntryOutcome[][]> {
+export async function ingestLogs(db: Queryable, requests: readonly LogIngestRequest[], marked?: (pid: number) => void): Promise<LogEntryOutcome[][]> {
   const rows = await db.any<{ id: number } & ProjectUsage>(sql.LOCK_PROJECT_USAGE, [projectIdsOf(requests)]);
-  // Before any id is drawn: live streams settling on these projects wait for us (see lastLogId).
-  await db.any(sql.MARK_INGESTING, [sql.INGEST_MARK_CLASS, projectIdsOf(requests)]);
+  // Before any id is drawn: live streams settling on these projects see us (see lastLogId).
+  const mark = await db.one<{ pid: number }>(sql.MARK_INGESTING, [sql.INGEST_MARK_CLASS, projectIdsOf(requests), sql.INGEST_FLOOR_TAG]);
+  marked?.(mark.pid);
   const plan = planIngest(requests, new Map(rows.map((r) => [Number(r.id), { ...r }])));
   if (plan.admitted === 0) return outcomesOf(plan, []);
 
@@ -122,25 +124,57 @@ export async function ingestLogs(db: Queryable, requests: readonly LogIngestRequ
  * order, but two transactions on different projects may commit out of id
  * order, and the largest id overall may belong to another project.
  *
- * Settling: every ingestion transaction holds a shared advisory lock per
- * project (its "mark", taken before it draws ids, never contended). One
- * statement reads the largest visible id and the transactions marked on
- * these projects right now; then this waits (polling pg_locks) until those
- * transactions have ended. A transaction marked later draws ids above the
- * answer; one that ended before the scan is visible to any later read. So
- * no entry of these projects can commit at or below the answer afterwards.
- * Unlike a row lock, this never queues behind ingestion that starts after
- * the settle, so it waits at most for the transactions in flight.
+ * Settling: every ingestion transaction holds, before it draws ids, a
+ * shared advisory lock per project (its "mark") and one whose key holds
+ * its floor (the identity sequence's last value then: every id it draws is
+ * above). One statement reads the largest visible id M and the transactions
+ * marked on these projects right now with their floors. A transaction
+ * marked later draws ids above M; one that ended before the scan is
+ * visible to any later read; one seen in flight draws ids above its floor.
+ * So min(M, the floors seen) is settled at once: no entry of these
+ * projects can commit at or below it any more. A transaction whose floor
+ * is M or more holds nothing back.
+ *
+ * `above`: the caller has already read up to that position. When the
+ * answer would not pass it, this waits for the transactions holding it
+ * back (floor at or below `above`, or none known) to end, and answers
+ * min(M, the other floors seen). This never waits for ingestion that
+ * started after the scan, nor for ingestion that only draws ids above
+ * what the caller has. Waiting for a transaction of this storage's pool
+ * takes its end from `open` (no polling); any other is polled in pg_locks.
  */
-export async function lastLogId(db: Queryable, settledProjects?: readonly number[]): Promise<number> {
+export async function lastLogId(db: Queryable, settledProjects?: readonly number[], above = Number.POSITIVE_INFINITY, open?: OpenIngestion): Promise<number> {
   if (!settledProjects?.length) return Number((await db.one<{ id: number }>(sql.SELECT_LAST_LOG_ID)).id);
-  const settle = await db.one<{ horizon: number; waiting: string[] }>(sql.SETTLE_POSITION, [sql.INGEST_MARK_CLASS, settledProjects]);
-  let waiting = settle.waiting;
+  const settle = await db.one<{ horizon: number; ingesting: { vxid: string; pid: number | null; floor: number | null }[] }>(sql.SETTLE_POSITION, [
+    sql.INGEST_MARK_CLASS,
+    settledProjects,
+    sql.INGEST_FLOOR_TAG,
+  ]);
+  const horizon = Number(settle.horizon);
+  // A transaction without a floor (a process of an earlier version) may hold anything back.
+  const floorOf = (t: { floor: number | null }) => (t.floor === null ? Number.NEGATIVE_INFINITY : Number(t.floor));
+  const holding = settle.ingesting.filter((t) => floorOf(t) < horizon);
+  const settledAt = (ts: typeof holding) => Math.min(horizon, ...ts.map(floorOf));
+  if (settledAt(holding) > above) return settledAt(holding);
+  const blocking = holding.filter((t) => floorOf(t) <= above);
+  const local: Promise<void>[] = [];
+  const foreign: string[] = [];
+  for (const t of blocking) {
+    const ended = t.pid === null ? null : (open?.ended(t.pid) ?? null);
+    if (ended) local.push(ended);
+    else foreign.push(t.vxid);
+  }
+  await Promise.all([...local, waitForEnd(db, foreign, open)]);
+  return settledAt(holding.filter((t) => !blocking.includes(t)));
+}
+
+/** Polls pg_locks (backing off; `open` may cut a pause short) until none of these transactions holds its mark. */
+async function waitForEnd(db: Queryable, transactions: string[], open?: OpenIngestion): Promise<void> {
+  let waiting = transactions;
   for (let delayMs = 1; waiting.length > 0; delayMs = Math.min(delayMs * 2, SETTLE_POLL_MAX_MS)) {
-    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    await (open ? open.pause(delayMs) : new Promise((resolve) => setTimeout(resolve, delayMs)));
     waiting = (await db.one<{ waiting: string[] }>(sql.STILL_INGESTING, [sql.INGEST_MARK_CLASS, waiting])).waiting;
   }
-  return Number(settle.horizon);
 }
 
 /** A row of BLOCK_STEP: its block, and one of the block's entries or none (nulls). */

@@ -8,6 +8,7 @@ import type { ExpiredLogScope } from '../types-retention.js';
 import type * as Org from '../types-org.js';
 import type { LogRow, LogSelection } from '../types-logs.js';
 import type { ReadOps } from '../storage.js';
+import type { OpenIngestion } from './ingesting.js';
 import * as sql from './sql.js';
 import * as Logs from './logs.js';
 import * as Retention from './retention.js';
@@ -33,7 +34,11 @@ function visibilityParams(visibility: Org.Visibility): { all: boolean; groupIds:
 }
 
 export class PostgresReads implements ReadOps {
-  constructor(protected readonly db: Queryable) {}
+  constructor(
+    protected readonly db: Queryable,
+    /** This pool's ingestion in flight (the storage's), so settles wait for it without polling. */
+    protected readonly open?: OpenIngestion,
+  ) {}
 
   async countUsers(): Promise<number> {
     return (await this.db.one<{ n: number }>(sql.COUNT_USERS)).n;
@@ -179,8 +184,8 @@ export class PostgresReads implements ReadOps {
     return Logs.logsAfter(this.db, selection, afterId, limit);
   }
 
-  lastLogId(settledProjects?: readonly number[]): Promise<number> {
-    return Logs.lastLogId(this.db, settledProjects);
+  lastLogId(settledProjects?: readonly number[], above?: number): Promise<number> {
+    return Logs.lastLogId(this.db, settledProjects, above, this.open);
   }
 
   expiredLogScopes(now: number): Promise<ExpiredLogScope[]> {

@@ -18,8 +18,11 @@ type Client = pgPromise.ILostContext['client'];
 type Connection = pgPromise.IConnected<unknown, Client>;
 type Notification = { channel: string; payload?: string };
 
-/** Signals over this storage's pool; `closeAll` stops every listener (storage close). */
-export function createPostgresSignals(db: pgPromise.IDatabase<unknown>, logger: ServiceLogger): StorageSignals & { closeAll(): Promise<void> } {
+/**
+ * Signals over this storage's pool; `closeAll` stops every listener (storage
+ * close). `heard` runs at every notification received, before its handler.
+ */
+export function createPostgresSignals(db: pgPromise.IDatabase<unknown>, logger: ServiceLogger, heard: () => void = () => {}): StorageSignals & { closeAll(): Promise<void> } {
   const listeners = new Set<PgListener>();
   return {
     async notify(channel, payload) {
@@ -27,7 +30,7 @@ export function createPostgresSignals(db: pgPromise.IDatabase<unknown>, logger: 
       await db.any(NOTIFY, [channel, payload]);
     },
     async listen(channels, handlers) {
-      const listener = new PgListener(db, channels, handlers, logger, () => listeners.delete(listener));
+      const listener = new PgListener(db, channels, handlers, logger, () => listeners.delete(listener), heard);
       listeners.add(listener);
       await listener.connect();
       return listener;
@@ -46,6 +49,7 @@ class PgListener implements SignalListener {
   private retryDelay = RETRY_FIRST_MS;
   private readonly onNotification = (msg: Notification) => {
     if (this.closed) return;
+    this.heard();
     try {
       this.handlers.onMessage(msg.channel, msg.payload ?? '');
     } catch (err) {
@@ -59,6 +63,7 @@ class PgListener implements SignalListener {
     private readonly handlers: SignalHandlers,
     private readonly logger: ServiceLogger,
     private readonly onClosed: () => void,
+    private readonly heard: () => void,
   ) {}
 
   /** One connection attempt; on failure a retry is scheduled. Never rejects. */

@@ -15,6 +15,7 @@ import { describeConnectionError } from './pg-errors.js';
 import { PostgresReads } from './reads.js';
 import { PostgresWrites } from './writes.js';
 import { PendingListCleaner } from './pending-list-cleaner.js';
+import { OpenIngestion } from './ingesting.js';
 import * as sql from './sql.js';
 import * as Retention from './retention.js';
 import { createPostgresSignals } from './signals.js';
@@ -35,9 +36,11 @@ class PostgresStorage extends PostgresReads implements Storage {
   constructor(
     private readonly pool: pgPromise.IDatabase<unknown>,
     logger: ServiceLogger,
+    private readonly ingesting = new OpenIngestion(),
   ) {
-    super(pool);
-    this.signals = createPostgresSignals(pool, logger);
+    super(pool, ingesting);
+    // Another process's notification follows its commit: a settle polling for its transaction looks again at once.
+    this.signals = createPostgresSignals(pool, logger, () => ingesting.nudge());
     this.pendingList = new PendingListCleaner(pool, logger);
   }
 
@@ -46,7 +49,7 @@ class PostgresStorage extends PostgresReads implements Storage {
 
   async write<T>(fn: (tx: WriteOps) => Promise<T>): Promise<T> {
     let writes: PostgresWrites | null = null;
-    const result = await this.pool.tx((t) => fn((writes = new PostgresWrites(t))));
+    const result = await this.ingesting.track((marked) => this.pool.tx((t) => fn((writes = new PostgresWrites(t, marked)))));
     const stored = (writes as PostgresWrites | null)?.storedEntries ?? 0;
     if (stored > 0) this.pendingList.added(stored);
     return result;

@@ -25,7 +25,11 @@ function change<C extends object, K extends keyof C>(changes: C, key: K): [boole
 }
 
 export class PostgresWrites extends PostgresReads implements WriteOps {
-  constructor(db: Queryable) {
+  constructor(
+    db: Queryable,
+    /** Told the backend pid once this transaction has marked its ingestion (see `lastLogId` in logs.ts). */
+    private readonly marked?: (pid: number) => void,
+  ) {
     super(db);
   }
 
@@ -196,7 +200,7 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
 
   /** Locks the projects' rows (id order) for the rest of the transaction: quotas stay exact across processes. */
   async ingestLogs(requests: LogIngestRequest[]): Promise<LogEntryOutcome[][]> {
-    const outcomes = await Logs.ingestLogs(this.db, requests);
+    const outcomes = await Logs.ingestLogs(this.db, requests, this.marked);
     for (const request of outcomes) for (const outcome of request) if ('id' in outcome) this.storedEntries += 1;
     return outcomes;
   }

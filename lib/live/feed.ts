@@ -182,6 +182,9 @@ export class Feed {
     // committed before the read starts, so the read sees all of them.
     const horizon =
       this.horizons && selection.projectIds.length > 1 ? await this.horizons.settle(selection.projectIds, this.needClock) : Number.POSITIVE_INFINITY;
+    // Also before the read: no entry of these projects at or below both
+    // this and the horizon can commit any more, so the read sees them all.
+    const stored = await this.db.lastLogIdOf(selection.projectIds);
     const read = await this.db.logsAfter(selection, cursor, this.page.entries);
     const rows = read.filter((row) => row.id <= horizon);
     // A stream may have ended, paused or moved while the read ran.
@@ -192,6 +195,15 @@ export class Feed {
       if (takers.length > 0) this.onFramesSent(count * takers.length);
       // The rest of the read goes out in the next round, from the new cursor.
       if (count < rows.length) return;
+    }
+    // A short read holds every match after the cursor it could see; what it
+    // saw includes every entry up to `checked`, so none up to there is left
+    // to send. Reading from there spares the next reads the entries already
+    // found not to match (a filter matching nothing would otherwise re-read
+    // everything after its cursor at every notification).
+    if (read.length < this.page.entries) {
+      const checked = Math.min(stored, horizon);
+      for (const sub of takers) sub.passChecked(checked);
     }
     if (rows.length < read.length) {
       // Entries beyond the horizon were seen: the next round needs a settle started after this read.

@@ -4,7 +4,7 @@
  * prefixes and exact-match filters through the block index, level-only
  * queries through the index's level terms, narrow and wide time ranges,
  * groups) checked against a brute-force filter deciding from each stored
- * entry itself, `logsAfter` and `lastLogId`; and the group-commit queue
+ * entry itself, `logsAfter`, `lastLogId` and `lastLogIdOf`; and the group-commit queue
  * over a real database.
  */
 import assert from 'node:assert/strict';
@@ -188,6 +188,11 @@ describeEachBackend('log storage verbs', (backend) => {
     assert.equal((await storage.getProject(projectA))!.entryCount, MANY);
     assert.equal((await storage.getProject(projectC))!.entryCount, QUIET);
     assert.equal(await storage.lastLogId(), Math.max(...stored.map((r) => r.id)));
+    const lastOf = (ids: number[]) => Math.max(0, ...stored.filter((r) => ids.includes(r.projectId)).map((r) => r.id));
+    for (const ids of [[projectA], [projectB], [projectC], [projectA, projectC], [projectA, projectB, projectC]]) {
+      assert.equal(await storage.lastLogIdOf(ids), lastOf(ids), `last id of projects ${ids.join(',')}`);
+    }
+    assert.equal(await storage.lastLogIdOf([projectC + 1000]), 0, 'a project without entries');
   });
 
   it('answers every plan exactly like a brute-force filter, page by page', async () => {

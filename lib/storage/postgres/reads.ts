@@ -183,6 +183,10 @@ export class PostgresReads implements ReadOps {
     return Logs.lastLogId(this.db, settledProjects);
   }
 
+  lastLogIdOf(projectIds: readonly number[]): Promise<number> {
+    return Logs.lastLogIdOf(this.db, projectIds);
+  }
+
   expiredLogScopes(now: number): Promise<ExpiredLogScope[]> {
     return Retention.expiredLogScopes(this.db, now);
   }

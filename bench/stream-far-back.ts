@@ -27,8 +27,8 @@ export interface FarBackResult {
   ceiling: number[];
 }
 
-/** `trials` trials against a service over `filled`; `nodeArgs` go to the service's process. */
-export async function farBackLatency(filled: FilledDatabase, trials: number, nodeArgs: string[] = []): Promise<FarBackResult> {
+/** `trials` trials against a service over `filled`, the entry sent `waitMs` after the streams open; `nodeArgs` go to the service's process. */
+export async function farBackLatency(filled: FilledDatabase, trials: number, nodeArgs: string[] = [], waitMs = WAIT_AFTER_OPEN_MS): Promise<FarBackResult> {
   const child = await startChild({ kind: 'service', settings: serviceSettings(filled.db) }, { nodeArgs });
   const http = new Pool(child.url, { connections: 2, keepAliveTimeout: 60_000 });
   const result: FarBackResult = { farBack: [], ceiling: [] };
@@ -64,7 +64,7 @@ export async function farBackLatency(filled: FilledDatabase, trials: number, nod
         return source;
       });
       await Promise.all(sources.map((s) => new Promise<void>((resolve, reject) => ((s.onopen = () => resolve()), (s.onerror = (err) => reject(new Error(err.message)))))));
-      await new Promise((r) => setTimeout(r, WAIT_AFTER_OPEN_MS));
+      await new Promise((r) => setTimeout(r, waitMs));
       const event = `far back tracer ${t}`;
       await post(JSON.stringify([{ level: 'info', event, timestamp: new Date().toISOString() }]));
       const acked = performance.now();

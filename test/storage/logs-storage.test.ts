@@ -306,6 +306,23 @@ describeEachBackend('log storage verbs', (backend) => {
     assert.equal(got[0]!.body.startsWith('{'), true);
   });
 
+  it('reads oldest first above an id within a time range some projects hold nothing of (logsAfter)', async () => {
+    const base: LogSelection = { projectIds: [projectA, projectB, projectC], minLevel: null, from: null, to: null, words: [], prefixes: [], exact: [] };
+    // Only A holds entries from minute 4000 on; none holds any from minute 7000.
+    for (const selection of [
+      { ...base, from: T0 + 4000 * MINUTE },
+      { ...base, from: T0 + 4000 * MINUTE, to: T0 + 4100 * MINUTE, words: wordsOf('e5') },
+      { ...base, from: T0 + 20 * MINUTE, to: T0 + 40 * MINUTE, minLevel: 2 },
+    ]) {
+      const expected = brute(selection).reverse();
+      assert.ok(expected.length > 5, `${expected.length} entries`);
+      assert.deepEqual((await storage.logsAfter(selection, 0, 200)).map((r) => r.id), expected.slice(0, 200));
+      assert.deepEqual((await storage.logsAfter(selection, expected[2]!, 3)).map((r) => r.id), expected.slice(3, 6));
+    }
+    assert.deepEqual(await storage.logsAfter({ ...base, from: T0 + 7000 * MINUTE }, 0, 10), []);
+    assert.deepEqual(await storage.logsAfter({ ...base, projectIds: [projectB, projectC], from: T0 + 4000 * MINUTE }, 0, 10), []);
+  });
+
   it('finds ASCII words and prefixes held through U+212A KELVIN SIGN and U+0130 (their lower case is ASCII)', async () => {
     const group = (await storage.getProject(projectA))!.groupId;
     const projectD = (await storage.write((tx) => tx.insertProject({ groupId: group, name: 'd', retentionDays: 1, maxEntries: null, maxBytes: null, createdAt: T0 }))).id;

@@ -6,7 +6,8 @@
  * `from=<now>` with `since_id=0`, waits two seconds, then sends one entry
  * dated now, and measures its 202 → frame at a real `eventsource` client.
  * Ceiling of the same run: the same filter opened without a position (it
- * starts at the newest entry stored, so it never reads the history).
+ * starts at the newest entry stored, so it never reads the history), as a
+ * feed of its own.
  *
  * Standalone: `node --import tsx bench/stream-far-back.ts [--quick]`.
  */
@@ -56,9 +57,10 @@ export async function farBackLatency(filled: FilledDatabase, trials: number, nod
     })();
     for (let t = 0; t < trials; t++) {
       const from = new Date().toISOString();
-      const query = `project_id=${projectId}&from=${encodeURIComponent(from)}`;
+      const query = (at: string) => `project_id=${projectId}&from=${encodeURIComponent(at)}`;
       const frames = [new Map<string, number>(), new Map<string, number>()];
-      const sources = [`${query}&since_id=0`, query].map((q, i) => {
+      // The ceiling's `from` is 1 ms earlier (the same entries match): another feed, so it never waits behind the other's reads.
+      const sources = [`${query(from)}&since_id=0`, query(new Date(Date.parse(from) - 1).toISOString())].map((q, i) => {
         const source = new EventSource(`${child.url}/v1/logs/stream?${q}`, { fetch: authFetch });
         source.addEventListener('log', (e) => frames[i]!.set((JSON.parse(e.data) as { event: string }).event, performance.now()));
         return source;

@@ -182,8 +182,10 @@ export class Feed {
     // committed before the read starts, so the read sees all of them.
     const horizon =
       this.horizons && selection.projectIds.length > 1 ? await this.horizons.settle(selection.projectIds, this.needClock) : Number.POSITIVE_INFINITY;
-    // Also before the read: no entry of these projects at or below both
-    // this and the horizon can commit any more, so the read sees them all.
+    // Also before the read: the projects' last id. Ids of one project commit
+    // in order (on SQLite all ids do; over several projects on PostgreSQL
+    // the horizon bounds the rest), so every entry of theirs up to the
+    // smaller of the two has committed and the read sees it.
     const stored = await this.db.lastLogIdOf(selection.projectIds);
     const read = await this.db.logsAfter(selection, cursor, this.page.entries);
     const rows = read.filter((row) => row.id <= horizon);
@@ -202,8 +204,8 @@ export class Feed {
     // found not to match (a filter matching nothing would otherwise re-read
     // everything after its cursor at every notification).
     if (read.length < this.page.entries) {
-      const checked = Math.min(stored, horizon);
-      for (const sub of takers) sub.passChecked(checked);
+      const checked = await this.checkedUpTo(selection, Math.min(stored, horizon));
+      if (checked !== null) for (const sub of takers) sub.passChecked(checked);
     }
     if (rows.length < read.length) {
       // Entries beyond the horizon were seen: the next round needs a settle started after this read.
@@ -211,6 +213,20 @@ export class Feed {
     } else if (read.length < this.page.entries) {
       this.markCaughtUp(takers, generation);
     }
+  }
+
+  /**
+   * `upTo`, unless the group now has a project the read left out (created
+   * or unblocked since the selection was resolved): entries of that project
+   * may lie below `upTo` and are not checked yet, so the position stays,
+   * and the next read resolves the group again and reads them.
+   */
+  private async checkedUpTo(selection: LogSelection, upTo: number): Promise<number | null> {
+    if (this.scope.kind !== 'group') return upTo;
+    const current = await selectionOf(this.db, this.scope, this.filter);
+    if (current && current.projectIds.every((id) => selection.projectIds.includes(id))) return upTo;
+    this.refreshProjects();
+    return null;
   }
 
   private markCaughtUp(subs: readonly Subscription[], generation: number): void {

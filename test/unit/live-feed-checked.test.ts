@@ -36,6 +36,8 @@ class FakeReads {
   readonly readsAfter: number[] = [];
   /** What a settle answers (null: the last id stored). */
   settledAt: number | null = null;
+  /** The unblocked projects of the group. */
+  groupProjects = [1, 2];
 
   add(projectId: number, count: number, wanted = false): number {
     for (let i = 0; i < count; i++) this.entries.push({ id: this.lastId() + 1, projectId, wanted });
@@ -48,7 +50,7 @@ class FakeReads {
 
   asReadOps(): ReadOps {
     const reads: Partial<ReadOps> = {
-      projectIdsOfGroup: async () => [1, 2].map((id) => ({ id, isBlocked: false })) as Awaited<ReturnType<ReadOps['projectIdsOfGroup']>>,
+      projectIdsOfGroup: async () => this.groupProjects.map((id) => ({ id, isBlocked: false })) as Awaited<ReturnType<ReadOps['projectIdsOfGroup']>>,
       lastLogId: async (settled?: readonly number[]) => (settled && this.settledAt !== null ? this.settledAt : this.lastId()),
       lastLogIdOf: async (projectIds: readonly number[]) => Math.max(0, ...this.entries.filter((e) => projectIds.includes(e.projectId)).map((e) => e.id)),
       logsAfter: async (selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> => {
@@ -154,6 +156,27 @@ describe('live feed: reading past checked entries', () => {
     await feed.idle();
     assert.deepEqual(reads.readsAfter, [0, 250]);
     assert.deepEqual(res.sentIds(), [wanted]);
+  });
+
+  it('over a group, does not pass the entries of a project it has not read yet (created or unblocked since)', async () => {
+    const reads = new FakeReads();
+    const history = reads.add(1, 100);
+    const { feed, res, sub } = setUp(GROUP, reads);
+    sub.cursor = 0;
+    await feed.kick();
+    assert.equal(sub.cursor, history);
+    // Project 3 joins the group and gets an entry; then project 1 gets more,
+    // and its news is served before the feed hears of project 3.
+    reads.groupProjects = [1, 2, 3];
+    const late = reads.add(3, 1, true);
+    const noise = reads.add(1, 10);
+    feed.entriesMayExist(noise);
+    await feed.idle();
+    assert.equal(sub.cursor, history, 'the position stays while a project of the group was not read');
+    feed.entriesMayExist(late);
+    await feed.idle();
+    assert.deepEqual(res.sentIds(), [late]);
+    assert.equal(sub.cursor, noise, 'once every project is read, the position moves on');
   });
 
   it('a full page moves the position only to the last entry sent', async () => {

@@ -41,6 +41,13 @@ export class Feed {
   failed = false;
   private readonly empty: boolean;
   /**
+   * The feed's last read sent nothing, so its filter may match nothing for
+   * a while: the next read first reads the projects' last id, to move the
+   * positions past what it checks. A feed whose reads send entries moves
+   * with them and spares that statement.
+   */
+  private probing = true;
+  /**
    * What is read: the filter over the one project, or over the group's
    * unblocked projects as last resolved (null: nothing to read; undefined:
    * resolve before the next read).
@@ -186,9 +193,10 @@ export class Feed {
     // in order (on SQLite all ids do; over several projects on PostgreSQL
     // the horizon bounds the rest), so every entry of theirs up to the
     // smaller of the two has committed and the read sees it.
-    const stored = await this.db.lastLogIdOf(selection.projectIds);
+    const stored = this.probing ? await this.db.lastLogIdOf(selection.projectIds) : null;
     const read = await this.db.logsAfter(selection, cursor, this.page.entries);
     const rows = read.filter((row) => row.id <= horizon);
+    this.probing = rows.length === 0;
     // A stream may have ended, paused or moved while the read ran.
     const takers = subs.filter((s) => s.ready && s.cursor === cursor);
     if (rows.length > 0) {
@@ -203,8 +211,9 @@ export class Feed {
     // to send. Reading from there spares the next reads the entries already
     // found not to match (a filter matching nothing would otherwise re-read
     // everything after its cursor at every notification).
-    if (read.length < this.page.entries) {
-      const checked = await this.checkedUpTo(selection, Math.min(stored, horizon));
+    const upTo = stored === null ? null : Math.min(stored, horizon);
+    if (upTo !== null && read.length < this.page.entries && takers.some((s) => (s.cursor as number) < upTo)) {
+      const checked = await this.checkedUpTo(selection, upTo);
       if (checked !== null) for (const sub of takers) sub.passChecked(checked);
     }
     if (rows.length < read.length) {

@@ -34,6 +34,8 @@ interface Stored {
 class FakeReads {
   readonly entries: Stored[] = [];
   readonly readsAfter: number[] = [];
+  /** Reads of the projects' last id. */
+  probes = 0;
   /** What a settle answers (null: the last id stored). */
   settledAt: number | null = null;
   /** The unblocked projects of the group. */
@@ -52,7 +54,7 @@ class FakeReads {
     const reads: Partial<ReadOps> = {
       projectIdsOfGroup: async () => this.groupProjects.map((id) => ({ id, isBlocked: false })) as Awaited<ReturnType<ReadOps['projectIdsOfGroup']>>,
       lastLogId: async (settled?: readonly number[]) => (settled && this.settledAt !== null ? this.settledAt : this.lastId()),
-      lastLogIdOf: async (projectIds: readonly number[]) => Math.max(0, ...this.entries.filter((e) => projectIds.includes(e.projectId)).map((e) => e.id)),
+      lastLogIdOf: async (projectIds: readonly number[]) => (this.probes++, Math.max(0, ...this.entries.filter((e) => projectIds.includes(e.projectId)).map((e) => e.id))),
       logsAfter: async (selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> => {
         this.readsAfter.push(afterId);
         return this.entries
@@ -177,6 +179,28 @@ describe('live feed: reading past checked entries', () => {
     await feed.idle();
     assert.deepEqual(res.sentIds(), [late]);
     assert.equal(sub.cursor, noise, 'once every project is read, the position moves on');
+  });
+
+  it('reads the last id only while its reads send nothing', async () => {
+    const reads = new FakeReads();
+    reads.add(1, 50);
+    const { feed, res, sub } = setUp(PROJECT, reads);
+    sub.cursor = 0;
+    await feed.kick();
+    assert.equal(reads.probes, 1, 'the first read');
+    for (let i = 0; i < 5; i++) {
+      reads.add(1, 3);
+      feed.entriesMayExist(reads.add(1, 1, true));
+      await feed.idle();
+    }
+    assert.equal(res.sentIds().length, 5);
+    assert.equal(reads.probes, 2, 'only the first read after one that sent nothing');
+    feed.entriesMayExist(reads.add(1, 4));
+    await feed.idle();
+    feed.entriesMayExist(reads.add(1, 4));
+    await feed.idle();
+    assert.equal(reads.probes, 3, 'the read after one that sent nothing');
+    assert.equal(sub.cursor, reads.lastId());
   });
 
   it('a full page moves the position only to the last entry sent', async () => {

@@ -1,9 +1,9 @@
 /**
  * `npm run bench`: every benchmark in sequence, each bounded in time.
  * `--quick` uses 100k entries per backend instead of 1M (about two minutes
- * instead of about ten) and fewer login-burst windows. The query, histogram
- * and console (headless Chromium) benchmarks run on the databases the
- * ingestion benchmark filled; the login-burst benchmark fills its own.
+ * instead of about ten) and fewer login-burst windows. The query, histogram,
+ * console (headless Chromium) and far-back live-stream benchmarks run on
+ * the databases the ingestion benchmark filled; the login-burst benchmark fills its own.
  * The soak runs last, 2 minutes per backend (a short soak);
  * `LOGKEEP_BENCH_SOAK_MINUTES=30` makes it the full 30-minute one.
  */
@@ -18,6 +18,7 @@ import { benchMetrics } from './metrics.js';
 import { benchQuery } from './query.js';
 import { benchSoak, soakMinutesFromEnv } from './soak.js';
 import { runStreamBench } from './stream.js';
+import { benchFarBack } from './stream-far-back.js';
 
 const quick = process.argv.includes('--quick');
 const started = Date.now();
@@ -28,6 +29,7 @@ try {
   await benchQuery({ quick }, filled);
   await benchHistogram({ quick }, filled);
   await benchConsole({ quick }, filled);
+  await benchFarBack({ quick }, filled);
 } finally {
   await filled.file.db.drop();
   await filled.server?.db.drop();

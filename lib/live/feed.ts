@@ -41,6 +41,13 @@ export class Feed {
   failed = false;
   private readonly empty: boolean;
   /**
+   * The feed's last read sent nothing, so its filter may match nothing for
+   * a while: the next read first reads the projects' last id, to move the
+   * positions past what it checks. A feed whose reads send entries moves
+   * with them and spares that statement.
+   */
+  private probing = true;
+  /**
    * What is read: the filter over the one project, or over the group's
    * unblocked projects as last resolved (null: nothing to read; undefined:
    * resolve before the next read).
@@ -182,8 +189,14 @@ export class Feed {
     // committed before the read starts, so the read sees all of them.
     const horizon =
       this.horizons && selection.projectIds.length > 1 ? await this.horizons.settle(selection.projectIds, this.needClock) : Number.POSITIVE_INFINITY;
+    // Also before the read: the projects' last id. Ids of one project commit
+    // in order (on SQLite all ids do; over several projects on PostgreSQL
+    // the horizon bounds the rest), so every entry of theirs up to the
+    // smaller of the two has committed and the read sees it.
+    const stored = this.probing ? await this.db.lastLogIdOf(selection.projectIds) : null;
     const read = await this.db.logsAfter(selection, cursor, this.page.entries);
     const rows = read.filter((row) => row.id <= horizon);
+    this.probing = rows.length === 0;
     // A stream may have ended, paused or moved while the read ran.
     const takers = subs.filter((s) => s.ready && s.cursor === cursor);
     if (rows.length > 0) {
@@ -193,12 +206,36 @@ export class Feed {
       // The rest of the read goes out in the next round, from the new cursor.
       if (count < rows.length) return;
     }
+    // A short read holds every match after the cursor it could see; what it
+    // saw includes every entry up to `checked`, so none up to there is left
+    // to send. Reading from there spares the next reads the entries already
+    // found not to match (a filter matching nothing would otherwise re-read
+    // everything after its cursor at every notification).
+    const upTo = stored === null ? null : Math.min(stored, horizon);
+    if (upTo !== null && read.length < this.page.entries && takers.some((s) => (s.cursor as number) < upTo)) {
+      const checked = await this.checkedUpTo(selection, upTo);
+      if (checked !== null) for (const sub of takers) sub.passChecked(checked);
+    }
     if (rows.length < read.length) {
       // Entries beyond the horizon were seen: the next round needs a settle started after this read.
       this.needClock = this.horizons!.tick();
     } else if (read.length < this.page.entries) {
       this.markCaughtUp(takers, generation);
     }
+  }
+
+  /**
+   * `upTo`, unless the group now has a project the read left out (created
+   * or unblocked since the selection was resolved): entries of that project
+   * may lie below `upTo` and are not checked yet, so the position stays,
+   * and the next read resolves the group again and reads them.
+   */
+  private async checkedUpTo(selection: LogSelection, upTo: number): Promise<number | null> {
+    if (this.scope.kind !== 'group') return upTo;
+    const current = await selectionOf(this.db, this.scope, this.filter);
+    if (current && current.projectIds.every((id) => selection.projectIds.includes(id))) return upTo;
+    this.refreshProjects();
+    return null;
   }
 
   private markCaughtUp(subs: readonly Subscription[], generation: number): void {

@@ -1,7 +1,10 @@
 /**
  * One open live stream: the response it writes to, how far it has been
- * served (`cursor`: the id of the last entry sent, or the catch-up start),
- * and who it was opened for (what re-validation checks at every heartbeat).
+ * served (`cursor`: every entry up to it was sent or found not to be the
+ * stream's; the id of the last entry sent, the catch-up start, or a later
+ * id its feed has checked past), and who it was opened for (what
+ * re-validation checks at every heartbeat). The client's own position is
+ * the `id:` of the last frame it received, never the cursor.
  *
  * A subscription never buffers entries itself. Its feed reads pages from
  * storage by id and hands each page's text to `deliver`; when the socket's
@@ -30,7 +33,7 @@ export interface StreamCaller {
 export const STALLED_AFTER_BEATS = 2;
 
 export class Subscription {
-  /** The last entry id sent (or the catch-up start); null until the stream has started. */
+  /** Where the next read starts: every entry up to it was sent or checked not to match. Null until the stream has started. */
   cursor: number | null = null;
   /** The socket buffer is full: no more pages until it drains. */
   paused = false;
@@ -74,6 +77,17 @@ export class Subscription {
     if (this.ended) return;
     this.cursor = lastId;
     if (!this.res.write(pageText)) this.paused = true;
+  }
+
+  /**
+   * Every entry after the cursor up to `id` was checked and none is for this
+   * stream: later reads start after `id`. Nothing is written, so the
+   * client's `Last-Event-ID` stays the last entry it was sent; resuming
+   * from there re-checks the same entries and finds the same nothing.
+   */
+  passChecked(id: number): void {
+    if (this.ended || this.cursor === null || this.cursor >= id) return;
+    this.cursor = id;
   }
 
   /**

@@ -282,10 +282,23 @@ export async function planQuery(reads: LogPlanReads, selection: LogSelection, pa
   return mergeNewestFirst(lists, page.limit);
 }
 
-/** Entries above `afterId`, oldest first, at most `limit` (stream catch-up). */
-export function planLogsAfter(reads: LogPlanReads, selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
-  if (selection.from !== null && selection.to !== null && selection.from > selection.to) return Promise.resolve([]);
-  const match = blockMatchOf(selection, selection.projectIds);
-  if (match === null) return reads.oldest(selection.projectIds, selection, afterId, limit);
-  return blockWalk('oldest', reads, selection.projectIds, selection, match, afterId, limit);
+/**
+ * Entries above `afterId`, oldest first, at most `limit` (stream catch-up).
+ * With a lower time bound, projects holding no entry in the range at all
+ * are left out first (one probe of (project_id, ts) each): a stream
+ * following a range whose entries have not arrived yet would otherwise walk
+ * everything after its position only to find nothing.
+ */
+export async function planLogsAfter(reads: LogPlanReads, selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
+  if (selection.from !== null && selection.to !== null && selection.from > selection.to) return [];
+  let projectIds = selection.projectIds;
+  if (selection.from !== null) {
+    const { from, to } = selection;
+    const held = await Promise.all(projectIds.map((projectId) => reads.countInRange(projectId, from, to ?? MAX_TS, 1)));
+    projectIds = projectIds.filter((_, i) => held[i]! > 0);
+    if (projectIds.length === 0) return [];
+  }
+  const match = blockMatchOf(selection, projectIds);
+  if (match === null) return reads.oldest(projectIds, selection, afterId, limit);
+  return blockWalk('oldest', reads, projectIds, selection, match, afterId, limit);
 }

@@ -105,6 +105,14 @@ export interface ReadOps {
    * arguments change nothing.
    */
   lastLogId(settledProjects?: readonly number[], above?: number): Promise<number>;
+  /**
+   * The largest id among the stored entries of these projects, 0 when none;
+   * it does not wait for anything. Ids of one project commit in order on
+   * both backends (on SQLite all ids do), so no entry of a single project
+   * can commit at or below the answer later; over several projects on
+   * PostgreSQL one with a smaller id still may (settle with `lastLogId`).
+   */
+  lastLogIdOf(projectIds: readonly number[]): Promise<number>;
 
   /**
    * Projects that hold entries received before `now` minus their

@@ -4,7 +4,7 @@
  * prefixes and exact-match filters through the block index, level-only
  * queries through the index's level terms, narrow and wide time ranges,
  * groups) checked against a brute-force filter deciding from each stored
- * entry itself, `logsAfter` and `lastLogId`; and the group-commit queue
+ * entry itself, `logsAfter`, `lastLogId` and `lastLogIdOf`; and the group-commit queue
  * over a real database.
  */
 import assert from 'node:assert/strict';
@@ -188,6 +188,11 @@ describeEachBackend('log storage verbs', (backend) => {
     assert.equal((await storage.getProject(projectA))!.entryCount, MANY);
     assert.equal((await storage.getProject(projectC))!.entryCount, QUIET);
     assert.equal(await storage.lastLogId(), Math.max(...stored.map((r) => r.id)));
+    const lastOf = (ids: number[]) => Math.max(0, ...stored.filter((r) => ids.includes(r.projectId)).map((r) => r.id));
+    for (const ids of [[projectA], [projectB], [projectC], [projectA, projectC], [projectA, projectB, projectC]]) {
+      assert.equal(await storage.lastLogIdOf(ids), lastOf(ids), `last id of projects ${ids.join(',')}`);
+    }
+    assert.equal(await storage.lastLogIdOf([projectC + 1000]), 0, 'a project without entries');
   });
 
   it('answers every plan exactly like a brute-force filter, page by page', async () => {
@@ -307,6 +312,23 @@ describeEachBackend('log storage verbs', (backend) => {
     assert.deepEqual((await storage.logsAfter(rare, 0, 10)).map((r) => r.id), [critical]);
     assert.deepEqual(await storage.logsAfter(rare, critical, 10), []);
     assert.equal(got[0]!.body.startsWith('{'), true);
+  });
+
+  it('reads oldest first above an id within a time range some projects hold nothing of (logsAfter)', async () => {
+    const base: LogSelection = { projectIds: [projectA, projectB, projectC], minLevel: null, from: null, to: null, words: [], prefixes: [], exact: [] };
+    // Only A holds entries from minute 4000 on; none holds any from minute 7000.
+    for (const selection of [
+      { ...base, from: T0 + 4000 * MINUTE },
+      { ...base, from: T0 + 4000 * MINUTE, to: T0 + 4100 * MINUTE, words: wordsOf('e5') },
+      { ...base, from: T0 + 20 * MINUTE, to: T0 + 40 * MINUTE, minLevel: 2 },
+    ]) {
+      const expected = brute(selection).reverse();
+      assert.ok(expected.length > 5, `${expected.length} entries`);
+      assert.deepEqual((await storage.logsAfter(selection, 0, 200)).map((r) => r.id), expected.slice(0, 200));
+      assert.deepEqual((await storage.logsAfter(selection, expected[2]!, 3)).map((r) => r.id), expected.slice(3, 6));
+    }
+    assert.deepEqual(await storage.logsAfter({ ...base, from: T0 + 7000 * MINUTE }, 0, 10), []);
+    assert.deepEqual(await storage.logsAfter({ ...base, projectIds: [projectB, projectC], from: T0 + 4000 * MINUTE }, 0, 10), []);
   });
 
   it('finds ASCII words and prefixes held through U+212A KELVIN SIGN and U+0130 (their lower case is ASCII)', async () => {

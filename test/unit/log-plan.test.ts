@@ -2,11 +2,12 @@
  * The block walk of log-plan.ts against an in-memory index: it keeps
  * stepping while a step says blocks may remain, even when that step
  * returned fewer blocks than asked for (a step read in two parts whose
- * parts overlapped), and stops when one says none remain.
+ * parts overlapped), and stops when one says none remain. A read after an
+ * id with a time range walks only the projects holding an entry of the range.
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { planQuery, type LogBlockRef, type LogPlanReads } from '../../lib/storage/log-plan.js';
+import { planLogsAfter, planQuery, type LogBlockRef, type LogPlanReads } from '../../lib/storage/log-plan.js';
 import type { LogRow, LogSelection } from '../../lib/storage/types-logs.js';
 
 const BLOCKS = 100;
@@ -52,4 +53,29 @@ it('fills a page from several steps and stops once it is decided', async () => {
   assert.deepEqual((await planQuery(fake, selection, { limit: 10 })).map((r) => r.id), expected.slice(0, 10));
   const page2 = await planQuery(fake, selection, { limit: 10, beforeId: expected[9]! });
   assert.deepEqual(page2.map((r) => r.id), expected.slice(10, 20));
+});
+
+it('reads after an id only in the projects holding an entry of the time range', async () => {
+  const walked: (readonly number[])[] = [];
+  const probes: [number, number, number, number][] = [];
+  const inRange = new Set([2]);
+  const fake = {
+    ...reads(0),
+    async countInRange(projectId: number, from: number, to: number, cap: number) {
+      probes.push([projectId, from, to, cap]);
+      return inRange.has(projectId) ? cap : 0;
+    },
+    async oldest(projectIds: readonly number[]) {
+      walked.push(projectIds);
+      return [];
+    },
+  } as unknown as LogPlanReads;
+  const ranged: LogSelection = { ...selection, projectIds: [1, 2, 3], words: [], from: 1000, to: null };
+  assert.deepEqual(await planLogsAfter(fake, ranged, 0, 10), []);
+  assert.deepEqual(walked, [[2]], 'only the project with entries in the range is walked');
+  assert.deepEqual(probes.map((p) => p[0]), [1, 2, 3]);
+  assert.ok(probes.every((p) => p[1] === 1000 && p[2] >= Number.MAX_SAFE_INTEGER && p[3] === 1), 'one probe each, up to one entry');
+  inRange.clear();
+  assert.deepEqual(await planLogsAfter(fake, ranged, 0, 10), []);
+  assert.equal(walked.length, 1, 'a range no project holds anything of reads nothing more');
 });

@@ -68,6 +68,10 @@ export const ADD_LOG_ROLLUP = `INSERT INTO log_rollup AS r (project_id, span, st
 
 export const SELECT_LAST_LOG_ID = `SELECT COALESCE(MAX(id), 0) AS id FROM log_entries`;
 
+/** The largest visible id of the projects $1: one backward probe of (project_id, id) each. */
+export const SELECT_LAST_LOG_ID_OF_PROJECTS = `SELECT COALESCE(MAX(last.id), 0) AS id
+  FROM unnest($1::bigint[]) AS p(id), LATERAL (SELECT MAX(id) AS id FROM log_entries WHERE project_id = p.id) AS last`;
+
 /**
  * Sent in front of a block step, in the same query string: a
  * multi-statement string runs as one implicit transaction, so it lasts for

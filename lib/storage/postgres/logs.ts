@@ -177,6 +177,16 @@ async function waitForEnd(db: Queryable, transactions: string[], open?: OpenInge
   }
 }
 
+/**
+ * The largest id of these projects' entries visible now. Within one project
+ * ids commit in order (ingestion locks the project's row before it draws
+ * any), so no entry of a single project can commit at or below it later;
+ * over several projects one with a smaller id still may (see `lastLogId`).
+ */
+export async function lastLogIdOf(db: Queryable, projectIds: readonly number[]): Promise<number> {
+  return Number((await db.one<{ id: number }>(sql.SELECT_LAST_LOG_ID_OF_PROJECTS, [projectIds])).id);
+}
+
 /** A row of BLOCK_STEP: its block, and one of the block's entries or none (nulls). */
 type StepRow = { blockLastId: number; blockProjectId: number; blockFirstId: number } & ({ [K in keyof LogRow]: LogRow[K] } | { [K in keyof LogRow]: null });
 

@@ -188,6 +188,10 @@ export class PostgresReads implements ReadOps {
     return Logs.lastLogId(this.db, settledProjects, above, this.open);
   }
 
+  lastLogIdOf(projectIds: readonly number[]): Promise<number> {
+    return Logs.lastLogIdOf(this.db, projectIds);
+  }
+
   expiredLogScopes(now: number): Promise<ExpiredLogScope[]> {
     return Retention.expiredLogScopes(this.db, now);
   }

@@ -69,6 +69,10 @@ export const ADD_LOG_ROLLUP = `INSERT INTO log_rollup (project_id, span, start, 
 
 export const SELECT_LAST_LOG_ID = `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'log_entries'), 0) AS id`;
 
+/** The largest stored id of the projects in JSON array ?1: one probe of (project_id, id) each. */
+export const SELECT_LAST_LOG_ID_OF_PROJECTS = `SELECT COALESCE(MAX((SELECT MAX(id) FROM log_entries WHERE project_id = p.value)), 0) AS id
+  FROM json_each(?1) AS p`;
+
 /**
  * Candidate blocks newest first. Written as a join driven by the FTS rowid
  * (CROSS JOIN fixes the loop order): FTS5 walks its doclists backwards

@@ -91,6 +91,11 @@ export async function lastLogId(db: SqlExecutor): Promise<number> {
   return Number(row?.id ?? 0);
 }
 
+export async function lastLogIdOf(db: SqlExecutor, projectIds: readonly number[]): Promise<number> {
+  const row = await db.get(SQL.SELECT_LAST_LOG_ID_OF_PROJECTS, [JSON.stringify(projectIds)]);
+  return Number(row?.id ?? 0);
+}
+
 /** Quotes one FTS5 string (terms never contain `"`; doubling keeps it safe anyway). */
 const quoted = (term: string): string => `"${term.replace(/"/g, '""')}"`;
 

@@ -218,6 +218,10 @@ export class SqliteReadOps implements ReadOps {
     return Logs.lastLogId(this.db);
   }
 
+  lastLogIdOf(projectIds: readonly number[]): Promise<number> {
+    return Logs.lastLogIdOf(this.db, projectIds);
+  }
+
   expiredLogScopes(now: number): Promise<ExpiredLogScope[]> {
     return Retention.expiredLogScopes(this.db, now);
   }

@@ -83,11 +83,13 @@ const TIMED_SEARCH = `(async () => {
 })()`;
 
 /** Records, in the page, when each tracer row is first in the list (epoch ms, after its frame). */
+/** Tells this run's tracers from a previous run's on the same database (those may still be in the last hour). */
+const RUN = Date.now().toString(36);
 const WATCH_TRACERS = `(() => {
   window.__tracers = {};
   const obs = new MutationObserver(() => {
     for (const el of document.querySelectorAll('.vlist .row .event')) {
-      const m = /^console tracer (\\d+)$/.exec(el.textContent);
+      const m = /^console tracer ${RUN} (\\d+)$/.exec(el.textContent);
       if (m && !(m[1] in window.__tracers)) {
         window.__tracers[m[1]] = 0;
         requestAnimationFrame(() => setTimeout(() => { window.__tracers[m[1]] = performance.timeOrigin + performance.now(); }, 0));
@@ -171,7 +173,7 @@ async function tracerStream(url: string, path: string, headers: Record<string, s
     fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
   });
   source.addEventListener('log', (e) => {
-    const m = /^console tracer (\d+)$/.exec((JSON.parse(e.data) as { event: string }).event);
+    const m = new RegExp(`^console tracer ${RUN} (\\d+)$`).exec((JSON.parse(e.data) as { event: string }).event);
     if (m) frames.set(Number(m[1]), epochNow());
   });
   await new Promise<void>((resolve, reject) => {
@@ -197,7 +199,7 @@ async function timeLive(page: Page, url: string, token: string, org: BenchOrg): 
     const res = await fetch(`${url}/v1/logs`, {
       method: 'POST',
       headers: { authorization: `Bearer ${org.keys[0]}`, 'content-type': 'application/json' },
-      body: JSON.stringify([{ level: 'info', event: `console tracer ${n}`, timestamp: new Date().toISOString() }]),
+      body: JSON.stringify([{ level: 'info', event: `console tracer ${RUN} ${n}`, timestamp: new Date().toISOString() }]),
     });
     await res.text();
     if (res.status !== 202) throw new Error(`ingest: ${res.status}`);

@@ -3,7 +3,6 @@
  * owns (body budget + group-commit queue) and the turning of a parsed batch
  * into an IngestionResponse.
  */
-import { availableParallelism } from 'node:os';
 import type { LogServiceConfig } from '../core/config.js';
 import type { ServiceLogger } from '../core/logger.js';
 import { NO_OBSERVER, type ServiceObserver } from '../core/observe.js';
@@ -44,35 +43,11 @@ export interface Ingestion {
   close(): Promise<void>;
 }
 
-/** Ingestion transactions written at once on PostgreSQL, at most (half the pool at most, the rest serves queries). */
-export const MAX_SERVER_INGEST_TRANSACTIONS = 4;
-
-/**
- * How many ingestion transactions run at once. One writer on SQLite. On
- * PostgreSQL a few, leaving pool connections for queries; and, when the
- * server runs on this machine (a loopback address or a socket directory),
- * no more than this machine has cores: each transaction keeps a backend
- * busy on the CPU for its whole length, so more of them than cores only
- * take turns on the cores, and a query's backend waits its turn among
- * them. Requests arriving meanwhile wait and go into the next transaction
- * together (group commit), so fewer at once does not mean fewer entries.
- */
-export function ingestTransactionsAtOnce(backend: 'file' | 'server', poolSize: number, host: string | null, cores: number): number {
-  if (backend === 'file') return 1;
-  const byPool = Math.max(1, Math.min(MAX_SERVER_INGEST_TRANSACTIONS, Math.floor(poolSize / 2)));
-  return isLocalHost(host) ? Math.max(1, Math.min(byPool, cores)) : byPool;
-}
-
-/** A PostgreSQL host on this machine: a loopback name or address, or a Unix socket directory (none given: 127.0.0.1). */
-function isLocalHost(host: string | null): boolean {
-  if (host === null || host.startsWith('/')) return true;
-  const h = host.toLowerCase().replace(/^\[|\]$/g, '');
-  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
-
 export function createIngestion(storage: Storage, config: LogServiceConfig, logger: ServiceLogger, options: { bodyIdleMs?: number; observer?: ServiceObserver } = {}): Ingestion {
   const observer = options.observer ?? NO_OBSERVER;
-  const concurrency = ingestTransactionsAtOnce(storage.backend, config.dbServerPoolSize, config.dbServerHost, availableParallelism());
+  // One writer on SQLite; on PostgreSQL a few transactions at once, leaving
+  // pool connections for queries.
+  const concurrency = storage.backend === 'file' ? 1 : Math.max(1, Math.min(4, Math.floor(config.dbServerPoolSize / 2)));
   const queue = new IngestQueue(storage, {
     concurrency,
     maxEntriesPerCommit: MAX_ENTRIES_PER_COMMIT,

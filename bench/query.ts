@@ -8,9 +8,11 @@
  *
  * Standalone: `node --import tsx bench/query.ts [--quick]`.
  */
+import { availableParallelism } from 'node:os';
 import { Pool } from 'undici';
 import type { BatchPool } from './support/dataset.js';
 import { adminLogin, fmt, load, percentile, serviceSettings, settleServerDatabase, startChild, verdict, type BenchOrg } from './support/harness.js';
+import { machineBusyMs, pgBackendsCpu, processCpuMs } from './support/cpu-time.js';
 import { fillBothBackends, shots, type FilledDatabase } from './ingest.js';
 
 export interface QueryOptions {
@@ -77,7 +79,11 @@ async function timeQueries(token: string, c: QueryCase, runs: number, client: Po
 
 const TARGET = { single: 25, nothing: 100, range: 100, other: Infinity } as const;
 
-export async function querySuite(label: string, filled: FilledDatabase, runs: number): Promise<void> {
+/** Each query's steady-state p99 (ms) by name, as `querySuite` measured it with nothing else running. */
+export type IdleFigures = Map<string, number>;
+
+export async function querySuite(label: string, filled: FilledDatabase, runs: number): Promise<IdleFigures> {
+  const idle: IdleFigures = new Map();
   await settleServerDatabase(filled.db);
   const child = await startChild({ kind: 'service', settings: serviceSettings(filled.db) });
   const token = await adminLogin(child.url);
@@ -93,6 +99,7 @@ export async function querySuite(label: string, filled: FilledDatabase, runs: nu
     coldest = Math.max(coldest, ...(await timeQueries(token, c, filled.org.projectIds.length, client, 1000)));
     const lat = await timeQueries(token, c, runs, client);
     const p99 = percentile(lat, 99);
+    idle.set(c.name, p99);
     const target = TARGET[c.kind];
     const ok = p99 <= target;
     if (!ok) misses += 1;
@@ -103,6 +110,16 @@ export async function querySuite(label: string, filled: FilledDatabase, runs: nu
   console.log(`    ${misses === 0 ? 'every query within its target' : `${misses} queries over their target`} (steady state; slowest unmeasured first run per project and query: ${fmt(coldest, 1)} ms)`);
   await client.close();
   await child.stop();
+  return idle;
+}
+
+/** CPU time (ms) spent during a window: by the service, its PostgreSQL backends, this loader, and the whole machine. */
+interface CpuSpent {
+  service: number;
+  postgres: number;
+  loader: number;
+  machine: number;
+  wall: number;
 }
 
 interface WindowSamples {
@@ -113,18 +130,43 @@ interface WindowSamples {
   /** The query samples by query kind. */
   byKind: Map<string, number[]>;
   logins: number;
+  cpu: CpuSpent;
+  /** The service's event-loop delay in the window (ms): its p99, and the longest. */
+  loop: { p99: number; max: number };
 }
 
 /** p99 of each single filter and `q` while ingestion runs at half its saturated rate must stay within this. */
 const UNDER_INGESTION_TARGET_MS = 50;
 
-/** One line per query kind, its p99 beside the target, the worst first. */
-function printByKind(byKind: Map<string, number[]>): void {
-  const rows = [...byKind].map(([name, lat]) => ({ name, p99: percentile(lat, 99), n: lat.length })).sort((a, b) => b.p99 - a.p99);
+/**
+ * One line per query kind, the worst first: its p50 and p99 while
+ * ingestion runs at half rate, beside the target and the same query's p99
+ * with nothing else running (`querySuite`, same run, same database).
+ */
+function printByKind(byKind: Map<string, number[]>, idle: IdleFigures | undefined): void {
+  const rows = [...byKind].map(([name, lat]) => ({ name, p50: percentile(lat, 50), p99: percentile(lat, 99), n: lat.length })).sort((a, b) => b.p99 - a.p99);
   const over = rows.filter((r) => r.p99 > UNDER_INGESTION_TARGET_MS).length;
-  console.log(`    by kind (quiet windows; target p99 ≤ ${UNDER_INGESTION_TARGET_MS} ms: ${over === 0 ? 'every kind meets it' : `${over} of ${rows.length} OVER`}):`);
-  for (const r of rows) console.log(`      ${r.name.padEnd(34)} p99 ${fmt(r.p99, 1).padStart(7)} ms over ${r.n}`);
+  const fewest = Math.min(...rows.map((r) => r.n));
+  console.log(`    by kind (quiet windows; target p99 ≤ ${UNDER_INGESTION_TARGET_MS} ms: ${over === 0 ? 'every kind meets it' : `${over} of ${rows.length} OVER`}${fewest < 100 ? `; with under 100 samples a p99 is about their maximum` : ''}):`);
+  for (const r of rows) {
+    const before = idle?.get(r.name);
+    console.log(
+      `      ${r.name.padEnd(34)} p50 ${fmt(r.p50, 1).padStart(6)} ms  p99 ${fmt(r.p99, 1).padStart(7)} ms over ${String(r.n).padStart(3)} (≤ ${UNDER_INGESTION_TARGET_MS}: ${r.p99 <= UNDER_INGESTION_TARGET_MS ? 'ok' : 'OVER'})${before === undefined ? '' : `  idle p99 ${fmt(before, 1)} ms`}`,
+    );
+  }
 }
+
+/** Where the CPU went during the windows, in % of one core (the machine has `cores` of them). */
+function printCpu(cpu: CpuSpent, loop: { p99: number; max: number }, backend: string | undefined): void {
+  const pct = (ms: number) => fmt((100 * ms) / cpu.wall);
+  const ours = cpu.service + cpu.postgres + cpu.loader;
+  const pg = backend === 'server' ? `, PostgreSQL backends ${pct(cpu.postgres)} %` : '';
+  console.log(
+    `    CPU (% of one core, ${cores()} cores): service ${pct(cpu.service)} %${pg}, this loader ${pct(cpu.loader)} %, other processes ${pct(Math.max(0, cpu.machine - ours))} %; service event-loop delay p99 ${fmt(loop.p99, 1)} ms (longest ${fmt(loop.max, 1)} ms)`,
+  );
+}
+
+const cores = () => availableParallelism();
 
 /**
  * Ingestion (500/batch) and queries at once, in windows with and without a
@@ -133,17 +175,25 @@ function printByKind(byKind: Map<string, number[]>): void {
  * each, run one after the other, measured mostly when PostgreSQL happened
  * to stall (a p99 over ~200 requests is their third slowest).
  */
-export async function mixedLoad(label: string, filled: FilledDatabase, options: { seconds: number; pairs: { saturated: number; paced: number } }): Promise<void> {
+export async function mixedLoad(
+  label: string,
+  filled: FilledDatabase,
+  options: { seconds: number; pairs: { saturated: number; paced: number } },
+  idle?: IdleFigures,
+): Promise<void> {
   const child = await startChild({ kind: 'service', settings: serviceSettings(filled.db) });
   const token = await adminLogin(child.url);
   const cycles = Math.max(1, Math.floor(filled.entries / (filled.pool.bodies.length * filled.pool.entries[0]!)));
   const all = cases(filled.org, filled.pool, cycles).filter((c) => c.kind === 'single');
   const client = new Pool(child.url, { connections: 2 });
+  const pgCpu = filled.db.settings.dbBackend === 'server' ? await pgBackendsCpu(filled.db) : null;
   let queryCount = 0;
 
   async function window(burst: boolean, seconds: number, entriesPerSecond?: number, withQueries = true): Promise<WindowSamples> {
     const deadline = Date.now() + seconds * 1000;
     const stop = () => Date.now() > deadline;
+    await child.loopDelay();
+    const start = { service: processCpuMs(child.pid), postgres: (await pgCpu?.read()) ?? 0, loader: process.cpuUsage(), machine: machineBusyMs(), wall: performance.now() };
     const pacing = entriesPerSecond ? { entriesPerSecond, connections: 8 } : { connections: 2 };
     const ingest = load({ url: child.url, next: shots(filled.pool, filled.org.keys), until: stop, ...pacing });
     const query: number[] = [];
@@ -161,12 +211,30 @@ export async function mixedLoad(label: string, filled: FilledDatabase, options: 
     // A sign-in refused with 503 (password checks busy, on an overloaded machine) is not counted, and does not end the run.
     const burster = burst ? Promise.all(Array.from({ length: 20 }, () => adminLogin(child.url).then(() => (logins += 1), () => undefined))) : null;
     const [result] = await Promise.all([ingest, queries, burster]);
-    return { entries: result.entries, seconds: result.seconds, ingest: result.latencies, query, byKind, logins };
+    const loader = process.cpuUsage(start.loader);
+    const cpu: CpuSpent = {
+      service: processCpuMs(child.pid) - start.service,
+      postgres: ((await pgCpu?.read()) ?? 0) - start.postgres,
+      loader: (loader.user + loader.system) / 1000,
+      machine: machineBusyMs() - start.machine,
+      wall: performance.now() - start.wall,
+    };
+    const loop = await child.loopDelay();
+    return { entries: result.entries, seconds: result.seconds, ingest: result.latencies, query, byKind, logins, cpu, loop };
   }
 
   /** `pairs` quiet and burst windows in alternating order, pooled per kind. */
   async function compare(pairs: number, entriesPerSecond?: number): Promise<{ quiet: WindowSamples; burst: WindowSamples }> {
-    const pooled = () => ({ entries: 0, seconds: 0, ingest: [], query: [], byKind: new Map<string, number[]>(), logins: 0 });
+    const pooled = () => ({
+      entries: 0,
+      seconds: 0,
+      ingest: [],
+      query: [],
+      byKind: new Map<string, number[]>(),
+      logins: 0,
+      cpu: { service: 0, postgres: 0, loader: 0, machine: 0, wall: 0 },
+      loop: { p99: 0, max: 0 },
+    });
     const quiet: WindowSamples = pooled();
     const burst: WindowSamples = pooled();
     await window(false, Math.min(5, options.seconds), entriesPerSecond); // warm-up, not counted
@@ -180,6 +248,8 @@ export async function mixedLoad(label: string, filled: FilledDatabase, options: 
         into.query.push(...w.query);
         for (const [name, lat] of w.byKind) into.byKind.set(name, [...(into.byKind.get(name) ?? []), ...lat]);
         into.logins += w.logins;
+        for (const k of ['service', 'postgres', 'loader', 'machine', 'wall'] as const) into.cpu[k] += w.cpu[k];
+        into.loop = { p99: Math.max(into.loop.p99, w.loop.p99), max: Math.max(into.loop.max, w.loop.max) };
       }
     }
     return { quiet, burst };
@@ -207,16 +277,19 @@ export async function mixedLoad(label: string, filled: FilledDatabase, options: 
   const rate = Math.round(saturated.quiet.entries / saturated.quiet.seconds / 2);
   const paced = await compare(options.pairs.paced, rate);
   await client.close();
+  await pgCpu?.close();
   await child.stop();
   const windows = (pairs: number) => `${pairs} quiet and ${pairs} burst windows of ${options.seconds} s, alternating`;
   console.log(`  ${label}, ingestion (500/batch) and queries together:`);
   console.log(`   saturated (2 connections, as fast as answered; ${windows(options.pairs.saturated)}):`);
   report(saturated);
+  printCpu(saturated.quiet.cpu, saturated.quiet.loop, filled.db.settings.dbBackend);
   const kept = saturated.quiet.entries / saturated.quiet.seconds / (alone.entries / alone.seconds);
   console.log(`    ingestion alone: ${fmt(alone.entries / alone.seconds)} entries/s; with 2 connections querying it keeps ${fmt(100 * kept)} % — target ≥ 80 %: ${verdict(kept >= 0.8)}`);
   console.log(`   paced at ${fmt(rate)} entries/s (half the saturated rate, open loop; ${windows(options.pairs.paced)}):`);
   report(paced);
-  printByKind(paced.quiet.byKind);
+  printCpu(paced.quiet.cpu, paced.quiet.loop, filled.db.settings.dbBackend);
+  printByKind(paced.quiet.byKind, idle);
 }
 
 const signed = (n: number) => `${n >= 0 ? '+' : '−'}${fmt(Math.abs(n), 1)}`;
@@ -224,11 +297,11 @@ const signed = (n: number) => `${n >= 0 ? '+' : '−'}${fmt(Math.abs(n), 1)}`;
 export async function benchQuery(options: QueryOptions, filled: { file: FilledDatabase; server: FilledDatabase | null }): Promise<void> {
   const runs = options.quick ? 30 : 100;
   console.log('Queries over HTTP');
-  await querySuite('file', filled.file, runs);
-  if (filled.server) await querySuite('server (PostgreSQL)', filled.server, runs);
-  const mixed = options.quick ? { seconds: 8, pairs: { saturated: 1, paced: 1 } } : { seconds: 10, pairs: { saturated: 2, paced: 3 } };
-  await mixedLoad('file', filled.file, mixed);
-  if (filled.server) await mixedLoad('server (PostgreSQL)', filled.server, mixed);
+  const idleFile = await querySuite('file', filled.file, runs);
+  const idleServer = filled.server ? await querySuite('server (PostgreSQL)', filled.server, runs) : undefined;
+  const mixed = options.quick ? { seconds: 8, pairs: { saturated: 1, paced: 2 } } : { seconds: 10, pairs: { saturated: 2, paced: 3 } };
+  await mixedLoad('file', filled.file, mixed, idleFile);
+  if (filled.server) await mixedLoad('server (PostgreSQL)', filled.server, mixed, idleServer);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -43,3 +43,19 @@ export async function pgBackendsCpu(db: BenchDatabase): Promise<{ read(): Promis
     close: () => conn.$pool.end(),
   };
 }
+
+/**
+ * CPU time the whole machine spent busy (every core, every process), in ms,
+ * from /proc/stat; 0 where it is absent. Less the processes under test, it
+ * is what other work on a shared machine took meanwhile.
+ */
+export function machineBusyMs(): number {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    // user nice system idle iowait irq softirq steal: all but idle and iowait.
+    const busy = fields.reduce((sum, n) => sum + n, 0) - fields[3]! - fields[4]!;
+    return (busy * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}

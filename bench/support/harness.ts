@@ -23,6 +23,8 @@ export interface Child {
   pid: number;
   /** Peak RSS since the previous call, and the current RSS (bytes). */
   rss(): Promise<{ peak: number; now: number; atPeak: Record<string, unknown> }>;
+  /** The service's event-loop delay since the previous call (ms; the loop's own 5 ms sampling tick subtracted). */
+  loopDelay(): Promise<{ p50: number; p99: number; max: number }>;
   stop(): Promise<void>;
 }
 
@@ -51,6 +53,11 @@ export function startChild(mode: ChildMode, options: { nodeArgs?: string[] } = {
         async rss() {
           const reply = next();
           child.send({ type: 'rss' });
+          return reply;
+        },
+        async loopDelay() {
+          const reply = next();
+          child.send({ type: 'loop' });
           return reply;
         },
         async stop() {

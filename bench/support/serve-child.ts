@@ -3,10 +3,12 @@
  * never shares its event loop: either a real logkeep service or the bare
  * `node:http` ceiling (read the batch, JSON.parse, check levels, 202).
  * Talks to its parent over IPC: `{ready, url}` once listening; answers
- * `rss` with the peak RSS since the last `rss`, and exits on `stop`.
+ * `rss` with the peak RSS since the last `rss`, `loop` with the event-loop
+ * delay since the last `loop`, and exits on `stop`.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { getHeapSpaceStatistics } from 'node:v8';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import type { LogService } from '../../lib/service.js';
@@ -129,8 +131,17 @@ async function main(): Promise<void> {
       if (process.env.LOGKEEP_BENCH_VERBOSE) for (const space of getHeapSpaceStatistics()) atPeak[space.space_name] = Math.round(space.space_used_size / 1e6);
     }
   }, 20);
+  // How late the event loop ran its callbacks since the last `loop` message (ms):
+  // a request waits that long before its handler (or its database answer) runs.
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  loopDelay.enable();
   process.on('message', async (message: { type: string }) => {
-    if (message.type === 'rss') {
+    if (message.type === 'loop') {
+      // The histogram holds whole sampling intervals: their excess over the 5 ms tick is the delay.
+      const ms = (ns: number) => Math.max(0, ns / 1e6 - 5);
+      process.send!({ type: 'loop', p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) });
+      loopDelay.reset();
+    } else if (message.type === 'rss') {
       const now = process.memoryUsage().rss;
       process.send!({ type: 'rss', peak: Math.max(peak, now), now, atPeak });
       peak = now;

@@ -11,7 +11,7 @@ import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend } from '../support/backends.js';
 import { startService, type RunningService } from '../support/service.js';
-import { createActor, createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
+import { createTwoProjectGroup, signInAdmin, type TestActor } from '../support/actors.js';
 import { ingestAll, queryAllPages } from '../support/logs.js';
 import { assertOpen, openRawStream, type RawStream } from '../support/sse.js';
 
@@ -58,12 +58,7 @@ describeEachBackend('live stream: filters matching nothing for a while', (backen
     svc = await startService(backend);
     url = svc.url;
     const admin = await signInAdmin(url);
-    groupG = await createGroup(url, admin.token, 'G');
-    projectA = await createProject(url, admin.token, groupG, 'A');
-    projectB = await createProject(url, admin.token, groupG, 'B');
-    keyA = (await createKey(url, admin.token, projectA)).secret;
-    keyB = (await createKey(url, admin.token, projectB)).secret;
-    member = await createActor(url, admin.token, `reader-${backend}`, { grants: [{ role: 'user', scope_type: 'group', scope_id: groupG }] });
+    ({ groupG, projectA, projectB, keyA, keyB, member } = await createTwoProjectGroup(url, admin.token, `reader-${backend}`));
   });
   after(async () => {
     for (const s of open) s.close();

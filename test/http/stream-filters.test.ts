@@ -9,7 +9,7 @@ import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend } from '../support/backends.js';
 import { api, startService, type RunningService } from '../support/service.js';
-import { assertStatus, createActor, createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
+import { assertStatus, createKey, createProject, createTwoProjectGroup, signInAdmin, type TestActor } from '../support/actors.js';
 import { fixtureQueries, ingestAll, mixedEntries, queryAllPages } from '../support/logs.js';
 import { assertOpen, openRawStream, type RawStream } from '../support/sse.js';
 
@@ -49,12 +49,7 @@ describeEachBackend('live stream: the same entries as GET /v1/logs', (backend) =
     svc = await startService(backend, { settings: { sseMaxStreams: 10_000, sseMaxStreamsPerUser: 10_000 } });
     url = svc.url;
     admin = await signInAdmin(url);
-    groupG = await createGroup(url, admin.token, 'G');
-    projectA = await createProject(url, admin.token, groupG, 'A');
-    projectB = await createProject(url, admin.token, groupG, 'B');
-    keyA = (await createKey(url, admin.token, projectA)).secret;
-    keyB = (await createKey(url, admin.token, projectB)).secret;
-    member = await createActor(url, admin.token, `viewer-${backend}`, { grants: [{ role: 'user', scope_type: 'group', scope_id: groupG }] });
+    ({ groupG, projectA, projectB, keyA, keyB, member } = await createTwoProjectGroup(url, admin.token, `viewer-${backend}`));
   });
   after(async () => {
     for (const s of open) s.close();

@@ -10,6 +10,7 @@ import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import { signal } from '../support/signal.js';
 import { describeEachBackend } from '../support/backends.js';
 import { startService, type RunningService } from '../support/service.js';
 import { createActor, createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
@@ -171,14 +172,8 @@ describeEachBackend('live stream: gapless resume', (backend) => {
       const project = await stream(`project_id=${projectB}&q=overtaken`);
       // An ingestion transaction on A, held open after drawing its ids, through a second storage on the same database.
       const db = await openStorage(svc.database.config, { logger: silentLogger });
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      let drawn!: () => void;
-      const idsDrawn = new Promise<void>((resolve) => {
-        drawn = resolve;
-      });
+      const { promise: held, resolve: release } = signal();
+      const { promise: idsDrawn, resolve: drawn } = signal();
       const slow = db.write(async (tx) => {
         const batch = prepareEntries([{ level: 'info', event: 'overtaken first', timestamp: '2025-01-01T00:00:00Z' }]);
         const outcomes = await tx.ingestLogs([encodeRequest(projectA, Date.now(), batch.entries)]);
@@ -259,14 +254,8 @@ describeEachBackend('live stream: gapless resume', (backend) => {
       const group = await stream(`group_id=${groupG}&q=floorless`);
       const pgp = pgPromise({ noWarnings: true });
       const raw = pgp({ host: PG.host, port: PG.port, user: PG.user, password: PG.password, database: svc.database.config.dbServerDatabase!, max: 1 });
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      let marked!: () => void;
-      const isMarked = new Promise<void>((resolve) => {
-        marked = resolve;
-      });
+      const { promise: held, resolve: release } = signal();
+      const { promise: isMarked, resolve: marked } = signal();
       // The mark alone, as ingestion took it before floors existed; the transaction may draw ids at any time.
       const old = raw.tx(async (t) => {
         await t.any('SELECT pg_advisory_xact_lock_shared(($1::bigint << 32) | $2::bigint)', [INGEST_MARK_CLASS, projectA]);
@@ -319,14 +308,8 @@ interface HeldIngestion {
 
 /** One entry ingested into `projectId` through `db`, its transaction held open after drawing its id until released. */
 function holdIngestion(db: Storage, projectId: number, event: string): HeldIngestion {
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let drawn!: () => void;
-  const idsDrawn = new Promise<void>((resolve) => {
-    drawn = resolve;
-  });
+  const { promise: held, resolve: release } = signal();
+  const { promise: idsDrawn, resolve: drawn } = signal();
   const done = db.write(async (tx) => {
     const batch = prepareEntries([{ level: 'info', event, timestamp: '2025-01-01T00:00:00Z' }]);
     const outcomes = await tx.ingestLogs([encodeRequest(projectId, Date.now(), batch.entries)]);

@@ -145,6 +145,26 @@ export async function createKey(url: string, token: string, projectId: number, l
   return { id: res.body.id, secret: res.body.secret };
 }
 
+/** A group G with projects A and B, a key for each, and a member holding `user` on G (the streams' usual fixture). */
+export interface TwoProjectGroup {
+  groupG: number;
+  projectA: number;
+  projectB: number;
+  keyA: string;
+  keyB: string;
+  member: TestActor;
+}
+
+export async function createTwoProjectGroup(url: string, token: string, memberName: string): Promise<TwoProjectGroup> {
+  const groupG = await createGroup(url, token, 'G');
+  const projectA = await createProject(url, token, groupG, 'A');
+  const projectB = await createProject(url, token, groupG, 'B');
+  const keyA = (await createKey(url, token, projectA)).secret;
+  const keyB = (await createKey(url, token, projectB)).secret;
+  const member = await createActor(url, token, memberName, { grants: [{ role: 'user', scope_type: 'group', scope_id: groupG }] });
+  return { groupG, projectA, projectB, keyA, keyB, member };
+}
+
 /** Asserts a response's status and, for errors, its machine code. */
 export function assertStatus(res: { status: number; body: any; text: string }, status: number, code?: string, message?: string): void {
   const where = message ? `${message}: ` : '';

@@ -73,6 +73,8 @@ function firstRun(env: ConsoleEnv): void {
       // A reload keeps the place: the key exists (its secret is not shown again), the page waits for the entry.
       await page.reload();
       await page.getByText('Waiting for the first entry', { exact: false }).waitFor();
+      // The key step is marked done once the project's keys have loaded (a loaded machine may take a moment).
+      await page.locator('.steps li[aria-current="step"]', { hasText: 'Send your first entry' }).waitFor({ timeout: 10_000 });
       assert.equal(await current(), 'Send your first entry');
       assert.ok(!(await page.content()).includes(secret));
 

@@ -1,23 +1,16 @@
 /** Creating a team in a group (its owners and administrators). */
 import { useState } from 'preact/hooks';
 import { call } from '../api';
-import { errorText } from '../errors';
+import { useSubmit } from '../submit';
 import { ErrorLine, Field } from './form';
 
 export function NewTeamForm(props: { groupId: number; onCreated: () => Promise<void> }) {
   const [name, setName] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setError(null);
-    try {
-      await call(`/v1/groups/${props.groupId}/teams`, { method: 'POST', json: { name } });
-      setName('');
-      await props.onCreated();
-    } catch (err) {
-      setError(errorText(err));
-    }
-  };
+  const { submit, error } = useSubmit(async () => {
+    await call(`/v1/groups/${props.groupId}/teams`, { method: 'POST', json: { name } });
+    setName('');
+    await props.onCreated();
+  });
   return (
     <form class="filter-row" onSubmit={submit}>
       <Field label="New team's name" name="new_team_name" value={name} onInput={setName} required />

@@ -2,23 +2,14 @@
 import { useState } from 'preact/hooks';
 import { deleteMyAccount, session } from '../api';
 import { Card, ErrorLine, Field } from '../components/form';
-import { errorText } from '../errors';
+import { useSubmit } from '../submit';
 import { ChangePasswordForm } from './change-password';
 
 export function AccountPage() {
   const me = session.value!;
   const [confirming, setConfirming] = useState(false);
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const remove = async (e: Event) => {
-    e.preventDefault();
-    setError(null);
-    try {
-      await deleteMyAccount(password);
-    } catch (err) {
-      setError(errorText(err));
-    }
-  };
+  const { submit: remove, error } = useSubmit(() => deleteMyAccount(password));
   return (
     <main>
       <h1>Your account</h1>

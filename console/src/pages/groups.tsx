@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { call, session } from '../api';
 import { Card, ErrorLine, Field } from '../components/form';
 import { FilterRow, Pager } from '../components/list-controls';
-import { errorText } from '../errors';
+import { useSubmit } from '../submit';
 import { isAdmin } from '../rights';
 import { href, navigate } from '../router';
 import { usePagedList } from '../paged';
@@ -43,18 +43,11 @@ export function GroupsPage() {
 
 function NewGroupForm() {
   const [name, setName] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setError(null);
-    try {
-      const g = await call<Group>('/v1/groups', { method: 'POST', json: { name } });
-      await loadScopes(true);
-      navigate('group', { id: String(g.id) });
-    } catch (err) {
-      setError(errorText(err));
-    }
-  };
+  const { submit, error } = useSubmit(async () => {
+    const g = await call<Group>('/v1/groups', { method: 'POST', json: { name } });
+    await loadScopes(true);
+    navigate('group', { id: String(g.id) });
+  });
   return (
     <Card title="New group">
       <form onSubmit={submit}>

@@ -5,6 +5,7 @@ import { Card, ErrorLine, Field } from '../components/form';
 import { ownsGroup } from '../rights';
 import { href, navigate } from '../router';
 import { groups, loadScopes, projects, scopeError } from '../scope';
+import { useSubmit } from '../submit';
 
 export function ProjectsPage() {
   useEffect(() => void loadScopes(true), []);
@@ -41,21 +42,14 @@ function NewProjectForm(props: { groups: { id: number; name: string }[] }) {
   const [groupId, setGroupId] = useState(String(props.groups[0]!.id));
   const [name, setName] = useState('');
   const [retention, setRetention] = useState('30');
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setError(null);
-    try {
-      const p = await call<{ id: number }>(`/v1/groups/${Number(groupId)}/projects`, {
-        method: 'POST',
-        json: { name, retention_days: Number(retention) },
-      });
-      await loadScopes(true);
-      navigate('project', { id: String(p.id) });
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  };
+  const { submit, error } = useSubmit(async () => {
+    const p = await call<{ id: number }>(`/v1/groups/${Number(groupId)}/projects`, {
+      method: 'POST',
+      json: { name, retention_days: Number(retention) },
+    });
+    await loadScopes(true);
+    navigate('project', { id: String(p.id) });
+  });
   return (
     <Card title="New project">
       <form onSubmit={submit}>

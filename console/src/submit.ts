@@ -1,0 +1,21 @@
+/**
+ * A form's submit in one place: it keeps the page from reloading, clears
+ * the last failure, runs the action, and shows a refusal in words (the
+ * sole-owner conflict naming its groups, see errors.ts).
+ */
+import { useState } from 'preact/hooks';
+import { errorText } from './errors';
+
+export function useSubmit(action: () => Promise<void>): { submit: (e: Event) => Promise<void>; error: string | null } {
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      await action();
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+  return { submit, error };
+}

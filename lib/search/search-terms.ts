@@ -94,7 +94,7 @@ export function wordsOf(text: string): string[] {
 export function valueText(entry: Record<string, unknown>): string {
   const texts: string[] = [];
   // The walk of entryTerms without a path: no exact terms are computed.
-  collect(entry, null, texts, []);
+  collect(entry, false, texts, []);
   return texts.join(TEXT_JOINER);
 }
 
@@ -119,42 +119,29 @@ function fmix32(h: number): number {
   return h >>> 0;
 }
 
-/** A path's hash state: both lanes. */
-type PathHash = readonly [number, number];
-const EMPTY_PATH: PathHash = [FNV_OFFSET, LANE2_OFFSET];
-
-/** Feeds `text` (code unit by code unit) after `separator` into both lanes. */
-function feed(state: PathHash, separator: number, text: string): PathHash {
-  let a = Math.imul(state[0] ^ separator, FNV_PRIME);
-  let b = Math.imul(state[1] ^ separator, LANE2_PRIME);
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, FNV_PRIME);
-    b = Math.imul(b ^ c, LANE2_PRIME);
-  }
-  return [a, b];
+/** Feeds `text` (code unit by code unit) after `separator` into one lane: h = (h ^ unit) × prime. */
+function feed(h: number, prime: number, separator: number, text: string): number {
+  h = Math.imul(h ^ separator, prime);
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), prime);
+  return h;
 }
 
 // Two base-32 digits per 10 bits: 30 bits of each lane, 12 digits in all.
 const DIGIT_PAIRS = Array.from({ length: 1024 }, (_, i) => (i >>> 5).toString(32) + (i & 31).toString(32));
 
-function termOf(state: PathHash): string {
-  const a = fmix32(state[0]);
-  const b = fmix32(state[1]);
+/** The exact-match term of a leaf whose path left the lanes at `a` and `b`. */
+function leafTerm(a: number, b: number, valueText: string): string {
+  const x = fmix32(feed(a, FNV_PRIME, VALUE_MARK, valueText));
+  const y = fmix32(feed(b, LANE2_PRIME, VALUE_MARK, valueText));
   return (
     EXACT_TERM_MARK +
-    DIGIT_PAIRS[a >>> 22]! +
-    DIGIT_PAIRS[(a >>> 12) & 1023]! +
-    DIGIT_PAIRS[(a >>> 2) & 1023]! +
-    DIGIT_PAIRS[b >>> 22]! +
-    DIGIT_PAIRS[(b >>> 12) & 1023]! +
-    DIGIT_PAIRS[(b >>> 2) & 1023]!
+    DIGIT_PAIRS[x >>> 22]! +
+    DIGIT_PAIRS[(x >>> 12) & 1023]! +
+    DIGIT_PAIRS[(x >>> 2) & 1023]! +
+    DIGIT_PAIRS[y >>> 22]! +
+    DIGIT_PAIRS[(y >>> 12) & 1023]! +
+    DIGIT_PAIRS[(y >>> 2) & 1023]!
   );
-}
-
-/** The path state after one more key (the first key has no dot before it). */
-function childPath(state: PathHash, key: string, first: boolean): PathHash {
-  return first ? feed(state, PATH_START, key) : feed(state, DOT, key);
 }
 
 /**
@@ -163,9 +150,14 @@ function childPath(state: PathHash, key: string, first: boolean): PathHash {
  */
 export function exactTerm(segments: readonly string[], valueText: string): string {
   if (segments.length === 0) throw new RangeError('an exact-match term needs a path of at least one key');
-  let state = EMPTY_PATH;
-  segments.forEach((key, i) => (state = childPath(state, key, i === 0)));
-  return termOf(feed(state, VALUE_MARK, valueText));
+  let a = FNV_OFFSET;
+  let b = LANE2_OFFSET;
+  segments.forEach((key, i) => {
+    const separator = i === 0 ? PATH_START : DOT;
+    a = feed(a, FNV_PRIME, separator, key);
+    b = feed(b, LANE2_PRIME, separator, key);
+  });
+  return leafTerm(a, b, valueText);
 }
 
 const ONE_WORD = /^[\p{L}\p{N}]+$/u;
@@ -198,7 +190,7 @@ function addressable(key: string): boolean {
 export function entryTerms(entry: Record<string, unknown>): string[] {
   const texts: string[] = [];
   const exact: string[] = [];
-  collect(entry, EMPTY_PATH, texts, exact);
+  collect(entry, true, texts, exact);
   const terms = new Set<string>();
   addWords(texts.join(TEXT_JOINER), terms);
   const out = [...terms];
@@ -206,57 +198,67 @@ export function entryTerms(entry: Record<string, unknown>): string[] {
   return out;
 }
 
-/** A value still to visit, with the hash state of its path (see `collect`). */
+/**
+ * A value still to visit, with the hash lanes of its path (see `collect`);
+ * `addressed` is false once the path went through an array or an
+ * unaddressable key.
+ */
 interface Pending {
   value: unknown;
-  path: PathHash | null;
+  a: number;
+  b: number;
+  addressed: boolean;
 }
 
 /**
  * Visits every value below `root` in document order (keys in order, array
- * items in order), collecting value texts and, where `rootPath` is given,
- * exact terms. `path` is the hash state of the path so far, or null once
- * the path went through an array or an unaddressable key (words are still
- * collected below it, exact terms are not).
+ * items in order), collecting value texts and, with `withTerms`, exact
+ * terms of the leaves whose path is addressed (words are still collected
+ * below an array or an unaddressable key, exact terms are not). The lanes
+ * are plain numbers on each visit rather than a tuple per key: this walk
+ * runs for every ingested entry.
  *
  * The walk keeps its own stack instead of recursing: a stored entry may
  * nest deeper than the call stack allows (one stored before nesting was
  * bounded), and a search or a stream must still read past it.
  */
-function collect(root: Record<string, unknown>, rootPath: PathHash | null, texts: string[], exact: string[]): void {
+function collect(root: Record<string, unknown>, withTerms: boolean, texts: string[], exact: string[]): void {
   const stack: Pending[] = [];
   // Children are pushed in reverse so they come off the stack in order.
-  const pushChildren = (value: object, path: PathHash | null, top: boolean) => {
+  const pushChildren = (value: object, a: number, b: number, addressed: boolean, top: boolean) => {
     if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: null });
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], a: 0, b: 0, addressed: false });
       return;
     }
     const obj = value as Record<string, unknown>;
     const keys = Object.keys(obj);
+    const separator = top ? PATH_START : DOT;
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i]!;
-      stack.push({ value: obj[key], path: path !== null && addressable(key) ? childPath(path, key, top) : null });
+      if (addressed && addressable(key)) {
+        stack.push({ value: obj[key], a: feed(a, FNV_PRIME, separator, key), b: feed(b, LANE2_PRIME, separator, key), addressed: true });
+      } else stack.push({ value: obj[key], a: 0, b: 0, addressed: false });
     }
   };
-  pushChildren(root, rootPath, true);
+  pushChildren(root, FNV_OFFSET, LANE2_OFFSET, withTerms, true);
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    const { value, path } = item;
+    const { value, a, b, addressed } = item;
     switch (typeof value) {
       case 'string':
         texts.push(value);
-        if (path !== null && !isOneWord(value)) exact.push(termOf(feed(path, VALUE_MARK, value)));
+        if (addressed && !isOneWord(value)) exact.push(leafTerm(a, b, value));
         break;
       case 'number': {
         const text = JSON.stringify(value);
         texts.push(text);
-        if (path !== null && !isOneWord(text)) exact.push(termOf(feed(path, VALUE_MARK, text)));
+        if (addressed && !isOneWord(text)) exact.push(leafTerm(a, b, text));
         break;
       }
       case 'boolean':
-        if (path !== null) exact.push(termOf(feed(path, VALUE_MARK, value ? 'true' : 'false')));
+        if (addressed) exact.push(leafTerm(a, b, value ? 'true' : 'false'));
         break;
       case 'object':
-        if (value !== null) pushChildren(value, path, false);
+        if (value !== null) pushChildren(value, a, b, addressed, false);
         break;
       default:
         break;

@@ -5,9 +5,9 @@
  */
 import { useState } from 'preact/hooks';
 import { call } from '../api';
-import { errorText } from '../errors';
 import { granteeText, scopeText, type NameBook } from '../grant-words';
 import type { Member, RoleAssignment } from '../org';
+import { useSubmit } from '../submit';
 import { Card, ErrorLine } from './form';
 import { UserPicker } from './user-picker';
 
@@ -31,7 +31,6 @@ export function GrantForm(props: { book: NameBook; admin: boolean; known: Member
   const [teamId, setTeamId] = useState(teams[0] ? String(teams[0].id) : '');
   const [role, setRole] = useState<Role>('user');
   const [scope, setScope] = useState(`group:${group.id}`);
-  const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const roles: [string, string][] = [['user', 'user (reads logs)'], ['owner', 'owner (manages)'], ...(props.admin ? [['admin', 'admin (everything)'] as [string, string]] : [])];
   // `admin` exists only at global scope; global scope is for administrators only.
@@ -41,22 +40,16 @@ export function GrantForm(props: { book: NameBook; admin: boolean; known: Member
     ...(props.admin ? [['global', 'Everything (global)'] as [string, string]] : []),
   ];
   const chosenScope = scopes.some(([v]) => v === scope) ? scope : scopes[0]![0];
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setError(null);
+  const { submit, error } = useSubmit(async () => {
     setDone(null);
     const subjectId = kind === 'user' ? userId : teamId ? Number(teamId) : null;
-    if (subjectId === null) return setError(kind === 'user' ? 'Choose a user first.' : 'Choose a team first.');
+    if (subjectId === null) throw new Error(kind === 'user' ? 'Choose a user first.' : 'Choose a team first.');
     const [scopeType, scopeId] = chosenScope.split(':');
     const where = { scope_type: scopeType as RoleAssignment['scope_type'], scope_id: scopeId ? Number(scopeId) : null };
-    try {
-      await call('/v1/role-assignments', { method: 'POST', json: { subject_type: kind, subject_id: subjectId, role, ...where } });
-      setDone(`Granted ${role} on ${scopeText(where, props.book)} to ${granteeText({ subject_type: kind, subject_id: subjectId }, props.book)}.`);
-      await props.onGranted();
-    } catch (err) {
-      setError(errorText(err));
-    }
-  };
+    await call('/v1/role-assignments', { method: 'POST', json: { subject_type: kind, subject_id: subjectId, role, ...where } });
+    setDone(`Granted ${role} on ${scopeText(where, props.book)} to ${granteeText({ subject_type: kind, subject_id: subjectId }, props.book)}.`);
+    await props.onGranted();
+  });
   return (
     <Card title="Grant a role">
       <form onSubmit={submit}>

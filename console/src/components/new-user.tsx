@@ -1,6 +1,7 @@
 /** Creating a user: the temporary password is generated here and shown once. */
 import { useState } from 'preact/hooks';
 import { call } from '../api';
+import { useSubmit } from '../submit';
 import { temporaryPassword, type User } from '../users';
 import { Card, ErrorLine, Field } from './form';
 import { ShownOnce } from './shown-once';
@@ -10,25 +11,18 @@ export function NewUserForm(props: { onCreated: () => void }) {
   const [displayName, setDisplayName] = useState('');
   const [email, setEmail] = useState('');
   const [created, setCreated] = useState<{ username: string; password: string } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setError(null);
+  const { submit, error } = useSubmit(async () => {
     const password = temporaryPassword();
-    try {
-      const u = await call<User>('/v1/users', {
-        method: 'POST',
-        json: { username, password, ...(displayName ? { display_name: displayName } : {}), ...(email ? { email } : {}) },
-      });
-      setCreated({ username: u.username, password });
-      setUsername('');
-      setDisplayName('');
-      setEmail('');
-      props.onCreated();
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  };
+    const u = await call<User>('/v1/users', {
+      method: 'POST',
+      json: { username, password, ...(displayName ? { display_name: displayName } : {}), ...(email ? { email } : {}) },
+    });
+    setCreated({ username: u.username, password });
+    setUsername('');
+    setDisplayName('');
+    setEmail('');
+    props.onCreated();
+  });
   return (
     <Card title="New user">
       {created ? (

@@ -5,36 +5,23 @@
 import { useState } from 'preact/hooks';
 import { changePassword, signOut } from '../api';
 import { ErrorLine, Field } from '../components/form';
+import { useSubmit } from '../submit';
 
 export function ChangePasswordForm(props: { onDone?: () => void }) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [again, setAgain] = useState('');
-  const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setError(null);
+  const { submit, error, busy } = useSubmit(async () => {
     setDone(false);
-    if (next !== again) {
-      setError('The two new passwords differ.');
-      return;
-    }
-    setBusy(true);
-    try {
-      await changePassword(current, next);
-      setCurrent('');
-      setNext('');
-      setAgain('');
-      setDone(true);
-      props.onDone?.();
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+    if (next !== again) throw new Error('The two new passwords differ.');
+    await changePassword(current, next);
+    setCurrent('');
+    setNext('');
+    setAgain('');
+    setDone(true);
+    props.onDone?.();
+  });
   return (
     <form onSubmit={submit}>
       <Field label="Current password" name="current_password" type="password" value={current} onInput={setCurrent} autoComplete="current-password" required />

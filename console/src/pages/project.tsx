@@ -8,6 +8,7 @@ import { UsageBar } from '../components/usage-bar';
 import { isAdmin, ownsProject } from '../rights';
 import { href, route } from '../router';
 import { groups, loadScopes } from '../scope';
+import { useSubmit } from '../submit';
 
 export interface ProjectDetail {
   id: number;
@@ -97,29 +98,21 @@ function QuotaForm(props: { project: ProjectDetail; onSaved: (p: ProjectDetail) 
   const [entries, setEntries] = useState(p.max_entries === null ? '' : String(p.max_entries));
   const [bytes, setBytes] = useState(p.max_bytes === null ? '' : String(p.max_bytes));
   const [message, setMessage] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setError(null);
+  const { submit, error } = useSubmit(async () => {
     setMessage(null);
     const maxEntries = quotaOf(entries);
     const maxBytes = quotaOf(bytes);
     if (maxEntries === undefined || maxBytes === undefined || !/^\d+$/.test(retention.trim())) {
-      setError('Retention and quotas are whole numbers (quotas 0 or more, or empty for none).');
-      return;
+      throw new Error('Retention and quotas are whole numbers (quotas 0 or more, or empty for none).');
     }
-    try {
-      await call(`/v1/projects/${p.id}`, {
-        method: 'PATCH',
-        json: { retention_days: Number(retention.trim()), max_entries: maxEntries, max_bytes: maxBytes },
-      });
-      // The PATCH answer has no usage figures: read the project again.
-      props.onSaved(await call<ProjectDetail>(`/v1/projects/${p.id}`));
-      setMessage('Saved.');
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  };
+    await call(`/v1/projects/${p.id}`, {
+      method: 'PATCH',
+      json: { retention_days: Number(retention.trim()), max_entries: maxEntries, max_bytes: maxBytes },
+    });
+    // The PATCH answer has no usage figures: read the project again.
+    props.onSaved(await call<ProjectDetail>(`/v1/projects/${p.id}`));
+    setMessage('Saved.');
+  });
   return (
     <form onSubmit={submit}>
       <Field label="Retention (days)" name="retention_days" value={retention} onInput={setRetention} required />

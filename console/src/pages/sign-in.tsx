@@ -2,23 +2,13 @@
 import { useState } from 'preact/hooks';
 import { signIn, signedOutReason } from '../api';
 import { ErrorLine, Field } from '../components/form';
+import { useSubmit } from '../submit';
 
 export function SignInPage() {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await signIn(username, password);
-    } catch (err) {
-      setError((err as Error).message);
-      setBusy(false);
-    }
-  };
+  // Signed in, the app shows another page before `busy` falls: the button stays "Signing in…".
+  const { submit, error, busy } = useSubmit(() => signIn(username, password));
   return (
     <main class="narrow">
       <h1>Sign in to logkeep</h1>

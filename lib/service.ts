@@ -140,7 +140,7 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
     };
     metrics?.watch({ storage, ingestion: deps.ingestion, liveStreams, passwords: hasher });
     // Streams read what each commit stored, in this process and, through storage signals, in others.
-    deps.ingestion.queue.onCommit(({ projectIds, maxId }) => liveStreams.entriesCommitted(projectIds, maxId));
+    deps.ingestion.queue.onCommit((committed) => liveStreams.entriesCommitted(committed));
     const handler = createHandler(deps, allRoutes(), {
       ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
       // The IP bucket is spent before the body is read or anyone is authenticated.

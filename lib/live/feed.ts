@@ -12,11 +12,22 @@
  *
  * Fairness: each round serves one page per cursor, so a long catch-up
  * replay never delays live delivery to the other streams of the feed.
+ *
+ * From memory: a stream that has everything before a committed
+ * transaction's entries (its cursor at or past the last id that could
+ * precede them) is sent that transaction's matching entries straight from
+ * the ingestion that stored them, and its cursor moves past the
+ * transaction; nothing is read. Any stream that does not qualify (behind,
+ * paused, or the transaction too large or unknown) is served by reads as
+ * above, and each read that catches up moves the cursors to where the next
+ * transaction qualifies again.
  */
 import type { LogFilter } from '../search/log-filter.js';
 import type { LogRow, LogSelection } from '../storage/types-logs.js';
 import type { ReadOps } from '../storage/storage.js';
 import { filterIsEmpty } from '../logs/log-query.js';
+import type { CommittedEntries, CommittedRow } from '../logs/committed-entries.js';
+import { entryMatcher, type EntryTest } from '../search/entry-match.js';
 import { selectionOf } from '../logs/log-reader.js';
 import { logEntryJson } from '../logs/present-log.js';
 import { logFrame } from './sse.js';
@@ -29,6 +40,9 @@ interface Member {
   /** The feed generation this stream was last found caught up at (-1: never). */
   caughtUpAt: number;
 }
+
+/** A transaction of up to this many reads' worth of entries is matched in memory. */
+const MEMORY_PAGES = 3;
 
 export class Feed {
   private readonly members = new Map<Subscription, Member>();
@@ -55,6 +69,8 @@ export class Feed {
   private selected: LogSelection | null | undefined = undefined;
   /** Bumped by `refreshProjects`, so a resolution already under way is not kept. */
   private selectionVersion = 0;
+  /** The filter's text conditions (null: none). */
+  private readonly textTest: EntryTest | null;
 
   constructor(
     readonly key: string,
@@ -70,6 +86,7 @@ export class Feed {
     private readonly onFramesSent: (frames: number) => void = () => {},
   ) {
     this.empty = filterIsEmpty(filter);
+    this.textTest = entryMatcher(filter);
   }
 
   /**
@@ -128,6 +145,73 @@ export class Feed {
     if (!behind) return;
     this.generation += 1;
     this.kick();
+  }
+
+  /**
+   * A transaction committed entries for `projectIds` (those of its projects
+   * this feed covers; for a group, all of them in the group). Sends them
+   * from memory to every ready stream whose cursor is at or past the
+   * transaction's `after`, and moves those cursors to its `through`:
+   * - ids commit in order (SQLite): `after` is the id before its first
+   *   (every smaller id has committed) and `through` its largest (no other
+   *   transaction holds an id in between), whatever projects it touched;
+   * - otherwise (PostgreSQL) only a project's stream: `after` is the
+   *   project's last id before the transaction, read under its lock, and
+   *   `through` the transaction's largest id (the project's next
+   *   transaction draws its ids after this one committed).
+   * Returns without touching a stream whose cursor it cannot vouch for;
+   * `entriesMayExist` serves those by reading.
+   */
+  takeCommitted(committed: CommittedEntries, projectIds: readonly number[], inOrder: boolean): void {
+    if (this.empty || this.members.size === 0) return;
+    const selection = this.selected;
+    if (!selection) return;
+    let after: number;
+    if (inOrder) after = committed.firstId - 1;
+    else if (this.scope.kind === 'project' && projectIds.length === 1 && projectIds[0] === this.scope.projectId) {
+      const before = committed.lastIdsBefore?.get(this.scope.projectId);
+      if (before === undefined) return;
+      after = before;
+    } else return;
+    let entries = 0;
+    for (const id of projectIds) {
+      // A project the selection left out (created or unblocked since): the next read resolves it.
+      if (!selection.projectIds.includes(id)) return;
+      entries += committed.counts.get(id) ?? 0;
+    }
+    // Matching costs CPU on the event loop; past a read's worth, the index does it better.
+    if (entries > this.page.entries * MEMORY_PAGES) return;
+    const rows = entries === 0 ? [] : committed.rows().filter((row) => projectIds.includes(row.projectId) && this.matches(row));
+    const through = committed.maxId;
+    const byCursor = new Map<number, Subscription[]>();
+    for (const sub of this.members.keys()) {
+      if (!sub.ready || (sub.cursor as number) < after) continue;
+      const cursor = sub.cursor as number;
+      const group = byCursor.get(cursor);
+      if (group) group.push(sub);
+      else byCursor.set(cursor, [sub]);
+    }
+    for (const [cursor, subs] of byCursor) {
+      // A read that ran after the commit may have sent some of them already.
+      const unsent = rows[0] !== undefined && rows[0].id > cursor ? rows : rows.filter((row) => row.id > cursor);
+      if (unsent.length > 0) {
+        const { text, lastId, count } = framePage(unsent, this.page.bytes);
+        for (const sub of subs) sub.deliver(text, lastId);
+        this.onFramesSent(count * subs.length);
+        // The rest goes out by reading, from the new cursor.
+        if (count < unsent.length) continue;
+      }
+      for (const sub of subs) sub.passChecked(through);
+    }
+  }
+
+  /** Whether a committed entry passes the filter, as a read would decide it. */
+  private matches(row: CommittedRow): boolean {
+    const f = this.filter;
+    if (f.minLevel !== null && row.level < f.minLevel) return false;
+    if (f.from !== null && row.timestamp < f.from) return false;
+    if (f.to !== null && row.timestamp > f.to) return false;
+    return this.textTest === null || this.textTest(row.body);
   }
 
   /** Runs a serving pass unless one is running (which will see the new generation). */
@@ -192,8 +276,9 @@ export class Feed {
     // Also before the read: the projects' last id. Ids of one project commit
     // in order (on SQLite all ids do; over several projects on PostgreSQL
     // the horizon bounds the rest), so every entry of theirs up to the
-    // smaller of the two has committed and the read sees it.
-    const stored = this.probing ? await this.db.lastLogIdOf(selection.projectIds) : null;
+    // smaller of the two has committed and the read sees it. Read whenever
+    // passing the cursors there lets later transactions come from memory.
+    const stored = await this.storedUpTo(selection);
     const read = await this.db.logsAfter(selection, cursor, this.page.entries);
     const rows = read.filter((row) => row.id <= horizon);
     this.probing = rows.length === 0;
@@ -222,6 +307,20 @@ export class Feed {
     } else if (read.length < this.page.entries) {
       this.markCaughtUp(takers, generation);
     }
+  }
+
+  /**
+   * The position a read may pass its cursors to when it comes back short,
+   * read before it, or null when not worth a statement. SQLite: the last id
+   * of all (every id commits in order there, so passing it keeps the next
+   * transaction's streams served from memory); a project on PostgreSQL:
+   * its last id (the same, for its own transactions); a group on
+   * PostgreSQL: its projects' last id, only after a read that found nothing.
+   */
+  private async storedUpTo(selection: LogSelection): Promise<number | null> {
+    if (!this.horizons) return this.db.lastLogId();
+    if (this.scope.kind === 'project' || this.probing) return this.db.lastLogIdOf(selection.projectIds);
+    return null;
   }
 
   /**

@@ -10,6 +10,7 @@ import type { ReadOps } from '../storage/storage.js';
 import type { StorageSignals } from '../storage/signals.js';
 import type { LiveScope } from './live-scope.js';
 import type { StreamCaller } from './subscription.js';
+import type { CommittedEntries } from '../logs/committed-entries.js';
 
 export interface StreamHubOptions {
   db: ReadOps;
@@ -55,8 +56,8 @@ export interface StreamHub {
    * as many streams as allowed, or if storage fails before the stream opens.
    */
   open(request: OpenStreamRequest): Promise<void>;
-  /** An ingestion transaction committed entries up to `maxId` for these projects. */
-  entriesCommitted(projectIds: readonly number[], maxId: number): void;
+  /** An ingestion transaction of this process committed these entries. */
+  entriesCommitted(committed: CommittedEntries): void;
   /** A project was just blocked: its direct streams end with `project_blocked`. */
   projectBlocked(projectId: number): void;
   /** Ends every stream with `server_shutdown`; streams opened later end at once. */

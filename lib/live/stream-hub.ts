@@ -31,6 +31,7 @@ import { ReadGate } from './read-gate.js';
 import { findInvalidStreams } from './revalidate.js';
 import { Subscription } from './subscription.js';
 import type { OpenStreamRequest, StreamHub, StreamHubOptions } from './stream-hub-types.js';
+import type { CommittedEntries } from '../logs/committed-entries.js';
 
 /** What a notification says, as feeds take it. */
 interface News {
@@ -145,9 +146,35 @@ class LiveStreamHub implements StreamHub {
     void feed.kick();
   }
 
-  entriesCommitted(projectIds: readonly number[], maxId: number): void {
-    this.onEntries(projectIds, maxId);
-    this.link?.publishEntries(projectIds, maxId);
+  entriesCommitted(committed: CommittedEntries): void {
+    if (this.feeds.size > 0) this.sendFromMemory(committed);
+    this.onEntries(committed.projectIds, committed.maxId);
+    this.link?.publishEntries(committed.projectIds, committed.maxId);
+  }
+
+  /**
+   * Before any feed reads for them: the streams that have everything before
+   * this transaction get its entries from memory (feed.ts `takeCommitted`).
+   * Where ids commit in order, every feed hears of every transaction, so
+   * its streams' cursors keep up even with transactions it has nothing in.
+   */
+  private sendFromMemory(committed: CommittedEntries): void {
+    if (this.options.commitsOutOfOrder) {
+      for (const projectId of committed.projectIds) {
+        for (const feed of this.feedsByProject.get(projectId) ?? []) feed.takeCommitted(committed, [projectId], false);
+      }
+      return;
+    }
+    // A project of unknown group may be in any group feed: those read instead (the wake-up looks it up).
+    const groupsKnown = committed.projectIds.every((id) => this.groupOfProject.has(id));
+    for (const feed of this.feeds.values()) {
+      const { scope } = feed;
+      if (scope.kind === 'project') {
+        feed.takeCommitted(committed, committed.projectIds.includes(scope.projectId) ? [scope.projectId] : [], true);
+      } else if (groupsKnown) {
+        feed.takeCommitted(committed, committed.projectIds.filter((id) => this.groupOfProject.get(id) === scope.groupId), true);
+      }
+    }
   }
 
   projectBlocked(projectId: number): void {

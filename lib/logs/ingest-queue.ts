@@ -11,10 +11,13 @@
  * alone, so one request's failure never fails the others.
  */
 import type { LogEntryOutcome, LogIngestRequest } from '../storage/types-logs.js';
-import type { Storage } from '../storage/storage.js';
+import type { IngestReport, Storage } from '../storage/storage.js';
 import { StorageUnavailableError } from '../core/errors.js';
 import type { ServiceLogger } from '../core/logger.js';
 import { NO_OBSERVER, secondsSince, type ServiceObserver } from '../core/observe.js';
+import { committedEntries, type CommittedEntries } from './committed-entries.js';
+
+export type { CommittedEntries } from './committed-entries.js';
 
 export interface IngestQueueOptions {
   /** Transactions written at once (1 on SQLite). */
@@ -25,14 +28,6 @@ export interface IngestQueueOptions {
   logger: ServiceLogger;
   /** Told of every transaction and answered batch (metrics). */
   observer?: ServiceObserver;
-}
-
-/** What a committed transaction stored, for listeners (e.g. live streams waking up). */
-export interface CommittedEntries {
-  /** Projects that received entries. */
-  projectIds: number[];
-  /** The largest id stored by the transaction. */
-  maxId: number;
 }
 
 interface Pending {
@@ -120,10 +115,11 @@ export class IngestQueue {
     let entries = 0;
     for (const p of group) entries += p.request.sizes.length;
     try {
-      const outcomes = await this.storage.write((tx) => tx.ingestLogs(group.map((p) => p.request)));
+      const report: IngestReport = {};
+      const outcomes = await this.storage.write((tx) => tx.ingestLogs(group.map((p) => p.request), report));
       this.observer.groupCommitted(entries, secondsSince(started), true);
       group.forEach((p, i) => p.resolve(outcomes[i]!));
-      this.announce(group, outcomes);
+      this.announce(group, outcomes, report);
     } catch (err) {
       this.observer.groupCommitted(entries, secondsSince(started), false);
       if (group.length === 1) {
@@ -135,19 +131,14 @@ export class IngestQueue {
     }
   }
 
-  private announce(group: Pending[], outcomes: LogEntryOutcome[][]): void {
+  private announce(group: Pending[], outcomes: LogEntryOutcome[][], report: IngestReport): void {
     if (this.listeners.length === 0) return;
-    let maxId = 0;
-    const projectIds = new Set<number>();
-    outcomes.forEach((request, i) => {
-      for (const outcome of request) {
-        if (!('id' in outcome)) continue;
-        if (outcome.id > maxId) maxId = outcome.id;
-        projectIds.add(group[i]!.request.projectId);
-      }
-    });
-    if (maxId === 0) return;
-    const committed = { projectIds: [...projectIds], maxId };
+    const committed = committedEntries(
+      group.map((p) => p.request),
+      outcomes,
+      report.lastIdsBefore ?? null,
+    );
+    if (committed === null) return;
     for (const listener of this.listeners) {
       try {
         listener(committed);

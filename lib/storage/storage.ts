@@ -123,6 +123,18 @@ export interface ReadOps {
 }
 
 /** Verbs that write. Only inside `Storage.write`. */
+/** What `ingestLogs` may tell its caller besides the outcomes. */
+export interface IngestReport {
+  /**
+   * Per project of the requests, the largest id it held before this
+   * transaction (0: none), read after the project's row was locked, so no
+   * entry of the project can commit between that id and this
+   * transaction's. Filled where ids may commit out of order (PostgreSQL);
+   * on SQLite every id below the transaction's first has committed.
+   */
+  lastIdsBefore?: Map<number, number>;
+}
+
 export interface WriteOps extends ReadOps {
   insertUser(user: Org.NewUser): Promise<Org.UserRow>;
   /**
@@ -188,8 +200,9 @@ export interface WriteOps extends ReadOps {
    * ones to the projects' `entry_count` and `total_bytes`. Exact under
    * concurrency: PostgreSQL locks the project rows (in id order) until the
    * transaction ends. Returns one outcome per entry, per request, in order.
+   * A backend may also fill in `report`.
    */
-  ingestLogs(requests: LogIngestRequest[]): Promise<LogEntryOutcome[][]>;
+  ingestLogs(requests: LogIngestRequest[], report?: IngestReport): Promise<LogEntryOutcome[][]>;
 
   /**
    * Retention: deletes up to `limit` of the project's entries received

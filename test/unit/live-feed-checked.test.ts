@@ -10,87 +10,11 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventEmitter } from 'node:events';
-import type { ServerResponse } from 'node:http';
 import { Feed } from '../../lib/live/feed.js';
 import { Horizons } from '../../lib/live/horizons.js';
 import { ReadGate } from '../../lib/live/read-gate.js';
-import { Subscription } from '../../lib/live/subscription.js';
-import type { LiveScope } from '../../lib/live/live-scope.js';
-import type { LogFilter } from '../../lib/search/log-filter.js';
-import type { ReadOps } from '../../lib/storage/storage.js';
-import type { LogRow, LogSelection } from '../../lib/storage/types-logs.js';
+import { FakeReads, FILTER, GROUP, PAGE, PROJECT, setUp, subscribe } from '../support/live-fakes.js';
 
-const FILTER: LogFilter = { minLevel: null, from: null, to: null, words: ['wanted'], prefixes: [], exact: [] };
-const PAGE = { entries: 200, bytes: 64 * 1024 };
-
-interface Stored {
-  id: number;
-  projectId: number;
-  wanted: boolean;
-}
-
-/** Storage in memory, recording where each read started. */
-class FakeReads {
-  readonly entries: Stored[] = [];
-  readonly readsAfter: number[] = [];
-  /** Reads of the projects' last id. */
-  probes = 0;
-  /** What a settle answers (null: the last id stored). */
-  settledAt: number | null = null;
-  /** The unblocked projects of the group. */
-  groupProjects = [1, 2];
-
-  add(projectId: number, count: number, wanted = false): number {
-    for (let i = 0; i < count; i++) this.entries.push({ id: this.lastId() + 1, projectId, wanted });
-    return this.lastId();
-  }
-
-  lastId(): number {
-    return this.entries.at(-1)?.id ?? 0;
-  }
-
-  asReadOps(): ReadOps {
-    const reads: Partial<ReadOps> = {
-      projectIdsOfGroup: async () => this.groupProjects.map((id) => ({ id, isBlocked: false })) as Awaited<ReturnType<ReadOps['projectIdsOfGroup']>>,
-      lastLogId: async (settled?: readonly number[]) => (settled && this.settledAt !== null ? this.settledAt : this.lastId()),
-      lastLogIdOf: async (projectIds: readonly number[]) => (this.probes++, Math.max(0, ...this.entries.filter((e) => projectIds.includes(e.projectId)).map((e) => e.id))),
-      logsAfter: async (selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> => {
-        this.readsAfter.push(afterId);
-        return this.entries
-          .filter((e) => e.id > afterId && e.wanted && selection.projectIds.includes(e.projectId))
-          .slice(0, limit)
-          .map((e) => ({ id: e.id, projectId: e.projectId, receivedAt: 0, body: `{"level":"info","event":"wanted ${e.id}","timestamp":"2025-01-01T00:00:00Z"}` }));
-      },
-    };
-    return reads as ReadOps;
-  }
-}
-
-/** The response side of a stream: keeps what is written. */
-class FakeResponse extends EventEmitter {
-  text = '';
-  write(chunk: string): boolean {
-    this.text += chunk;
-    return true;
-  }
-  end(): void {}
-  destroy(): void {}
-  sentIds(): number[] {
-    return [...this.text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
-  }
-}
-
-function setUp(scope: LiveScope, reads: FakeReads, horizons: Horizons | null = null) {
-  const feed = new Feed('k', scope, FILTER, reads.asReadOps(), horizons, PAGE, (err) => assert.fail(String(err)));
-  const res = new FakeResponse();
-  const sub = new Subscription(res as unknown as ServerResponse, scope, { userId: 1, tokenVersion: 0 });
-  feed.add(sub);
-  return { feed, res, sub };
-}
-
-const PROJECT: LiveScope = { kind: 'project', projectId: 1, groupId: 9 };
-const GROUP: LiveScope = { kind: 'group', groupId: 9 };
 
 describe('live feed: reading past checked entries', () => {
   it('after a short read, the next read starts at the last id stored before it, and only matches are sent', async () => {
@@ -130,8 +54,7 @@ describe('live feed: reading past checked entries', () => {
       return rows;
     };
     const feed = new Feed('k', PROJECT, FILTER, ops, null, PAGE, (err) => assert.fail(String(err)));
-    const res = new FakeResponse();
-    const sub = new Subscription(res as unknown as ServerResponse, PROJECT, { userId: 1, tokenVersion: 0 });
+    const { res, sub } = subscribe(PROJECT);
     feed.add(sub);
     sub.cursor = 0;
     await feed.kick();
@@ -181,26 +104,41 @@ describe('live feed: reading past checked entries', () => {
     assert.equal(sub.cursor, noise, 'once every project is read, the position moves on');
   });
 
-  it('reads the last id only while its reads send nothing', async () => {
+  it('over a group on PostgreSQL, reads the projects\' last id only while its reads send nothing', async () => {
     const reads = new FakeReads();
     reads.add(1, 50);
-    const { feed, res, sub } = setUp(PROJECT, reads);
+    const horizons = new Horizons(reads.asReadOps(), new ReadGate(2));
+    const { feed, res, sub } = setUp(GROUP, reads, horizons);
     sub.cursor = 0;
     await feed.kick();
     assert.equal(reads.probes, 1, 'the first read');
     for (let i = 0; i < 5; i++) {
       reads.add(1, 3);
-      feed.entriesMayExist(reads.add(1, 1, true));
+      feed.entriesMayExist(reads.add(1, 1, true), horizons.tick());
       await feed.idle();
     }
     assert.equal(res.sentIds().length, 5);
     assert.equal(reads.probes, 2, 'only the first read after one that sent nothing');
-    feed.entriesMayExist(reads.add(1, 4));
+    feed.entriesMayExist(reads.add(1, 4), horizons.tick());
     await feed.idle();
-    feed.entriesMayExist(reads.add(1, 4));
+    feed.entriesMayExist(reads.add(1, 4), horizons.tick());
     await feed.idle();
     assert.equal(reads.probes, 3, 'the read after one that sent nothing');
     assert.equal(sub.cursor, reads.lastId());
+  });
+
+  it('where ids commit in order, every short read passes the cursor to the last id of all', async () => {
+    const reads = new FakeReads();
+    reads.add(1, 5, true);
+    const { feed, res, sub } = setUp(PROJECT, reads);
+    sub.cursor = 0;
+    await feed.kick();
+    const other = reads.add(2, 7);
+    feed.entriesMayExist(other);
+    await feed.idle();
+    assert.equal(res.sentIds().length, 5);
+    assert.equal(sub.cursor, other, "another project's entries are passed too: the next transaction can come from memory");
+    assert.equal(reads.probes, 0, 'no per-project probe');
   });
 
   it('a full page moves the position only to the last entry sent', async () => {

@@ -248,9 +248,14 @@ export const INGEST_FLOOR_TAG = 701;
  * $1: mark class, $2: project ids, $3: floor tag. Takes a shared mark per
  * project and the transaction's floor (shared, so ingesters never wait for
  * each other here) and answers the backend's pid. count(*) runs every
- * lock of the union.
+ * lock of the union. Also answers each project's largest id ("lastIds",
+ * a JSON object by project id; 0: none): one backward probe of
+ * (project_id, id) each.
  */
-export const MARK_INGESTING = `SELECT pg_backend_pid() AS pid, count(*) AS locks FROM (
+export const MARK_INGESTING = `SELECT pg_backend_pid() AS pid, count(*) AS locks,
+    (SELECT json_object_agg(p.id, COALESCE((SELECT MAX(id) FROM log_entries WHERE project_id = p.id), 0))
+      FROM unnest($2::bigint[]) AS p(id)) AS "lastIds"
+  FROM (
     SELECT pg_advisory_xact_lock_shared(($1::bigint << 32) | p.id) FROM unnest($2::bigint[]) AS p(id)
     UNION ALL
     SELECT pg_advisory_xact_lock_shared(($3::bigint << 53)

@@ -14,6 +14,7 @@ import { projectTerm, type BlockMatch } from '../../search/log-terms.js';
 import { BlockLookahead, planLogsAfter, planQuery, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-plan.js';
 import { asciiWordNeedles, exactNeedle, mayFoldFromNonAscii } from '../../search/entry-match.js';
 import type { Queryable } from './connection.js';
+import type { IngestReport } from '../storage.js';
 import * as sql from './log-sql.js';
 import type { OpenIngestion } from './ingesting.js';
 
@@ -86,11 +87,22 @@ function wordNeedle(filter: LogFilter): { word: string; fold: boolean } {
 const text = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 
 /** Quota-checked insert of several requests inside the caller's transaction. */
-export async function ingestLogs(db: Queryable, requests: readonly LogIngestRequest[], marked?: (pid: number) => void): Promise<LogEntryOutcome[][]> {
+export async function ingestLogs(
+  db: Queryable,
+  requests: readonly LogIngestRequest[],
+  marked?: (pid: number) => void,
+  report?: IngestReport,
+): Promise<LogEntryOutcome[][]> {
   const rows = await db.any<{ id: number } & ProjectUsage>(sql.LOCK_PROJECT_USAGE, [projectIdsOf(requests)]);
   // Before any id is drawn: live streams settling on these projects see us (see lastLogId).
-  const mark = await db.one<{ pid: number }>(sql.MARK_INGESTING, [sql.INGEST_MARK_CLASS, projectIdsOf(requests), sql.INGEST_FLOOR_TAG]);
+  // Its snapshot is taken after the locks above were granted, so the projects' last ids it reads are final.
+  const mark = await db.one<{ pid: number; lastIds: Record<string, string | number> }>(sql.MARK_INGESTING, [
+    sql.INGEST_MARK_CLASS,
+    projectIdsOf(requests),
+    sql.INGEST_FLOOR_TAG,
+  ]);
   marked?.(mark.pid);
+  if (report) report.lastIdsBefore = new Map(Object.entries(mark.lastIds).map(([id, last]) => [Number(id), Number(last)]));
   const plan = planIngest(requests, new Map(rows.map((r) => [Number(r.id), { ...r }])));
   if (plan.admitted === 0) return outcomesOf(plan, []);
 

@@ -10,7 +10,7 @@
  */
 import type * as Org from '../types-org.js';
 import type { LogEntryOutcome, LogIngestRequest } from '../types-logs.js';
-import type { WriteOps } from '../storage.js';
+import type { IngestReport, WriteOps } from '../storage.js';
 import { toStorageError } from './pg-errors.js';
 import type { Queryable } from './connection.js';
 import { PostgresReads, toAuditRow, type StoredAuditRow } from './reads.js';
@@ -199,8 +199,8 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
   storedEntries = 0;
 
   /** Locks the projects' rows (id order) for the rest of the transaction: quotas stay exact across processes. */
-  async ingestLogs(requests: LogIngestRequest[]): Promise<LogEntryOutcome[][]> {
-    const outcomes = await Logs.ingestLogs(this.db, requests, this.marked);
+  async ingestLogs(requests: LogIngestRequest[], report?: IngestReport): Promise<LogEntryOutcome[][]> {
+    const outcomes = await Logs.ingestLogs(this.db, requests, this.marked, report);
     for (const request of outcomes) for (const outcome of request) if ('id' in outcome) this.storedEntries += 1;
     return outcomes;
   }

@@ -41,6 +41,16 @@ interface Member {
   caughtUpAt: number;
 }
 
+/** What a feed counts for metrics. */
+export interface FeedTally {
+  /** Log frames written, counted once per stream. */
+  framesSent(frames: number): void;
+  /** A read of new entries from storage. */
+  read(): void;
+}
+
+const NO_TALLY: FeedTally = { framesSent: () => {}, read: () => {} };
+
 /** A transaction of up to this many reads' worth of entries is matched in memory. */
 const MEMORY_PAGES = 3;
 
@@ -82,8 +92,8 @@ export class Feed {
     /** Entries per storage read; bytes of frames per write (a page stops after the entry that reaches it). */
     private readonly page: { entries: number; bytes: number },
     private readonly onReadError: (err: unknown) => void,
-    /** Log frames written, counted once per stream (metrics). */
-    private readonly onFramesSent: (frames: number) => void = () => {},
+    /** Counts for metrics. */
+    private readonly tally: FeedTally = NO_TALLY,
   ) {
     this.empty = filterIsEmpty(filter);
     this.textTest = entryMatcher(filter);
@@ -179,10 +189,8 @@ export class Feed {
       if (!selection.projectIds.includes(id)) return;
       entries += committed.counts.get(id) ?? 0;
     }
-    // Matching costs CPU on the event loop; past a read's worth, the index does it better.
+    // Matching costs CPU on the event loop; past a few reads' worth, the index does it better.
     if (entries > this.page.entries * MEMORY_PAGES) return;
-    const rows = entries === 0 ? [] : committed.rows().filter((row) => projectIds.includes(row.projectId) && this.matches(row));
-    const through = committed.maxId;
     const byCursor = new Map<number, Subscription[]>();
     for (const sub of this.members.keys()) {
       if (!sub.ready || (sub.cursor as number) < after) continue;
@@ -191,13 +199,16 @@ export class Feed {
       if (group) group.push(sub);
       else byCursor.set(cursor, [sub]);
     }
+    if (byCursor.size === 0) return;
+    const rows = entries === 0 ? [] : committed.rows().filter((row) => projectIds.includes(row.projectId) && this.matches(row));
+    const through = committed.maxId;
     for (const [cursor, subs] of byCursor) {
       // A read that ran after the commit may have sent some of them already.
       const unsent = rows[0] !== undefined && rows[0].id > cursor ? rows : rows.filter((row) => row.id > cursor);
       if (unsent.length > 0) {
         const { text, lastId, count } = framePage(unsent, this.page.bytes);
         for (const sub of subs) sub.deliver(text, lastId);
-        this.onFramesSent(count * subs.length);
+        this.tally.framesSent(count * subs.length);
         // The rest goes out by reading, from the new cursor.
         if (count < unsent.length) continue;
       }
@@ -279,6 +290,7 @@ export class Feed {
     // smaller of the two has committed and the read sees it. Read whenever
     // passing the cursors there lets later transactions come from memory.
     const stored = await this.storedUpTo(selection);
+    this.tally.read();
     const read = await this.db.logsAfter(selection, cursor, this.page.entries);
     const rows = read.filter((row) => row.id <= horizon);
     this.probing = rows.length === 0;
@@ -287,7 +299,7 @@ export class Feed {
     if (rows.length > 0) {
       const { text, lastId, count } = framePage(rows, this.page.bytes);
       for (const sub of takers) sub.deliver(text, lastId);
-      if (takers.length > 0) this.onFramesSent(count * takers.length);
+      if (takers.length > 0) this.tally.framesSent(count * takers.length);
       // The rest of the read goes out in the next round, from the new cursor.
       if (count < rows.length) return;
     }

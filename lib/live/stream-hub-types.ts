@@ -68,4 +68,6 @@ export interface StreamHub {
   readonly openStreams: number;
   /** Log frames written since the hub started, each stream's counted (metrics). */
   readonly framesSent: number;
+  /** Reads of new entries from storage since the hub started (a stream that has everything gets each commit from memory instead). */
+  readonly reads: number;
 }

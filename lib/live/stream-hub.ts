@@ -23,7 +23,7 @@ import type { LogFilter } from '../search/log-filter.js';
 import type { ReadOps } from '../storage/storage.js';
 import type { StorageSignals } from '../storage/signals.js';
 import { endFrame, openEventStream } from './sse.js';
-import { Feed } from './feed.js';
+import { Feed, type FeedTally } from './feed.js';
 import { feedKey } from './live-scope.js';
 import { linkProcesses, type LiveSignalLink } from './live-signals.js';
 import { Horizons } from './horizons.js';
@@ -94,6 +94,12 @@ class LiveStreamHub implements StreamHub {
 
   /** Log frames written to streams since the hub started. */
   framesSent = 0;
+  /** Reads of new entries feeds made since the hub started. */
+  reads = 0;
+  private readonly tally: FeedTally = {
+    framesSent: (frames) => (this.framesSent += frames),
+    read: () => (this.reads += 1),
+  };
 
   async linkTo(signals: StorageSignals): Promise<void> {
     this.link = await linkProcesses(
@@ -217,7 +223,7 @@ class LiveStreamHub implements StreamHub {
       const onReadError = (err: unknown) => {
         this.logger.warn('live streams: reading new entries failed; retrying at the next heartbeat', { error: String(err) });
       };
-      feed = new Feed(key, sub.scope, filter, this.db, this.horizons, page, onReadError, (frames) => (this.framesSent += frames));
+      feed = new Feed(key, sub.scope, filter, this.db, this.horizons, page, onReadError, this.tally);
       this.feeds.set(key, feed);
       const index = sub.scope.kind === 'project' ? this.feedsByProject : this.feedsByGroup;
       const id = sub.scope.kind === 'project' ? sub.scope.projectId : sub.scope.groupId;

@@ -21,7 +21,7 @@ export interface MetricsSources {
     budget: { readonly capacity: number; readonly free: number; readonly waiting: number };
     queue: { readonly waiting: number };
   };
-  liveStreams: { readonly openStreams: number; readonly framesSent: number };
+  liveStreams: { readonly openStreams: number; readonly framesSent: number; readonly reads: number };
   passwords: { load(): HashLoad };
 }
 
@@ -145,18 +145,27 @@ export function createServiceMetrics(options: { token: string | null }): Service
   gauge('db_waiting', 'Queries or transactions waiting for a database connection.', (s) => s.storage.connectionStats().waiting);
   gauge('password_hashes_running', 'Password hashes running now.', (s) => s.passwords.load().running);
   gauge('password_hashes_waiting', 'Password hashes queued for their turn.', (s) => s.passwords.load().waiting);
-  let framesCounted = 0;
-  new Counter({
-    name: `${PREFIX}live_frames_sent_total`,
-    help: 'Log frames written to live streams (one per entry per stream).',
-    registers: r,
-    collect() {
-      if (!sources) return;
-      const now = sources.liveStreams.framesSent;
-      this.inc(now - framesCounted);
-      framesCounted = now;
-    },
-  });
+  /** A counter that follows a running total kept elsewhere. */
+  const runningTotal = (name: string, help: string, read: (s: MetricsSources) => number) => {
+    let counted = 0;
+    new Counter({
+      name: `${PREFIX}${name}`,
+      help,
+      registers: r,
+      collect() {
+        if (!sources) return;
+        const now = read(sources);
+        this.inc(now - counted);
+        counted = now;
+      },
+    });
+  };
+  runningTotal('live_frames_sent_total', 'Log frames written to live streams (one per entry per stream).', (s) => s.liveStreams.framesSent);
+  runningTotal(
+    'live_reads_total',
+    'Reads of new entries live streams made from storage; a stream that has everything gets each commit from memory instead.',
+    (s) => s.liveStreams.reads,
+  );
 
   const authorized = bearerTokenCheck(options.token);
   return {

@@ -91,6 +91,7 @@ describeEachBackend('GET /metrics', (backend: BackendName) => {
       logkeep_ingest_queue_waiting_requests: 'gauge',
       logkeep_live_streams_open: 'gauge',
       logkeep_live_frames_sent_total: 'counter',
+      logkeep_live_reads_total: 'counter',
       logkeep_db_connections_open: 'gauge',
       logkeep_db_connections_in_use: 'gauge',
       logkeep_db_waiting: 'gauge',
@@ -206,6 +207,14 @@ describeEachBackend('GET /metrics', (backend: BackendName) => {
       const s = await scrape(url);
       // Three entries to each of two streams.
       assert.equal(s.sum('logkeep_live_frames_sent_total') - before.sum('logkeep_live_frames_sent_total'), 6);
+
+      // Caught up, the streams get each later commit from memory: no read.
+      assert.equal((await ingest(url, key, [entry('four')])).status, 202);
+      assert.equal((await ingest(url, key, [entry('five'), entry('six')])).status, 202);
+      for (const stream of streams) assert.deepEqual((await stream.waitForLogs(6)).map((e) => e.event), ['one', 'two', 'three', 'four', 'five', 'six']);
+      const later = await scrape(url);
+      assert.equal(later.sum('logkeep_live_frames_sent_total') - s.sum('logkeep_live_frames_sent_total'), 6);
+      assert.equal(later.sum('logkeep_live_reads_total'), s.sum('logkeep_live_reads_total'), 'no read');
     } finally {
       for (const stream of streams) stream.close();
     }

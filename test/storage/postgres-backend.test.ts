@@ -21,7 +21,7 @@ import { openPostgresStorage } from '../../lib/storage/postgres/storage.js';
 import type { PostgresStorageOptions } from '../../lib/storage/postgres/connection.js';
 import { CLEAN_EVERY_ENTRIES, CLEAN_PENDING_LIST, type PendingListCleaner } from '../../lib/storage/postgres/pending-list-cleaner.js';
 import { prepareEntries } from '../../lib/logs/prepare-entries.js';
-import { SCHEMA_VERSION, type Storage } from '../../lib/storage/storage.js';
+import { SCHEMA_VERSION, type IngestReport, type Storage } from '../../lib/storage/storage.js';
 import type { LogSelection } from '../../lib/storage/types-logs.js';
 import { SchemaTooNewError, StorageConflict, StorageUnavailableError } from '../../lib/core/errors.js';
 import { PG, createThrowawayDatabase, endPostgresAdmin, postgresSkipReason, type ThrowawayDatabase } from '../support/postgres.js';
@@ -425,6 +425,57 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
       assert.equal(await mergeNow(), 0);
     } finally {
       await storage.close();
+    }
+  });
+
+  it('reports each project\'s last id before the transaction, read once the project is locked (also across storages)', async () => {
+    const db = await newDatabase();
+    const first = await openPostgresStorage(options(db.name));
+    const second = await openPostgresStorage(options(db.name));
+    try {
+      const group = await first.write((tx) => tx.insertGroup('g', 0));
+      const newProject = (name: string) =>
+        first.write((tx) => tx.insertProject({ groupId: group.id, name, retentionDays: 1, maxEntries: null, maxBytes: null, createdAt: 0 }));
+      const p = await newProject('p');
+      const q = await newProject('q');
+      const request = (projectId: number, n: number) =>
+        encodeRequest(projectId, 0, prepareEntries(Array.from({ length: n }, (_, i) => ({ level: 'info', timestamp: '2025-01-01T00:00:00Z', event: `e ${i}` }))).entries);
+      const ids = (outcomes: { id?: number }[]) => outcomes.map((o) => o.id!);
+      const ingest = async (storage: Storage, projectIds: number[]) => {
+        const report: IngestReport = {};
+        const outcomes = await storage.write((tx) => tx.ingestLogs(projectIds.map((id) => request(id, 2)), report));
+        return { ids: outcomes.map((o) => ids(o as { id?: number }[])), report };
+      };
+      const none = await ingest(first, [p.id]);
+      assert.deepEqual([...none.report.lastIdsBefore!], [[p.id, 0]], 'a project without entries: 0');
+      const viaSecond = await ingest(second, [p.id, q.id]);
+      assert.deepEqual(new Map(viaSecond.report.lastIdsBefore!), new Map([[p.id, none.ids[0]![1]], [q.id, 0]]));
+      const viaFirst = await ingest(first, [q.id]);
+      assert.deepEqual([...viaFirst.report.lastIdsBefore!], [[q.id, viaSecond.ids[1]![1]]], "the other storage's entries count");
+
+      // A transaction that waited for another one's lock sees that one's entries.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let holding!: () => void;
+      const holds = new Promise<void>((resolve) => (holding = resolve));
+      const blocker = first.write(async (tx) => {
+        const outcomes = await tx.ingestLogs([request(p.id, 3)]);
+        holding();
+        await held;
+        return ids(outcomes[0] as { id?: number }[]);
+      });
+      await holds;
+      const waiter = ingest(second, [p.id]);
+      // The waiter is blocked on the project's row until the blocker commits.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      release();
+      const blockerIds = await blocker;
+      const waited = await waiter;
+      assert.deepEqual([...waited.report.lastIdsBefore!], [[p.id, blockerIds.at(-1)]]);
+      assert.ok(waited.ids[0]![0]! > blockerIds.at(-1)!);
+    } finally {
+      await second.close();
+      await first.close();
     }
   });
 

@@ -23,14 +23,13 @@
  * transaction qualifies again.
  */
 import type { LogFilter } from '../search/log-filter.js';
-import type { LogRow, LogSelection } from '../storage/types-logs.js';
+import type { LogSelection } from '../storage/types-logs.js';
 import type { ReadOps } from '../storage/storage.js';
 import { filterIsEmpty } from '../logs/log-query.js';
 import type { CommittedEntries, CommittedRow } from '../logs/committed-entries.js';
 import { entryMatcher, type EntryTest } from '../search/entry-match.js';
 import { selectionOf } from '../logs/log-reader.js';
-import { logEntryJson } from '../logs/present-log.js';
-import { logFrame } from './sse.js';
+import { framePage } from './frame-page.js';
 import type { LiveScope } from './live-scope.js';
 import type { Horizons } from './horizons.js';
 import type { Subscription } from './subscription.js';
@@ -39,6 +38,23 @@ import type { Subscription } from './subscription.js';
 interface Member {
   /** The feed generation this stream was last found caught up at (-1: never). */
   caughtUpAt: number;
+}
+
+/** What a feed reads from and reports to. */
+export interface FeedContext {
+  db: ReadOps;
+  /** Present when ids of different projects may commit out of order (PostgreSQL). */
+  horizons: Horizons | null;
+  /**
+   * Where ids commit in order: the largest id known to have committed
+   * (every id up to it has). Without it, a read asks storage.
+   */
+  committedThrough?: () => number;
+  /** Entries per storage read; bytes of frames per write (a page stops after the entry that reaches it). */
+  page: { entries: number; bytes: number };
+  onReadError: (err: unknown) => void;
+  /** Counts for metrics. */
+  tally?: FeedTally;
 }
 
 /** What a feed counts for metrics. */
@@ -82,19 +98,25 @@ export class Feed {
   /** The filter's text conditions (null: none). */
   private readonly textTest: EntryTest | null;
 
+  private readonly db: ReadOps;
+  private readonly horizons: Horizons | null;
+  private readonly page: { entries: number; bytes: number };
+  private readonly onReadError: (err: unknown) => void;
+  private readonly tally: FeedTally;
+  private readonly committedThrough: (() => number) | null;
+
   constructor(
     readonly key: string,
     readonly scope: LiveScope,
     readonly filter: LogFilter,
-    private readonly db: ReadOps,
-    /** Present when ids of different projects may commit out of order (PostgreSQL). */
-    private readonly horizons: Horizons | null,
-    /** Entries per storage read; bytes of frames per write (a page stops after the entry that reaches it). */
-    private readonly page: { entries: number; bytes: number },
-    private readonly onReadError: (err: unknown) => void,
-    /** Counts for metrics. */
-    private readonly tally: FeedTally = NO_TALLY,
+    context: FeedContext,
   ) {
+    this.db = context.db;
+    this.horizons = context.horizons;
+    this.page = context.page;
+    this.onReadError = context.onReadError;
+    this.tally = context.tally ?? NO_TALLY;
+    this.committedThrough = context.committedThrough ?? null;
     this.empty = filterIsEmpty(filter);
     this.textTest = entryMatcher(filter);
   }
@@ -325,12 +347,13 @@ export class Feed {
    * The position a read may pass its cursors to when it comes back short,
    * read before it, or null when not worth a statement. SQLite: the last id
    * of all (every id commits in order there, so passing it keeps the next
-   * transaction's streams served from memory); a project on PostgreSQL:
+   * transaction's streams served from memory), as the hub last heard of it
+   * (no statement); a project on PostgreSQL:
    * its last id (the same, for its own transactions); a group on
    * PostgreSQL: its projects' last id, only after a read that found nothing.
    */
   private async storedUpTo(selection: LogSelection): Promise<number | null> {
-    if (!this.horizons) return this.db.lastLogId();
+    if (!this.horizons) return this.committedThrough ? this.committedThrough() : this.db.lastLogId();
     if (this.scope.kind === 'project' || this.probing) return this.db.lastLogIdOf(selection.projectIds);
     return null;
   }
@@ -365,21 +388,4 @@ export class Feed {
     if (version === this.selectionVersion) this.selected = resolved;
     return resolved;
   }
-}
-
-/**
- * The log frames of `rows` in order, up to `maxBytes` of text: the page
- * stops after the frame that reaches the bound, so it always holds at least
- * one entry (an entry is never split) and at most one entry's worth more.
- */
-export function framePage(rows: readonly LogRow[], maxBytes: number): { text: string; lastId: number; count: number } {
-  const frames: string[] = [];
-  let bytes = 0;
-  for (const row of rows) {
-    const frame = logFrame(row.id, logEntryJson(row));
-    frames.push(frame);
-    bytes += Buffer.byteLength(frame, 'utf8');
-    if (bytes >= maxBytes) break;
-  }
-  return { text: frames.join(''), lastId: rows[frames.length - 1]!.id, count: frames.length };
 }

@@ -223,7 +223,15 @@ class LiveStreamHub implements StreamHub {
       const onReadError = (err: unknown) => {
         this.logger.warn('live streams: reading new entries failed; retrying at the next heartbeat', { error: String(err) });
       };
-      feed = new Feed(key, sub.scope, filter, this.db, this.horizons, page, onReadError, this.tally);
+      feed = new Feed(key, sub.scope, filter, {
+        db: this.db,
+        horizons: this.horizons,
+        page,
+        onReadError,
+        tally: this.tally,
+        // Every commit of an in-order store is announced here, in order (a SQLite file belongs to one process).
+        ...(this.horizons ? {} : { committedThrough: () => this.knownMaxId }),
+      });
       this.feeds.set(key, feed);
       const index = sub.scope.kind === 'project' ? this.feedsByProject : this.feedsByGroup;
       const id = sub.scope.kind === 'project' ? sub.scope.projectId : sub.scope.groupId;

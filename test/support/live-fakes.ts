@@ -116,7 +116,7 @@ export function subscribe(scope: LiveScope): { res: FakeResponse; sub: Subscript
 
 /** A feed over the fake storage with one subscribed stream. */
 export function setUp(scope: LiveScope, reads: FakeReads, horizons: Horizons | null = null, page = PAGE) {
-  const feed = new Feed('k', scope, FILTER, reads.asReadOps(), horizons, page, (err) => assert.fail(String(err)));
+  const feed = new Feed('k', scope, FILTER, { db: reads.asReadOps(), horizons, page, onReadError: (err) => assert.fail(String(err)) });
   const { res, sub } = subscribe(scope);
   feed.add(sub);
   return { feed, res, sub };

@@ -53,7 +53,7 @@ describe('live feed: reading past checked entries', () => {
       if (late === 0) late = reads.add(1, 1, true);
       return rows;
     };
-    const feed = new Feed('k', PROJECT, FILTER, ops, null, PAGE, (err) => assert.fail(String(err)));
+    const feed = new Feed('k', PROJECT, FILTER, { db: ops, horizons: null, page: PAGE, onReadError: (err) => assert.fail(String(err)) });
     const { res, sub } = subscribe(PROJECT);
     feed.add(sub);
     sub.cursor = 0;

@@ -6,7 +6,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { framePage } from '../../lib/live/feed.js';
+import { framePage } from '../../lib/live/frame-page.js';
 import type { LogRow } from '../../lib/storage/types-logs.js';
 
 function row(id: number, padBytes: number): LogRow {

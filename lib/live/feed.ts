@@ -28,6 +28,7 @@ import type { ReadOps } from '../storage/storage.js';
 import { filterIsEmpty } from '../logs/log-query.js';
 import type { CommittedEntries, CommittedRow } from '../logs/committed-entries.js';
 import { entryMatcher, type EntryTest } from '../search/entry-match.js';
+import { blockMatchOf, holdsTerms, type BlockMatch } from '../search/log-terms.js';
 import { selectionOf } from '../logs/log-reader.js';
 import { framePage } from './frame-page.js';
 import type { LiveScope } from './live-scope.js';
@@ -97,6 +98,8 @@ export class Feed {
   private selectionVersion = 0;
   /** The filter's text conditions (null: none). */
   private readonly textTest: EntryTest | null;
+  /** The search terms an entry must have to match, as the index would ask for them (null: none). */
+  private readonly terms: BlockMatch | null;
 
   private readonly db: ReadOps;
   private readonly horizons: Horizons | null;
@@ -119,6 +122,8 @@ export class Feed {
     this.committedThrough = context.committedThrough ?? null;
     this.empty = filterIsEmpty(filter);
     this.textTest = entryMatcher(filter);
+    const match = blockMatchOf(filter, []);
+    this.terms = match && (match.all.length > 0 || match.prefixes.length > 0) ? match : null;
   }
 
   /**
@@ -222,7 +227,8 @@ export class Feed {
       else byCursor.set(cursor, [sub]);
     }
     if (byCursor.size === 0) return;
-    const rows = entries === 0 ? [] : committed.rows().filter((row) => projectIds.includes(row.projectId) && this.matches(row));
+    const mayMatch = this.terms ? (text: string) => holdsTerms(text, this.terms!) : undefined;
+    const rows = entries === 0 ? [] : committed.rows(mayMatch).filter((row) => projectIds.includes(row.projectId) && this.matches(row));
     const through = committed.maxId;
     for (const [cursor, subs] of byCursor) {
       // A read that ran after the commit may have sent some of them already.

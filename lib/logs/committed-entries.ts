@@ -4,7 +4,7 @@
  * listener asks, the stored rows themselves, so a stream that already has
  * everything before them can be sent them without reading them back.
  */
-import type { LogEntryOutcome, LogIngestRequest, LogRow } from '../storage/types-logs.js';
+import type { EncodedChunk, LogEntryOutcome, LogIngestRequest, LogRow } from '../storage/types-logs.js';
 import { decodeRows } from '../storage/encoded-entries.js';
 
 /** A stored entry with the columns a stream's filter tests. */
@@ -30,8 +30,14 @@ export interface CommittedEntries {
    * the backend reports it; null otherwise.
    */
   lastIdsBefore: ReadonlyMap<number, number> | null;
-  /** The stored entries in id order, decoded on the first call (call it while the listener runs). */
-  rows(): readonly CommittedRow[];
+  /**
+   * The stored entries in id order (call it while the listener runs). With
+   * `mayMatch`, only those of chunks whose search terms (space-separated,
+   * as the search index holds them) it accepts: a necessary condition a
+   * filter can test without decoding the entries. Each chunk is decoded
+   * once, whoever asks.
+   */
+  rows(mayMatch?: (terms: string) => boolean): readonly CommittedRow[];
 }
 
 /** The transaction's report, or null when it stored nothing (every entry refused by a quota). */
@@ -53,29 +59,57 @@ export function committedEntries(
     }
   });
   if (maxId === 0) return null;
-  let decoded: CommittedRow[] | null = null;
+  const chunks = storedChunks(requests, outcomes);
   return {
     projectIds: [...counts.keys()],
     firstId,
     maxId,
     counts,
     lastIdsBefore,
-    rows: () => (decoded ??= decodeStored(requests, outcomes)),
+    rows(mayMatch) {
+      const rows: CommittedRow[] = [];
+      for (const chunk of chunks) if (!mayMatch || mayMatch(chunk.terms())) rows.push(...chunk.rows());
+      // Requests may have drawn their ids in any order between them (sorted input sorts in one pass).
+      return rows.sort((a, b) => a.id - b.id);
+    },
   };
 }
 
-/** The stored entries of the requests (refused ones left out), in id order. */
-function decodeStored(requests: readonly LogIngestRequest[], outcomes: readonly (readonly LogEntryOutcome[])[]): CommittedRow[] {
-  const rows: CommittedRow[] = [];
+/** A chunk of stored entries, decoded on demand, at most once. */
+interface StoredChunk {
+  terms(): string;
+  rows(): readonly CommittedRow[];
+}
+
+const fromUtf8 = new TextDecoder();
+
+function storedChunks(requests: readonly LogIngestRequest[], outcomes: readonly (readonly LogEntryOutcome[])[]): StoredChunk[] {
+  const chunks: StoredChunk[] = [];
   requests.forEach((request, i) => {
     const ofRequest = outcomes[i]!;
-    let entry = 0;
+    let offset = 0;
     for (const chunk of request.chunks) {
-      for (const [projectId, receivedAt, timestamp, level, , body] of decodeRows(chunk)) {
-        const outcome = ofRequest[entry++]!;
-        if ('id' in outcome) rows.push({ id: outcome.id, projectId, receivedAt, timestamp, level, body });
-      }
+      const first = offset;
+      offset += chunk.count;
+      let terms: string | null = null;
+      let rows: CommittedRow[] | null = null;
+      chunks.push({
+        // The blocks' JSON text: a term sits between a space or a quote and the next.
+        terms: () => (terms ??= fromUtf8.decode(chunk.blocks)),
+        rows: () => (rows ??= decodeStored(chunk, ofRequest, first)),
+      });
     }
   });
-  return rows.sort((a, b) => a.id - b.id);
+  return chunks;
+}
+
+/** The stored entries of one chunk (refused ones left out); `first`: the chunk's first entry in its request. */
+function decodeStored(chunk: EncodedChunk, outcomes: readonly LogEntryOutcome[], first: number): CommittedRow[] {
+  const rows: CommittedRow[] = [];
+  let entry = first;
+  for (const [projectId, receivedAt, timestamp, level, , body] of decodeRows(chunk)) {
+    const outcome = outcomes[entry++]!;
+    if ('id' in outcome) rows.push({ id: outcome.id, projectId, receivedAt, timestamp, level, body });
+  }
+  return rows;
 }

@@ -45,3 +45,23 @@ export function blockMatchOf(filter: LogFilter, projectIds: readonly number[]): 
   if (projectIds.length > 0 && projectIds.length <= MAX_PROJECT_TERMS) anyOf.push(projectIds.map(projectTerm));
   return { all, prefixes: [...filter.prefixes], anyOf };
 }
+
+/**
+ * Whether `text` holding search terms (each between a space or a double
+ * quote and the next, as in a block's terms or their JSON) has every term
+ * of `match.all` and a term starting with each of `match.prefixes`: what
+ * the index asks of a block, without its `anyOf` (levels, projects).
+ */
+export function holdsTerms(text: string, match: Pick<BlockMatch, 'all' | 'prefixes'>): boolean {
+  return match.all.every((term) => holdsTerm(text, term, false)) && match.prefixes.every((prefix) => holdsTerm(text, prefix, true));
+}
+
+const isTermEdge = (c: number): boolean => c === 0x20 || c === 0x22 || Number.isNaN(c);
+
+function holdsTerm(text: string, term: string, prefix: boolean): boolean {
+  for (let at = text.indexOf(term); at !== -1; at = text.indexOf(term, at + 1)) {
+    if (!isTermEdge(text.charCodeAt(at - 1))) continue;
+    if (prefix || isTermEdge(text.charCodeAt(at + term.length))) return true;
+  }
+  return false;
+}

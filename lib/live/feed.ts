@@ -228,7 +228,7 @@ export class Feed {
     }
     if (byCursor.size === 0) return;
     const mayMatch = this.terms ? (text: string) => holdsTerms(text, this.terms!) : undefined;
-    const rows = entries === 0 ? [] : committed.rows(mayMatch).filter((row) => projectIds.includes(row.projectId) && this.matches(row));
+    const rows = entries === 0 ? [] : committed.rows(projectIds, mayMatch).filter((row) => this.matches(row));
     const through = committed.maxId;
     for (const [cursor, subs] of byCursor) {
       // A read that ran after the commit may have sent some of them already.

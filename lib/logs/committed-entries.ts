@@ -31,13 +31,13 @@ export interface CommittedEntries {
    */
   lastIdsBefore: ReadonlyMap<number, number> | null;
   /**
-   * The stored entries in id order (call it while the listener runs). With
-   * `mayMatch`, only those of chunks whose search terms (space-separated,
-   * as the search index holds them) it accepts: a necessary condition a
-   * filter can test without decoding the entries. Each chunk is decoded
-   * once, whoever asks.
+   * The stored entries of these projects in id order (call it while the
+   * listener runs). With `mayMatch`, only those of chunks whose search
+   * terms (space-separated, as the search index holds them) it accepts: a
+   * necessary condition a filter can test without decoding the entries.
+   * Each chunk is decoded once, whoever asks.
    */
-  rows(mayMatch?: (terms: string) => boolean): readonly CommittedRow[];
+  rows(projectIds: readonly number[], mayMatch?: (terms: string) => boolean): readonly CommittedRow[];
 }
 
 /** The transaction's report, or null when it stored nothing (every entry refused by a quota). */
@@ -66,9 +66,11 @@ export function committedEntries(
     maxId,
     counts,
     lastIdsBefore,
-    rows(mayMatch) {
+    rows(projectIds, mayMatch) {
       const rows: CommittedRow[] = [];
-      for (const chunk of chunks) if (!mayMatch || mayMatch(chunk.terms())) rows.push(...chunk.rows());
+      for (const chunk of chunks) {
+        if (projectIds.includes(chunk.projectId) && (!mayMatch || mayMatch(chunk.terms()))) rows.push(...chunk.rows());
+      }
       // Requests may have drawn their ids in any order between them (sorted input sorts in one pass).
       return rows.sort((a, b) => a.id - b.id);
     },
@@ -77,6 +79,7 @@ export function committedEntries(
 
 /** A chunk of stored entries, decoded on demand, at most once. */
 interface StoredChunk {
+  projectId: number;
   terms(): string;
   rows(): readonly CommittedRow[];
 }
@@ -94,6 +97,7 @@ function storedChunks(requests: readonly LogIngestRequest[], outcomes: readonly 
       let terms: string | null = null;
       let rows: CommittedRow[] | null = null;
       chunks.push({
+        projectId: request.projectId,
         // The blocks' JSON text: a term sits between a space or a quote and the next.
         terms: () => (terms ??= fromUtf8.decode(chunk.blocks)),
         rows: () => (rows ??= decodeStored(chunk, ofRequest, first)),

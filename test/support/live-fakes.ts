@@ -70,7 +70,7 @@ export class FakeReads {
       maxId: stored.at(-1)!.id,
       counts,
       lastIdsBefore: withLastIdsBefore ? before : null,
-      rows: () => stored.map(rowOf),
+      rows: (projectIds) => stored.filter((e) => projectIds.includes(e.projectId)).map(rowOf),
     };
   }
 

@@ -244,14 +244,15 @@ describe('committed entries: what ingestion reports', () => {
     assert.equal(committed.firstId, 1);
     assert.equal(committed.maxId, 10 + big.length - 1);
     assert.deepEqual([...committed.counts], [[7, big.length], [8, 2]]);
-    const rows = committed.rows();
+    const rows = committed.rows([7, 8]);
     assert.equal(rows.length, big.length + 2);
     assert.deepEqual(rows.map((r) => r.id), [1, 2, ...big.map((_, i) => 10 + i)]);
     assert.deepEqual(rows[0], { id: 1, projectId: 8, receivedAt: 2000, timestamp: Date.parse('2025-01-01T00:00:00.000Z'), level: 3, body: prepared('b0', 3).body });
     assert.equal(rows[1]!.body, prepared('b2').body);
     assert.equal(rows.at(-1)!.body, big.at(-1)!.body);
     assert.equal(rows.at(-1)!.receivedAt, 1000);
-    assert.equal(committed.rows()[0], rows[0], 'decoded once');
+    assert.equal(committed.rows([8])[0], rows[0], 'decoded once');
+    assert.deepEqual(committed.rows([8]).map((r) => r.id), [1, 2], 'only the projects asked for');
   });
 
   it("a filter's search terms tested on a chunk's blocks never leave out a chunk holding a match", () => {
@@ -267,8 +268,8 @@ describe('committed entries: what ingestion reports', () => {
       const test = entryMatcher(filter) ?? (() => true);
       const match = blockMatchOf(filter, []);
       if (!match || (match.all.length === 0 && match.prefixes.length === 0)) continue;
-      const kept = committed.rows((terms) => holdsTerms(terms, match));
-      const all = committed.rows();
+      const kept = committed.rows([1], (terms) => holdsTerms(terms, match));
+      const all = committed.rows([1]);
       assert.deepEqual(kept.filter((r) => test(r.body)).map((r) => r.id), all.filter((r) => test(r.body)).map((r) => r.id), new URLSearchParams(params).toString());
       if (kept.length < all.length) narrowed += 1;
     }

@@ -68,6 +68,32 @@ describe('live stream across services sharing one PostgreSQL [server]', { skip }
     assert.equal(viaGroupLate[1].project_id, projectLate, 'a project created through the other service joins the group stream');
   });
 
+  it('entries of one project stored through both services reach each service’s streams once, in id order', async () => {
+    const project = await createProject(first.url, admin.token, groupG, 'both-ways');
+    const key = (await createKey(first.url, admin.token, project)).secret;
+    const onFirst = assertOpen(await openRawStream(first.url, `/v1/logs/stream?project_id=${project}`, { token: admin.token }));
+    open.push(onFirst);
+    await onFirst.waitFor((x) => x.text.length > 0, 5_000, 'the opening comment');
+    const onSecond = await streamOnSecond(`project_id=${project}`);
+    // A service's own commits go to its streams from memory only while none
+    // of the other's lies between; otherwise the streams read.
+    const events: string[] = [];
+    const sending: Promise<unknown>[] = [];
+    for (let i = 0; i < 12; i++) {
+      const event = `turn ${i}`;
+      events.push(event);
+      // Pairs sent at once, so the two services' commits interleave closely.
+      sending.push(ingestAll(i % 2 === 0 ? second.url : first.url, key, [entry(event)]));
+      if (i % 2 === 1) await Promise.all(sending.splice(0));
+    }
+    for (const s of [onFirst, onSecond]) {
+      const got = await s.waitForLogs(events.length, 10_000);
+      assert.deepEqual([...got.map((e) => e.event)].sort(), [...events].sort(), 'every entry once');
+      const ids = got.map((e) => Number(e.id));
+      assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'in id order');
+    }
+  });
+
   it('blocking a project through one service ends the other service’s streams at once', async () => {
     const project = await createProject(first.url, admin.token, groupG, 'blocked-remotely');
     const s = await streamOnSecond(`project_id=${project}`);

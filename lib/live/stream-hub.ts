@@ -8,9 +8,12 @@
  * - an idle stream costs its socket and two small objects: no timer of its
  *   own (one interval per service) and no query of its own (re-validation
  *   is per distinct user and project, catch-up per feed);
- * - a notification costs one read per feed touching the projects, not one
- *   per stream and never one per entry (on PostgreSQL, feeds over several
- *   projects also share one settle per group, see horizons.ts);
+ * - a commit of this process costs no read for the streams that already
+ *   have everything before it: its entries are matched and sent from
+ *   memory (feed.ts `takeCommitted`);
+ * - any other notification costs one read per feed touching the projects,
+ *   not one per stream and never one per entry (on PostgreSQL, feeds over
+ *   several projects also share one settle per group, see horizons.ts);
  * - memory per stream is bounded by one page (at most `pageBytes`, or one
  *   entry when a single entry is larger), whatever the consumer's speed, and
  *   a consumer that takes nothing for two heartbeats is closed (see

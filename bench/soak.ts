@@ -19,23 +19,38 @@
  * In `npm run bench` it runs 2 minutes per backend (a short soak, which says
  * so); the full one: `LOGKEEP_BENCH_SOAK_MINUTES=30 npm run bench`, or alone
  * (after `npm run build`):
- *   node --import tsx bench/soak.ts [--minutes 30] [--backend file|server|both] [--heap-snapshots DIR]
+ *   node --import tsx bench/soak.ts [--minutes 30] [--backend file|server|both] [--heap-snapshots DIR] [--only ingest,streams,queries,sign-ins] [--detail]
+ * `--only` runs part of the load (ingestion is always part of it), e.g.
+ * `--only ingest` for ingestion alone. `--detail` also reads, every sample,
+ * the service's `process.memoryUsage().arrayBuffers`, its RSS by kind from
+ * /proc (anonymous, file-backed, shared) and the sizes of the database's
+ * `-wal` and `-shm` files, and prints first/last/max and the second-half
+ * slope of each (and of V8's heap total and `external`).
  * `--heap-snapshots` starts the service with `--heapsnapshot-signal=SIGUSR2`
  * and has it write a heap snapshot into DIR at 35 % and at 95 % of the run
  * (compare them with bench/support/heap-diff.ts); each snapshot pauses the
  * service for seconds and lifts its RSS, so slopes from such a run are not
  * the figures to quote.
  */
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { EventSource } from 'eventsource';
 import { Pool } from 'undici';
 import { createBatchPool } from './support/dataset.js';
 import { adminLogin, createOrg, fileDatabase, fmt, percentile, serverDatabase, serviceSettings, startChild, verdict, type BenchDatabase, type BenchOrg } from './support/harness.js';
-import { Tally, memorySample, secondHalfSlope, type Sample } from './support/soak-stats.js';
+import { Tally, memorySample, procStatusRss, secondHalfSlope, type MemoryField, type Sample } from './support/soak-stats.js';
+
+/** The soak's loads; ingestion is always one of them. */
+export const SOAK_LOADS = ['ingest', 'streams', 'queries', 'sign-ins'] as const;
+export type SoakLoad = (typeof SOAK_LOADS)[number];
 
 export interface SoakOptions {
   minutes: number;
   backend?: 'file' | 'server' | 'both';
   heapSnapshotDir?: string;
+  /** The loads to run (default: all four); 'ingest' must be among them. */
+  only?: readonly SoakLoad[];
+  /** Also read each sample's `arrayBuffers`, RSS by kind (/proc) and the `-wal`/`-shm` sizes, and print them. */
+  detail?: boolean;
 }
 
 export interface SoakResult {
@@ -111,6 +126,9 @@ async function soakOn(label: string, db: BenchDatabase, options: SoakOptions): P
   const snapshots = options.heapSnapshotDir;
   const nodeArgs = snapshots ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshots}`] : [];
   const child = await startChild({ kind: 'service', settings: serviceSettings(db, { metricsEnabled: true }) }, { nodeArgs });
+  const loads = new Set<SoakLoad>(options.only ?? SOAK_LOADS);
+  const dbPath = db.settings.dbBackend === 'file' ? db.settings.dbPath : undefined;
+  const fileSize = (path: string) => (existsSync(path) ? statSync(path).size : 0);
   const errors = new Tally();
   const samples: Sample[] = [];
   const http = new Pool(child.url, { connections: 6, keepAliveTimeout: 60_000 });
@@ -119,7 +137,7 @@ async function soakOn(label: string, db: BenchDatabase, options: SoakOptions): P
     let token = org.token;
     const pool = createBatchPool(60, BATCH, 11);
     const critical = pool.bodies.map((b) => (JSON.parse(b.toString()) as { level: string }[]).filter((e) => e.level === 'critical').length);
-    const streams = await openStreams(child.url, org, () => token, errors);
+    const streams = loads.has('streams') ? await openStreams(child.url, org, () => token, errors) : [];
 
     const started = performance.now();
     const deadline = started + options.minutes * 60_000;
@@ -127,7 +145,16 @@ async function soakOn(label: string, db: BenchDatabase, options: SoakOptions): P
     const sample = async () => {
       try {
         const res = await http.request({ path: '/metrics', method: 'GET' });
-        samples.push(memorySample((performance.now() - started) / 1000, await res.body.text()));
+        const s = memorySample((performance.now() - started) / 1000, await res.body.text());
+        if (options.detail) {
+          s.arrayBuffers = (await child.memory()).arrayBuffers;
+          Object.assign(s, procStatusRss(readFileSync(`/proc/${child.pid}/status`, 'utf8')));
+          if (dbPath) {
+            s.walBytes = fileSize(`${dbPath}-wal`);
+            s.shmBytes = fileSize(`${dbPath}-shm`);
+          }
+        }
+        samples.push(s);
       } catch (err) {
         errors.add(`metrics ${kindOf(err)}`);
       }
@@ -170,6 +197,7 @@ async function soakOn(label: string, db: BenchDatabase, options: SoakOptions): P
     ];
     const queryMs: number[] = [];
     const queries = async () => {
+      if (!loads.has('queries')) return;
       for (let n = 0; running(); n++) {
         const t = performance.now();
         try {
@@ -185,6 +213,7 @@ async function soakOn(label: string, db: BenchDatabase, options: SoakOptions): P
     };
     let logins = 0;
     const signIns = async () => {
+      if (!loads.has('sign-ins')) return;
       while (running()) {
         await sleep(Math.min(LOGIN_EVERY_MS, deadline - performance.now()));
         if (!running()) break;
@@ -239,7 +268,15 @@ async function soakOn(label: string, db: BenchDatabase, options: SoakOptions): P
     // RSS rises through the first minutes (warm-up): a short soak's second half is mostly that, so it is not judged.
     const judged = options.minutes >= FULL_MINUTES ? verdict(result.rssSlope < RSS_SLOPE_TARGET) : `not judged on a soak under ${FULL_MINUTES} min`;
     console.log(`    second half: RSS ${fmt(result.rssSlope, 2)} MiB/min — target < ${RSS_SLOPE_TARGET}: ${judged}; heap used ${fmt(result.heapSlope, 2)} MiB/min`);
-    if (process.env.LOGKEEP_BENCH_VERBOSE) for (const s of samples) console.log(`      ${fmt(s.t)} s: RSS ${fmt(s.rss / MIB, 1)} MiB, heap used ${fmt(s.heapUsed / MIB, 1)} of ${fmt(s.heapTotal / MIB, 1)} MiB, external ${fmt(s.external / MIB, 1)} MiB`);
+    if (options.detail) {
+      const fields: [MemoryField, string][] = [['heapTotal', 'heap total'], ['external', 'external'], ['arrayBuffers', 'arrayBuffers'], ['rssAnon', 'RSS anonymous'], ['rssFile', 'RSS file'], ['rssShmem', 'RSS shared'], ['walBytes', '-wal file'], ['shmBytes', '-shm file']];
+      for (const [field, name] of fields) {
+        const values = samples.map((s) => s[field]).filter((v): v is number => v !== undefined);
+        if (values.length > 0) console.log(`    ${name}: first ${fmt(values[0]! / MIB, 1)}, last ${fmt(values[values.length - 1]! / MIB, 1)}, max ${fmt(Math.max(...values) / MIB, 1)} MiB; second half ${fmt(secondHalfSlope(samples, field), 2)} MiB/min`);
+      }
+    }
+    const mib = (v: number | undefined) => (v === undefined ? '-' : fmt(v / MIB, 1));
+    if (process.env.LOGKEEP_BENCH_VERBOSE) for (const s of samples) console.log(`      ${fmt(s.t)} s: RSS ${fmt(s.rss / MIB, 1)} MiB (anonymous ${mib(s.rssAnon)}, file ${mib(s.rssFile)}, shared ${mib(s.rssShmem)}), heap used ${fmt(s.heapUsed / MIB, 1)} of ${fmt(s.heapTotal / MIB, 1)} MiB, external ${fmt(s.external / MIB, 1)} MiB, arrayBuffers ${mib(s.arrayBuffers)} MiB, -wal ${mib(s.walBytes)}, -shm ${mib(s.shmBytes)} MiB`);
     return result;
   } finally {
     await http.close();
@@ -250,8 +287,14 @@ async function soakOn(label: string, db: BenchDatabase, options: SoakOptions): P
 export async function benchSoak(options: SoakOptions): Promise<SoakResult[]> {
   const backend = options.backend ?? 'both';
   const { loadavg } = await import('node:os');
+  const loads = new Set<SoakLoad>(options.only ?? SOAK_LOADS);
+  if (!loads.has('ingest')) throw new Error('the soak always ingests: --only must include ingest');
+  const parts = [`${fmt(ENTRIES_PER_SECOND)} entries/s paced`];
+  if (loads.has('streams')) parts.push(`${STREAM_SCOPES.length} live streams`);
+  if (loads.has('queries')) parts.push(`a query every ${QUERY_EVERY_MS} ms`);
+  if (loads.has('sign-ins')) parts.push(`a sign-in every ${LOGIN_EVERY_MS / 1000} s`);
   console.log(
-    `Soak, ${options.minutes} min per backend${options.minutes < FULL_MINUTES ? ` (short: LOGKEEP_BENCH_SOAK_MINUTES=30 for the full soak)` : ''}: ${fmt(ENTRIES_PER_SECOND)} entries/s paced, ${STREAM_SCOPES.length} live streams, a query every ${QUERY_EVERY_MS} ms, a sign-in every ${LOGIN_EVERY_MS / 1000} s; load average ${loadavg().map((l) => fmt(l, 1)).join(' ')}`,
+    `Soak, ${options.minutes} min per backend${options.minutes < FULL_MINUTES ? ` (short: LOGKEEP_BENCH_SOAK_MINUTES=30 for the full soak)` : ''}: ${parts.join(', ')}${loads.size < SOAK_LOADS.length ? ' (part of the load only)' : ''}; load average ${loadavg().map((l) => fmt(l, 1)).join(' ')}`,
   );
   const results: SoakResult[] = [];
   const run = async (label: string, db: BenchDatabase | null) => {
@@ -284,5 +327,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const backend = flag('backend') ?? 'both';
   if (!['file', 'server', 'both'].includes(backend)) throw new Error('--backend takes file, server or both');
   const dir = flag('heap-snapshots');
-  await benchSoak({ minutes: Number(flag('minutes') ?? 30), backend: backend as 'file' | 'server' | 'both', ...(dir ? { heapSnapshotDir: dir } : {}) });
+  const only = flag('only')?.split(',');
+  if (only && !only.every((l) => (SOAK_LOADS as readonly string[]).includes(l))) throw new Error(`--only takes a comma-separated list of ${SOAK_LOADS.join(', ')}`);
+  await benchSoak({
+    minutes: Number(flag('minutes') ?? 30),
+    backend: backend as 'file' | 'server' | 'both',
+    ...(dir ? { heapSnapshotDir: dir } : {}),
+    ...(only ? { only: only as SoakLoad[] } : {}),
+    detail: process.argv.includes('--detail'),
+  });
 }

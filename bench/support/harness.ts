@@ -23,6 +23,8 @@ export interface Child {
   pid: number;
   /** Peak RSS since the previous call, and the current RSS (bytes). */
   rss(): Promise<{ peak: number; now: number; atPeak: Record<string, unknown> }>;
+  /** The service's `process.memoryUsage()` now. */
+  memory(): Promise<NodeJS.MemoryUsage>;
   /** The service's event-loop delay since the previous call (ms; the loop's own 5 ms sampling tick subtracted). */
   loopDelay(): Promise<{ p50: number; p99: number; max: number }>;
   stop(): Promise<void>;
@@ -53,6 +55,11 @@ export function startChild(mode: ChildMode, options: { nodeArgs?: string[] } = {
         async rss() {
           const reply = next();
           child.send({ type: 'rss' });
+          return reply;
+        },
+        async memory() {
+          const reply = next();
+          child.send({ type: 'memory' });
           return reply;
         },
         async loopDelay() {

@@ -4,7 +4,8 @@
  * `node:http` ceiling (read the batch, JSON.parse, check levels, 202).
  * Talks to its parent over IPC: `{ready, url}` once listening; answers
  * `rss` with the peak RSS since the last `rss`, `loop` with the event-loop
- * delay since the last `loop`, and exits on `stop`.
+ * delay since the last `loop`, `memory` with `process.memoryUsage()`, and
+ * exits on `stop`.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { getHeapSpaceStatistics } from 'node:v8';
@@ -141,6 +142,8 @@ async function main(): Promise<void> {
       const ms = (ns: number) => Math.max(0, ns / 1e6 - 5);
       process.send!({ type: 'loop', p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) });
       loopDelay.reset();
+    } else if (message.type === 'memory') {
+      process.send!({ type: 'memory', ...process.memoryUsage() });
     } else if (message.type === 'rss') {
       const now = process.memoryUsage().rss;
       process.send!({ type: 'rss', peak: Math.max(peak, now), now, atPeak });

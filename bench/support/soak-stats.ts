@@ -11,7 +11,22 @@ export interface Sample {
   /** V8's heap as reserved, and memory outside it held by JS objects (Buffers): where RSS beyond the heap goes. */
   heapTotal: number;
   external: number;
+  /**
+   * Read from the service process itself when the soak asks for them
+   * (`--detail`): `process.memoryUsage().arrayBuffers`, RSS split by kind
+   * from /proc (anonymous, file-backed, shared memory such as SQLite's
+   * `-shm`), and the sizes of the database's `-wal` and `-shm` files.
+   */
+  arrayBuffers?: number;
+  rssAnon?: number;
+  rssFile?: number;
+  rssShmem?: number;
+  walBytes?: number;
+  shmBytes?: number;
 }
+
+/** The sample fields that are byte counts. */
+export type MemoryField = Exclude<keyof Sample, 't'>;
 
 /** Least-squares slope of `y` over `x`; NaN with fewer than two points. */
 export function slope(points: readonly { x: number; y: number }[]): number {
@@ -31,10 +46,19 @@ export function slope(points: readonly { x: number; y: number }[]): number {
 const MIB = 2 ** 20;
 
 /** Slope over the second half of the samples (by time), in MiB per minute. */
-export function secondHalfSlope(samples: readonly Sample[], field: 'rss' | 'heapUsed'): number {
+export function secondHalfSlope(samples: readonly Sample[], field: MemoryField): number {
   if (samples.length === 0) return NaN;
   const half = samples[samples.length - 1]!.t / 2;
-  return slope(samples.filter((s) => s.t >= half).map((s) => ({ x: s.t / 60, y: s[field] / MIB })));
+  return slope(samples.filter((s) => s.t >= half && s[field] !== undefined).map((s) => ({ x: s.t / 60, y: s[field]! / MIB })));
+}
+
+/** `RssAnon`, `RssFile` and `RssShmem` (bytes) from the text of /proc/PID/status; NaN where missing. */
+export function procStatusRss(text: string): { rssAnon: number; rssFile: number; rssShmem: number } {
+  const kib = (name: string) => {
+    const match = new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(text);
+    return match ? Number(match[1]) * 1024 : NaN;
+  };
+  return { rssAnon: kib('RssAnon'), rssFile: kib('RssFile'), rssShmem: kib('RssShmem') };
 }
 
 /** A gauge's value (the first series of that name) from Prometheus text, or NaN. */

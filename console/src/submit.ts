@@ -9,7 +9,8 @@
  * `run(action)` does the same without an event: for buttons outside a form
  * (a confirmed revoke, block or delete) and for components whose several
  * actions share one error line, each passing its own action. Without an
- * argument it runs the action given to the hook.
+ * argument it runs the action given to the hook. `clear()` drops the
+ * shown refusal, for pages whose error line a successful reload also clears.
  */
 import { useState } from 'preact/hooks';
 import { errorText } from './errors';
@@ -19,6 +20,7 @@ export function useSubmit(action?: () => Promise<unknown>): {
   run: (act?: () => Promise<unknown>) => Promise<void>;
   error: string | null;
   busy: boolean;
+  clear: () => void;
 } {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -37,5 +39,5 @@ export function useSubmit(action?: () => Promise<unknown>): {
     e.preventDefault();
     await run();
   };
-  return { submit, run, error, busy };
+  return { submit, run, error, busy, clear: () => setError(null) };
 }

@@ -28,18 +28,19 @@ export function ProjectPage() {
   const me = session.value!;
   const [project, setProject] = useState<ProjectDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** Block and unblock: their refusal shows on the page's error line, which a reading without fault clears. */
+  const blocking = useSubmit();
   const load = async () => {
     try {
       setProject(await call<ProjectDetail>(`/v1/projects/${id}`));
       setError(null);
+      blocking.clear();
     } catch (err) {
       setError((err as Error).message);
     }
   };
   useEffect(() => void load(), [id]);
   useEffect(() => void loadScopes(), []);
-  /** Block and unblock: their refusal shows on the page's error line. */
-  const blocking = useSubmit();
   if (!project) return <main><h1>Project</h1>{error ? <ErrorLine message={error} /> : <p role="status">Loading…</p>}</main>;
   const owner = ownsProject(me, project);
   const groupName = groups.value?.find((g) => g.id === project.group_id)?.name;

@@ -22,6 +22,8 @@ export function UsersPage() {
   const { page, reload: load } = list;
   /** Block, unblock and delete: their refusal shows on the list's error line. */
   const acting = useSubmit();
+  // A list read without fault clears the line, as it always has.
+  useEffect(() => acting.clear(), [page]);
   useEffect(() => {
     setFilter(linked);
     setApplied(linked);

@@ -5,24 +5,39 @@
  * here before asking the server is thrown by the action as an Error with
  * its sentence, and shows in the same place. `busy` holds while the action
  * runs, for forms that disable their button meanwhile.
+ *
+ * `run(action)` does the same without an event: for buttons outside a form
+ * (a confirmed revoke, block or delete) and for components whose several
+ * actions share one error line, each passing its own action. Without an
+ * argument it runs the action given to the hook. `clear()` drops the
+ * shown refusal, for pages whose error line a successful reload also clears.
  */
 import { useState } from 'preact/hooks';
 import { errorText } from './errors';
 
-export function useSubmit(action: () => Promise<void>): { submit: (e: Event) => Promise<void>; error: string | null; busy: boolean } {
+export function useSubmit(action?: () => Promise<unknown>): {
+  submit: (e: Event) => Promise<void>;
+  run: (act?: () => Promise<unknown>) => Promise<void>;
+  error: string | null;
+  busy: boolean;
+  clear: () => void;
+} {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
+  const run = async (act = action) => {
     setError(null);
     setBusy(true);
     try {
-      await action();
+      await act?.();
     } catch (err) {
       setError(errorText(err));
     } finally {
       setBusy(false);
     }
   };
-  return { submit, error, busy };
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    await run();
+  };
+  return { submit, run, error, busy, clear: () => setError(null) };
 }

@@ -4,9 +4,11 @@
  * Explore offers the guide, which leads through a group, a project and a
  * key (shown once, with its curl example); an entry sent with that key (as
  * the curl example would) appears live; then Explore no longer offers it.
+ * A refused step's message is cleared when the step is retried.
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
+import type { Route } from 'playwright-core';
 import type { BackendName } from '../support/backends.js';
 import { ADMIN_PASSWORD, api } from '../support/service.js';
 import { assertAccessible, screenshot } from '../support/browser.js';
@@ -55,11 +57,27 @@ function firstRun(env: ConsoleEnv): void {
       const groups = (await api(env.svc.url, 'GET', '/v1/groups', { token: await adminToken(env.svc.url) })).body.items;
       assert.deepEqual(groups.map((g: { name: string }) => g.name), ['acme']);
       await assertAccessible(page, 'first run: project');
+      // A refused step shows why; retrying clears that refusal at once, while the new request is under way.
+      const projectCard = page.getByRole('region', { name: '2. Create a project' });
       await page.getByLabel('Project name').fill('web shop');
+      await page.getByLabel('Retention (days)').fill('0');
       await page.getByRole('button', { name: 'Create project' }).click();
+      await projectCard.getByRole('alert').waitFor();
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const hold = async (route: Route) => {
+        if (route.request().method() === 'POST') await held;
+        await route.continue();
+      };
+      await page.route('**/v1/groups/*/projects', hold);
+      await page.getByLabel('Retention (days)').fill('30');
+      await page.getByRole('button', { name: 'Create project' }).click();
+      await projectCard.getByRole('alert').waitFor({ state: 'detached' });
+      release();
 
       // 3. A key: shown once, with the curl example; the page already waits for an entry.
       await page.getByText('Project web shop is ready.', { exact: false }).waitFor();
+      await page.unroute('**/v1/groups/*/projects', hold);
       assert.equal(await current(), 'Create a secret key');
       await page.getByText('Waiting for the first entry', { exact: false }).waitFor();
       await assertAccessible(page, 'first run: key');

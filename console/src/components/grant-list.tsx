@@ -1,23 +1,18 @@
 /** The role assignments on a group and its projects: who, role, scope; revoking asks first, naming all three. */
-import { useState } from 'preact/hooks';
 import { call } from '../api';
-import { errorText } from '../errors';
 import { granteeText, scopeText, type NameBook } from '../grant-words';
 import type { RoleAssignment } from '../org';
+import { useSubmit } from '../submit';
 import { ConfirmButton } from './confirm';
 import { ErrorLine } from './form';
 
 export function GrantList(props: { grants: RoleAssignment[]; book: NameBook; canRevoke: (g: RoleAssignment) => boolean; onChanged: () => Promise<void> }) {
-  const [error, setError] = useState<string | null>(null);
-  const revoke = async (g: RoleAssignment) => {
-    setError(null);
-    try {
+  const { run, error } = useSubmit();
+  const revoke = (g: RoleAssignment) =>
+    run(async () => {
       await call(`/v1/role-assignments/${g.id}`, { method: 'DELETE' });
       await props.onChanged();
-    } catch (err) {
-      setError(errorText(err));
-    }
-  };
+    });
   return (
     <>
       <ErrorLine message={error} />

@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { BASE, call } from '../api';
 import { localTime, utcTitle } from '../format';
+import { useSubmit } from '../submit';
 import { ConfirmButton } from './confirm';
 import { Card, ErrorLine, Field } from './form';
 import { CopyButton, ShownOnce } from './shown-once';
@@ -19,17 +20,14 @@ export function SecretKeys(props: { project: { id: number; name: string }; canMa
   const [keys, setKeys] = useState<SecretKey[] | null>(null);
   const [created, setCreated] = useState<string | null>(null);
   const [label, setLabel] = useState('');
-  const [error, setError] = useState<string | null>(null);
   const base = `/v1/projects/${props.project.id}/secret-keys`;
-  const attempt = async (act: () => Promise<void>) => {
-    setError(null);
-    try {
+  const { run, error } = useSubmit();
+  /** An action, then the list read again; the first reading shares the error line. */
+  const attempt = (act: () => Promise<unknown>) =>
+    run(async () => {
       await act();
       setKeys((await call<{ items: SecretKey[] }>(base)).items);
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  };
+    });
   useEffect(() => void attempt(async () => {}), [props.project.id]);
   const create = (e: Event) => {
     e.preventDefault();

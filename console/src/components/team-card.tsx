@@ -1,8 +1,8 @@
 /** One team: its members, with adding (by search or from the known people) and removing for those who manage the group. */
 import { useState } from 'preact/hooks';
 import { call } from '../api';
-import { errorText } from '../errors';
 import type { Member, Team } from '../org';
+import { useSubmit } from '../submit';
 import { ConfirmButton } from './confirm';
 import { ErrorLine } from './form';
 import { UserPicker } from './user-picker';
@@ -19,16 +19,13 @@ export function TeamCard(props: {
   const [adding, setAdding] = useState<number | null>(null);
   /** Bumped after an addition: a fresh picker, its search and choice cleared. */
   const [round, setRound] = useState(0);
-  const [error, setError] = useState<string | null>(null);
-  const act = async (run: () => Promise<unknown>) => {
-    setError(null);
-    try {
-      await run();
+  /** Removing and adding share one error line. */
+  const { run, error } = useSubmit();
+  const act = (change: () => Promise<unknown>) =>
+    run(async () => {
+      await change();
       await props.onChanged();
-    } catch (err) {
-      setError(errorText(err));
-    }
-  };
+    });
   const candidates = props.known.filter((k) => !props.members.some((m) => m.user_id === k.user_id));
   return (
     <section class="card" aria-label={`Team ${t.name}`}>
@@ -55,8 +52,8 @@ export function TeamCard(props: {
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            if (adding === null) return setError('Choose a user first.');
             void act(async () => {
+              if (adding === null) throw new Error('Choose a user first.');
               await call(`/v1/teams/${t.id}/members`, { method: 'POST', json: { user_id: adding } });
               setAdding(null);
               setRound(round + 1);

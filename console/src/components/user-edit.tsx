@@ -1,6 +1,7 @@
 /** Editing one user: display name and email, and a new temporary password shown once. */
 import { useState } from 'preact/hooks';
 import { call } from '../api';
+import { useSubmit } from '../submit';
 import { temporaryPassword, type User } from '../users';
 import { ErrorLine, Field } from './form';
 import { ShownOnce } from './shown-once';
@@ -12,30 +13,25 @@ export function UserEditor(props: { user: User; onChanged: () => void; onClose: 
   const [displayName, setDisplayName] = useState(u.display_name ?? '');
   const [email, setEmail] = useState(u.email ?? '');
   const [password, setPassword] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  /** Saving and a new password share one error line. */
+  const { run, error } = useSubmit();
   const patch = async (body: Record<string, unknown>) => {
-    setError(null);
     await call(`/v1/users/${u.id}`, { method: 'PATCH', json: body });
     props.onChanged();
   };
-  const save = async (e: Event) => {
+  const save = (e: Event) => {
     e.preventDefault();
-    try {
+    return run(async () => {
       await patch({ display_name: orNull(displayName), email: orNull(email) });
       props.onClose();
-    } catch (err) {
-      setError((err as Error).message);
-    }
+    });
   };
-  const reset = async () => {
-    const next = temporaryPassword();
-    try {
+  const reset = () =>
+    run(async () => {
+      const next = temporaryPassword();
       await patch({ password: next });
       setPassword(next);
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  };
+    });
   return (
     <div class="card editor" role="region" aria-label={`Edit ${u.username}`}>
       <h2>Edit {u.username}</h2>

@@ -6,8 +6,8 @@
  */
 import { useState } from 'preact/hooks';
 import { call } from '../api';
-import { errorText } from '../errors';
 import type { Member } from '../org';
+import { useSubmit } from '../submit';
 import type { User } from '../users';
 import { ErrorLine } from './form';
 
@@ -22,18 +22,13 @@ export function UserPicker(props: {
 }) {
   const [query, setQuery] = useState('');
   const [found, setFound] = useState<Member[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const search = async () => {
-    setError(null);
-    try {
-      const page = await call<{ items: User[] }>(`/v1/users?limit=50&username=${encodeURIComponent(query.trim())}`);
-      const people = page.items.filter((u) => !u.deleted_at).map((u) => ({ user_id: u.id, username: u.username }));
-      setFound(people);
-      props.onChange(people[0]?.user_id ?? null);
-    } catch (err) {
-      setError(errorText(err));
-    }
-  };
+  /** The search is its own action inside the surrounding form, with its own error line. */
+  const { run: search, error } = useSubmit(async () => {
+    const page = await call<{ items: User[] }>(`/v1/users?limit=50&username=${encodeURIComponent(query.trim())}`);
+    const people = page.items.filter((u) => !u.deleted_at).map((u) => ({ user_id: u.id, username: u.username }));
+    setFound(people);
+    props.onChange(people[0]?.user_id ?? null);
+  });
   const choices = props.canSearch ? found : props.known;
   return (
     <>

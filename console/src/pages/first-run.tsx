@@ -12,6 +12,7 @@ import { SecretKeys } from '../components/secret-keys';
 import { isAdmin } from '../rights';
 import { href, navigate, route } from '../router';
 import { groups, loadScopes } from '../scope';
+import { useSubmit } from '../submit';
 
 const STEPS = ['Create a group', 'Create a project in it', 'Create a secret key', 'Send your first entry'];
 
@@ -93,17 +94,11 @@ export function FirstRunPage() {
 
 function NewGroup() {
   const [name, setName] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    try {
-      const g = await call<Named>('/v1/groups', { method: 'POST', json: { name: name.trim() } });
-      await loadScopes(true);
-      navigate('first-run', { group_id: String(g.id) }, true);
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  };
+  const { submit, error } = useSubmit(async () => {
+    const g = await call<Named>('/v1/groups', { method: 'POST', json: { name: name.trim() } });
+    await loadScopes(true);
+    navigate('first-run', { group_id: String(g.id) }, true);
+  });
   return (
     <Card title="1. Create a group">
       <p>A group is usually a team or a product; its projects can be read together, and it can have its own owners.</p>
@@ -119,17 +114,11 @@ function NewGroup() {
 function NewProject(props: { group: Named }) {
   const [name, setName] = useState('');
   const [retention, setRetention] = useState('30');
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    try {
-      const p = await call<Named>(`/v1/groups/${props.group.id}/projects`, { method: 'POST', json: { name: name.trim(), retention_days: Number(retention) } });
-      await loadScopes(true);
-      navigate('first-run', { group_id: String(props.group.id), project_id: String(p.id) }, true);
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  };
+  const { submit, error } = useSubmit(async () => {
+    const p = await call<Named>(`/v1/groups/${props.group.id}/projects`, { method: 'POST', json: { name: name.trim(), retention_days: Number(retention) } });
+    await loadScopes(true);
+    navigate('first-run', { group_id: String(props.group.id), project_id: String(p.id) }, true);
+  });
   return (
     <Card title="2. Create a project">
       <p>In group <strong>{props.group.name}</strong>. A project is one application or service: its logs, quotas and keys.</p>

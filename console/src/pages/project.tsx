@@ -28,10 +28,13 @@ export function ProjectPage() {
   const me = session.value!;
   const [project, setProject] = useState<ProjectDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** Block and unblock: their refusal shows on the page's error line, which a reading without fault clears. */
+  const blocking = useSubmit();
   const load = async () => {
     try {
       setProject(await call<ProjectDetail>(`/v1/projects/${id}`));
       setError(null);
+      blocking.clear();
     } catch (err) {
       setError((err as Error).message);
     }
@@ -41,14 +44,11 @@ export function ProjectPage() {
   if (!project) return <main><h1>Project</h1>{error ? <ErrorLine message={error} /> : <p role="status">Loading…</p>}</main>;
   const owner = ownsProject(me, project);
   const groupName = groups.value?.find((g) => g.id === project.group_id)?.name;
-  const block = async (action: 'block' | 'unblock') => {
-    try {
+  const block = (action: 'block' | 'unblock') =>
+    blocking.run(async () => {
       await call(`/v1/projects/${project.id}/${action}`, { method: 'POST' });
       await load();
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  };
+    });
   return (
     <main>
       <p>
@@ -61,7 +61,7 @@ export function ProjectPage() {
         {project.is_blocked ? <strong class="error">Blocked: ingestion and queries are refused. </strong> : null}
         <a href={href('explore', { project_id: String(project.id) })}>Explore its logs</a>
       </p>
-      <ErrorLine message={error} />
+      <ErrorLine message={blocking.error ?? error} />
       <div class="cards">
         <Card title="Usage">
           <UsageBar label="Entries" used={project.entry_count} quota={project.max_entries} />

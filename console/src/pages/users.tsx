@@ -4,12 +4,12 @@ import { call, session } from '../api';
 import { ConfirmButton } from '../components/confirm';
 import { ErrorLine } from '../components/form';
 import { FilterRow, Pager } from '../components/list-controls';
-import { errorText } from '../errors';
 import { NewUserForm } from '../components/new-user';
 import { UserEditor } from '../components/user-edit';
 import { localTime, utcTitle } from '../format';
 import { route } from '../router';
 import { usePagedList } from '../paged';
+import { useSubmit } from '../submit';
 import { userState, type User } from '../users';
 
 export function UsersPage() {
@@ -19,20 +19,21 @@ export function UsersPage() {
   const [applied, setApplied] = useState(linked);
   const [editing, setEditing] = useState<number | null>(null);
   const list = usePagedList<User>('/v1/users', 'username', applied);
-  const { page, setError, reload: load } = list;
+  const { page, reload: load } = list;
+  /** Block, unblock and delete: their refusal shows on the list's error line. */
+  const acting = useSubmit();
+  // A list read without fault clears the line, as it always has.
+  useEffect(() => acting.clear(), [page]);
   useEffect(() => {
     setFilter(linked);
     setApplied(linked);
     list.restart();
   }, [linked]);
-  const act = async (path: string, method = 'POST') => {
-    try {
+  const act = (path: string, method = 'POST') =>
+    acting.run(async () => {
       await call(path, { method });
       await load();
-    } catch (err) {
-      setError(errorText(err));
-    }
-  };
+    });
   const editingUser = page?.items.find((u) => u.id === editing);
   return (
     <main>
@@ -41,7 +42,7 @@ export function UsersPage() {
         list.restart();
         setApplied(filter.trim());
       }} />
-      <ErrorLine message={list.error} />
+      <ErrorLine message={acting.error ?? list.error} />
       {editingUser ? <UserEditor key={editingUser.id} user={editingUser} onChanged={load} onClose={() => setEditing(null)} /> : null}
       {!page ? <p role="status">Loading…</p> : page.items.length === 0 ? <p class="empty">No user matches.</p> : (
         <table class="list users">

@@ -184,6 +184,10 @@ function journey(env: ConsoleEnv): void {
       })()`);
       await page.locator('#f-level').selectOption('error');
       await page.getByRole('button', { name: 'Search' }).click();
+      // The old query's rows and live state match these waits too: first wait for the new query's stream.
+      // (Polled from here: the console's CSP refuses a predicate evaluated from a string.)
+      const deadline = Date.now() + 10_000;
+      while (((await page.evaluate('window.__streams.length')) as number) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       await page.locator('.row', { hasText: 'payment declined again' }).waitFor();
       await page.locator('.live-state', { hasText: /^Live$/ }).waitFor();
       const newestError = (await api(env.svc.url, 'GET', `/v1/logs?project_id=${checkout}&level=error&limit=1`, { token: admin.token })).body.items[0].id;

@@ -232,7 +232,7 @@ export class Feed {
     const through = committed.maxId;
     for (const [cursor, subs] of byCursor) {
       // A read that ran after the commit may have sent some of them already.
-      const unsent = rows[0] !== undefined && rows[0].id > cursor ? rows : rows.filter((row) => row.id > cursor);
+      const unsent = rows.filter((row) => row.id > cursor);
       if (unsent.length > 0) {
         const { text, lastId, count } = framePage(unsent, this.page.bytes);
         for (const sub of subs) sub.deliver(text, lastId);

@@ -17,8 +17,6 @@ import type { ServiceLogger } from '../core/logger.js';
 import { NO_OBSERVER, secondsSince, type ServiceObserver } from '../core/observe.js';
 import { committedEntries, type CommittedEntries } from './committed-entries.js';
 
-export type { CommittedEntries } from './committed-entries.js';
-
 export interface IngestQueueOptions {
   /** Transactions written at once (1 on SQLite). */
   concurrency: number;

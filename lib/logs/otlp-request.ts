@@ -8,7 +8,6 @@ import { invalidRequest } from '../core/errors.js';
 import { MAX_ENTRY_DEPTH } from './entry-validation.js';
 import { OtlpRecordError, otlpEntry, type OtlpRecordInput, type OtlpResourceInput, type OtlpScopeInput } from './otlp-mapping.js';
 import { BatchPreparer, type BatchTarget, type PreparedBatch } from './prepare-entries.js';
-import type { IngestionResponse } from './ingestion.js';
 
 /**
  * The most log records one request may carry (400 beyond, nothing stored).
@@ -72,16 +71,4 @@ export async function prepareOtlpRequest<R>(request: OtlpRequest<R>, target: Bat
     }
   }
   return preparer.result();
-}
-
-/** `partial_success` of an ExportLogsServiceResponse, or null when every record was accepted. */
-export function partialSuccess(result: IngestionResponse): { rejectedLogRecords: number; errorMessage: string } | null {
-  const rejected = result.rejected.length;
-  if (rejected === 0) return null;
-  const first = result.rejected[0]!;
-  const quota = result.rejected.filter((r) => r.error === 'quota_exceeded').length;
-  const parts = [`${rejected} of ${rejected + result.accepted} log records were rejected`];
-  if (quota > 0) parts.push(`${quota} over a quota, ${rejected - quota} invalid`);
-  parts.push(`the first, record ${first.index}: ${first.message}`);
-  return { rejectedLogRecords: rejected, errorMessage: parts.join('; ') };
 }

@@ -13,7 +13,7 @@
 import { Worker } from 'node:worker_threads';
 import { LogServiceError, type ErrorCode } from '../core/errors.js';
 import type { ServiceLogger } from '../core/logger.js';
-import { prepareBody, type BodyFormat } from './batch-body.js';
+import { prepareIngestBody, type IngestFormat } from './ingest-format.js';
 import type { BatchTarget, PreparedBatch } from './prepare-entries.js';
 
 /** Bodies from this size up to (not including) `maxBytes` go to the worker. */
@@ -64,13 +64,13 @@ export class PreparePool {
   ) {}
 
   /**
-   * Prepares `body` (in `format`) for `target`. A body sent to the worker is transferred,
+   * Prepares `body` (in `format`: a plain batch or an OTLP export) for `target`. A body sent to the worker is transferred,
    * so the caller must not use it afterwards (it must own its whole
    * ArrayBuffer).
    */
-  prepare(body: Buffer, target: BatchTarget, format: BodyFormat = 'json'): Promise<PreparedBatch> {
+  prepare(body: Buffer, target: BatchTarget, format: IngestFormat = 'json'): Promise<PreparedBatch> {
     const owned = body.byteOffset === 0 && body.buffer.byteLength === body.length;
-    if (this.closed || !owned || body.length < WORKER_MIN_BYTES || body.length >= this.maxBytes) return prepareBody(body, target, { format });
+    if (this.closed || !owned || body.length < WORKER_MIN_BYTES || body.length >= this.maxBytes) return prepareIngestBody(body, target, format);
     const worker = this.start();
     const id = this.nextId++;
     return new Promise<PreparedBatch>((resolve, reject) => {

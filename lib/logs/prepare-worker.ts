@@ -1,22 +1,23 @@
 /**
  * The worker side of `prepare-pool.ts`: reads and prepares ingestion bodies
- * (parse, validate, serialise, compute search terms) off the event loop.
+ * (parse or decode, map OTLP records, validate, serialise, compute search
+ * terms) off the event loop.
  */
 import { parentPort } from 'node:worker_threads';
 import { LogServiceError } from '../core/errors.js';
 import { transferList } from '../storage/encoded-entries.js';
-import { prepareBody, type BodyFormat } from './batch-body.js';
+import { prepareIngestBody, type IngestFormat } from './ingest-format.js';
 import type { BatchTarget } from './prepare-entries.js';
 
 interface Job {
   id: number;
   body: Uint8Array;
   target: BatchTarget;
-  format: BodyFormat;
+  format: IngestFormat;
 }
 
 parentPort!.on('message', (job: Job) => {
-  prepareBody(Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength), job.target, { format: job.format }).then(
+  prepareIngestBody(Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength), job.target, job.format).then(
     // The encoded chunks move to the event loop's thread without a copy.
     (batch) => parentPort!.postMessage({ id: job.id, batch }, transferList(batch.request)),
     (err: unknown) =>

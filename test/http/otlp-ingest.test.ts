@@ -172,6 +172,39 @@ describeEachBackend('POST /v1/otlp/v1/logs', (backend) => {
     assert.deepEqual((await stored(proto.project)).map((i) => i.event).sort(), ['kept', 'kept too']);
   });
 
+  it('stores and judges an export of several hundred records (prepared off the event loop) as it does a small one', async () => {
+    const bodies: unknown[] = Array.from({ length: 300 }, (_, i) => `record ${i} ${'x'.repeat(100)}`);
+    const bytes = protobufOf(exportOf(bodies));
+    assert.ok(bytes.length > 32 * 1024 && bytes.length < BODY_LIMIT, `protobuf body of ${bytes.length} bytes`);
+    const proto = await newProject('large-proto');
+    const binary = await postBinary(url, proto.secret, bytes, { 'content-type': 'application/x-protobuf' });
+    assert.equal(binary.status, 200);
+    assert.equal(decodeResponse(binary.bytes), null);
+    const protoItems = await stored(proto.project);
+    assert.deepEqual(protoItems.map((i) => i.request_id).sort(), bodies.map((_, i) => `req-${i}`).sort());
+    assert.deepEqual(new Set(protoItems.map((i) => i.resource.service.name)), new Set(['raw-http']));
+
+    // OTLP/JSON, with one record nesting too deep (protobufjs will not encode that one).
+    bodies[7] = deepBody(120);
+    const text = JSON.stringify(exportOf(bodies.slice(0, 200)));
+    assert.ok(text.length > 32 * 1024 && text.length < BODY_LIMIT, `OTLP/JSON body of ${text.length} bytes`);
+    const json = await newProject('large-json');
+    const res = await postJson(url, json.secret, Buffer.from(text));
+    assertStatus(res, 200);
+    assert.equal(res.body.partialSuccess.rejectedLogRecords, '1');
+    assert.match(res.body.partialSuccess.errorMessage, /record 7: The entry nests objects and arrays more than 100 levels deep/);
+    assert.equal((await stored(json.project)).length, 199);
+
+    // Refused as a whole, storing nothing: a large body that is not an export.
+    const garbage = Buffer.concat([bytes.subarray(0, 40 * 1024), Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f])]);
+    const refused = await newProject('large-undecodable');
+    const bad = await postBinary(url, refused.secret, garbage, { 'content-type': 'application/x-protobuf' });
+    assert.equal(bad.status, 400);
+    assert.equal(JSON.parse(bad.bytes.toString()).error, 'invalid_request');
+    assertStatus(await postJson(url, refused.secret, Buffer.from(text.slice(0, -3))), 400, 'invalid_request');
+    assert.deepEqual(await stored(refused.project), []);
+  });
+
   it('answers 400 for a body that is not an export in its content type, or does not decompress, storing nothing', async () => {
     const { project, secret } = await newProject('undecodable');
     const proto = await postBinary(url, secret, Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f]), { 'content-type': 'application/x-protobuf' });

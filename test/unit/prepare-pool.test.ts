@@ -4,6 +4,8 @@ import { PreparePool, WORKER_MIN_BYTES } from '../../lib/logs/prepare-pool.js';
 import { prepareBody } from '../../lib/logs/batch-body.js';
 import { LogServiceError } from '../../lib/core/errors.js';
 import { silentLogger } from '../../lib/core/logger.js';
+import { prepareIngestBody } from '../../lib/logs/ingest-format.js';
+import { OTLP } from '../../lib/logs/otlp-schema.js';
 
 const TARGET = { projectId: 3, receivedAt: 1_700_000_000_000 };
 
@@ -17,6 +19,23 @@ function bodyOf(bytes: number): Buffer {
     size += JSON.stringify(value).length + 1;
   }
   return Buffer.from(JSON.stringify(values));
+}
+
+/** An OTLP/JSON logs export of at least `bytes`; with `deep`, one record in nine nests too deep to be stored. */
+function otlpExportOf(bytes: number, deep: boolean): Record<string, unknown> {
+  const records: unknown[] = [];
+  let nested: Record<string, unknown> = { stringValue: 'bottom' };
+  for (let i = 0; i < 101; i++) nested = { arrayValue: { values: [nested] } };
+  for (let size = 0; size < bytes; size += 60) { // ~60 bytes a record in protobuf, more in JSON
+    const i = records.length;
+    records.push({
+      timeUnixNano: '1735787045678000000',
+      severityNumber: 9,
+      body: deep && i % 9 === 4 ? nested : { stringValue: `record ${i} héllo` },
+      attributes: [{ key: 'request_id', value: { stringValue: `req-${i}` } }],
+    });
+  }
+  return { resourceLogs: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'pool' } }] }, scopeLogs: [{ scope: { name: 'unit' }, logRecords: records }] }] };
 }
 
 describe('PreparePool', () => {
@@ -39,6 +58,27 @@ describe('PreparePool', () => {
     await assert.rejects(pool.prepare(malformed, TARGET), (err: unknown) => err instanceof LogServiceError && err.status === 400 && err.code === 'invalid_request');
     const notArray = Buffer.from(JSON.stringify({ pad: 'x'.repeat(WORKER_MIN_BYTES) }));
     await assert.rejects(pool.prepare(notArray, TARGET), (err: unknown) => err instanceof LogServiceError && err.status === 400);
+  });
+
+  it('prepares OTLP exports in both encodings on the worker exactly as inline, and refuses a body that is not one', async () => {
+    // protobufjs will not encode the too-deep records: the protobuf export has none.
+    const plain = otlpExportOf(WORKER_MIN_BYTES * 2, false);
+    const bodies = {
+      'otlp-json': Buffer.from(JSON.stringify(otlpExportOf(WORKER_MIN_BYTES * 2, true))),
+      'otlp-protobuf': Buffer.from(OTLP.ExportLogsServiceRequest.encode(OTLP.ExportLogsServiceRequest.fromObject(plain)).finish()),
+    } as const;
+    for (const [format, body] of Object.entries(bodies) as [keyof typeof bodies, Buffer][]) {
+      assert.ok(body.length >= WORKER_MIN_BYTES, `${format}: ${body.length} bytes`);
+      const expected = await prepareIngestBody(Buffer.from(body), TARGET, format);
+      const copy = Buffer.from(body);
+      const got = await pool.prepare(copy, TARGET, format);
+      assert.equal(copy.length, 0, `${format}: the buffer went to the worker`);
+      assert.deepEqual(got, expected, format);
+      assert.ok(got.request.sizes.length > 300, format);
+      assert.equal(got.rejected.length, format === 'otlp-json' ? Math.ceil((got.request.sizes.length + got.rejected.length - 4) / 9) : 0, format);
+      const truncated = Buffer.from(body.subarray(0, body.length - 3));
+      await assert.rejects(pool.prepare(truncated, TARGET, format), (err: unknown) => err instanceof LogServiceError && err.status === 400 && err.code === 'invalid_request', format);
+    }
   });
 
   it('prepares inline what the worker should not take: small bodies, views of a larger buffer, bodies at the size bound', async () => {

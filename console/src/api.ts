@@ -56,8 +56,9 @@ function claims(token: string): { sub: string; preferred_username: string; roles
   return JSON.parse(decodeURIComponent(escape(json)));
 }
 
-async function tokenCall(method: 'POST' | 'DELETE', form: Record<string, string>): Promise<Response> {
+async function tokenCall(method: 'POST' | 'DELETE', form: Record<string, string>, signal?: AbortSignal): Promise<Response> {
   return fetch(`${BASE}/v1/auth/token`, {
+    ...(signal ? { signal } : {}),
     method,
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(form).toString(),
@@ -138,11 +139,20 @@ function endSession(reason: string | null): void {
   signedOutReason.value = reason;
 }
 
-/** Revokes the refresh token, then forgets both tokens. */
+/** Longest wait for the service to revoke the refresh token at sign-out. */
+const REVOKE_TIMEOUT_MS = 5000;
+
+/**
+ * Revokes the refresh token, then forgets both tokens, so "signed out"
+ * shows only once the token no longer works. A service that cannot be
+ * reached in time still signs the tab out.
+ */
 export async function signOut(): Promise<void> {
   const stored = sessionStorage.getItem(REFRESH_KEY);
+  // Nothing in this tab may rotate it while it is being revoked.
+  sessionStorage.removeItem(REFRESH_KEY);
+  if (stored) await tokenCall('DELETE', { refresh_token: stored }, AbortSignal.timeout(REVOKE_TIMEOUT_MS)).catch(() => undefined);
   endSession('You have signed out.');
-  if (stored) await tokenCall('DELETE', { refresh_token: stored }).catch(() => undefined);
 }
 
 /** The current access token, for the live stream's own request. */

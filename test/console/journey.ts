@@ -11,7 +11,7 @@ import { before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import type { BackendName } from '../support/backends.js';
 import { ADMIN_PASSWORD, api } from '../support/service.js';
 import { createActor, createGroup, createKey, createProject, signIn } from '../support/actors.js';
@@ -201,8 +201,15 @@ function journey(env: ConsoleEnv): void {
       // Sign out revokes the refresh token.
       const refreshToken = (await page.evaluate('sessionStorage.getItem("logkeep.refresh_token")')) as string;
       assert.ok(refreshToken);
+      // The revocation is held back here: a page that said "signed out" before it was done would leave the token working below.
+      const slowRevoke = async (route: Route) => {
+        if (route.request().method() === 'DELETE') await new Promise((resolve) => setTimeout(resolve, 300));
+        await route.continue();
+      };
+      await page.route('**/v1/auth/token', slowRevoke);
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByText('You have signed out.').waitFor();
+      await page.unroute('**/v1/auth/token', slowRevoke);
       assert.equal(await page.evaluate('sessionStorage.getItem("logkeep.refresh_token")'), null);
       const reused = await api(env.svc.url, 'POST', '/v1/auth/token', { form: { grant_type: 'refresh_token', refresh_token: refreshToken } });
       assert.equal(reused.status, 400);

@@ -44,7 +44,8 @@ function localSteps(startMs: number, endMs: number, step: number): number[] {
   const out: number[] = [];
   if (step >= DAY) {
     const days = step / DAY;
-    for (let i = 0; out.length <= MAX_TICKS; i += days) {
+    // Bounded by count too: an instant Date cannot hold (NaN) must never loop for ever.
+    for (let i = 0, n = 0; out.length <= MAX_TICKS && n < MAX_TICKS * 4; i += days, n++) {
       const at = new Date(y, m, d + i).getTime();
       if (at > endMs) break;
       if (at >= startMs) out.push(at);
@@ -54,7 +55,7 @@ function localSteps(startMs: number, endMs: number, step: number): number[] {
   // Whole steps of local wall-clock time from midnight (the Date constructor carries milliseconds over into hours and days).
   const wallStart = s.getHours() * HOUR + s.getMinutes() * MINUTE + s.getSeconds() * SECOND + s.getMilliseconds();
   const first = Math.ceil(wallStart / step);
-  for (let k = first; out.length <= MAX_TICKS * 2; k++) {
+  for (let k = first; out.length <= MAX_TICKS * 2 && k < first + MAX_TICKS * 4; k++) {
     const wall = k * step;
     const at = new Date(y, m, d + Math.floor(wall / DAY), 0, 0, 0, wall % DAY).getTime();
     if (at > endMs) break;

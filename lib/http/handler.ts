@@ -30,6 +30,8 @@ export interface HandlerOptions {
 const ID_PATTERN = /^[1-9][0-9]{0,15}$/;
 /** Added to every response of a `noStore` route (RFC 6749 asks it of token responses). */
 const NO_STORE_HEADERS = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
+/** Added to every answer of a route that takes credentials: what a caller may read is never kept by a cache on the way. */
+const PRIVATE_HEADERS = { 'Cache-Control': 'no-store' } as const;
 
 export function createHandler(deps: ServiceDeps, routes: readonly Route[], options: HandlerOptions = {}): RequestHandler {
   const router = createRouter(routes);
@@ -87,6 +89,7 @@ export function createHandler(deps: ServiceDeps, routes: readonly Route[], optio
       counted.route = route.path;
       envelope = route.envelope;
       if (route.noStore) headers = { ...corsHeaders, ...NO_STORE_HEADERS };
+      else if (route.auth !== 'none') headers = { ...corsHeaders, ...PRIVATE_HEADERS };
       const request = requestInfo(deps, req, res, route, url.searchParams);
       if (route.rateLimited) await options.beforeRateLimitedRoute?.(request);
       const reply = await serveRoute(deps, route, request, match.rawParams);

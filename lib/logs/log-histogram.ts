@@ -60,17 +60,35 @@ function gridOf(from: number, to: number, stepMs: number, buckets: number): Hist
   return count <= buckets ? { origin: first * stepMs, stepMs, count } : null;
 }
 
-/** The smallest nice step covering [from, to] in at most `buckets` buckets. */
+/**
+ * The smallest nice step covering [from, to] in at most `buckets` buckets.
+ * The search over whole days is bounded by a step known to fit: with two
+ * buckets or more, any step of at least span / (buckets − 1); with one, a
+ * step longer than both ends lie from the epoch. One bucket cannot hold a
+ * range that holds the epoch itself (bucket edges fall on multiples of the
+ * step since 1970-01-01), and is refused then.
+ */
 export function histogramGrid(from: number, to: number, buckets: number): HistogramGrid {
   for (const seconds of NICE_STEPS) {
     const grid = gridOf(from, to, seconds * SECOND, buckets);
     if (grid !== null) return grid;
   }
-  // Whole days: the smallest count that fits is at most one or two above the span's share.
-  for (let days = Math.max(2, Math.ceil((to - from + 1) / buckets / DAY)); ; days++) {
+  const span = to - from + 1;
+  const fewest = Math.max(2, Math.ceil(span / buckets / DAY));
+  let most: number;
+  if (buckets >= 2) most = Math.max(fewest, Math.ceil(span / (buckets - 1) / DAY));
+  else if (from < 0 && to >= 0) throw oneBucketOverEpoch();
+  else most = Math.max(fewest, Math.floor(Math.max(Math.abs(from), Math.abs(to)) / DAY) + 1);
+  for (let days = fewest; days <= most; days++) {
     const grid = gridOf(from, to, days * DAY, buckets);
     if (grid !== null) return grid;
   }
+  // Unreachable: the step `most` fits (see above).
+  throw new Error(`no histogram grid of ${buckets} buckets for ${from}..${to}`);
+}
+
+function oneBucketOverEpoch() {
+  return invalidRequest('A range holding 1970-01-01T00:00:00.000Z needs at least 2 buckets: bucket edges fall on whole steps since that instant.', 'buckets', 'invalid');
 }
 
 /**

@@ -177,6 +177,30 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
     assert.ok(Math.floor(Date.parse('2024-12-31T23:59:59Z') / (smaller * 1000)) - first + 1 > 12, 'a day less would not fit');
   });
 
+  it('answers every grid around the epoch and at the far ends of time at once, one bucket over 1970-01-01 with a 400 naming buckets, and stays up', async () => {
+    // Once a hang: one bucket over a range holding the epoch searched for a whole-day step for ever.
+    const hang = await histogram(url, admin.token, `project_id=${projectC}&to=1970-01-01T00:00:00.000Z&buckets=1`);
+    assertStatus(hang, 400);
+    assert.deepEqual(hang.body.details, { field: 'buckets', reason: 'invalid' });
+    for (const [from, to, buckets] of [
+      ['1969-12-31T00:00:00Z', '1970-01-01T00:00:00Z', 2],
+      ['1969-12-31T00:00:00Z', '1969-12-31T23:59:59.999Z', 1],
+      ['1900-01-01T00:00:00Z', '1969-12-31T23:59:59.999Z', 1],
+      ['1970-01-01T00:00:00Z', '2069-01-01T00:00:00Z', 1],
+      ['0001-01-01T00:00:00Z', '0050-01-01T00:00:00Z', 1],
+      ['9950-01-01T00:00:00Z', '9999-01-01T00:00:00Z', 1],
+      ['1920-01-01T00:00:00Z', '2019-01-01T00:00:00Z', 2],
+      ['1920-01-01T00:00:00Z', '2019-01-01T00:00:00Z', 500],
+    ] as const) {
+      const res = await histogram(url, admin.token, `project_id=${projectC}&from=${from}&to=${to}&buckets=${buckets}`);
+      assertStatus(res, 200, undefined, `${from} ${to} ${buckets}`);
+      assert.ok(res.body.buckets.length <= buckets);
+      assert.ok(Date.parse(res.body.from) <= Date.parse(from) && Date.parse(res.body.to) > Date.parse(to));
+    }
+    const health = await api(url, 'GET', '/healthz');
+    assertStatus(health, 200);
+  });
+
   it('counts an entry on a bucket edge in the bucket it starts, and only entries inside from..to (both inclusive)', async () => {
     const project = await createProject(url, admin.token, groupH, `edges-${backend}`);
     const key = (await createKey(url, admin.token, project)).secret;

@@ -24,6 +24,40 @@ describe('histogram grid', () => {
   });
 });
 
+describe('histogram grid bounds', () => {
+  it('finds a grid of at most `buckets` buckets covering any range of up to 100 years, wherever it lies, or refuses one bucket over the epoch', () => {
+    const DAY = 86_400_000;
+    const MIN = Date.parse('0000-01-01T00:00:00Z');
+    const MAX = Date.parse('9999-12-31T23:59:59.999Z');
+    let seed = 7;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const cases: [number, number, number][] = [
+      [-DAY, 0, 1],
+      [-1, 0, 1],
+      [-DAY, 0, 2],
+      [-36_525 * DAY / 2, 36_525 * DAY / 2, 2],
+      [MAX - 36_525 * DAY, MAX, 1],
+      [MIN, MIN + 36_525 * DAY, 1],
+    ];
+    for (let i = 0; i < 3000; i++) {
+      // Ranges around the epoch, and anywhere in the four-digit years.
+      const from = i % 2 === 0 ? Math.round((random() - 0.5) * 400 * DAY) : MIN + Math.round(random() * (MAX - MIN - 36_525 * DAY));
+      const to = from + Math.round(random() ** 3 * 36_525 * DAY);
+      cases.push([from, to, 1 + Math.floor(random() ** 2 * 500)]);
+    }
+    for (const [from, to, buckets] of cases) {
+      if (buckets === 1 && from < 0 && to >= 0) {
+        assert.throws(() => histogramGrid(from, to, buckets), (err: any) => err.details?.field === 'buckets');
+        continue;
+      }
+      const grid = histogramGrid(from, to, buckets);
+      assert.ok(grid.count >= 1 && grid.count <= buckets, `${from} ${to} ${buckets}`);
+      assert.ok(grid.origin <= from && grid.origin + grid.count * grid.stepMs > to);
+      assert.equal(grid.origin % grid.stepMs === 0 || Object.is(grid.origin % grid.stepMs, -0), true, 'aligned on the step');
+    }
+  });
+});
+
 describe('exact-match needle', () => {
   it('is key and quoted value for a value only a string can equal, the bare value otherwise', () => {
     assert.equal(exactFilterNeedle({ path: ['category'], value: 'db' }), '"category":"db"');

@@ -16,3 +16,4 @@ export type {
   OverflowPolicy,
 } from './ingest-client.js';
 export type { BackoffPolicy } from './backoff.js';
+export { ANSWER_BYTES_PER_ENTRY, MIN_ANSWER_BYTES } from './ingest-answer.js';

@@ -15,6 +15,7 @@ import { Pool } from 'undici';
 import { DEFAULT_BACKOFF, retryDelay, type BackoffPolicy } from './backoff.js';
 import { EntryQueue, type QueuedEntry } from './entry-queue.js';
 import { postBatch, type PostOutcome, type PostTarget } from './ingest-transport.js';
+import { answerByteLimit, settleAnswer, type IngestionAnswer } from './ingest-answer.js';
 import { encodeBatchBody } from './body-compression.js';
 import {
   IngestBatchError,
@@ -123,6 +124,7 @@ export class IngestClient {
     this.maxAttempts = positive('maxAttempts', options.maxAttempts, Infinity);
     this.closeTimeoutMs = positive('closeTimeoutMs', options.closeTimeoutMs, 30_000);
     const requestTimeoutMs = positive('requestTimeoutMs', options.requestTimeoutMs, 30_000);
+    const requestTotalTimeoutMs = positive('requestTotalTimeoutMs', options.requestTotalTimeoutMs, 2 * requestTimeoutMs);
     this.overflow = options.overflow ?? 'drop-oldest';
     if (this.overflow !== 'drop-oldest' && this.overflow !== 'block') throw new TypeError(`overflow must be 'drop-oldest' or 'block'`);
     this.backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
@@ -138,6 +140,7 @@ export class IngestClient {
       path: `${base.pathname.replace(/\/+$/, '')}/v1/logs`,
       secretKey: options.secretKey,
       timeoutMs: requestTimeoutMs,
+      totalTimeoutMs: requestTotalTimeoutMs,
       signal: this.abort.signal,
       now: () => this.clock.now(),
     };
@@ -318,8 +321,8 @@ export class IngestClient {
     const body = await encodeBatchBody(`[${batch.map((e) => e.json).join(',')}]`, this.compressAboveBytes);
     for (let attempt = 1; ; attempt++) {
       if (this.abandoned) return this.giveUp(batch, 'closed', attempt - 1, null, null, 'the client closed before the batch was delivered');
-      const outcome: PostOutcome = await postBatch(this.target, body);
-      if (outcome.kind === 'delivered') return this.delivered(batch, outcome.body);
+      const outcome: PostOutcome = await postBatch(this.target, body, answerByteLimit(batch.length));
+      if (outcome.kind === 'delivered') return this.delivered(batch, outcome.body, outcome.tooLarge);
       if (outcome.kind === 'refused') return this.giveUp(batch, 'refused', attempt, outcome.status, outcome.code, `logkeep refused a batch of ${batch.length}: ${outcome.reason}`);
       if (this.abandoned) return this.giveUp(batch, 'closed', attempt, outcome.status, null, `the client closed before the batch was delivered (last: ${outcome.reason})`);
       if (attempt >= this.maxAttempts) {
@@ -332,18 +335,17 @@ export class IngestClient {
     }
   }
 
-  private delivered(batch: QueuedEntry[], body: { accepted: number; rejected: { index: number; error: string; message: string }[] } | null): void {
+  /** A 2xx settles the batch (it is never sent again), its counts believed only as far as they fit it. */
+  private delivered(batch: QueuedEntry[], answer: IngestionAnswer | null, tooLarge: boolean): void {
     this.counters.batches++;
-    if (body === null) {
-      this.counters.accepted += batch.length;
-      return;
+    if (tooLarge) {
+      warn(`the server answered a batch of ${batch.length} with more than ${answerByteLimit(batch.length)} bytes; the answer was not read, and the batch is not sent again`, 'LOGKEEP_INGEST_ANSWER_TOO_LARGE');
     }
-    this.counters.accepted += body.accepted;
-    for (const rejection of body.rejected) {
-      const sent = batch[rejection.index];
-      if (sent === undefined) continue;
-      this.counters.rejected++;
-      this.callback(this.onRejected, { entry: JSON.parse(sent.json) as Record<string, unknown>, error: rejection.error, message: rejection.message });
+    const { accepted, rejected, reported } = settleAnswer(answer, batch.length);
+    this.counters.accepted += accepted;
+    this.counters.rejected += rejected;
+    for (const { index, error, message } of reported) {
+      this.callback(this.onRejected, { entry: JSON.parse(batch[index]!.json) as Record<string, unknown>, error, message });
     }
   }
 

@@ -104,9 +104,15 @@ export interface IngestClientOptions {
   backoff?: Partial<BackoffPolicy>;
   /** Give up on one request (and retry it) when headers or body stall this long, in ms (default 30000). */
   requestTimeoutMs?: number;
+  /**
+   * Give up on one request (and retry it) when its whole answer, headers and
+   * body, has not arrived this long after it started, however steadily bytes
+   * trickle in, in ms (default: twice `requestTimeoutMs`, 60000).
+   */
+  requestTotalTimeoutMs?: number;
   /** How long `close()` keeps trying to deliver before it gives the rest up as `closed`, in ms (default 30000). */
   closeTimeoutMs?: number;
-  /** Called once per entry the server rejected inside a 202. */
+  /** Called once per entry the server rejected and listed inside a 202 (never twice for one entry, never for an index not sent). */
   onRejected?: (rejection: IngestRejection) => void;
   /** Called once per batch given up (default: a process warning). */
   onError?: (error: IngestBatchError) => void;
@@ -129,9 +135,13 @@ export interface IngestClientStats {
   inFlight: number;
   /** `log()` calls waiting for room (`overflow: 'block'`). */
   waiting: number;
-  /** Entries the server accepted. */
+  /** Entries the server accepted (never more than were sent). */
   accepted: number;
-  /** Entries the server rejected inside a 202 (reported to `onRejected`). */
+  /**
+   * Entries the server rejected inside a 202: its `rejected_count` when it
+   * sends one (it may list only the first rejections), else the listed ones;
+   * never more than were sent and not accepted. The listed ones reach `onRejected`.
+   */
   rejected: number;
   /** Entries of batches given up (reported to `onError`). */
   failed: number;

@@ -14,6 +14,7 @@ import { startService, type RunningService } from '../support/service.js';
 import { createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
 import { queryAllPages } from '../support/logs.js';
 import { assertOpen, openRawStream, type RawStream } from '../support/sse.js';
+import { NO_MESSAGE } from '../../lib/client/pino.js';
 
 const run = promisify(execFile);
 
@@ -115,5 +116,116 @@ describeEachBackend('the logkeep/pino transport', (backend) => {
     const [fatal] = await find([['level', 'critical']]);
     assert.equal(fatal.pino_id, 'not-the-server-id');
     assert.equal(typeof fatal.id, 'number');
+  });
+});
+
+// Set up as the docs show (no 'error' listener on the transport), then hostile
+// records: times logkeep cannot take, lines that are not JSON or not objects,
+// a record nested too deep to serialise again, and odd types for pino's own
+// keys, each followed by a good record; then, after a pause, one more good
+// record, and a normal end. A dead worker would fail the later writes with an
+// unhandled 'error' (exit code 1) and lose every record after it.
+const HOSTILE_CHILD = `
+import pino from 'pino';
+const { url, key } = JSON.parse(process.env.LOGKEEP_TARGET);
+const transport = pino.transport({ target: 'logkeep/pino', options: { url, key, flushIntervalMs: 100 } });
+const logger = pino({ name: 'hostile' }, transport);
+let good = 0;
+const next = () => logger.info({ good: ++good }, 'good ' + good);
+next();
+for (const [label, time] of [
+  ['1e20', 1e20], ['-1e20', -1e20], ['nanoseconds', 1.7e18], ['past year 9999', 253402300800000],
+  ['not a date', 'not a date'], ['impossible date', '2025-02-30T00:00:00Z'], ['object', { at: 1 }], ['true', true],
+]) {
+  logger.info({ time, label }, 'bad time ' + label);
+  next();
+}
+logger.info({ huge: 1e308, tiny: -1e308, many: Array.from({ length: 1000 }, (_, i) => i) }, 'huge numbers');
+next();
+for (const line of [
+  'not json',
+  'null',
+  '42',
+  '[1,2]',
+  '{"level":{"x":1},"msg":{"y":2},"time":"soon","name":5}',
+  '{"a":'.repeat(200000) + '1' + '}'.repeat(200000),
+]) {
+  transport.write(line + '\\n');
+  next();
+}
+await new Promise((resolve) => setTimeout(resolve, 500));
+next();
+process.stdout.write('still running after ' + good + ' good records');
+`;
+
+describeEachBackend('the logkeep/pino transport, given hostile records', (backend) => {
+  let svc: RunningService;
+  let admin: TestActor;
+  let project: number;
+  let startedAt: number;
+  let child: { code: number | null; stdout: string; stderr: string };
+
+  before(async () => {
+    svc = await startService(backend);
+    admin = await signInAdmin(svc.url);
+    const group = await createGroup(svc.url, admin.token, 'pino hostile');
+    project = await createProject(svc.url, admin.token, group, 'pino-hostile');
+    const { secret } = await createKey(svc.url, admin.token, project);
+    startedAt = Date.now();
+    child = await new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        ['--input-type=module', '--eval', HOSTILE_CHILD],
+        { cwd: process.cwd(), env: { ...process.env, LOGKEEP_TARGET: JSON.stringify({ url: svc.url, key: secret }) }, maxBuffer: 16 * 1024 * 1024 },
+        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+  });
+  after(() => svc.stop({ dropDatabase: true }));
+
+  async function all(): Promise<any[]> {
+    return (await queryAllPages(svc.url, admin.token, [['project_id', String(project)]], 200)).items;
+  }
+
+  it('keeps the application running: it ends normally and every good record arrives', async () => {
+    assert.equal(child.code, 0, child.stderr);
+    assert.equal(child.stdout, 'still running after 17 good records');
+    const goods = (await all()).filter((item) => typeof item.good === 'number').map((item) => item.good);
+    assert.deepEqual(goods.sort((a, b) => a - b), Array.from({ length: 17 }, (_, i) => i + 1));
+  });
+
+  it('keeps a record with a time logkeep cannot take: the time received as timestamp, the original under pino_time', async () => {
+    const items = await all();
+    const bad = new Map(items.filter((item) => typeof item.label === 'string').map((item) => [item.label, item]));
+    assert.deepEqual([...bad.keys()].sort(), ['-1e20', '1e20', 'impossible date', 'nanoseconds', 'not a date', 'object', 'past year 9999', 'true']);
+    const expected: Record<string, unknown> = {
+      '1e20': 1e20, '-1e20': -1e20, nanoseconds: 1.7e18, 'past year 9999': 253402300800000,
+      'not a date': 'not a date', 'impossible date': '2025-02-30T00:00:00Z', object: { at: 1 }, true: true,
+    };
+    for (const [label, item] of bad) {
+      assert.deepEqual(item.pino_time, expected[label], label);
+      assert.equal(item.event, `bad time ${label}`);
+      const at = Date.parse(item.timestamp);
+      assert.ok(at >= startedAt - 1000 && at <= Date.now(), `${label}: ${item.timestamp} is the time received`);
+    }
+  });
+
+  it('keeps records that are odd but mappable: huge numbers, a bare value, an array, odd types for pino\'s keys', async () => {
+    const items = await all();
+    const huge = items.find((item) => item.event === 'huge numbers');
+    assert.deepEqual([huge.huge, huge.tiny, huge.many.length], [1e308, -1e308, 1000]);
+    assert.ok(items.some((item) => item.data === 42 && item.event === NO_MESSAGE));
+    assert.ok(items.some((item) => Array.isArray(item.data) && item.data.join() === '1,2'));
+    const odd = items.find((item) => item.pino_time === 'soon');
+    assert.deepEqual([odd.level, odd.event, odd.pino_msg, odd.pino_name], ['info', NO_MESSAGE, { y: 2 }, 5]);
+  });
+
+  it('drops what it cannot map, counts it and says so on stderr, never thrown', async () => {
+    const drops = child.stderr.split('\n').filter((line) => line.startsWith('logkeep/pino: dropped a record'));
+    assert.equal(drops.length, 3, child.stderr);
+    assert.match(drops[0]!, /not a JSON object \(8 characters\) \(1 dropped so far\)$/);
+    assert.match(drops[1]!, /not a JSON object \(4 characters\) \(2 dropped so far\)$/);
+    assert.match(drops[2]!, /Maximum call stack size exceeded \(3 dropped so far\)$/);
+    assert.equal((await all()).length, 17 + 8 + 1 + 3);
   });
 });

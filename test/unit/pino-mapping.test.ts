@@ -6,7 +6,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { NO_MESSAGE, pinoLevel, pinoToEntry } from '../../lib/client/pino.js';
+import { NO_MESSAGE, pinoLevel, pinoTimestamp, pinoToEntry } from '../../lib/client/pino.js';
 
 describe('pinoLevel', () => {
   it('maps pino\'s standard numeric levels', () => {
@@ -80,6 +80,46 @@ describe('pinoToEntry', () => {
     assert.equal(entry.pino_timestamp, 'local');
     assert.equal(entry.pino_logger, 'inner');
     assert.equal(pinoToEntry({ level: 30, msg: 'm', logger: 'inner' }).logger, 'inner');
+  });
+
+  it('keeps a record whose time logkeep could not take: no timestamp (the client sets the time received), the value under pino_time', () => {
+    const hostile: unknown[] = [1e20, -1e20, 8.64e15, 1.7e18, 253402300800000, -62167219200001, '', 'yesterday', '2025-02-30T00:00:00Z', '2025-01-01T24:00:00Z', '+010000-01-01T00:00:00.000Z', true, null, { at: 1 }, [1, 2]];
+    for (const time of hostile) {
+      const entry = pinoToEntry({ level: 30, time, msg: 'm' });
+      assert.equal('timestamp' in entry, false, `no timestamp for ${JSON.stringify(time)}`);
+      assert.deepEqual(entry.pino_time, time);
+      assert.equal(entry.event, 'm');
+    }
+  });
+
+  it('takes epoch milliseconds across years 0000 to 9999 and the date-times logkeep accepts', () => {
+    assert.equal(pinoTimestamp(0), '1970-01-01T00:00:00.000Z');
+    assert.equal(pinoTimestamp(-62167219200000), '0000-01-01T00:00:00.000Z');
+    assert.equal(pinoTimestamp(253402300799999), '9999-12-31T23:59:59.999Z');
+    assert.equal(pinoTimestamp(1.5), '1970-01-01T00:00:00.001Z');
+    for (const text of ['2025-01-02T03:04:05.123456789Z', '2024-02-29 23:59', '2025-01-02T03:04:05+05:30', '2025-01-02T03:04:05']) {
+      assert.equal(pinoTimestamp(text), text);
+    }
+    for (const text of ['2025-02-29T00:00:00Z', '2025-13-01T00:00:00Z', '2025-01-01T00:00:60Z', '2025-01-01T00:00:00+24:00', '2025-01-01']) {
+      assert.equal(pinoTimestamp(text), undefined, text);
+    }
+  });
+
+  it('keeps a field named pino_time beside a bad time, and a msg or name that is not a string', () => {
+    const entry = pinoToEntry({ level: 30, time: 'soon', pino_time: 'mine', msg: { text: 'm' }, name: 7 });
+    assert.deepEqual(entry, { level: 'info', event: NO_MESSAGE, pino_time: 'soon', pino_pino_time: 'mine', pino_msg: { text: 'm' }, pino_name: 7 });
+  });
+
+  it('loses no field when renamed names meet, and keeps __proto__ and inherited names as plain fields', () => {
+    const record = JSON.parse('{"level":30,"msg":"m","pino_id":"a","id":"b","toString":"t","constructor":1,"__proto__":{"event":"x"}}');
+    const entry = pinoToEntry(record);
+    assert.equal(entry.pino_id, 'a');
+    assert.equal(entry.pino_pino_id, 'b');
+    assert.equal(entry.toString, 't');
+    assert.equal(entry.constructor, 1);
+    assert.equal(Object.getPrototypeOf(entry), Object.prototype);
+    assert.deepEqual(JSON.parse(JSON.stringify(entry)).__proto__, { event: 'x' });
+    assert.equal(entry.event, 'm');
   });
 
   it('does not modify the record', () => {

@@ -14,6 +14,18 @@ import { PG, createThrowawayDatabase, endPostgresAdmin, postgresSkipReason } fro
 export type BackendName = 'file' | 'server';
 export const BACKENDS: readonly BackendName[] = ['file', 'server'];
 
+/**
+ * The backends this run covers: both, or the one named by TEST_BACKEND
+ * (`npm run test:one -- --backend=file …` sets it), for a quicker inner loop.
+ * A full run (`npm test`, CI) never sets it.
+ */
+function chosenBackends(): readonly BackendName[] {
+  const named = process.env.TEST_BACKEND;
+  if (named === undefined || named === '') return BACKENDS;
+  if (named !== 'file' && named !== 'server') throw new Error(`TEST_BACKEND must be file or server, not ${JSON.stringify(named)}`);
+  return [named];
+}
+
 export interface TestDatabase {
   config: DatabaseConfig;
   /** Removes the file or drops the database. */
@@ -69,10 +81,11 @@ export async function newTestDatabase(backend: BackendName): Promise<TestDatabas
  * The server backend's suite is skipped (with its reason) only when
  * PostgreSQL is down and CI is not set. `only` narrows it to some backends,
  * for long suites split into one file per backend (each file gets the
- * runner's per-file time limit to itself).
+ * runner's per-file time limit to itself). TEST_BACKEND narrows every
+ * suite to one backend.
  */
 export function describeEachBackend(title: string, body: (backend: BackendName) => void, only: readonly BackendName[] = BACKENDS): void {
-  for (const backend of only) {
+  for (const backend of only.filter((b) => chosenBackends().includes(b))) {
     describe(`${title} [${backend}]`, async () => {
       if (backend === 'server') {
         const why = await postgresSkipReason();

@@ -12,7 +12,7 @@ import type { ReadOps, Storage, WriteOps } from '../storage/storage.js';
 import type { UserChanges, UserRow } from '../storage/types-org.js';
 import { checkPasswordRule, type PasswordHasher } from '../auth/passwords.js';
 import { recordAudit } from '../audit/audit.js';
-import { rejectNul } from './text-fields.js';
+import { rejectNul } from '../core/text-fields.js';
 import { guardGroupOwners } from './owner-guard.js';
 
 /** What user administration needs from the service: the database, password hashing and the clock. */

@@ -6,6 +6,7 @@ import { randomBytes, webcrypto } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import { unauthorized } from '../core/errors.js';
 import type { RoleGrant, UserRow } from '../storage/types-org.js';
+import { parseId } from '../core/ids.js';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 900;
 const ALGORITHM = 'HS256';
@@ -55,7 +56,7 @@ export function createAccessTokenService(secret: string, issuer: string, now: ()
       }
       if (
         typeof payload.sub !== 'string' ||
-        !/^[1-9][0-9]*$/.test(payload.sub) ||
+        parseId(payload.sub) === null ||
         typeof payload.tv !== 'number' ||
         !Array.isArray(payload.roles) ||
         typeof payload.jti !== 'string'

@@ -86,6 +86,11 @@ export function forbidden(message = 'Your roles do not allow this action.'): Log
   return new LogServiceError('forbidden', message);
 }
 
+/** 403 `project_blocked`: the project (of a key, or the one a query names) is blocked. */
+export function projectBlocked(): LogServiceError {
+  return new LogServiceError('project_blocked', 'The project is blocked.');
+}
+
 export function notFound(message = 'Resource not found.'): LogServiceError {
   return new LogServiceError('not_found', message);
 }

@@ -6,6 +6,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { invalidRequest } from './errors.js';
+import { parseId } from './ids.js';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
@@ -34,7 +35,7 @@ export function createCursorCodec(secret: string): CursorCodec {
       const dot = cursor.indexOf('.');
       if (dot <= 0 || cursor.length > 200) throw bad();
       const idText = Buffer.from(cursor.slice(0, dot), 'base64url').toString('utf8');
-      if (!/^[1-9][0-9]{0,15}$/.test(idText)) throw bad();
+      if (parseId(idText) === null) throw bad();
       const given = Buffer.from(cursor.slice(dot + 1), 'base64url');
       const expected = sign(`${list}:${idText}`);
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw bad();

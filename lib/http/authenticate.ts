@@ -5,10 +5,9 @@
  * never one, whatever the route.
  */
 import type { IncomingMessage } from 'node:http';
-import { unauthorized } from '../core/errors.js';
+import { projectBlocked, unauthorized } from '../core/errors.js';
 import type { ServiceDeps } from './service-deps.js';
 import { hashSecretKey } from '../admin/secret-keys.js';
-import { projectBlocked } from '../logs/log-access.js';
 import type { AuthenticatedKey, UserPrincipal } from './route.js';
 
 /** The bearer value of `Authorization`, or null when absent or not a Bearer header. */

@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LogServiceError, invalidRequest } from '../core/errors.js';
+import { parseId } from '../core/ids.js';
 import { secondsSince } from '../core/observe.js';
 import type { ServiceDeps } from './service-deps.js';
 import { createCors } from './cors.js';
@@ -27,7 +28,6 @@ export interface HandlerOptions {
   beforeRateLimitedRoute?: (request: RequestInfo) => void | Promise<void>;
 }
 
-const ID_PATTERN = /^[1-9][0-9]{0,15}$/;
 /** Added to every response of a `noStore` route (RFC 6749 asks it of token responses). */
 const NO_STORE_HEADERS = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
 /** Added to every answer of a route that takes credentials: what a caller may read is never kept by a cache on the way. */
@@ -225,8 +225,9 @@ async function serveRoute(deps: ServiceDeps, route: Route, request: RequestInfo,
 function pathIds(rawParams: Record<string, string>): Record<string, number> {
   const ids: Record<string, number> = {};
   for (const [name, raw] of Object.entries(rawParams)) {
-    if (!ID_PATTERN.test(raw)) throw invalidRequest(`The path parameter '${name}' must be a positive integer.`, name, 'invalid');
-    ids[name] = Number(raw);
+    const id = parseId(raw);
+    if (id === null) throw invalidRequest(`The path parameter '${name}' must be a positive integer.`, name, 'invalid');
+    ids[name] = id;
   }
   return ids;
 }

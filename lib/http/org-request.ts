@@ -3,7 +3,7 @@
  * `Actor`, an optional JSON body, and the body fields every org schema uses.
  */
 import { integer, nullable, optional, refine, size, string, type Struct } from 'superstruct';
-import { hasNul } from '../admin/text-fields.js';
+import { hasNul } from '../core/text-fields.js';
 import type { Actor } from '../admin/org-access.js';
 import { DEFAULT_BODY_LIMIT, parseJson, readBody, validateBody } from './body.js';
 import type { RequestInfo, UserContext } from './route.js';

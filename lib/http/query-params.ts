@@ -4,10 +4,9 @@
  * absent.
  */
 import { invalidRequest } from '../core/errors.js';
-import { rejectNul } from '../admin/text-fields.js';
-import { parseIsoTimestamp } from '../logs/entry-validation.js';
-
-const ID = /^[1-9][0-9]{0,15}$/;
+import { parseId } from '../core/ids.js';
+import { rejectNul } from '../core/text-fields.js';
+import { parseIsoTimestamp } from '../core/timestamps.js';
 
 function raw(query: URLSearchParams, name: string): string | undefined {
   const value = query.get(name);
@@ -18,8 +17,9 @@ function raw(query: URLSearchParams, name: string): string | undefined {
 export function queryId(query: URLSearchParams, name: string): number | undefined {
   const value = raw(query, name);
   if (value === undefined) return undefined;
-  if (!ID.test(value) || !Number.isSafeInteger(Number(value))) throw invalidRequest(`${name} must be a positive integer.`, name, 'invalid');
-  return Number(value);
+  const id = parseId(value);
+  if (id === null) throw invalidRequest(`${name} must be a positive integer.`, name, 'invalid');
+  return id;
 }
 
 /** A free string, or undefined when absent. */

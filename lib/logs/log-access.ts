@@ -6,15 +6,11 @@
  * `project_blocked` for a blocked direct project. Visibility follows
  * through the shared rbac predicates.
  */
-import { LogServiceError, forbidden, notFound } from '../core/errors.js';
+import { forbidden, notFound, projectBlocked } from '../core/errors.js';
 import { canSeeGroup, canSeeProject } from '../auth/rbac.js';
 import type { GroupRow, ProjectRow, RoleGrant } from '../storage/types-org.js';
 import type { ReadOps } from '../storage/storage.js';
 import type { LogScope } from './log-query.js';
-
-export function projectBlocked(): LogServiceError {
-  return new LogServiceError('project_blocked', 'The project is blocked.');
-}
 
 export type CheckedLogScope = { kind: 'project'; project: ProjectRow } | { kind: 'group'; group: GroupRow };
 

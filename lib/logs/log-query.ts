@@ -10,7 +10,10 @@
  */
 import { invalidRequest } from '../core/errors.js';
 import { readPageRequest, type CursorCodec, type PageRequest } from '../core/pagination.js';
-import { CORRELATION_FIELDS, parseIsoTimestamp } from './entry-validation.js';
+import { CORRELATION_FIELDS } from './entry-validation.js';
+import { parseIsoTimestamp } from '../core/timestamps.js';
+import { rejectNul } from '../core/text-fields.js';
+import { ID_TEXT } from '../core/ids.js';
 import { levelNumber, LEVELS } from '../search/levels.js';
 import { parseTextQuery } from '../search/search-terms.js';
 import type { ExactFilter, LogFilter } from '../search/log-filter.js';
@@ -23,7 +26,6 @@ export type LogScope = { kind: 'project'; projectId: number } | { kind: 'group';
 /** The cursor namespace of the log list. */
 export const LOG_CURSOR_LIST = 'logs';
 
-const ID = /^[1-9][0-9]{0,15}$/;
 const EXACT_FIELDS = ['category', 'logger', ...CORRELATION_FIELDS] as const;
 const CONTEXT_PREFIX = 'context.';
 
@@ -36,15 +38,6 @@ const CONTEXT_PREFIX = 'context.';
 export const MAX_EXACT_FILTERS = 16;
 
 /**
- * U+0000 in a filter's name or value is refused by name, as in every text
- * the service takes outside log entries: no database ever sees it as text
- * (PostgreSQL refuses it), so it can never turn into a 500.
- */
-function refuseNul(field: string, text: string): void {
-  if (text.includes('\u0000')) throw invalidRequest(`'${field}' must not contain the character U+0000.`, field, 'invalid');
-}
-
-/**
  * The first check: exactly one of `project_id` and `group_id`, as a
  * positive integer. Both or neither is 400 `{field: project_id, reason: invalid}`.
  */
@@ -55,10 +48,10 @@ export function readLogScope(query: URLSearchParams): LogScope {
     throw invalidRequest('Exactly one of project_id and group_id is required.', 'project_id', 'invalid');
   }
   if (projectId !== null) {
-    if (!ID.test(projectId)) throw invalidRequest('project_id must be a positive integer.', 'project_id', 'invalid');
+    if (!ID_TEXT.test(projectId)) throw invalidRequest('project_id must be a positive integer.', 'project_id', 'invalid');
     return { kind: 'project', projectId: Number(projectId) };
   }
-  if (!ID.test(groupId!)) throw invalidRequest('group_id must be a positive integer.', 'group_id', 'invalid');
+  if (!ID_TEXT.test(groupId!)) throw invalidRequest('group_id must be a positive integer.', 'group_id', 'invalid');
   return { kind: 'group', groupId: Number(groupId) };
 }
 
@@ -76,7 +69,7 @@ export function readLogFilter(query: URLSearchParams): LogFilter {
 
   const exact = new Map<string, ExactFilter>();
   const addExact = (field: string, path: string[], value: string) => {
-    refuseNul(field, value);
+    rejectNul(value, field);
     exact.set(JSON.stringify([path, value]), { path, value });
     if (exact.size > MAX_EXACT_FILTERS) {
       throw invalidRequest(`A query may combine at most ${MAX_EXACT_FILTERS} exact-match filters (category, logger, correlation fields and context.<path>).`, field, 'invalid');
@@ -87,7 +80,7 @@ export function readLogFilter(query: URLSearchParams): LogFilter {
   }
   for (const [key, value] of query) {
     if (!key.startsWith(CONTEXT_PREFIX)) continue;
-    refuseNul(key, key);
+    rejectNul(key, key);
     const segments = key.slice(CONTEXT_PREFIX.length).split('.');
     if (segments.some((s) => s.length === 0)) {
       throw invalidRequest(`'${key}' is not a valid context path (empty segment).`, key, 'invalid');
@@ -99,7 +92,7 @@ export function readLogFilter(query: URLSearchParams): LogFilter {
   const prefixes: string[] = [];
   const q = query.get('q');
   if (q !== null) {
-    refuseNul('q', q);
+    rejectNul(q, 'q');
     const text = parseTextQuery(q);
     words.push(...text.words);
     prefixes.push(...text.prefixes);

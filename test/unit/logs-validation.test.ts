@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { MAX_ENTRY_DEPTH, parseIsoTimestamp, readBatch, validateEntry } from '../../lib/logs/entry-validation.js';
+import { MAX_ENTRY_DEPTH, readBatch, validateEntry } from '../../lib/logs/entry-validation.js';
+import { parseIsoTimestamp } from '../../lib/core/timestamps.js';
 import { LEVELS, levelNumber } from '../../lib/search/levels.js';
 import { prepareEntries } from '../../lib/logs/prepare-entries.js';
 import { LogServiceError } from '../../lib/core/errors.js';

@@ -5,7 +5,7 @@
  * string field and filter refuses it up front, with one answer on both
  * backends: 400 `invalid_request` naming the field.
  */
-import { invalidRequest } from '../core/errors.js';
+import { invalidRequest } from './errors.js';
 
 export function hasNul(text: string): boolean {
   return text.includes('\u0000');

@@ -73,6 +73,16 @@ export interface EncodedChunk {
   minutes: number[];
 }
 
+/**
+ * What both backends bind where a filter is absent, so one statement
+ * serves with and without it: an instant before and after every entry's
+ * timestamp, and an id above every id. Safe integers, held exactly by
+ * SQLite's and PostgreSQL's 64-bit integers.
+ */
+export const NO_EARLIEST_TS = -Number.MAX_SAFE_INTEGER;
+export const NO_LATEST_TS = Number.MAX_SAFE_INTEGER;
+export const NO_UPPER_ID = Number.MAX_SAFE_INTEGER;
+
 /** What became of one entry: stored under `id`, or refused by a quota. */
 export type LogEntryOutcome = { id: number } | { quota: 'max_entries' | 'max_bytes' };
 

@@ -17,10 +17,8 @@ import type { Queryable } from './connection.js';
 import type { IngestReport } from '../storage.js';
 import * as sql from './log-sql.js';
 import type { OpenIngestion } from './ingesting.js';
+import { NO_EARLIEST_TS, NO_LATEST_TS, NO_UPPER_ID } from '../types-logs.js';
 
-const MIN_TS = -Number.MAX_SAFE_INTEGER;
-const MAX_TS = Number.MAX_SAFE_INTEGER;
-const NO_ID = Number.MAX_SAFE_INTEGER;
 /** Blocks per INSERT statement. */
 const BLOCK_CHUNK = 16;
 /**
@@ -52,7 +50,7 @@ export function tsqueryOf(match: BlockMatch): string {
 }
 
 function bounds(filter: LogFilter): { minLevel: number; from: number; to: number } {
-  return { minLevel: filter.minLevel ?? 0, from: filter.from ?? MIN_TS, to: filter.to ?? MAX_TS };
+  return { minLevel: filter.minLevel ?? 0, from: filter.from ?? NO_EARLIEST_TS, to: filter.to ?? NO_LATEST_TS };
 }
 
 /** The WALK_CONDITIONS of the filters actually given. */
@@ -273,7 +271,7 @@ function planReads(db: Queryable): LogPlanReads {
         const rows = blocks.length >= SPLIT_STEP_BLOCKS ? (await Promise.all([entriesOf(blocks.slice(0, half)), entriesOf(blocks.slice(half))])).flat() : await entriesOf(blocks);
         return { blocks, rows: entriesOfStep(rows), more };
       }
-      const params = { ...conditions, tsquery, projects: projectIds, after: after ?? (direction === 'newest' ? NO_ID : 0) };
+      const params = { ...conditions, tsquery, projects: projectIds, after: after ?? (direction === 'newest' ? NO_UPPER_ID : 0) };
       const read = async (offset: number, count: number, entriesOfFirst: number) =>
         lastResult(await db.multi<StepRow>(sql.BLOCK_STEP[direction], { ...params, offset, limit: count, read: entriesOfFirst }));
       if (direction === 'newest' && limit >= SPLIT_STEP_BLOCKS) {

@@ -21,11 +21,8 @@ import { asciiWordNeedles, exactNeedle, type AsciiNeedle } from '../../search/en
 import type { SqlExecutor } from './connection.js';
 import type { SqlRow } from './row-mappers.js';
 import * as SQL from './log-sql.js';
+import { NO_EARLIEST_TS, NO_LATEST_TS, NO_UPPER_ID } from '../types-logs.js';
 
-/** Bounds bound when a filter is absent (SQLite integers are 64-bit). */
-const MIN_TS = -Number.MAX_SAFE_INTEGER;
-const MAX_TS = Number.MAX_SAFE_INTEGER;
-const NO_ID = Number.MAX_SAFE_INTEGER;
 
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
@@ -107,7 +104,7 @@ export function matchExpression(match: BlockMatch): string {
 }
 
 function bounds(filter: LogFilter): { minLevel: number; from: number; to: number } {
-  return { minLevel: filter.minLevel ?? 0, from: filter.from ?? MIN_TS, to: filter.to ?? MAX_TS };
+  return { minLevel: filter.minLevel ?? 0, from: filter.from ?? NO_EARLIEST_TS, to: filter.to ?? NO_LATEST_TS };
 }
 
 /** Up to two exact-match needles for instr ('' when absent). */
@@ -156,7 +153,7 @@ function planReads(db: SqlExecutor): LogPlanReads {
   async function lookUp(direction: WalkDirection, expression: string, projects: string, position: number, after: number | null, limit: number): Promise<LogBlockRef[]> {
     return blocksOf(
       direction === 'newest'
-        ? await db.all(SQL.BLOCKS_NEWEST_FIRST, [expression, after ?? NO_ID, position, projects, limit])
+        ? await db.all(SQL.BLOCKS_NEWEST_FIRST, [expression, after ?? NO_UPPER_ID, position, projects, limit])
         : await db.all(SQL.BLOCKS_OLDEST_FIRST, [expression, after ?? 0, position, projects, limit]),
     );
   }
@@ -243,8 +240,8 @@ function planReads(db: SqlExecutor): LogPlanReads {
  * each step's blocks in one statement.)
  */
 export async function queryLogs(db: SqlExecutor, selection: LogSelection, page: Page): Promise<LogRow[]> {
-  const bound = selection.projectIds.length > 1 ? await lastLogId(db) : NO_ID;
-  const beforeId = Math.min(page.beforeId ?? NO_ID, bound + 1);
+  const bound = selection.projectIds.length > 1 ? await lastLogId(db) : NO_UPPER_ID;
+  const beforeId = Math.min(page.beforeId ?? NO_UPPER_ID, bound + 1);
   return planQuery(planReads(db), selection, { ...page, beforeId });
 }
 

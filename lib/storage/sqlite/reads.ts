@@ -31,9 +31,8 @@ import * as Logs from './logs.js';
 import * as Retention from './retention.js';
 import * as Histogram from './histogram.js';
 import type { HistogramCounts, HistogramGrid } from '../histogram-plan.js';
+import { NO_UPPER_ID } from '../types-logs.js';
 
-/** Bound for `id < ?` when the caller gave no `beforeId`. */
-const NO_UPPER_ID = Number.MAX_SAFE_INTEGER;
 
 const before = (beforeId: number | undefined): number => beforeId ?? NO_UPPER_ID;
 /** The lower-cased needle; '' matches everything (instr(x, '') = 1). */

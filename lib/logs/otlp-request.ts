@@ -52,9 +52,9 @@ export const MAX_OTLP_RECORD_VALUES = 100_000;
 export const OTLP_STORED_BYTES_PER_BODY_BYTE = 16;
 
 /**
- * Stored bytes every export may use whatever its size: a whole batch of an
- * SDK's default size (512 records) with a resource of up to 1 KiB is
- * never cut, even of one-character records.
+ * Stored bytes every export may use whatever its size: with it, an SDK's
+ * default batch (512 records, each with its timestamps) under a resource
+ * of up to 1 KiB always fits, whatever its records say.
  */
 export const OTLP_STORED_BYTES_BASE = 512 * 1024;
 

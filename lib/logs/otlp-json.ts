@@ -5,12 +5,17 @@
  * not JSON, or whose outer shape (resourceLogs → scopeLogs → logRecords) is
  * not arrays of objects, refuses the request (400); a record with a field
  * of the wrong type is refused alone, in partial_success.
+ *
+ * The body is never parsed whole: its outer shape is walked byte by byte
+ * (otlp-json-scan.ts), checking all of it and counting groups, records and
+ * each record's values, and each resource, scope and record is parsed on
+ * its own when its turn comes. A duplicated key counts as JSON.parse would
+ * take it: the last one.
  */
-import { isAscii } from 'node:buffer';
 import { invalidRequest } from '../core/errors.js';
-import { OtlpRecordError, convertOrRefuse, type Attributes, type JsonValue, type OtlpRecordInput, type OtlpResourceInput, type OtlpScopeInput } from './otlp-mapping.js';
-import type { OtlpGroup, OtlpRequest } from './otlp-request.js';
-import { MAX_OTLP_RECORDS, MAX_VALUE_DEPTH, tooDeep, tooManyRecords } from './otlp-request.js';
+import { OtlpRecordError, tooDeep, type Attributes, type JsonValue, type OtlpRecordInput, type OtlpResourceInput, type OtlpScopeInput } from './otlp-mapping.js';
+import { JsonText, malformedJson } from './otlp-json-scan.js';
+import { MAX_OTLP_RECORD_VALUES, MAX_VALUE_DEPTH, OtlpCounts, tooManyValues, type OtlpGroup, type OtlpRequest } from './otlp-request.js';
 
 type Obj = Record<string, unknown>;
 
@@ -22,14 +27,6 @@ function badShape(where: string): never {
   throw invalidRequest(`The request body is not an OTLP ExportLogsServiceRequest in JSON: ${where}.`);
 }
 
-/** An optional array of objects at `key`. */
-function objects(parent: Obj, key: string, where: string): Obj[] {
-  const value = parent[key];
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value) || !value.every(isObject)) badShape(`'${where}' must be an array of objects`);
-  return value;
-}
-
 function field(record: Obj, key: string): unknown {
   return Object.hasOwn(record, key) ? record[key] : undefined;
 }
@@ -39,17 +36,26 @@ function wrongType(key: string, expected: string): OtlpRecordError {
 }
 
 const DECIMAL = /^[0-9]{1,20}$/;
+/** The largest fixed64, as the decimal text of a 20-digit string to compare with. */
+const MAX_UINT64_TEXT = '18446744073709551615';
+const TWO_TO_64 = 2 ** 64;
 
-/** Epoch milliseconds of a count of nanoseconds sent as a decimal string or a number; null for 0 or absent. */
+/**
+ * Epoch milliseconds of a count of nanoseconds sent as a decimal string or
+ * a number; null for 0 or absent. The field is a fixed64, as in protobuf:
+ * a count past 2^64 − 1 (or a negative one) is the wrong type, so both
+ * encodings accept the same times (at most year 2554, always a valid entry
+ * timestamp).
+ */
 export function jsonNanosToMillis(value: unknown, key: string): number | null {
   if (value === undefined || value === null) return null;
-  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value === 0 ? null : Math.floor(value / 1e6);
-  if (typeof value === 'string' && DECIMAL.test(value)) {
+  if (typeof value === 'number' && value >= 0 && value < TWO_TO_64) return value === 0 ? null : Math.floor(value / 1e6);
+  if (typeof value === 'string' && DECIMAL.test(value) && (value.length < 20 || value <= MAX_UINT64_TEXT)) {
     // The digits above the last six are the milliseconds, exactly.
     const ms = value.length > 6 ? Number(value.slice(0, -6)) : 0;
     return ms === 0 && /^0*$/.test(value) ? null : ms;
   }
-  throw wrongType(key, 'a count of nanoseconds (a decimal string or a number)');
+  throw wrongType(key, `a count of nanoseconds from 0 to ${MAX_UINT64_TEXT} (a decimal string or a number)`);
 }
 
 function uint(value: unknown, key: string): number {
@@ -133,22 +139,23 @@ function keyValues(list: unknown, depth: number): Attributes {
   });
 }
 
-function resourceOf(resource: unknown): OtlpResourceInput | OtlpRecordError {
+function resourceOf(resource: unknown): OtlpResourceInput {
   if (!isObject(resource)) return { attributes: [], droppedAttributesCount: 0 };
-  return convertOrRefuse(() => ({ attributes: keyValues(resource.attributes, 2), droppedAttributesCount: uint(resource.droppedAttributesCount, 'droppedAttributesCount') }));
+  return { attributes: keyValues(resource.attributes, 2), droppedAttributesCount: uint(resource.droppedAttributesCount, 'droppedAttributesCount') };
 }
 
-function scopeOf(scope: unknown): OtlpScopeInput | OtlpRecordError {
+function scopeOf(scope: unknown): OtlpScopeInput {
   if (!isObject(scope)) return { name: '', version: '', attributes: [], droppedAttributesCount: 0 };
-  return convertOrRefuse(() => ({
+  return {
     name: text(scope.name, 'scope.name'),
     version: text(scope.version, 'scope.version'),
     attributes: keyValues(scope.attributes, 2),
     droppedAttributesCount: uint(scope.droppedAttributesCount, 'droppedAttributesCount'),
-  }));
+  };
 }
 
-function recordOf(r: Obj): OtlpRecordInput {
+function recordOf(value: unknown): OtlpRecordInput {
+  const r = value as Obj;
   const body = field(r, 'body');
   return {
     timeMs: jsonNanosToMillis(field(r, 'timeUnixNano'), 'timeUnixNano'),
@@ -165,25 +172,149 @@ function recordOf(r: Obj): OtlpRecordInput {
   };
 }
 
-/** The request's groups of records; 400 when the body is not JSON or its outer shape is wrong. */
-export function readJsonRequest(raw: Buffer): OtlpRequest<Obj> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(isAscii(raw) ? raw.toString('latin1') : raw.toString('utf8'));
-  } catch {
-    throw invalidRequest('The request body is not valid JSON.');
-  }
-  if (!isObject(parsed)) badShape('the body must be a JSON object');
-  const groups: OtlpGroup<Obj>[] = [];
-  let count = 0;
-  for (const resourceLogs of objects(parsed, 'resourceLogs', 'resourceLogs')) {
-    const resource = resourceOf(resourceLogs.resource);
-    for (const scopeLogs of objects(resourceLogs, 'scopeLogs', 'scopeLogs')) {
-      const records = objects(scopeLogs, 'logRecords', 'logRecords');
-      count += records.length;
-      if (count > MAX_OTLP_RECORDS) throw tooManyRecords();
-      groups.push({ resource, scope: scopeOf(scopeLogs.scope), records });
+/** Where one value of the body is, and how many values it holds. */
+interface Span {
+  start: number;
+  end: number;
+  values: number;
+}
+
+const ABSENT: Span = { start: -1, end: -1, values: 0 };
+
+/**
+ * Walks the body once: checks it is JSON, finds the outer shape and counts
+ * it (400 past a bound), and notes where each resource, scope and record
+ * is, with the values each holds.
+ */
+class ExportShape {
+  readonly counts = new OtlpCounts();
+  readonly groups: OtlpGroup[] = [];
+  readonly resources: Span[] = [];
+  readonly scopes: Span[] = [];
+  readonly records: Span[] = [];
+
+  constructor(private readonly text: JsonText) {}
+
+  read(): void {
+    const { text } = this;
+    const start = text.space(0);
+    if (text.kind(start) !== 'object') {
+      this.end(text.value(start));
+      badShape('the body must be a JSON object');
     }
+    this.end(text.members(start, (key, at) => (key === 'resourceLogs' ? this.list(at, 'resourceLogs', (at) => this.resourceLogs(at), () => this.reset()) : text.value(at))));
   }
-  return { groups, count, decodeRecord: recordOf };
+
+  private end(at: number): void {
+    if (this.text.space(at) !== this.text.raw.length) throw malformedJson();
+  }
+
+  /** `resourceLogs` found again: JSON.parse would keep only the last one. */
+  private reset(): void {
+    this.counts.groups = 0;
+    this.counts.records = 0;
+    this.groups.length = 0;
+    this.resources.length = 0;
+    this.scopes.length = 0;
+    this.records.length = 0;
+  }
+
+  /** An array of objects (or null) at `at`: `element` reads each object. `restart` runs first, for a key seen before. */
+  private list(at: number, where: string, element: (at: number) => number, restart: () => void): number {
+    restart();
+    const kind = this.text.kind(at);
+    if (kind === 'null') return this.text.value(at);
+    if (kind !== 'array') return this.wrongShape(at, where);
+    return this.text.elements(at, (at) => (this.text.kind(at) === 'object' ? element(at) : this.wrongShape(at, where)));
+  }
+
+  /** A value of the wrong shape: 400, unless the body is not even JSON further on (then that is said). */
+  private wrongShape(at: number, where: string): never {
+    this.text.value(at);
+    badShape(`'${where}' must be an array of objects`);
+  }
+
+  private span(at: number): Span {
+    this.text.values = 0;
+    const end = this.text.value(at);
+    return { start: at, end, values: this.text.values };
+  }
+
+  private resourceLogs(at: number): number {
+    this.counts.addGroup();
+    const resourceLogs = this.resources.length;
+    this.resources.push(ABSENT);
+    const firstGroup = this.groups.length;
+    return this.text.members(at, (key, at) => {
+      if (key === 'resource') {
+        this.resources[resourceLogs] = this.span(at);
+        return this.resources[resourceLogs]!.end;
+      }
+      if (key !== 'scopeLogs') return this.text.value(at);
+      return this.list(at, 'scopeLogs', (at) => this.scopeLogs(at, resourceLogs), () => this.dropGroupsFrom(firstGroup));
+    });
+  }
+
+  private dropGroupsFrom(first: number): void {
+    const dropped = this.groups.length - first;
+    if (dropped === 0) return;
+    this.counts.groups -= dropped;
+    this.dropRecordsFrom(this.groups[first]!.first);
+    this.groups.length = first;
+    this.scopes.length = first;
+  }
+
+  private dropRecordsFrom(first: number): void {
+    this.counts.records -= this.records.length - first;
+    this.records.length = first;
+  }
+
+  private scopeLogs(at: number, resourceLogs: number): number {
+    this.counts.addGroup();
+    const group: OtlpGroup = { resourceLogs, first: this.records.length, count: 0 };
+    const scopeAt = this.scopes.length;
+    this.groups.push(group);
+    this.scopes.push(ABSENT);
+    return this.text.members(at, (key, at) => {
+      if (key === 'scope') {
+        this.scopes[scopeAt] = this.span(at);
+        return this.scopes[scopeAt]!.end;
+      }
+      if (key !== 'logRecords') return this.text.value(at);
+      const restart = () => {
+        this.dropRecordsFrom(group.first);
+        group.count = 0;
+      };
+      return this.list(at, 'logRecords', (at) => this.record(at, group), restart);
+    });
+  }
+
+  private record(at: number, group: OtlpGroup): number {
+    this.counts.addRecord();
+    const span = this.span(at);
+    this.records.push(span);
+    group.count++;
+    return span.end;
+  }
+}
+
+/** The value at `span`, parsed, once its values are known to be few enough to build. */
+function parsed(text: JsonText, span: Span): unknown {
+  if (span.values > MAX_OTLP_RECORD_VALUES) throw tooManyValues();
+  return text.parse(span.start, span.end);
+}
+
+/** The request's groups and where its records are; 400 when the body is not JSON, its outer shape is wrong, or it holds more groups or records than allowed. */
+export function readJsonRequest(raw: Buffer): OtlpRequest {
+  const text = new JsonText(raw);
+  const shape = new ExportShape(text);
+  shape.read();
+  return {
+    bodyBytes: raw.length,
+    groups: shape.groups,
+    count: shape.counts.records,
+    resource: (at) => (shape.resources[at]!.start < 0 ? resourceOf(undefined) : resourceOf(parsed(text, shape.resources[at]!))),
+    scope: (at) => (shape.scopes[at]!.start < 0 ? scopeOf(undefined) : scopeOf(parsed(text, shape.scopes[at]!))),
+    record: (index) => recordOf(parsed(text, shape.records[index]!)),
+  };
 }

@@ -6,7 +6,7 @@
  * every key of the entry. The entry then goes through the same validation
  * as one sent to `POST /v1/logs`.
  */
-import { CORRELATION_FIELDS } from './entry-validation.js';
+import { CORRELATION_FIELDS, MAX_ENTRY_DEPTH } from './entry-validation.js';
 import type { LevelName } from '../search/levels.js';
 
 /** An AnyValue as JSON: kvlist → object, array → array, bytes → base64, int64 → number (text beyond 2^53). */
@@ -49,14 +49,9 @@ export interface OtlpRecordInput {
 /** A record refused before it became an entry (its message goes to partial_success). */
 export class OtlpRecordError extends Error {}
 
-/** Runs one record's conversion, turning its refusal into a value so the other records go on. */
-export function convertOrRefuse<T>(convert: () => T): T | OtlpRecordError {
-  try {
-    return convert();
-  } catch (err) {
-    if (err instanceof OtlpRecordError) return err;
-    throw err;
-  }
+/** A value nesting deeper than an entry may: refused without walking the rest of it. */
+export function tooDeep(): OtlpRecordError {
+  return new OtlpRecordError(`The entry nests objects and arrays more than ${MAX_ENTRY_DEPTH} levels deep.`);
 }
 
 /** The event of a structured body: its compact JSON, cut to this many characters. */
@@ -107,15 +102,31 @@ function isPlainObject(value: unknown): value is Record<string, JsonValue> {
 }
 
 /**
+ * The most dot-separated segments a key is nested by: one more would nest
+ * deeper than an entry may (the entry and `attributes` take two levels),
+ * so such a key stays whole instead of making its entry invalid, and is
+ * never split into more pieces than this.
+ */
+export const MAX_KEY_SEGMENTS = MAX_ENTRY_DEPTH - 1;
+
+/** Whether `key` has more than MAX_KEY_SEGMENTS segments, counting no further than that. */
+function hasTooManySegments(key: string): boolean {
+  let dots = 0;
+  for (let i = key.indexOf('.'); i !== -1; i = key.indexOf('.', i + 1)) if (++dots >= MAX_KEY_SEGMENTS) return true;
+  return false;
+}
+
+/**
  * Attributes as an object whose dotted keys become nested objects
  * (`service.name` → `{service: {name}}`), so `context.resource.service.name`
  * reaches them. A key whose place is already taken (`http` holding a
- * string, then `http.method`), or with an empty segment, stays whole.
+ * string, then `http.method`), with an empty segment, or with more than
+ * MAX_KEY_SEGMENTS segments, stays whole.
  */
 export function nestAttributes(attributes: Attributes): Record<string, JsonValue> {
   const root = newObject();
   for (const [key, value] of attributes) {
-    const parts = key.split('.');
+    const parts = hasTooManySegments(key) ? [key] : key.split('.');
     let target: Record<string, JsonValue> | null = root;
     if (parts.some((p) => p === '')) target = null;
     for (let i = 0; target !== null && i < parts.length - 1; i++) {
@@ -152,20 +163,68 @@ function eventOf(record: OtlpRecordInput): string {
 }
 
 /**
+ * The latest instant an entry's timestamp can hold (ISO 8601 years have
+ * four digits). Every time an OTLP reader accepts (a uint64 of
+ * nanoseconds, at most year 2554) is before it; this keeps a reader's
+ * mistake a refused record instead of a failed request.
+ */
+export const MAX_ENTRY_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/**
+ * What a group's scope and resource give each of its entries, built once
+ * for the group: every entry of the group holds these same values.
+ */
+export interface OtlpShared {
+  logger: string | undefined;
+  resource: Record<string, JsonValue> | undefined;
+  scopeVersion: string | undefined;
+  scopeAttributes: Record<string, JsonValue> | undefined;
+  resourceDropped: number;
+  scopeDropped: number;
+  /** The bytes these add to each entry's compact JSON (what quotas count), exactly. */
+  bytes: number;
+}
+
+export function otlpShared(scope: OtlpScopeInput, resource: OtlpResourceInput): OtlpShared {
+  const shared: OtlpShared = {
+    logger: scope.name !== '' ? scope.name : undefined,
+    resource: resource.attributes.length > 0 ? nestAttributes(resource.attributes) : undefined,
+    scopeVersion: scope.version !== '' ? scope.version : undefined,
+    scopeAttributes: scope.attributes.length > 0 ? nestAttributes(scope.attributes) : undefined,
+    resourceDropped: resource.droppedAttributesCount,
+    scopeDropped: scope.droppedAttributesCount,
+    bytes: 0,
+  };
+  const members = {
+    logger: shared.logger,
+    resource: shared.resource,
+    scope_version: shared.scopeVersion,
+    scope_attributes: shared.scopeAttributes,
+    resource_dropped_attributes_count: shared.resourceDropped !== 0 ? shared.resourceDropped : undefined,
+    scope_dropped_attributes_count: shared.scopeDropped !== 0 ? shared.scopeDropped : undefined,
+  };
+  // `{m1,…,mk}` is k members, k − 1 commas and two braces; in an entry (never empty) they add k members and k commas.
+  const text = JSON.stringify(members);
+  shared.bytes = text.length > 2 ? Buffer.byteLength(text, 'utf8') - 1 : 0;
+  return shared;
+}
+
+/**
  * The entry for one record. Keys, in order: timestamp, level, event,
  * logger, the correlation fields found, then `body` (a body that is not a
  * string), `event_name`, `severity_text`, `severity_number`, `trace_id`,
  * `span_id`, `flags`, `attributes`, `resource`, `scope_version`,
  * `scope_attributes`, and the dropped counts that are not zero.
  */
-export function otlpEntry(record: OtlpRecordInput, scope: OtlpScopeInput, resource: OtlpResourceInput, receivedAt: number): Record<string, unknown> {
+export function otlpEntry(record: OtlpRecordInput, shared: OtlpShared, receivedAt: number): Record<string, unknown> {
   const ms = record.timeMs ?? record.observedTimeMs ?? receivedAt;
+  if (!(ms >= 0 && ms <= MAX_ENTRY_TIME_MS)) throw new OtlpRecordError('The record\'s time is after the year 9999, the latest an entry\'s timestamp may have.');
   const entry: Record<string, unknown> = {
     timestamp: new Date(ms).toISOString(),
     level: otlpLevel(record.severityNumber, record.severityText),
     event: eventOf(record),
   };
-  if (scope.name !== '') entry.logger = scope.name;
+  if (shared.logger !== undefined) entry.logger = shared.logger;
   let attributes = record.attributes;
   if (attributes.length > 0) {
     const taken = new Set<string>();
@@ -188,11 +247,11 @@ export function otlpEntry(record: OtlpRecordInput, scope: OtlpScopeInput, resour
   if (record.spanId !== '') entry.span_id = record.spanId;
   if (record.flags !== 0) entry.flags = record.flags;
   if (attributes.length > 0) entry.attributes = nestAttributes(attributes);
-  if (resource.attributes.length > 0) entry.resource = nestAttributes(resource.attributes);
-  if (scope.version !== '') entry.scope_version = scope.version;
-  if (scope.attributes.length > 0) entry.scope_attributes = nestAttributes(scope.attributes);
+  if (shared.resource !== undefined) entry.resource = shared.resource;
+  if (shared.scopeVersion !== undefined) entry.scope_version = shared.scopeVersion;
+  if (shared.scopeAttributes !== undefined) entry.scope_attributes = shared.scopeAttributes;
   if (record.droppedAttributesCount !== 0) entry.dropped_attributes_count = record.droppedAttributesCount;
-  if (resource.droppedAttributesCount !== 0) entry.resource_dropped_attributes_count = resource.droppedAttributesCount;
-  if (scope.droppedAttributesCount !== 0) entry.scope_dropped_attributes_count = scope.droppedAttributesCount;
+  if (shared.resourceDropped !== 0) entry.resource_dropped_attributes_count = shared.resourceDropped;
+  if (shared.scopeDropped !== 0) entry.scope_dropped_attributes_count = shared.scopeDropped;
   return entry;
 }

@@ -3,10 +3,14 @@
  * prepared batch: every record is mapped (otlp-mapping.ts) and then judged
  * exactly like an element of a `POST /v1/logs` batch, its index being its
  * position among all the request's records in order.
+ *
+ * What one request may cost is bounded by its own size: the readers count
+ * records, groups and the values of each record before building them, and
+ * the entries one export stores are held to a multiple of its decoded body.
  */
 import { invalidRequest } from '../core/errors.js';
 import { MAX_ENTRY_DEPTH } from './entry-validation.js';
-import { OtlpRecordError, otlpEntry, type OtlpRecordInput, type OtlpResourceInput, type OtlpScopeInput } from './otlp-mapping.js';
+import { OtlpRecordError, otlpEntry, otlpShared, type OtlpRecordInput, type OtlpResourceInput, type OtlpScopeInput, type OtlpShared } from './otlp-mapping.js';
 import { BatchPreparer, type BatchTarget, type PreparedBatch } from './prepare-entries.js';
 
 /**
@@ -17,58 +21,174 @@ import { BatchPreparer, type BatchTarget, type PreparedBatch } from './prepare-e
 export const MAX_OTLP_RECORDS = 100_000;
 
 /**
- * The deepest an AnyValue is converted: an entry may nest 100 levels, so a
- * value deeper than that can never be stored, and the record is refused
- * without walking the rest of it.
+ * The most ResourceLogs and ScopeLogs, together, one request may carry
+ * (400 beyond, counted before any is decoded). An empty one is two bytes
+ * in protobuf, so the body limit alone would allow millions, each costing
+ * a resource and a scope to convert. Real exports carry one per resource
+ * and instrumentation scope: a handful, or one or two per record at the
+ * very most.
  */
-export const MAX_VALUE_DEPTH = MAX_ENTRY_DEPTH;
+export const MAX_OTLP_GROUPS = MAX_OTLP_RECORDS;
 
-export function tooDeep(): OtlpRecordError {
-  return new OtlpRecordError(`The entry nests objects and arrays more than ${MAX_ENTRY_DEPTH} levels deep.`);
+/**
+ * The most values one record, resource or scope may hold: JSON values in
+ * OTLP/JSON, KeyValue and AnyValue messages in protobuf. Counted before the
+ * record is decoded; past it only that record (or that group's records) is
+ * refused. Decoding builds one object per value, and a 10 MiB body could
+ * otherwise hold millions in one attribute list; SDKs keep 128 attributes
+ * per record by default.
+ */
+export const MAX_OTLP_RECORD_VALUES = 100_000;
+
+/**
+ * The entries one export may store: this many bytes of entries per byte
+ * of its decoded body, plus OTLP_STORED_BYTES_BASE. Resource and scope
+ * attributes are sent once per group and copied into every entry of it,
+ * so ordinary protobuf exports legitimately store several times their size
+ * (an OpenTelemetry SDK's usual resource with one-line records: up to 15×
+ * at 20 characters a record, 23× at one); without a bound, one megabyte
+ * of resource attribute over a hundred empty records stored 100 MiB.
+ */
+export const OTLP_STORED_BYTES_PER_BODY_BYTE = 16;
+
+/**
+ * Stored bytes every export may use whatever its size: with it, an SDK's
+ * default batch (512 records, each with its timestamps) under a resource
+ * of up to 1 KiB always fits, whatever its records say.
+ */
+export const OTLP_STORED_BYTES_BASE = 512 * 1024;
+
+/** The most bytes of entries an export whose decoded body is `bodyBytes` long may store. */
+export function storedBytesBudget(bodyBytes: number): number {
+  return OTLP_STORED_BYTES_PER_BODY_BYTE * bodyBytes + OTLP_STORED_BYTES_BASE;
 }
+
+/** The deepest an AnyValue is converted: an entry may nest 100 levels, so a deeper value can never be stored. */
+export const MAX_VALUE_DEPTH = MAX_ENTRY_DEPTH;
 
 export function tooManyRecords() {
   return invalidRequest(`The request carries more than ${MAX_OTLP_RECORDS} log records.`);
 }
 
-/** Records sharing one resource and one scope; a resource or scope that could not be converted refuses all of them. */
-export interface OtlpGroup<R> {
-  resource: OtlpResourceInput | OtlpRecordError;
-  scope: OtlpScopeInput | OtlpRecordError;
-  records: R[];
+export function tooManyGroups() {
+  return invalidRequest(`The request carries more than ${MAX_OTLP_GROUPS} ResourceLogs and ScopeLogs.`);
 }
 
-export interface OtlpRequest<R> {
-  groups: OtlpGroup<R>[];
+export function tooManyValues(): OtlpRecordError {
+  return new OtlpRecordError(`The record holds more than ${MAX_OTLP_RECORD_VALUES} values.`);
+}
+
+/** Counts groups and records as a reader finds them, refusing the request (400) at once past either bound. */
+export class OtlpCounts {
+  groups = 0;
+  records = 0;
+
+  addGroup(): void {
+    if (++this.groups > MAX_OTLP_GROUPS) throw tooManyGroups();
+  }
+
+  addRecord(): void {
+    if (++this.records > MAX_OTLP_RECORDS) throw tooManyRecords();
+  }
+}
+
+/** Records sharing one resource and one scope: the records `first` … `first + count − 1` of the request. */
+export interface OtlpGroup {
+  /** Its ResourceLogs, by position (the groups of one ResourceLogs follow each other). */
+  resourceLogs: number;
+  first: number;
+  count: number;
+}
+
+/**
+ * A request whose outer structure has been read and counted; its
+ * resources, scopes and records are still encoded and are converted one at
+ * a time. Each conversion throws OtlpRecordError to refuse only its record
+ * (or its group's records), anything else to refuse the request.
+ */
+export interface OtlpRequest {
+  /** The decoded body's size, which the stored bytes are bounded by. */
+  bodyBytes: number;
+  groups: OtlpGroup[];
   /** Records in all groups. */
   count: number;
-  /** One record in the plain shape (throws OtlpRecordError to refuse only it, anything else to refuse the request). */
-  decodeRecord(record: R): OtlpRecordInput;
+  resource(resourceLogs: number): OtlpResourceInput;
+  scope(group: number): OtlpScopeInput;
+  record(index: number): OtlpRecordInput;
 }
 
-const YIELD_EVERY = 256;
+/**
+ * Work between two turns of the event loop, in milliseconds. A record or
+ * group costs anything from a microsecond (an empty one) to tens of
+ * milliseconds (a megabyte of resource copied into its entry), so the
+ * clock decides, not a count.
+ */
+const YIELD_AFTER_MS = 10;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Maps and prepares every record, yielding to the event loop every few hundred. */
-export async function prepareOtlpRequest<R>(request: OtlpRequest<R>, target: BatchTarget): Promise<PreparedBatch> {
+function convert<T>(conversion: () => T): T | OtlpRecordError {
+  try {
+    return conversion();
+  } catch (err) {
+    if (err instanceof OtlpRecordError) return err;
+    throw err;
+  }
+}
+
+function overBudget(request: OtlpRequest, budget: number): string {
+  return (
+    `The export would store more than ${budget} bytes of entries (${OTLP_STORED_BYTES_PER_BODY_BYTE} × its ${request.bodyBytes} bytes + ${OTLP_STORED_BYTES_BASE}): ` +
+    'its resource and scope attributes are copied into every entry. Send fewer records per export, or smaller resource attributes.'
+  );
+}
+
+/**
+ * Maps and prepares every record, yielding to the event loop every
+ * YIELD_AFTER_MS. Records are taken in order against the
+ * stored-bytes budget: the first whose entry would pass it, and every one
+ * after it, are refused (as a quota cuts a batch).
+ */
+export async function prepareOtlpRequest(request: OtlpRequest, target: BatchTarget): Promise<PreparedBatch> {
   const preparer = new BatchPreparer(target);
-  let done = 0;
-  for (const group of request.groups) {
-    for (const record of group.records) {
-      if (group.resource instanceof OtlpRecordError) preparer.reject(group.resource.message);
-      else if (group.scope instanceof OtlpRecordError) preparer.reject(group.scope.message);
-      else {
-        let entry: Record<string, unknown> | null = null;
-        try {
-          entry = otlpEntry(request.decodeRecord(record), group.scope, group.resource, target.receivedAt);
-        } catch (err) {
-          if (!(err instanceof OtlpRecordError)) throw err;
-          preparer.reject(err.message);
-        }
-        if (entry !== null) preparer.add(entry);
-      }
-      if (++done % YIELD_EVERY === 0) await yieldToLoop();
+  const budget = storedBytesBudget(request.bodyBytes);
+  let stored = 0;
+  let spent: string | null = null;
+  let since = performance.now();
+  const due = () => performance.now() - since >= YIELD_AFTER_MS;
+  const pause = async () => {
+    await yieldToLoop();
+    since = performance.now();
+  };
+  let resourceAt = -1;
+  let resource: OtlpResourceInput | OtlpRecordError = new OtlpRecordError('');
+  for (let g = 0; g < request.groups.length; g++) {
+    const group = request.groups[g]!;
+    if (group.resourceLogs !== resourceAt) {
+      resourceAt = group.resourceLogs;
+      resource = convert(() => request.resource(resourceAt));
     }
+    const scope = convert(() => request.scope(g));
+    // A resource or scope that could not be converted refuses all the group's records.
+    const shared: OtlpShared | OtlpRecordError = resource instanceof OtlpRecordError ? resource : scope instanceof OtlpRecordError ? scope : otlpShared(scope, resource);
+    for (let i = group.first; i < group.first + group.count; i++) {
+      if (shared instanceof OtlpRecordError) preparer.reject(shared.message);
+      else if (spent !== null || stored + shared.bytes > budget) preparer.reject((spent ??= overBudget(request, budget)));
+      else {
+        const entry = convert(() => otlpEntry(request.record(i), shared, target.receivedAt));
+        if (entry instanceof OtlpRecordError) preparer.reject(entry.message);
+        else {
+          // The same text the preparer stores and quotas count (an entry validation refuses next still counts).
+          const bytes = Buffer.byteLength(JSON.stringify(entry), 'utf8');
+          if (stored + bytes > budget) preparer.reject((spent = overBudget(request, budget)));
+          else {
+            stored += bytes;
+            preparer.add(entry);
+          }
+        }
+      }
+      if (due()) await pause();
+    }
+    if (due()) await pause();
   }
   return preparer.result();
 }

@@ -6,7 +6,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { NO_BODY_EVENT, STRUCTURED_EVENT_CHARS, nestAttributes, otlpEntry, otlpLevel, type OtlpRecordInput } from '../../lib/logs/otlp-mapping.js';
+import { NO_BODY_EVENT, STRUCTURED_EVENT_CHARS, nestAttributes, otlpEntry as mapEntry, otlpLevel, otlpShared, type OtlpRecordInput, type OtlpResourceInput, type OtlpScopeInput } from '../../lib/logs/otlp-mapping.js';
 import { OTLP } from '../../lib/logs/otlp-schema.js';
 import { readProtobufRequest, nanosToMillis } from '../../lib/logs/otlp-protobuf.js';
 import { readJsonRequest, jsonNanosToMillis } from '../../lib/logs/otlp-json.js';
@@ -39,11 +39,16 @@ function field(number: number, bytes: Uint8Array): Buffer {
   return Buffer.from(protobuf.Writer.create().uint32((number << 3) | 2).bytes(bytes).finish());
 }
 
-function entriesOf<R>(request: OtlpRequest<R>): Record<string, unknown>[] {
+/** The entry of one record, its scope and resource. */
+function otlpEntry(record: OtlpRecordInput, scope: OtlpScopeInput, resource: OtlpResourceInput, receivedAt: number): Record<string, unknown> {
+  return mapEntry(record, otlpShared(scope, resource), receivedAt);
+}
+
+function entriesOf(request: OtlpRequest): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  for (const group of request.groups) {
-    for (const r of group.records) out.push(otlpEntry(request.decodeRecord(r), group.scope as any, group.resource as any, 0));
-  }
+  request.groups.forEach((group, g) => {
+    for (let i = group.first; i < group.first + group.count; i++) out.push(otlpEntry(request.record(i), request.scope(g), request.resource(group.resourceLogs), 0));
+  });
   return out;
 }
 

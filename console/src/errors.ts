@@ -3,6 +3,7 @@
  * conflict also names the groups that would be left without an owner.
  */
 import { ApiError } from './api';
+import { groups, projects } from './scope';
 
 interface BlockingGroup {
   id: number;
@@ -21,4 +22,24 @@ export function errorText(err: unknown): string {
     if (names.length > 1) return `Refused: groups ${names.join(', ')} would be left without an owner. Make someone else their owner first.`;
   }
   return (err as Error).message;
+}
+
+/** "project checkout", or "project 7" for one the caller does not see. */
+export function scopeName(params: URLSearchParams): string {
+  const projectId = params.get('project_id');
+  if (projectId) return `project ${projects.value?.find((p) => String(p.id) === projectId)?.name ?? projectId}`;
+  const groupId = params.get('group_id') ?? '';
+  return `group ${groups.value?.find((g) => String(g.id) === groupId)?.name ?? groupId}`;
+}
+
+/**
+ * A refused log query in words, naming the project or group of the link:
+ * the case of a link to one the caller may not read, or that is gone.
+ */
+export function scopeRefusal(err: unknown, params: URLSearchParams): string {
+  if (err instanceof ApiError && err.status === 403 && err.code === 'forbidden') {
+    return `You may not read the logs of ${scopeName(params)}: no role of yours covers it. An administrator, or an owner of its group, can give you access.`;
+  }
+  if (err instanceof ApiError && err.status === 404) return `There is no ${scopeName(params)} (it may have been deleted).`;
+  return errorText(err);
 }

@@ -15,23 +15,32 @@ export const RANGE_PRESETS: Record<string, { label: string; seconds: number }> =
   '30d': { label: 'Last 30 days', seconds: 2592000 },
 };
 
-/** URL parameters that are the console's own, never sent to the service. */
-const CONSOLE_ONLY = new Set(['range', 'entry', 'live']);
+/**
+ * The URL parameters that are filters of `GET /v1/logs` (with `context.<path>`),
+ * the only ones sent to the service. Anything else a link carries (`limit`,
+ * `cursor`, `buckets`, `since_id`, or a name the console does not know) stays in
+ * the address bar: a link must not choose what the console asks beyond its filters.
+ */
+const SERVICE_FILTERS = new Set<string>(['project_id', 'group_id', 'level', 'from', 'to', 'q', ...EXACT_FIELDS]);
 
-/** The service's parameters for a URL query (a relative range becomes `from`). */
+/** Whether a URL parameter is one the console forwards to the service. */
+export function isServiceFilter(name: string): boolean {
+  return SERVICE_FILTERS.has(name) || (name.startsWith('context.') && name.length > 'context.'.length);
+}
+
+/** The service's parameters for a URL query (a relative range becomes `from`); only known filters pass. */
 export function serviceParams(params: URLSearchParams, now = Date.now()): URLSearchParams {
   const out = new URLSearchParams();
-  for (const [k, v] of params) if (!CONSOLE_ONLY.has(k) && v !== '') out.append(k, v);
+  for (const [k, v] of params) if (isServiceFilter(k) && v !== '') out.append(k, v);
   const preset = RANGE_PRESETS[params.get('range') ?? ''];
   if (preset && !params.get('from')) out.set('from', new Date(now - preset.seconds * 1000).toISOString());
   return out;
 }
 
-/** What makes two URLs the same query: everything but the open entry and the live toggle. */
+/** What makes two URLs the same query: the filters and the relative range (not the open entry, the live toggle or unknown names). */
 export function queryIdentity(params: URLSearchParams): string {
-  const out = new URLSearchParams(params);
-  out.delete('entry');
-  out.delete('live');
+  const out = new URLSearchParams();
+  for (const [k, v] of params) if (isServiceFilter(k) || k === 'range') out.append(k, v);
   return out.toString();
 }
 

@@ -11,7 +11,8 @@ import type { Storage } from '../storage/storage.js';
 import { recordAudit, type AuditEvent } from '../audit/audit.js';
 import type { AccessTokenService } from './access-tokens.js';
 import { PASSWORD_MAX_BYTES, type PasswordHasher } from './passwords.js';
-import { claimRefreshToken, issueRefreshToken, REFRESH_TOKEN_TTL_SECONDS, hashRefreshToken } from './refresh-tokens.js';
+import type { LogServiceConfig } from '../core/config.js';
+import { claimRefreshToken, createSuccessorDeriver, issueRefreshToken, REFRESH_TOKEN_TTL_SECONDS, hashRefreshToken } from './refresh-tokens.js';
 import type { Throttle, ThrottleOrigin } from './throttle.js';
 
 /** What the token endpoint needs from the service. */
@@ -20,6 +21,8 @@ export interface TokenEndpointDeps {
   passwords: PasswordHasher;
   throttle: Throttle;
   accessTokens: AccessTokenService;
+  /** The signing secret also keys the refresh tokens' successors. */
+  config: Pick<LogServiceConfig, 'jwtSecret'>;
   now(): number;
 }
 
@@ -174,20 +177,21 @@ async function passwordGrant(deps: TokenEndpointDeps, form: URLSearchParams, ori
 
 /**
  * Refresh: rotates the token and re-resolves roles and `tv` from the
- * database. No audit row. The transaction commits even on refusal, so
- * a reuse's family revocation sticks.
+ * database. No audit row. Within the reuse grace the token just rotated
+ * gets the same successor again with a fresh access token (a reload that
+ * lost the first answer stays signed in). The transaction commits even on
+ * refusal, so a reuse's family revocation sticks.
  */
 async function refreshGrant(deps: TokenEndpointDeps, form: URLSearchParams): Promise<TokenResponse> {
   const presented = requiredField(form, 'refresh_token');
   const now = deps.now();
   const outcome = await deps.storage.write(async (tx) => {
-    const claim = await claimRefreshToken(tx, presented, now);
-    if (claim.kind !== 'claimed') return { ok: false as const };
-    const user = await tx.getUserById(claim.row.userId);
+    const claim = await claimRefreshToken(tx, createSuccessorDeriver(deps.config.jwtSecret), presented, now);
+    if (claim.kind !== 'claimed' && claim.kind !== 'graced') return { ok: false as const };
+    const user = await tx.getUserById(claim.userId);
     if (!user || !user.isActive || user.deletedAt !== null) return { ok: false as const };
     const roles = await tx.effectiveGrants(user.id);
-    const refreshToken = await issueRefreshToken(tx, user.id, now);
-    return { ok: true as const, user, roles, refreshToken };
+    return { ok: true as const, user, roles, refreshToken: claim.successor };
   });
   if (!outcome.ok) throw oauthError('invalid_grant', BAD_REFRESH_TOKEN);
   return tokenResponse(deps, outcome.user, outcome.roles, outcome.refreshToken, now);

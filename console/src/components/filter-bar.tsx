@@ -3,6 +3,10 @@
  * sees), level, time range (presets or absolute), category, logger, the
  * correlation fields, `q` and any number of `context.<path>=value`.
  * Submitting puts the query in the URL; the page reads it from there.
+ * Choosing a project or group submits at once (with the rest of the form as
+ * it stands); the other fields wait for Search. A scope in the link that is
+ * not among the caller's is still shown, by number, so the picker never
+ * reads blank while the page says why it is refused.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { groups, projects } from '../scope';
@@ -74,13 +78,22 @@ export function FilterBar(props: { params: URLSearchParams; onSubmit: (p: URLSea
   };
   const visibleGroups = groups.value ?? [];
   const visibleProjects = projects.value ?? [];
+  const chooseScope = (scope: string) => {
+    const next = { ...d, scope };
+    setD(next);
+    if (scope) props.onSubmit(paramsOf(next, props.params));
+  };
+  const listed = visibleProjects.some((p) => d.scope === `p:${p.id}`) || visibleGroups.some((g) => d.scope === `g:${g.id}`);
+  const known = groups.value !== null && projects.value !== null;
+  const unlisted = d.scope && !listed ? `${d.scope.startsWith('p:') ? 'project' : 'group'} ${d.scope.slice(2)}${known ? ' (not one of yours)' : ''}` : null;
   return (
     <form class="filters" onSubmit={submit} role="search" aria-label="Log query">
       <div class="filter-row">
         <div class="field">
           <label for="f-scope">Project or group</label>
-          <select id="f-scope" value={d.scope} onChange={(e) => set({ scope: (e.target as HTMLSelectElement).value })}>
+          <select id="f-scope" value={d.scope} onChange={(e) => chooseScope((e.target as HTMLSelectElement).value)}>
             <option value="">Choose…</option>
+            {unlisted ? <option value={d.scope}>{unlisted}</option> : null}
             {visibleProjects.length ? (
               <optgroup label="Projects">
                 {visibleProjects.map((p) => (

@@ -1,75 +1,94 @@
 /**
  * Context, as `grep -C` gives it: the entries just before and after one
- * entry in its project, whatever the query was, expandable both ways.
- * Before: the newest entries up to its timestamp. After: the live stream
- * replays stored entries with a larger id, oldest first, and is closed
- * once it has given enough (or gone quiet).
+ * entry in its project, whatever the query was, expandable both ways. One
+ * order on both sides, time order (the entries' timestamps; the same
+ * millisecond in the order stored): see context-walk.ts for why and how.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api';
 import type { Entry } from '../components/entry-detail';
 import { JsonTree } from '../components/json-tree';
+import { walk, positionOf, type Direction, type Page, type Position, type ReadWindow } from '../context-walk';
+import { entryMs } from '../entry-time';
 import { localTime, utcTitle } from '../format';
-import { followLive } from '../live';
 import { href, route } from '../router';
 import { loadScopes, projectName } from '../scope';
 
 const STEP = 20;
 
-function afterEntries(projectId: string, sinceId: number, count: number): Promise<Entry[]> {
-  return new Promise((resolve) => {
-    const got: Entry[] = [];
-    let quiet: ReturnType<typeof setTimeout> | null = null;
-    const done = () => {
-      if (quiet) clearTimeout(quiet);
-      stream.close();
-      resolve(got.slice(0, count));
-    };
-    const stream = followLive(new URLSearchParams({ project_id: projectId }), sinceId, {
-      onEntries(entries) {
-        got.push(...(entries as Entry[]));
-        if (got.length >= count) done();
-        else {
-          if (quiet) clearTimeout(quiet);
-          quiet = setTimeout(done, 400);
-        }
-      },
-      onState(state) {
-        if (state === 'live') quiet = setTimeout(done, 600);
-        if (state === 'ended') done();
-      },
-    });
-  });
+function windowReader(projectId: string): ReadWindow<Entry> {
+  return (from, to, cursor, limit) => {
+    const q = new URLSearchParams({ project_id: projectId, limit: String(limit) });
+    if (from !== null) q.set('from', new Date(from).toISOString());
+    if (to !== null) q.set('to', new Date(to).toISOString());
+    if (cursor) q.set('cursor', cursor);
+    return call<Page<Entry>>(`/v1/logs?${q}`);
+  };
 }
+
+/** The entry itself, among those of its millisecond (null when it is no longer stored). */
+async function findOrigin(read: ReadWindow<Entry>, at: Position): Promise<Entry | null> {
+  let cursor: string | null = null;
+  do {
+    const page: Page<Entry> = await read(at.ms, at.ms, cursor, 200);
+    const found = page.items.find((e) => e.id === at.id);
+    if (found) return found;
+    if (page.items.some((e) => e.id < at.id)) return null;
+    cursor = page.next_cursor;
+  } while (cursor);
+  return null;
+}
+
+interface Side {
+  /** Nearest first. */
+  entries: Entry[];
+  /** Nothing more that way (as of the last look). */
+  done: boolean;
+}
+
+const EMPTY: Side = { entries: [], done: false };
 
 export function ContextPage() {
   const p = route.value.params;
   const projectId = p.get('project_id') ?? '';
   const id = Number(p.get('entry') ?? 0);
-  const ts = p.get('ts') ?? '';
-  const [before, setBefore] = useState<Entry[]>([]);
-  const [beforeCursor, setBeforeCursor] = useState<string | null>(null);
-  const [after, setAfter] = useState<Entry[]>([]);
+  const originMs = entryMs(p.get('ts'));
+  const [origin, setOrigin] = useState<Entry | null>(null);
+  const [before, setBefore] = useState<Side>(EMPTY);
+  const [after, setAfter] = useState<Side>(EMPTY);
   const [error, setError] = useState<string | null>(null);
+  const [missing, setMissing] = useState(false);
   const [busy, setBusy] = useState(false);
   useEffect(() => void loadScopes(), []);
 
-  const loadBefore = async (cursor: string | null) => {
-    const q = new URLSearchParams({ project_id: projectId, to: ts, limit: String(STEP + 1) });
-    if (cursor) q.set('cursor', cursor);
-    const page = await call<{ items: Entry[]; next_cursor: string | null }>(`/v1/logs?${q}`);
-    setBefore((old) => [...old, ...page.items.filter((e) => e.id <= id && !old.some((o) => o.id === e.id))]);
-    setBeforeCursor(page.next_cursor);
+  const read = windowReader(projectId);
+  const at: Position | null = originMs === null ? null : { ms: originMs, id };
+  const extend = async (direction: Direction, side: Side, set: (s: Side) => void) => {
+    const last = side.entries[side.entries.length - 1];
+    const more = await walk(read, last ? positionOf(last) : at!, direction, STEP);
+    set({ entries: [...side.entries, ...more.entries], done: more.exhausted });
   };
-  const loadAfter = async (from: number) => {
-    const more = await afterEntries(projectId, from, STEP);
-    setAfter((old) => [...old, ...more]);
-  };
+
   useEffect(() => {
-    setBefore([]);
-    setAfter([]);
+    setOrigin(null);
+    setBefore(EMPTY);
+    setAfter(EMPTY);
     setError(null);
-    Promise.all([loadBefore(null), loadAfter(id)]).catch((err: Error) => setError(err.message));
+    setMissing(false);
+    if (!at) {
+      setError('This link does not say when the entry was written.');
+      return;
+    }
+    let current = true;
+    const guard = <T,>(set: (v: T) => void) => (v: T) => current && set(v);
+    Promise.all([
+      findOrigin(read, at).then((e) => current && (e ? setOrigin(e) : setMissing(true))),
+      extend('before', EMPTY, guard(setBefore)),
+      extend('after', EMPTY, guard(setAfter)),
+    ]).catch((err: Error) => current && setError(err.message));
+    return () => {
+      current = false;
+    };
   }, [p.toString()]);
 
   const wrap = (f: () => Promise<void>) => async () => {
@@ -83,20 +102,24 @@ export function ContextPage() {
     }
   };
   // Oldest at the top, as a file reads.
-  const rows = [...after].reverse().concat(before);
-  const ordered = [...rows].reverse();
+  const rows = [...before.entries].reverse().concat(origin ? [origin] : [], after.entries);
   return (
     <main>
       <h1>Context of entry {id}</h1>
       <p>
         In {projectName(Number(projectId))}, whatever the query. <a href={href('explore', { project_id: projectId })}>Explore this project</a>
       </p>
+      <p class="muted context-order">
+        In time order, oldest at the top: by each entry's own timestamp, and entries with the same time in the order they were stored.
+      </p>
       {error ? <p class="error" role="alert">{error}</p> : null}
-      <button type="button" disabled={busy || !beforeCursor} onClick={wrap(() => loadBefore(beforeCursor))}>
+      {missing ? <p class="empty">Entry {id} is no longer stored (retention may have removed it); its neighbours are shown around its time.</p> : null}
+      <button type="button" disabled={busy || before.done || !at} onClick={wrap(() => extend('before', before, setBefore))}>
         Show {STEP} earlier
       </button>
+      {before.done ? <span class="muted"> Nothing earlier.</span> : null}
       <ol class="timeline">
-        {ordered.map((e) => (
+        {rows.map((e) => (
           <li class={`tl-entry${e.id === id ? ' origin' : ''}`} key={e.id}>
             <details open={e.id === id}>
               <summary>
@@ -108,9 +131,10 @@ export function ContextPage() {
           </li>
         ))}
       </ol>
-      <button type="button" disabled={busy} onClick={wrap(() => loadAfter(after.length ? after[after.length - 1]!.id : id))}>
+      <button type="button" disabled={busy || !at} onClick={wrap(() => extend('after', after, setAfter))}>
         Show {STEP} later
       </button>
+      {after.done ? <span class="muted"> Nothing later yet.</span> : null}
     </main>
   );
 }

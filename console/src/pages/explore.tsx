@@ -5,6 +5,7 @@
  */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { call } from '../api';
+import { scopeRefusal } from '../errors';
 import { EntryDetail, type Entry } from '../components/entry-detail';
 import { EntryRow } from '../components/entry-row';
 import { FilterBar } from '../components/filter-bar';
@@ -37,9 +38,11 @@ export function ExplorePage() {
   const [cursor, setCursor] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
   const [loaded, setLoaded] = useState(false);
-  /** The query whose first page has been answered (rows or an error): the chart asks its histogram then. */
+  /** The query whose first page has been answered with rows: the chart asks its histogram then (never after a refusal). */
   const [answered, setAnswered] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** What the live stream delivered for this query, oldest first: the chart counts them as they come. */
+  const [arrivals, setArrivals] = useState<Entry[]>([]);
   const [liveState, setLiveState] = useState<{ state: LiveState; detail?: string | undefined } | null>(null);
   const [paused, setPaused] = useState(false);
   const [fresh, setFresh] = useState(0);
@@ -68,6 +71,7 @@ export function ExplorePage() {
     setLoaded(false);
     setError(null);
     setFresh(0);
+    setArrivals([]);
     if (!scoped) return;
     const abort = new AbortController();
     setLoading(true);
@@ -80,10 +84,9 @@ export function ExplorePage() {
         setLoaded(true);
         setAnswered(queryKey);
       })
-      .catch((err: Error) => {
+      .catch((err: unknown) => {
         if (abort.signal.aborted) return;
-        setError(err.message);
-        setAnswered(queryKey);
+        setError(scopeRefusal(err, params));
       })
       // A dropped answer leaves the flag to the query that replaced it.
       .finally(() => abort.signal.aborted || setLoading(false));
@@ -117,6 +120,7 @@ export function ExplorePage() {
         const newestFirst = [...entries].reverse() as Entry[];
         lastId.current = Number(newestFirst[0]!.id);
         setItems((old) => [...newestFirst, ...old]);
+        setArrivals((old) => [...old, ...(entries as Entry[])]);
         // Scrolled away from the top: keep the rows in view still and count what arrived.
         if (scrollTop.current > ROW_HEIGHT && listRef.current) {
           listRef.current.scrollTop += newestFirst.length * ROW_HEIGHT;
@@ -161,17 +165,20 @@ export function ExplorePage() {
         </p>
       ) : (
         <>
-          <VolumeChart
-            query={queryKey}
-            // The results first: on a shared database the histogram's heavier scan would hold up the rows.
-            ready={answered === queryKey}
-            onRange={(from, to) => {
-              const next = withParam('from', from);
-              next.set('to', to);
-              next.delete('range');
-              update(next);
-            }}
-          />
+          {error && !loaded ? null : (
+            <VolumeChart
+              query={queryKey}
+              // The results first: on a shared database the histogram's heavier scan would hold up the rows.
+              ready={answered === queryKey}
+              arrivals={arrivals}
+              onRange={(from, to) => {
+                const next = withParam('from', from);
+                next.set('to', to);
+                next.delete('range');
+                update(next);
+              }}
+            />
+          )}
           <div class="results-bar">
             <span role="status">
               {error ? '' : loading && !items.length ? 'Loading…' : `${items.length}${cursor ? '+' : ''} ${items.length === 1 && !cursor ? 'entry' : 'entries'}`}
@@ -204,26 +211,28 @@ export function ExplorePage() {
             ) : null}
           </div>
           {error ? <p class="error" role="alert">{error}</p> : null}
-          <div class="results">
-            {loaded && items.length === 0 ? (
-              <p class="empty">No entries match.</p>
-            ) : (
-              <VirtualList
-                items={items}
-                label="Log entries, newest first"
-                listRef={listRef}
-                onNearEnd={loadMore}
-                onScrollTop={(top) => {
-                  scrollTop.current = top;
-                  if (top <= ROW_HEIGHT && fresh) setFresh(0);
-                }}
-                render={(e) => (
-                  <EntryRow entry={e} selected={e.id === selectedId} showProject={showProject} onOpen={(x) => update(withParam('entry', String(x.id)), true)} />
-                )}
-              />
-            )}
-            {selected ? <EntryDetail entry={selected} onClose={() => update(withParam('entry', null), true)} onFilter={onFilter} /> : null}
-          </div>
+          {error && !loaded ? null : (
+            <div class="results">
+              {loaded && items.length === 0 ? (
+                <p class="empty">No entries match.</p>
+              ) : (
+                <VirtualList
+                  items={items}
+                  label="Log entries, newest first"
+                  listRef={listRef}
+                  onNearEnd={loadMore}
+                  onScrollTop={(top) => {
+                    scrollTop.current = top;
+                    if (top <= ROW_HEIGHT && fresh) setFresh(0);
+                  }}
+                  render={(e) => (
+                    <EntryRow entry={e} selected={e.id === selectedId} showProject={showProject} onOpen={(x) => update(withParam('entry', String(x.id)), true)} />
+                  )}
+                />
+              )}
+              {selected ? <EntryDetail entry={selected} onClose={() => update(withParam('entry', null), true)} onFilter={onFilter} /> : null}
+            </div>
+          )}
         </>
       )}
     </main>

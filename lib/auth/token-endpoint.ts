@@ -6,6 +6,7 @@
  * error, carries `Cache-Control: no-store`.
  */
 import { LogServiceError } from '../core/errors.js';
+import { hasNul } from '../core/text-fields.js';
 import type { RoleGrant, UserRow } from '../storage/types-org.js';
 import type { Storage } from '../storage/storage.js';
 import { recordAudit, type AuditEvent } from '../audit/audit.js';
@@ -123,13 +124,13 @@ function loginFailedEvent(user: UserRow | null, failure: LoginFailure, meta: Rec
  * too long, and no U+0000 (PostgreSQL text cannot hold one; no account has one).
  */
 function mayNameAnAccount(username: string): boolean {
-  if (username.includes('\0') || username.length > 2 * LOGIN_USERNAME_MAX_CHARS) return false;
+  if (hasNul(username) || username.length > 2 * LOGIN_USERNAME_MAX_CHARS) return false;
   return [...username].length <= LOGIN_USERNAME_MAX_CHARS;
 }
 
 /** Whether a password could be any account's: within the byte limit and free of U+0000. */
 function mayBeAPassword(password: string): boolean {
-  return !password.includes('\0') && Buffer.byteLength(password, 'utf8') <= PASSWORD_MAX_BYTES;
+  return !hasNul(password) && Buffer.byteLength(password, 'utf8') <= PASSWORD_MAX_BYTES;
 }
 
 async function passwordGrant(deps: TokenEndpointDeps, form: URLSearchParams, origin: TokenRequestOrigin): Promise<TokenResponse> {

@@ -36,7 +36,7 @@ export interface PreparedBatch {
 
 /**
  * The most rejections an ingestion answer lists: the first ones by index,
- * each in full (~100 bytes of JSON); `rejected_count` gives them all. A
+ * each in full (at most ~145 bytes of JSON); `rejected_count` gives them all. A
  * 10 MiB body holds millions of two-byte elements (`0,`): listing each
  * made a 465 MB answer. Far more than a client acts on one by one, and it
  * keeps every answer under ~150 KB.

@@ -1,11 +1,12 @@
 /**
- * When a long preparation loop lets the event loop run other work. Every
- * loop over a body's elements (good or bad, JSON arrays, NDJSON lines,
- * OTLP records) calls `due` after each element and yields when it says so:
- * after SLICE_MS of work, SLICE_ELEMENTS elements or SLICE_BYTES of element
- * text since the last yield, whichever comes first. Time is the guard that
- * holds whatever an element costs; the counts keep slices short even on a
- * clock that reads coarsely.
+ * When a long preparation loop lets the event loop run other work. The
+ * loop over a body's elements or lines (batch-body.ts: valid or not, JSON
+ * arrays and NDJSON, whole or element by element) calls `due` after each
+ * element and yields when it says so: after SLICE_MS of work,
+ * SLICE_ELEMENTS elements or SLICE_BYTES of element text since the last
+ * yield, whichever comes first. Time is the guard that holds whatever an
+ * element costs; the counts keep slices short even on a clock that reads
+ * coarsely.
  */
 
 /** Work between two turns of the event loop: a request waiting behind a batch waits about this long. */

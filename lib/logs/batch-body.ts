@@ -62,6 +62,9 @@ export const WHOLE_PARSE_LIMIT = MAX_ELEMENT_BYTES;
  */
 export const OFFLOAD_MIN_BYTES = 64 * 1024;
 
+/** Bytes of one element scanned between two turns of the event loop (a few milliseconds). */
+const SCAN_SLICE_BYTES = 1024 * 1024;
+
 const OPEN_ARRAY = 0x5b; // [
 const CLOSE_ARRAY = 0x5d; // ]
 const OPEN_OBJECT = 0x7b; // {
@@ -103,7 +106,13 @@ export async function prepareBody(raw: Buffer, target: BatchTarget, options: Pre
   }
   // Parsing a large body only to learn that it is not an array would hold the loop for nothing: readBatch throws its 400.
   if (!ndjson && raw[start] !== OPEN_ARRAY) readBatch(null);
-  for (const [from, to] of ndjson ? ndjsonLines(raw) : elementsOf(raw, start)) {
+  for (const range of ndjson ? ndjsonLines(raw) : elementsOf(raw, start)) {
+    if (range === null) {
+      // The scanner is inside a long element: let the event loop run.
+      await pacer.pause();
+      continue;
+    }
+    const [from, to] = range;
     const length = to - from;
     if (length > MAX_ELEMENT_BYTES) preparer.reject(TOO_LONG);
     else {
@@ -134,9 +143,11 @@ function parseWhole(raw: Buffer): unknown {
  * bracket at depth 0 outside strings; multi-byte UTF-8 never contains these
  * ASCII bytes, so decoding each slice alone gives the same text as decoding
  * the whole. Structure errors the slices cannot reveal (a stray closing
- * bracket, trailing bytes) are caught here. The scan costs ~4 ms a MiB.
+ * bracket, trailing bytes) are caught here. The scan costs ~4 ms a MiB: in
+ * a long element it stops every SCAN_SLICE_BYTES with a `null`, for the
+ * caller to yield to the event loop.
  */
-function* elementsOf(raw: Buffer, open: number): Generator<[start: number, end: number]> {
+function* elementsOf(raw: Buffer, open: number): Generator<[start: number, end: number] | null> {
   let i = skipSpace(raw, open + 1);
   if (raw[i] === CLOSE_ARRAY) {
     if (skipSpace(raw, i + 1) !== raw.length) throw malformed();
@@ -146,7 +157,12 @@ function* elementsOf(raw: Buffer, open: number): Generator<[start: number, end: 
     const from = i;
     let depth = 0;
     let inString = false;
+    let pauseAt = i + SCAN_SLICE_BYTES;
     for (; i < raw.length; i++) {
+      if (i >= pauseAt) {
+        yield null;
+        pauseAt = i + SCAN_SLICE_BYTES;
+      }
       const b = raw[i]!;
       if (inString) {
         if (b === BACKSLASH) i++;

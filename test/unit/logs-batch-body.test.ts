@@ -188,5 +188,10 @@ describe('hostile ingestion bodies', () => {
       // At least one turn every SLICE_ELEMENTS elements (sooner when the clock says so).
       assert.ok(turns >= n / SLICE_ELEMENTS - 1, `${what}: ${turns} turns of the event loop for ${n} elements`);
     }
+    // One element too long to read is still scanned for its end, a MiB between two turns.
+    const huge = Buffer.from(`[{"a":[${'0,'.repeat(4 * 1024 * 1024)}0]}]`);
+    const { result, turns } = await turnsDuring(() => prepareBody(huge, TARGET));
+    assert.equal(result.rejectedCount, 1);
+    assert.ok(turns >= 7, `${turns} turns of the event loop while scanning 8 MiB`);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { readBodyFormat } from './body-encoding.js';
 import { receiveBatch } from './ingest-request.js';
-import { ingestBatch } from '../logs/ingestion.js';
+import { ingestBatch, ingestionResponse } from '../logs/ingestion.js';
 import { requireLogScope } from '../logs/log-access.js';
 import { LOG_CURSOR_LIST, readLogListQuery, readLogScope } from '../logs/log-query.js';
 import { rowsToFetch } from '../core/pagination.js';
@@ -24,12 +24,12 @@ import type { KeyContext, Reply, UserContext } from './route.js';
 export async function postLogs(ctx: KeyContext): Promise<Reply> {
   const { queue, preparer } = ctx.deps.ingestion;
   const format = readBodyFormat(ctx.req.headers);
-  const body = await receiveBatch(
+  const outcome = await receiveBatch(
     ctx,
     (raw) => preparer.prepare(raw, { projectId: ctx.key.projectId, receivedAt: ctx.deps.now() }, format),
     (batch) => ingestBatch(queue, batch),
   );
-  return { status: 202, body };
+  return { status: 202, body: ingestionResponse(outcome) };
 }
 
 /** Checks in this order: scope shape → 404 → 403 → 403 `project_blocked` → the other parameters → the page. */

@@ -17,7 +17,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { LogServiceError } from '../core/errors.js';
 import { receiveBatch } from './ingest-request.js';
-import { ingestBatch, type IngestionResponse } from '../logs/ingestion.js';
+import { ingestBatch, type BatchOutcome } from '../logs/ingestion.js';
 import { OTLP } from '../logs/otlp-schema.js';
 import type { PreparedBatch } from '../logs/prepare-entries.js';
 import type { KeyContext, Reply } from './route.js';
@@ -44,7 +44,7 @@ export async function postOtlpLogs(ctx: KeyContext): Promise<Reply> {
   return otlpReply(format, result);
 }
 
-async function commit(ctx: KeyContext, batch: PreparedBatch): Promise<IngestionResponse> {
+async function commit(ctx: KeyContext, batch: PreparedBatch): Promise<BatchOutcome> {
   try {
     return await ingestBatch(ctx.deps.ingestion.queue, batch);
   } catch (err) {
@@ -57,7 +57,7 @@ async function commit(ctx: KeyContext, batch: PreparedBatch): Promise<IngestionR
 }
 
 /** ExportLogsServiceResponse: empty when all were accepted, else partial_success. */
-function otlpReply(format: OtlpFormat, result: IngestionResponse): Reply {
+function otlpReply(format: OtlpFormat, result: BatchOutcome): Reply {
   const partial = partialSuccess(result);
   if (format === 'json') {
     const body = partial === null ? {} : { partialSuccess: { rejectedLogRecords: String(partial.rejectedLogRecords), errorMessage: partial.errorMessage } };
@@ -68,11 +68,12 @@ function otlpReply(format: OtlpFormat, result: IngestionResponse): Reply {
 }
 
 /** `partial_success` of an ExportLogsServiceResponse, or null when every record was accepted. */
-function partialSuccess(result: IngestionResponse): { rejectedLogRecords: number; errorMessage: string } | null {
-  const rejected = result.rejected.length;
+function partialSuccess(result: BatchOutcome): { rejectedLogRecords: number; errorMessage: string } | null {
+  // The counts cover every record; `rejected` lists only the first ones.
+  const rejected = result.rejectedCount;
   if (rejected === 0) return null;
   const first = result.rejected[0]!;
-  const quota = result.rejected.filter((r) => r.error === 'quota_exceeded').length;
+  const quota = result.quotaRejectedCount;
   const parts = [`${rejected} of ${rejected + result.accepted} log records were rejected`];
   if (quota > 0) parts.push(`${quota} over a quota, ${rejected - quota} invalid`);
   parts.push(`the first, record ${first.index}: ${first.message}`);

@@ -10,24 +10,60 @@
  * prepared on its own, so only the (compact) prepared entries stay alive
  * and the garbage of each parse dies young. Every element is read before
  * anything is stored, so a malformed element still refuses the whole body.
+ *
+ * Nothing here holds the event loop for long (yield-pacer.ts): the loop
+ * over elements or lines yields on every path, good elements or bad. One
+ * element cannot be cut, and one element of zeros costs ~0.5 s a MiB to
+ * prepare, so on the event loop (with `offload`) an element of
+ * OFFLOAD_MIN_BYTES or more is prepared on the preparation worker, and an
+ * element longer than MAX_ELEMENT_BYTES is refused without being read.
  */
 import { isAscii } from 'node:buffer';
 import { invalidRequest } from '../core/errors.js';
 import { readBatch } from './entry-validation.js';
 import { ndjsonLines } from './ndjson-lines.js';
-import { BatchPreparer, type BatchTarget, type PreparedBatch } from './prepare-entries.js';
+import { BatchPreparer, prepareEntryText, type BatchTarget, type PreparedBatch, type TextOutcome } from './prepare-entries.js';
+import { YieldPacer } from './yield-pacer.js';
 
 /** `json`: the body is one JSON array; `ndjson`: one entry per line. */
 export type BodyFormat = 'json' | 'ndjson';
 
 export interface PrepareBodyOptions {
   format?: BodyFormat;
-  /** For tests (default WHOLE_PARSE_LIMIT). */
+  /** Bodies up to this size are parsed whole (default WHOLE_PARSE_LIMIT, or OFFLOAD_MIN_BYTES with `offload`). */
   wholeParseLimit?: number;
+  /**
+   * Prepares one element's text elsewhere, as `prepareEntryText` would (the
+   * preparation worker): elements of OFFLOAD_MIN_BYTES or more go there.
+   */
+  offload?: (text: string) => Promise<TextOutcome>;
 }
 
-/** Bodies up to this size are parsed whole (fastest for the usual batches). */
-export const WHOLE_PARSE_LIMIT = 1024 * 1024;
+/**
+ * The longest element (or NDJSON line) read, as sent, in bytes: a longer
+ * one is that index's `validation_error` without being parsed. One element
+ * is prepared in one piece (about 0.5 s a MiB at worst, on the worker
+ * with its bounded heap), and log stores bound entries alike (1 MiB is the
+ * largest of the usual limits).
+ */
+export const MAX_ELEMENT_BYTES = 1024 * 1024;
+
+/**
+ * Bodies up to this size are parsed whole (fastest for the usual batches).
+ * Never above MAX_ELEMENT_BYTES: an element of a body parsed whole is
+ * shorter than the body, so it can never be one the limit refuses.
+ */
+export const WHOLE_PARSE_LIMIT = MAX_ELEMENT_BYTES;
+
+/**
+ * Elements at least this long are prepared by `offload` when there is one:
+ * on the event loop a shorter element costs at most ~30 ms, and a body up to
+ * this size is parsed whole there in a few milliseconds.
+ */
+export const OFFLOAD_MIN_BYTES = 64 * 1024;
+
+/** Bytes of one element scanned between two turns of the event loop (a few milliseconds). */
+const SCAN_SLICE_BYTES = 1024 * 1024;
 
 const OPEN_ARRAY = 0x5b; // [
 const CLOSE_ARRAY = 0x5d; // ]
@@ -38,6 +74,8 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
 const malformed = () => invalidRequest('The request body is not valid JSON.');
+const NOT_JSON_LINE = 'The line is not valid JSON.';
+const TOO_LONG = `The entry is longer than ${MAX_ELEMENT_BYTES} bytes of JSON text.`;
 
 // JSON's four whitespace bytes.
 const isSpace = (b: number | undefined) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
@@ -47,49 +85,44 @@ function skipSpace(raw: Buffer, i: number): number {
   return i;
 }
 
-/** Entries prepared between two turns of the event loop (about 10–20 ms of work). */
-const YIELD_EVERY = 256;
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /**
  * Reads and prepares the batch in `raw`; 400 when a `json` body is not a
- * JSON array. Yields to the event loop every few hundred entries, so a
- * 10 MiB batch (a second or more of work) never stalls other requests.
+ * JSON array. Yields to the event loop between slices of ~10 ms (see
+ * yield-pacer.ts), so a 10 MiB batch never stalls other requests.
  */
 export async function prepareBody(raw: Buffer, target: BatchTarget, options: PrepareBodyOptions = {}): Promise<PreparedBatch> {
-  const wholeParseLimit = options.wholeParseLimit ?? WHOLE_PARSE_LIMIT;
-  const start = skipSpace(raw, 0);
+  const offload = options.offload ?? null;
+  const wholeParseLimit = options.wholeParseLimit ?? (offload === null ? WHOLE_PARSE_LIMIT : OFFLOAD_MIN_BYTES);
+  const ndjson = options.format === 'ndjson';
   const preparer = new BatchPreparer(target);
-  let prepared = 0;
-  const add = async (value: unknown) => {
-    preparer.add(value);
-    if (++prepared % YIELD_EVERY === 0) await yieldToLoop();
-  };
-  if (options.format === 'ndjson') {
-    for (const line of ndjsonLines(raw)) {
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        preparer.reject('The line is not valid JSON.');
-        continue;
-      }
-      await add(value);
+  const pacer = new YieldPacer();
+  const start = skipSpace(raw, 0);
+  if (!ndjson && raw.length <= wholeParseLimit) {
+    for (const value of readBatch(parseWhole(raw))) {
+      preparer.add(value);
+      if (pacer.due()) await pacer.pause();
     }
     return preparer.result();
   }
-  if (raw.length <= wholeParseLimit || raw[start] !== OPEN_ARRAY) {
-    for (const value of readBatch(parseWhole(raw))) await add(value);
-    return preparer.result();
-  }
-  for (const text of elementsOf(raw, start)) {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw malformed();
+  // Parsing a large body only to learn that it is not an array would hold the loop for nothing: readBatch throws its 400.
+  if (!ndjson && raw[start] !== OPEN_ARRAY) readBatch(null);
+  for (const range of ndjson ? ndjsonLines(raw) : elementsOf(raw, start)) {
+    if (range === null) {
+      // The scanner is inside a long element: let the event loop run.
+      await pacer.pause();
+      continue;
     }
-    await add(value);
+    const [from, to] = range;
+    const length = to - from;
+    if (length > MAX_ELEMENT_BYTES) preparer.reject(TOO_LONG);
+    else {
+      const text = raw.toString('utf8', from, to);
+      const outcome = offload !== null && length >= OFFLOAD_MIN_BYTES ? await offload(text) : prepareEntryText(text);
+      if (outcome !== null) preparer.addPrepared(outcome);
+      else if (ndjson) preparer.reject(NOT_JSON_LINE);
+      else throw malformed();
+    }
+    if (pacer.due(length)) await pacer.pause();
   }
   return preparer.result();
 }
@@ -105,13 +138,16 @@ function parseWhole(raw: Buffer): unknown {
 }
 
 /**
- * The text of every element of the array opening at `open`, in order. Element boundaries are the commas and the closing
+ * The byte range `[start, end)` of every element of the array opening at
+ * `open`, in order. Element boundaries are the commas and the closing
  * bracket at depth 0 outside strings; multi-byte UTF-8 never contains these
  * ASCII bytes, so decoding each slice alone gives the same text as decoding
  * the whole. Structure errors the slices cannot reveal (a stray closing
- * bracket, trailing bytes) are caught here.
+ * bracket, trailing bytes) are caught here. The scan costs ~4 ms a MiB: in
+ * a long element it stops every SCAN_SLICE_BYTES with a `null`, for the
+ * caller to yield to the event loop.
  */
-function* elementsOf(raw: Buffer, open: number): Generator<string> {
+function* elementsOf(raw: Buffer, open: number): Generator<[start: number, end: number] | null> {
   let i = skipSpace(raw, open + 1);
   if (raw[i] === CLOSE_ARRAY) {
     if (skipSpace(raw, i + 1) !== raw.length) throw malformed();
@@ -121,7 +157,12 @@ function* elementsOf(raw: Buffer, open: number): Generator<string> {
     const from = i;
     let depth = 0;
     let inString = false;
+    let pauseAt = i + SCAN_SLICE_BYTES;
     for (; i < raw.length; i++) {
+      if (i >= pauseAt) {
+        yield null;
+        pauseAt = i + SCAN_SLICE_BYTES;
+      }
       const b = raw[i]!;
       if (inString) {
         if (b === BACKSLASH) i++;
@@ -136,7 +177,7 @@ function* elementsOf(raw: Buffer, open: number): Generator<string> {
       } else if (b === COMMA && depth === 0) break;
     }
     if (i >= raw.length || (raw[i] !== COMMA && raw[i] !== CLOSE_ARRAY)) throw malformed();
-    yield raw.toString('utf8', from, i);
+    yield [from, i];
     if (raw[i] === CLOSE_ARRAY) {
       if (skipSpace(raw, i + 1) !== raw.length) throw malformed();
       return;

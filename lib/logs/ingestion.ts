@@ -2,6 +2,11 @@
  * `POST /v1/logs` below the HTTP layer: the ingestion pipeline a service
  * owns (body budget + group-commit queue) and the turning of a parsed batch
  * into an IngestionResponse.
+ *
+ * An answer lists at most MAX_LISTED_REJECTIONS rejections (the first by
+ * index) and counts them all in `rejected_count`, so it stays under
+ * ~150 KB whatever the body: with the cap, how long the body's budget is
+ * held while the answer is built no longer matters.
  */
 import type { LogServiceConfig } from '../core/config.js';
 import type { ServiceLogger } from '../core/logger.js';
@@ -11,7 +16,7 @@ import { ByteBudget } from './byte-budget.js';
 import { SPARE_BODY_MIN_BYTES, SpareBodyBuffer } from './spare-body-buffer.js';
 import { PreparePool } from './prepare-pool.js';
 import { IngestQueue } from './ingest-queue.js';
-import type { PreparedBatch, Rejection } from './prepare-entries.js';
+import { MAX_LISTED_REJECTIONS, RejectionList, type PreparedBatch, type Rejection } from './prepare-entries.js';
 
 /**
  * Bodies buffered, parsed or awaiting their commit at once are bounded to
@@ -71,10 +76,38 @@ export function createIngestion(storage: Storage, config: LogServiceConfig, logg
   };
 }
 
-/** The 202 body: `{accepted, rejected}`. */
+/**
+ * The largest 202 answer of `POST /v1/logs`: MAX_LISTED_REJECTIONS
+ * rejections of at most ~145 bytes of JSON each (an index of up to eight
+ * digits and the longest message), plus the counts. Each listed rejection
+ * stands for at least one element of at least one byte and its separator,
+ * so an answer is also never more than ~75 times its decoded body.
+ */
+export const MAX_INGESTION_ANSWER_BYTES = 150_000;
+
+/** What storing a batch came to: the answer's facts, before they are presented. */
+export interface BatchOutcome {
+  /** Entries stored (and committed). */
+  accepted: number;
+  /** The first MAX_LISTED_REJECTIONS rejections of either kind, by ascending index. */
+  rejected: Rejection[];
+  /** Every element refused: accepted + rejectedCount is the number of elements sent. */
+  rejectedCount: number;
+  /** Of those, the ones refused for a quota. */
+  quotaRejectedCount: number;
+}
+
+/** The 202 body: `{accepted, rejected, rejected_count}`. */
 export interface IngestionResponse {
   accepted: number;
+  /** At most MAX_LISTED_REJECTIONS, the first by index. */
   rejected: Rejection[];
+  rejected_count: number;
+}
+
+/** The 202 body of `POST /v1/logs` for `outcome`. */
+export function ingestionResponse(outcome: BatchOutcome): IngestionResponse {
+  return { accepted: outcome.accepted, rejected: outcome.rejected, rejected_count: outcome.rejectedCount };
 }
 
 const QUOTA_MESSAGES = {
@@ -84,21 +117,38 @@ const QUOTA_MESSAGES = {
 
 /**
  * Stores a prepared batch's valid entries under the project with quotas
- * checked entry by entry, and resolves once they are committed
- * with the response listing every rejection by index.
+ * checked entry by entry, and resolves once they are committed. Quota
+ * rejections join the validation ones under the same cap: the first
+ * MAX_LISTED_REJECTIONS of each kind are all the merged list can need.
  */
-export async function ingestBatch(queue: IngestQueue, batch: PreparedBatch): Promise<IngestionResponse> {
+export async function ingestBatch(queue: IngestQueue, batch: PreparedBatch): Promise<BatchOutcome> {
   const outcomes = await queue.submit(batch.request);
   let accepted = 0;
   let acceptedBytes = 0;
-  const quotaRejections: Rejection[] = [];
+  const quota = new RejectionList();
   outcomes.forEach((outcome, i) => {
     if ('id' in outcome) {
       accepted += 1;
       acceptedBytes += batch.request.sizes[i]!;
-    } else quotaRejections.push({ index: batch.positions[i]!, error: 'quota_exceeded', message: QUOTA_MESSAGES[outcome.quota] });
+    } else quota.add(batch.positions[i]!, 'quota_exceeded', QUOTA_MESSAGES[outcome.quota]);
   });
-  queue.observer.batchIngested(batch.request.projectId, accepted, acceptedBytes, { validation: batch.rejected.length, quota: quotaRejections.length });
-  const rejected = quotaRejections.length === 0 ? batch.rejected : [...batch.rejected, ...quotaRejections].sort((a, b) => a.index - b.index);
-  return { accepted, rejected };
+  queue.observer.batchIngested(batch.request.projectId, accepted, acceptedBytes, { validation: batch.rejectedCount, quota: quota.count });
+  return {
+    accepted,
+    rejected: quota.count === 0 ? batch.rejected : mergeByIndex(batch.rejected, quota.listed, MAX_LISTED_REJECTIONS),
+    rejectedCount: batch.rejectedCount + quota.count,
+    quotaRejectedCount: quota.count,
+  };
+}
+
+/** The first `max` of two lists sorted by index, merged in index order (no index is in both). */
+function mergeByIndex(a: readonly Rejection[], b: readonly Rejection[], max: number): Rejection[] {
+  const out: Rejection[] = [];
+  let i = 0;
+  let j = 0;
+  while (out.length < max && (i < a.length || j < b.length)) {
+    if (j >= b.length || (i < a.length && a[i]!.index < b[j]!.index)) out.push(a[i++]!);
+    else out.push(b[j++]!);
+  }
+  return out;
 }

@@ -11,11 +11,12 @@ const CARRIAGE_RETURN = 0x0d;
 const isSpace = (b: number | undefined) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 
 /**
- * The text of every non-blank line, in order. A newline byte never occurs
- * inside multi-byte UTF-8, so decoding each line alone gives the same text
- * as decoding the whole.
+ * The byte range `[start, end)` of every non-blank line, in order, without
+ * its line end. A newline byte never occurs inside multi-byte UTF-8, so
+ * decoding each line alone gives the same text as decoding the whole; the
+ * caller can also judge a line by its length before decoding it.
  */
-export function* ndjsonLines(raw: Buffer): Generator<string> {
+export function* ndjsonLines(raw: Buffer): Generator<[start: number, end: number]> {
   let from = 0;
   while (from < raw.length) {
     let end = raw.indexOf(NEWLINE, from);
@@ -24,7 +25,7 @@ export function* ndjsonLines(raw: Buffer): Generator<string> {
     if (last > from && raw[last - 1] === CARRIAGE_RETURN) last--;
     let first = from;
     while (first < last && isSpace(raw[first])) first++;
-    if (first < last) yield raw.toString('utf8', from, last);
+    if (first < last) yield [from, last];
     from = end + 1;
   }
 }

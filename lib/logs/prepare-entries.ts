@@ -8,6 +8,7 @@ import type { LogIngestRequest, PreparedEntry } from '../storage/types-logs.js';
 import { RequestEncoder } from '../storage/encoded-entries.js';
 import { validateEntry } from './entry-validation.js';
 import { entryTerms } from '../search/search-terms.js';
+import { isJsonText, SHORT_TEXT } from './json-syntax.js';
 
 /** One `rejected[]` item of an IngestionResponse. */
 export interface Rejection {
@@ -27,9 +28,38 @@ export interface PreparedBatch {
   request: LogIngestRequest;
   /** `positions[i]` is the submitted index of valid entry `i`. */
   positions: number[];
-  /** Validation rejections, by ascending index. */
+  /** The first MAX_LISTED_REJECTIONS validation rejections, by ascending index. */
   rejected: Rejection[];
+  /** Every validation rejection, listed or not. */
+  rejectedCount: number;
 }
+
+/**
+ * The most rejections an ingestion answer lists: the first ones by index,
+ * each in full (at most ~145 bytes of JSON); `rejected_count` gives them all. A
+ * 10 MiB body holds millions of two-byte elements (`0,`): listing each
+ * made a 465 MB answer. Far more than a client acts on one by one, and it
+ * keeps every answer under ~150 KB.
+ */
+export const MAX_LISTED_REJECTIONS = 1000;
+
+/**
+ * The first MAX_LISTED_REJECTIONS of a batch's rejections plus their count:
+ * only those are ever kept, however many elements are refused.
+ */
+export class RejectionList {
+  readonly listed: Rejection[] = [];
+  count = 0;
+
+  /** Notes a rejection; they must come by ascending index. */
+  add(index: number, error: Rejection['error'], message: string): void {
+    this.count += 1;
+    if (this.listed.length < MAX_LISTED_REJECTIONS) this.listed.push({ index, error, message });
+  }
+}
+
+/** What one element's text becomes: an entry, its rejection message, or null for text that is not JSON. */
+export type TextOutcome = PreparedEntry | { rejected: string } | null;
 
 /**
  * The most bytes an entry's distinct terms may add up to. PostgreSQL refuses
@@ -56,11 +86,28 @@ export function prepareEntry(value: unknown): PreparedEntry | { rejected: string
   return { body, bytes, level: checked.level, timestamp: checked.timestamp, terms };
 }
 
-/** Collects a batch's entries one element at a time, in order, encoding them as they come. */
+/** Parses one element's JSON text and prepares it (`null`: the text is not JSON). */
+export function prepareEntryText(text: string): TextOutcome {
+  // A short text that is not JSON is told without a failing JSON.parse (json-syntax.ts).
+  if (text.length <= SHORT_TEXT && !isJsonText(text)) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  return prepareEntry(value);
+}
+
+/**
+ * Collects a batch's entries one element at a time, in order, encoding them
+ * as they come. Of the rejections only the first MAX_LISTED_REJECTIONS and
+ * their count are kept, so refusing millions of elements costs no memory.
+ */
 export class BatchPreparer {
   private readonly encoder: RequestEncoder;
   private readonly positions: number[] = [];
-  private readonly rejected: Rejection[] = [];
+  private readonly rejected = new RejectionList();
   private index = 0;
 
   constructor(target: BatchTarget) {
@@ -68,23 +115,26 @@ export class BatchPreparer {
   }
 
   add(value: unknown): void {
-    const index = this.index++;
-    const entry = prepareEntry(value);
+    this.addPrepared(prepareEntry(value));
+  }
+
+  /** Takes the next index for an element already prepared (by `prepareEntry`, here or on the worker). */
+  addPrepared(entry: PreparedEntry | { rejected: string }): void {
     if ('rejected' in entry) {
-      this.rejected.push({ index, error: 'validation_error', message: entry.rejected });
+      this.reject(entry.rejected);
       return;
     }
     this.encoder.add(entry);
-    this.positions.push(index);
+    this.positions.push(this.index++);
   }
 
   /** Takes the next index for an element that could not even be read (an NDJSON line that is not JSON). */
   reject(message: string): void {
-    this.rejected.push({ index: this.index++, error: 'validation_error', message });
+    this.rejected.add(this.index++, 'validation_error', message);
   }
 
   result(): PreparedBatch {
-    return { request: this.encoder.finish(), positions: this.positions, rejected: this.rejected };
+    return { request: this.encoder.finish(), positions: this.positions, rejected: this.rejected.listed, rejectedCount: this.rejected.count };
   }
 }
 

@@ -9,12 +9,15 @@
  * more than it saves), and so are large ones: those are read into the
  * reusable body buffer, which cannot be handed to another thread, and are
  * prepared in slices that yield to the event loop anyway (batch-body.ts).
+ * An element of such a body that is too long to prepare on the event loop
+ * in one go (OFFLOAD_MIN_BYTES) goes to the worker on its own, as text.
  */
 import { Worker } from 'node:worker_threads';
 import { LogServiceError, type ErrorCode } from '../core/errors.js';
 import type { ServiceLogger } from '../core/logger.js';
 import { prepareIngestBody, type IngestFormat } from './ingest-format.js';
-import type { BatchTarget, PreparedBatch } from './prepare-entries.js';
+import { prepareBody } from './batch-body.js';
+import { prepareEntryText, type BatchTarget, type PreparedBatch, type TextOutcome } from './prepare-entries.js';
 
 /** Bodies from this size up to (not including) `maxBytes` go to the worker. */
 export const WORKER_MIN_BYTES = 32 * 1024;
@@ -23,12 +26,14 @@ const WORKER_OLD_GENERATION_MB = 96;
 const WORKER_YOUNG_GENERATION_MB = 16;
 
 interface Waiting {
-  resolve(batch: PreparedBatch): void;
+  resolve(result: PreparedBatch | TextOutcome): void;
   reject(err: unknown): void;
 }
 
 type Reply =
   | { id: number; batch: PreparedBatch }
+  /** One element prepared on its own (`prepareElement`). */
+  | { id: number; element: TextOutcome }
   /** A refusal meant for the client (e.g. 400 for a body that is not JSON). */
   | { id: number; error: { code: ErrorCode; status: number; message: string; details?: Record<string, unknown> } }
   /** Anything else that went wrong in the worker: its description, for the service's log only. */
@@ -70,12 +75,26 @@ export class PreparePool {
    */
   prepare(body: Buffer, target: BatchTarget, format: IngestFormat = 'json'): Promise<PreparedBatch> {
     const owned = body.byteOffset === 0 && body.buffer.byteLength === body.length;
-    if (this.closed || !owned || body.length < WORKER_MIN_BYTES || body.length >= this.maxBytes) return prepareIngestBody(body, target, format);
+    if (this.closed || !owned || body.length < WORKER_MIN_BYTES || body.length >= this.maxBytes) {
+      // Inline: a plain batch sends its long elements to the worker one by one.
+      if (format === 'json' || format === 'ndjson') return prepareBody(body, target, { format, offload: this.prepareElement });
+      return prepareIngestBody(body, target, format);
+    }
+    return this.send<PreparedBatch>({ body, target, format }, [body.buffer as ArrayBuffer]);
+  }
+
+  /** Prepares one element's JSON text as `prepareEntryText` does, on the worker (inline once closed). */
+  readonly prepareElement = (text: string): Promise<TextOutcome> => {
+    if (this.closed) return Promise.resolve(prepareEntryText(text));
+    return this.send<TextOutcome>({ element: text }, []);
+  };
+
+  private send<T extends PreparedBatch | TextOutcome>(job: Record<string, unknown>, transfer: ArrayBuffer[]): Promise<T> {
     const worker = this.start();
     const id = this.nextId++;
-    return new Promise<PreparedBatch>((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, body, target, format }, [body.buffer as ArrayBuffer]);
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.set(id, { resolve: resolve as (result: PreparedBatch | TextOutcome) => void, reject });
+      worker.postMessage({ id, ...job }, transfer);
     });
   }
 
@@ -97,6 +116,7 @@ export class PreparePool {
       if (!waiting) return;
       this.waiting.delete(reply.id);
       if ('batch' in reply) waiting.resolve(reply.batch);
+      else if ('element' in reply) waiting.resolve(reply.element);
       else if ('error' in reply) waiting.reject(new LogServiceError(reply.error.code, reply.error.message, { status: reply.error.status, details: reply.error.details }));
       // A plain Error: the HTTP edge logs it and answers the generic 500, never this text.
       else waiting.reject(new Error(`preparing a batch failed in the worker: ${reply.failure}`));

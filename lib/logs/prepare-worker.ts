@@ -7,7 +7,7 @@ import { parentPort } from 'node:worker_threads';
 import { LogServiceError } from '../core/errors.js';
 import { transferList } from '../storage/encoded-entries.js';
 import { prepareIngestBody, type IngestFormat } from './ingest-format.js';
-import type { BatchTarget } from './prepare-entries.js';
+import { prepareEntryText, type BatchTarget } from './prepare-entries.js';
 
 interface Job {
   id: number;
@@ -16,7 +16,21 @@ interface Job {
   format: IngestFormat;
 }
 
-parentPort!.on('message', (job: Job) => {
+/** One element of a batch prepared on the event loop, too long to prepare there. */
+interface ElementJob {
+  id: number;
+  element: string;
+}
+
+parentPort!.on('message', (job: Job | ElementJob) => {
+  if ('element' in job) {
+    try {
+      parentPort!.postMessage({ id: job.id, element: prepareEntryText(job.element) });
+    } catch (err) {
+      parentPort!.postMessage({ id: job.id, failure: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    }
+    return;
+  }
   prepareIngestBody(Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength), job.target, job.format).then(
     // The encoded chunks move to the event loop's thread without a copy.
     (batch) => parentPort!.postMessage({ id: job.id, batch }, transferList(batch.request)),

@@ -151,7 +151,7 @@ describeEachBackend('log entry data: nesting, U+0000 and query bounds', (backend
     ];
     const res = await ingest(url, secret, submitted);
     assertStatus(res, 202);
-    assert.deepEqual(res.body, { accepted: 2, rejected: [] });
+    assert.deepEqual(res.body, { accepted: 2, rejected: [], rejected_count: 0 });
     const items = (await list(projectId, [])).reverse();
     assert.deepEqual(
       items.map((item, i) => submittedPart(item, submitted[i]!)),

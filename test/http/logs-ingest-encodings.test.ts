@@ -57,7 +57,7 @@ describeEachBackend('POST /v1/logs: compressed and NDJSON bodies', (backend) => 
       const entries = Array.from({ length: 20 }, (_, i) => ok(i, { encoding }));
       const res = await post(url, secret, encode(Buffer.from(JSON.stringify(entries))), { 'content-encoding': encoding });
       assertStatus(res, 202);
-      assert.deepEqual(res.body, { accepted: 20, rejected: [] });
+      assert.deepEqual(res.body, { accepted: 20, rejected: [], rejected_count: 0 });
       const { items } = await queryAllPages(url, admin.token, [['project_id', String(project)], ['context.encoding', encoding]], 100);
       assert.equal(items.length, 20);
     });
@@ -131,7 +131,7 @@ describeEachBackend('POST /v1/logs: compressed and NDJSON bodies', (backend) => 
     const ndjson = Array.from({ length: 30 }, (_, i) => JSON.stringify(ok(i))).join('\n') + '\n';
     const res = await post(url, secret, gzipSync(ndjson), { 'content-type': 'application/x-ndjson; charset=utf-8', 'content-encoding': 'gzip' });
     assertStatus(res, 202);
-    assert.deepEqual(res.body, { accepted: 30, rejected: [] });
+    assert.deepEqual(res.body, { accepted: 30, rejected: [], rejected_count: 0 });
     assertStatus(await post(url, secret, JSON.stringify([ok(100)]), { 'content-type': 'text/plain' }), 202);
     assertStatus(await post(url, secret, ndjson, { 'content-type': 'application/json' }), 400, 'invalid_request');
     assert.equal((await storedEvents(project)).length, 31);
@@ -155,7 +155,7 @@ describeEachBackend('POST /v1/logs: compressed and NDJSON bodies', (backend) => 
         `Authorization: Bearer ${secret}`,
         `${url}/v1/logs`,
       ]);
-      assert.deepEqual(JSON.parse(stdout), { accepted: 3, rejected: [] });
+      assert.deepEqual(JSON.parse(stdout), { accepted: 3, rejected: [], rejected_count: 0 });
       assert.deepEqual(await storedEvents(project), ['event 1', 'event 2', 'event 3']);
     } finally {
       await rm(dir, { recursive: true, force: true });

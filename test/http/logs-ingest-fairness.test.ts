@@ -13,6 +13,7 @@ import { describeEachBackend } from '../support/backends.js';
 import { startService, type RunningService } from '../support/service.js';
 import { assertStatus, createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
 import { ingest } from '../support/logs.js';
+import { rawConnect, type RawConnection } from '../support/raw-http.js';
 
 const entry = (i: number) => ({ level: 'info', event: `event ${i}`, timestamp: '2025-01-01T00:00:00Z' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -94,6 +95,68 @@ describeEachBackend('fair ingestion', (backend) => {
         assert.equal(bigRes.body.accepted, 20_000);
       } finally {
         for (const s of stalled) s.req.destroy();
+      }
+    });
+  });
+
+  describe('with the default body limit, beside bodies that trickle', () => {
+    let svc: RunningService;
+    let groupId: number;
+    before(async () => {
+      svc = await startService(backend);
+      admin = await signInAdmin(svc.url);
+      groupId = await createGroup(svc.url, admin.token, 'trickle');
+    });
+    after(() => svc.stop({ dropDatabase: true }));
+
+    /** A raw `POST /v1/logs` that sends `head` of its body, then one more byte every `everyMs` (under the 10 s idle timeout). */
+    async function trickle(secret: string, framing: 'chunked' | number, everyMs: number) {
+      const conn: RawConnection = await rawConnect(svc.url);
+      const length = framing === 'chunked' ? 'Transfer-Encoding: chunked' : `Content-Length: ${framing}`;
+      const piece = (text: string) => (framing === 'chunked' ? `${text.length.toString(16)}\r\n${text}\r\n` : text);
+      conn.write(`POST /v1/logs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${secret}\r\n${length}\r\n\r\n${piece('[')}`);
+      let sent = 1;
+      const timer = setInterval(() => {
+        conn.write(piece(' '));
+        sent += 1;
+      }, everyMs);
+      return {
+        conn,
+        /** Sends the rest of the body at once: `[`, spaces, `]`, which is an empty batch. */
+        finish() {
+          clearInterval(timer);
+          if (framing === 'chunked') conn.write(`${piece(']')}0\r\n\r\n`);
+          else conn.write(`${' '.repeat(framing - sent - 1)}]`);
+        },
+        stop() {
+          clearInterval(timer);
+          conn.destroy();
+        },
+      };
+    }
+
+    it("answers another project's 3 MiB batch within seconds while bodies trickle a byte every 2 s, and the trickles still finish", async (t) => {
+      const slow = await keyOf(svc.url, groupId, 'trickling');
+      const other = await keyOf(svc.url, groupId, 'other');
+      // Each may still grow to ~10 MB: the budget (10 MiB + 2 MiB) had no room for 3 MiB beside what it reserved for them.
+      const tricklers = [await trickle(slow, 'chunked', 2000), await trickle(slow, 10_000_000, 2000)];
+      try {
+        await sleep(300);
+        const big = JSON.stringify(Array.from({ length: 45_000 }, (_, i) => entry(i)));
+        assert.ok(big.length > 3 * 1024 * 1024);
+        const started = Date.now();
+        const res = await within(ingest(svc.url, other, big), 10_000, 'the 3 MiB batch beside the trickles');
+        assertStatus(res, 202);
+        assert.equal(res.body.accepted, 45_000);
+        // About a rate window plus a review; the bound is far from both, and far below the 120 s a trickle may live.
+        t.diagnostic(`the 3 MiB batch was answered after ${Date.now() - started} ms`);
+        for (const trickler of tricklers) trickler.finish();
+        for (const trickler of tricklers) {
+          await trickler.conn.waitFor((text) => /\r\n\r\n\{"accepted":0,/.test(text), 10_000, 'the trickling body answered');
+          assert.match(trickler.conn.received(), /^HTTP\/1\.1 202 /);
+        }
+      } finally {
+        for (const trickler of tricklers) trickler.stop();
       }
     });
   });

@@ -95,7 +95,7 @@ describeEachBackend('POST /v1/logs', (backend) => {
     }
     const empty = await ingest(url, secret, '[]');
     assertStatus(empty, 202);
-    assert.deepEqual(empty.body, { accepted: 0, rejected: [] });
+    assert.deepEqual(empty.body, { accepted: 0, rejected: [], rejected_count: 0 });
   });
 
   it('rejects each invalid entry with its index and first failed rule, accepting the rest', async () => {
@@ -166,7 +166,7 @@ describeEachBackend('POST /v1/logs', (backend) => {
     const started = Date.now();
     const res = await ingest(url, key.secret, `[${texts.join(',')}]`);
     assertStatus(res, 202);
-    assert.deepEqual(res.body, { accepted: 3, rejected: [] });
+    assert.deepEqual(res.body, { accepted: 3, rejected: [], rejected_count: 0 });
     const { items } = await queryAllPages(url, admin.token, [['project_id', String(project)]], 50);
     assert.equal(items.length, 3);
     const stored = [...items].reverse();
@@ -203,7 +203,7 @@ describeEachBackend('POST /v1/logs', (backend) => {
     );
     assert.match(res.body.rejected[1].message, /max_entries/);
     const again = await ingest(url, key.secret, [ok(6)]);
-    assert.deepEqual(again.body, { accepted: 0, rejected: [{ index: 0, error: 'quota_exceeded', message: again.body.rejected[0].message }] });
+    assert.deepEqual(again.body, { accepted: 0, rejected: [{ index: 0, error: 'quota_exceeded', message: again.body.rejected[0].message }], rejected_count: 1 });
     const usage = await api(url, 'GET', `/v1/projects/${project}`, { token: admin.token });
     assert.equal(usage.body.entry_count, 3);
   });

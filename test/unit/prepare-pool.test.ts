@@ -1,7 +1,7 @@
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { PreparePool, WORKER_MIN_BYTES } from '../../lib/logs/prepare-pool.js';
-import { prepareBody } from '../../lib/logs/batch-body.js';
+import { OFFLOAD_MIN_BYTES, prepareBody } from '../../lib/logs/batch-body.js';
 import { LogServiceError } from '../../lib/core/errors.js';
 import { silentLogger } from '../../lib/core/logger.js';
 import { prepareIngestBody } from '../../lib/logs/ingest-format.js';
@@ -100,6 +100,28 @@ describe('PreparePool', () => {
       assert.ok(big.length > 0, 'a body at the bound stays on the event loop');
     } finally {
       await atBound.close();
+    }
+  });
+
+  it('sends the long elements of a body prepared inline to the worker one by one, preparing exactly what inline preparation gives', async () => {
+    const zeros = JSON.stringify({ level: 'info', event: 'zeros', timestamp: '2025-01-01T00:00:00Z', a: Array(400_000).fill(0) });
+    const wide = JSON.stringify(Object.fromEntries([['level', 'info'], ['event', 'wide'], ['timestamp', '2025-01-01T00:00:00Z'], ...Array.from({ length: 30_000 }, (_, i) => [`k${i}`, i])]));
+    const short = (i: number) => JSON.stringify({ level: i % 2 ? 'info' : 'loud', event: `e${i}`, timestamp: '2025-01-01T00:00:00Z' });
+    const elements = [short(0), zeros, short(1), `{${'x'.repeat(OFFLOAD_MIN_BYTES)}}`, wide, short(2)];
+    const pooled = new PreparePool(1024 * 1024, silentLogger);
+    const offloaded: number[] = [];
+    const toWorker = pooled.prepareElement;
+    Object.defineProperty(pooled, 'prepareElement', { value: (text: string) => (offloaded.push(text.length), toWorker(text)) });
+    try {
+      const ndjson = Buffer.from(elements.join('\n'));
+      assert.ok(ndjson.length >= 1024 * 1024, 'large enough to be prepared inline');
+      assert.deepEqual(await pooled.prepare(Buffer.from(ndjson), TARGET, 'ndjson'), await prepareBody(ndjson, TARGET, { format: 'ndjson' }));
+      assert.deepEqual(offloaded, [zeros.length, OFFLOAD_MIN_BYTES + 2, wide.length]);
+      const json = Buffer.from(`[${elements.filter((_, i) => i !== 3).join(',')}]`);
+      assert.deepEqual(await pooled.prepare(Buffer.from(json), TARGET), await prepareBody(json, TARGET));
+      assert.equal(offloaded.length, 5);
+    } finally {
+      await pooled.close();
     }
   });
 

@@ -11,7 +11,8 @@
 import { invalidRequest } from '../core/errors.js';
 import { MAX_ENTRY_DEPTH } from './entry-validation.js';
 import { OtlpRecordError, otlpEntry, otlpShared, type OtlpRecordInput, type OtlpResourceInput, type OtlpScopeInput, type OtlpShared } from './otlp-mapping.js';
-import { BatchPreparer, type BatchTarget, type PreparedBatch } from './prepare-entries.js';
+import { BatchPreparer, prepareEntry, type BatchTarget, type PreparedBatch } from './prepare-entries.js';
+import { YieldPacer } from './yield-pacer.js';
 
 /**
  * The most log records one request may carry (400 beyond, nothing stored).
@@ -117,15 +118,6 @@ export interface OtlpRequest {
   record(index: number): OtlpRecordInput;
 }
 
-/**
- * Work between two turns of the event loop, in milliseconds. A record or
- * group costs anything from a microsecond (an empty one) to tens of
- * milliseconds (a megabyte of resource copied into its entry), so the
- * clock decides, not a count.
- */
-const YIELD_AFTER_MS = 10;
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 function convert<T>(conversion: () => T): T | OtlpRecordError {
   try {
     return conversion();
@@ -143,8 +135,10 @@ function overBudget(request: OtlpRequest, budget: number): string {
 }
 
 /**
- * Maps and prepares every record, yielding to the event loop every
- * YIELD_AFTER_MS. Records are taken in order against the
+ * Maps and prepares every record, yielding to the event loop as
+ * yield-pacer.ts says: a record or group costs anything from a microsecond
+ * (an empty one) to tens of milliseconds (a megabyte of resource copied
+ * into its entry), so the clock guards every slice. Records are taken in order against the
  * stored-bytes budget: the first whose entry would pass it, and every one
  * after it, are refused (as a quota cuts a batch).
  */
@@ -153,12 +147,7 @@ export async function prepareOtlpRequest(request: OtlpRequest, target: BatchTarg
   const budget = storedBytesBudget(request.bodyBytes);
   let stored = 0;
   let spent: string | null = null;
-  let since = performance.now();
-  const due = () => performance.now() - since >= YIELD_AFTER_MS;
-  const pause = async () => {
-    await yieldToLoop();
-    since = performance.now();
-  };
+  const pacer = new YieldPacer();
   let resourceAt = -1;
   let resource: OtlpResourceInput | OtlpRecordError = new OtlpRecordError('');
   for (let g = 0; g < request.groups.length; g++) {
@@ -177,18 +166,22 @@ export async function prepareOtlpRequest(request: OtlpRequest, target: BatchTarg
         const entry = convert(() => otlpEntry(request.record(i), shared, target.receivedAt));
         if (entry instanceof OtlpRecordError) preparer.reject(entry.message);
         else {
-          // The same text the preparer stores and quotas count (an entry validation refuses next still counts).
-          const bytes = Buffer.byteLength(JSON.stringify(entry), 'utf8');
-          if (stored + bytes > budget) preparer.reject((spent = overBudget(request, budget)));
+          const prepared = prepareEntry(entry);
+          if ('rejected' in prepared) {
+            // Stores nothing, but building it cost its shared part: counted, so refused records cannot repeat a large resource for ever.
+            stored += shared.bytes;
+            preparer.addPrepared(prepared);
+          } else if (stored + prepared.bytes > budget) preparer.reject((spent = overBudget(request, budget)));
           else {
-            stored += bytes;
-            preparer.add(entry);
+            // Its stored text's size, as quotas count it.
+            stored += prepared.bytes;
+            preparer.addPrepared(prepared);
           }
         }
       }
-      if (due()) await pause();
+      if (pacer.due()) await pacer.pause();
     }
-    if (due()) await pause();
+    if (pacer.due(0)) await pacer.pause();
   }
   return preparer.result();
 }

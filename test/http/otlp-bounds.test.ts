@@ -176,7 +176,7 @@ describeEachBackend('OTLP export bounds', (backend) => {
     const [exported, health, ...ingested] = result;
     for (const res of ingested) {
       assertStatus(res, 202);
-      assert.deepEqual(res.body, { accepted: 400, rejected: [] });
+      assert.deepEqual(res.body, { accepted: 400, rejected: [], rejected_count: 0 });
     }
     assert.equal(exported.status, 400);
     assert.equal(exported.body.error, 'invalid_request');

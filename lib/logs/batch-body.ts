@@ -49,6 +49,17 @@ export interface PrepareBodyOptions {
 export const MAX_ELEMENT_BYTES = 1024 * 1024;
 
 /**
+ * What one plain batch may store, per byte of its decoded body: each entry
+ * is stored as the compact JSON of what was parsed, never longer than this
+ * many times its text as sent. Compacting only shortens text; the growth
+ * comes from numbers, which are stored written out (`9e20` is 4 bytes sent
+ * and 21 stored, 5.25 ×), and from bytes that are not UTF-8 (each stored as
+ * U+FFFD, 3 bytes). Not a check: a bound that holds by construction, stated
+ * here and tested by the route fuzz.
+ */
+export const PLAIN_STORED_BYTES_PER_BODY_BYTE = 6;
+
+/**
  * Bodies up to this size are parsed whole (fastest for the usual batches).
  * Never above MAX_ELEMENT_BYTES: an element of a body parsed whole is
  * shorter than the body, so it can never be one the limit refuses.

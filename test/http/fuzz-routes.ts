@@ -4,7 +4,9 @@
  * ids from anonymous callers, the admin, a plain user and a project key.
  * Whatever arrives, the service answers below 500, with an error code on
  * every 4xx, and never with a stack trace, a file path or a database
- * message. The table is read from `allRoutes()`, so a new route is fuzzed
+ * message. Each ingestion route also gets hostile bodies
+ * (support/fuzz-ingest.ts): what one stores, the answer it gets and how
+ * long it holds the event loop stay within their documented bounds. The table is read from `allRoutes()`, so a new route is fuzzed
  * without touching this file.
  *
  * Run as one file per backend (`fuzz-routes-file.test.ts`,
@@ -16,6 +18,8 @@
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { allRoutes } from '../../lib/http/routes.js';
 import type { Route } from '../../lib/http/route.js';
@@ -23,9 +27,17 @@ import { describeEachBackend, type BackendName } from '../support/backends.js';
 import { api, startService, type RunningService } from '../support/service.js';
 import { ADMIN_FINAL_PASSWORD, createActor, createGroup, createKey, createProject, createTeam, addMember, grant, signIn, signInAdmin, type TestActor } from '../support/actors.js';
 import { wireResponseProblem } from '../support/openapi.js';
+import { MAX_INGESTION_ANSWER_BYTES } from '../../lib/logs/ingestion.js';
+import { storedBytesBudget } from '../../lib/logs/otlp-request.js';
+import { PLAIN_STORED_BYTES_PER_BODY_BYTE } from '../../lib/logs/batch-body.js';
+import { ingestBodyFor, type IngestFuzzBody } from '../support/fuzz-ingest.js';
 import { ALLOWED_ORIGIN, describeRequest, problemWith, requestFor, send, strayRequest, type Credentials, type FuzzRequest, type FuzzWorld } from '../support/fuzz.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
+/** Hostile bodies per ingestion route: each is up to 2 MiB decoded, so fewer than the other routes' requests. */
+const INGEST_RUNS = Math.max(1, Math.round(RUNS / 4));
+/** Far above what preparing in slices costs (tens of ms), far below the seconds a body used to hold the loop. */
+const MAX_LOOP_DELAY_MS = 1000;
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 
 export function fuzzRoutesSuite(only: BackendName): void {
@@ -35,6 +47,7 @@ export function fuzzRoutesSuite(only: BackendName): void {
     let world: FuzzWorld;
     let user: TestActor;
     let keySecret: string;
+    let keyProjectId: number;
 
     before(async () => {
       // One trusted proxy hop and one allowed origin: X-Forwarded-For and CORS are read, so they are fuzzed too.
@@ -50,6 +63,7 @@ export function fuzzRoutesSuite(only: BackendName): void {
       const otherKey = await createKey(svc.url, admin.token, otherProject, 'victim key');
       user = await createActor(svc.url, admin.token, 'fuzz-user', { grants: [{ role: 'user', scope_type: 'project', scope_id: keyProject }] });
       keySecret = key.secret;
+      keyProjectId = keyProject;
 
       // A victim: a user with a team and a grant the fuzz may block, delete or revoke.
       const victim = await api(svc.url, 'POST', '/v1/users', { token: admin.token, json: { username: 'fuzz-victim', password: 'victim-password-1' } });
@@ -122,6 +136,46 @@ export function fuzzRoutesSuite(only: BackendName): void {
 
     for (const route of allRoutes()) {
       it(`${route.method} ${route.path}: hostile requests never answer 5xx or show internals`, () => fuzz(() => requestFor(route, world)));
+    }
+
+    /** The bytes of entries the key's project holds now (what quotas count). */
+    async function storedBytes(): Promise<number> {
+      const res = await api(svc.url, 'GET', `/v1/projects/${keyProjectId}`, { token: (await credentials()).admin });
+      assert.equal(res.status, 200, res.text);
+      return res.body.total_bytes;
+    }
+
+    /** Sends one body with the service's event-loop delay measured (the service runs in this process). */
+    async function sendMeasured(b: IngestFuzzBody): Promise<{ status: number; text: string; maxDelayMs: number }> {
+      const headers: Record<string, string> = { 'content-type': b.contentType };
+      if (b.gzip) headers['content-encoding'] = 'gzip';
+      const delay = monitorEventLoopDelay({ resolution: 10 });
+      delay.enable();
+      try {
+        const res = await api(svc.url, 'POST', b.path, { token: keySecret, raw: b.gzip ? gzipSync(b.decoded) : b.decoded, headers });
+        return { status: res.status, text: res.text, maxDelayMs: delay.max / 1e6 };
+      } finally {
+        delay.disable();
+      }
+    }
+
+    for (const route of allRoutes().filter((r) => r.bodyLimit === 'ingest')) {
+      it(`${route.method} ${route.path}: hostile bodies stay within their bounds of stored bytes, answer size and event-loop delay`, async () => {
+        await fc.assert(
+          fc.asyncProperty(ingestBodyFor(route.path), async (b) => {
+            const before = await storedBytes();
+            const res = await sendMeasured(b);
+            const stored = (await storedBytes()) - before;
+            const bound = route.path === '/v1/logs' ? PLAIN_STORED_BYTES_PER_BODY_BYTE * b.decoded.length : storedBytesBudget(b.decoded.length);
+            const context = `${b.what} (${b.decoded.length} bytes decoded) → ${res.status}`;
+            assert.ok([200, 202, 400].includes(res.status), `${context}: ${res.text.slice(0, 300)}`);
+            assert.ok(Buffer.byteLength(res.text) <= MAX_INGESTION_ANSWER_BYTES, `${context}: a ${Buffer.byteLength(res.text)}-byte answer`);
+            assert.ok(stored <= bound, `${context}: stored ${stored} bytes, over the bound of ${bound}`);
+            assert.ok(res.maxDelayMs < MAX_LOOP_DELAY_MS, `${context}: the event loop was held ${Math.round(res.maxDelayMs)} ms`);
+          }),
+          { numRuns: INGEST_RUNS, includeErrorInReport: true, ...(SEED === undefined ? {} : { seed: SEED }) },
+        );
+      });
     }
 
     it('paths and methods outside the table never answer 5xx or show internals', () => fuzz(() => strayRequest(allRoutes(), world)));

@@ -34,8 +34,8 @@ import { ingestBodyFor, type IngestFuzzBody } from '../support/fuzz-ingest.js';
 import { ALLOWED_ORIGIN, describeRequest, problemWith, requestFor, send, strayRequest, type Credentials, type FuzzRequest, type FuzzWorld } from '../support/fuzz.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
-/** Hostile bodies per ingestion route: each is up to 2 MiB decoded, so fewer than the other routes' requests. */
-const INGEST_RUNS = Math.max(1, Math.round(RUNS / 4));
+/** Hostile bodies per ingestion route: each is up to 1 MiB decoded, so fewer than the other routes' requests. */
+const INGEST_RUNS = Math.max(1, Math.round(RUNS / 8));
 /** Far above what preparing in slices costs (tens of ms), far below the seconds a body used to hold the loop. */
 const MAX_LOOP_DELAY_MS = 1000;
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);

@@ -6,12 +6,15 @@
  * MAX_INGESTION_ANSWER_BYTES however many elements are refused (a 10 MiB
  * body of `[0,0,…]` used to get a 465 MB answer), and the counts are
  * exact: accepted + rejected_count is the number of elements sent.
+ *
+ * Run as one file per backend (`logs-ingest-hostile-file.test.ts`,
+ * `logs-ingest-hostile-server.test.ts`), so each has the per-file time limit.
  */
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
-import { describeEachBackend } from '../support/backends.js';
+import { describeEachBackend, type BackendName } from '../support/backends.js';
 import { api, startService, type RunningService } from '../support/service.js';
 import { assertStatus, createGroup, createKey, createProject, signInAdmin } from '../support/actors.js';
 import { MAX_INGESTION_ANSWER_BYTES } from '../../lib/logs/ingestion.js';
@@ -61,47 +64,49 @@ const BODIES: HostileBody[] = [
   },
 ];
 
-describeEachBackend('POST /v1/logs: hostile bodies keep the event loop turning and the answer small', (backend) => {
-  let svc: RunningService;
-  let secret: string;
+export function hostileBodiesSuite(only: BackendName): void {
+  describeEachBackend('POST /v1/logs: hostile bodies keep the event loop turning and the answer small', (backend) => {
+    let svc: RunningService;
+    let secret: string;
 
-  before(async () => {
-    svc = await startService(backend);
-    const admin = await signInAdmin(svc.url);
-    const group = await createGroup(svc.url, admin.token, 'hostile');
-    secret = (await createKey(svc.url, admin.token, await createProject(svc.url, admin.token, group, 'hostile'))).secret;
-  });
-  after(() => svc.stop({ dropDatabase: true }));
-
-  for (const hostile of BODIES) {
-    it(`${hostile.what}: event-loop delay under ${MAX_LOOP_DELAY_MS} ms, answer under ${MAX_INGESTION_ANSWER_BYTES} bytes, exact counts`, async (t) => {
-      const decoded = hostile.body();
-      const sent = hostile.gzip ? gzipSync(decoded) : decoded;
-      const headers: Record<string, string> = {};
-      if (hostile.gzip) headers['content-encoding'] = 'gzip';
-      if (hostile.ndjson) headers['content-type'] = 'application/x-ndjson';
-      const delay = monitorEventLoopDelay({ resolution: 10 });
-      delay.enable();
-      let res;
-      try {
-        res = await api(svc.url, 'POST', '/v1/logs', { token: secret, raw: sent, headers });
-      } finally {
-        delay.disable();
-      }
-      assertStatus(res, 202);
-      const maxDelayMs = delay.max / 1e6;
-      t.diagnostic(`${decoded.length} bytes decoded: event loop held at most ${Math.round(maxDelayMs)} ms; a ${res.text.length}-byte answer`);
-      assert.ok(maxDelayMs < MAX_LOOP_DELAY_MS, `the event loop was held ${Math.round(maxDelayMs)} ms (${decoded.length} bytes decoded)`);
-      assert.ok(res.text.length <= MAX_INGESTION_ANSWER_BYTES, `a ${res.text.length}-byte answer`);
-      const { accepted, rejected, rejected_count: rejectedCount } = res.body;
-      assert.equal(accepted, hostile.accepted ?? 0);
-      assert.equal(accepted + rejectedCount, hostile.elements);
-      assert.equal(rejected.length, Math.min(rejectedCount, MAX_LISTED_REJECTIONS));
-      assert.deepEqual(
-        rejected.map((r: { index: number }) => r.index),
-        rejected.map((_: unknown, i: number) => i + (hostile.accepted ?? 0)),
-        'the first rejections, by index',
-      );
+    before(async () => {
+      svc = await startService(backend);
+      const admin = await signInAdmin(svc.url);
+      const group = await createGroup(svc.url, admin.token, 'hostile');
+      secret = (await createKey(svc.url, admin.token, await createProject(svc.url, admin.token, group, 'hostile'))).secret;
     });
-  }
-});
+    after(() => svc.stop({ dropDatabase: true }));
+
+    for (const hostile of BODIES) {
+      it(`${hostile.what}: event-loop delay under ${MAX_LOOP_DELAY_MS} ms, answer under ${MAX_INGESTION_ANSWER_BYTES} bytes, exact counts`, async (t) => {
+        const decoded = hostile.body();
+        const sent = hostile.gzip ? gzipSync(decoded) : decoded;
+        const headers: Record<string, string> = {};
+        if (hostile.gzip) headers['content-encoding'] = 'gzip';
+        if (hostile.ndjson) headers['content-type'] = 'application/x-ndjson';
+        const delay = monitorEventLoopDelay({ resolution: 10 });
+        delay.enable();
+        let res;
+        try {
+          res = await api(svc.url, 'POST', '/v1/logs', { token: secret, raw: sent, headers });
+        } finally {
+          delay.disable();
+        }
+        assertStatus(res, 202);
+        const maxDelayMs = delay.max / 1e6;
+        t.diagnostic(`${decoded.length} bytes decoded: event loop held at most ${Math.round(maxDelayMs)} ms; a ${res.text.length}-byte answer`);
+        assert.ok(maxDelayMs < MAX_LOOP_DELAY_MS, `the event loop was held ${Math.round(maxDelayMs)} ms (${decoded.length} bytes decoded)`);
+        assert.ok(res.text.length <= MAX_INGESTION_ANSWER_BYTES, `a ${res.text.length}-byte answer`);
+        const { accepted, rejected, rejected_count: rejectedCount } = res.body;
+        assert.equal(accepted, hostile.accepted ?? 0);
+        assert.equal(accepted + rejectedCount, hostile.elements);
+        assert.equal(rejected.length, Math.min(rejectedCount, MAX_LISTED_REJECTIONS));
+        assert.deepEqual(
+          rejected.map((r: { index: number }) => r.index),
+          rejected.map((_: unknown, i: number) => i + (hostile.accepted ?? 0)),
+          'the first rejections, by index',
+        );
+      });
+    }
+  }, [only]);
+}

@@ -5,7 +5,7 @@
  * logkeep itself never sends (429, 5xx, Retry-After, a cut connection, a
  * stalled answer), and a project with a secret key on a running service.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import type { AddressInfo, Socket } from 'node:net';
 import type { IngestClientClock } from 'logkeep/client';
@@ -102,7 +102,6 @@ export interface FrontServer {
 export async function startFrontServer(upstream: string, script: (n: number) => FrontAnswer = () => 'forward'): Promise<FrontServer> {
   const requests: RecordedRequest[] = [];
   const held: (() => void)[] = [];
-  const sockets = new Set<Socket>();
 
   const forward = async (req: IncomingMessage, res: ServerResponse, body: Buffer, record: RecordedRequest) => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -139,6 +138,20 @@ export async function startFrontServer(upstream: string, script: (n: number) => 
       }
     });
   });
+  const listening = await listenOnLoopback(server);
+  return {
+    url: listening.url,
+    requests,
+    release() {
+      for (const go of held.splice(0)) go();
+    },
+    close: listening.close,
+  };
+}
+
+/** Listens on a free loopback port; `close` ends every open connection, then the server. */
+export async function listenOnLoopback(server: Server): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
   server.on('connection', (s: Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
@@ -146,10 +159,6 @@ export async function startFrontServer(upstream: string, script: (n: number) => 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    release() {
-      for (const go of held.splice(0)) go();
-    },
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

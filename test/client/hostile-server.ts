@@ -6,7 +6,7 @@
  * before the answer was complete.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenOnLoopback } from './client-support.js';
 
 export interface HostileExchange {
   /** Entries in the request body (a JSON array). */
@@ -30,7 +30,6 @@ export type HostileScript = (n: number, res: ServerResponse, exchange: HostileEx
 
 export async function startHostileServer(script: HostileScript): Promise<HostileServer> {
   const exchanges: HostileExchange[] = [];
-  const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -52,19 +51,8 @@ export async function startHostileServer(script: HostileScript): Promise<Hostile
       script(n, res, exchange, req);
     });
   });
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    exchanges,
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  const listening = await listenOnLoopback(server);
+  return { url: listening.url, exchanges, close: listening.close };
 }
 
 /** A JSON answer of `status`. */

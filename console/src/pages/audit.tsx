@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../api';
+import type { AuditLogPage, Page } from '../api-types';
 import { loadAuditNames, loadTeamNames } from '../audit-names';
 import { retentionInWords, type AuditEntry } from '../audit-words';
 import { AUDIT_FILTERS, AuditFilters } from '../components/audit-filters';
@@ -12,12 +13,8 @@ import { AuditRow } from '../components/audit-row';
 import { ErrorLine } from '../components/form';
 import { navigate, refreshTick, route } from '../router';
 
-interface AuditPage {
-  items: AuditEntry[];
-  next_cursor: string | null;
-  audit_retention_days: number | null;
-  auth_event_retention_days: number | null;
-}
+/** An audit page as the console reads it (an action it does not know still reads, generically). */
+type AuditPage = Omit<AuditLogPage, 'items'> & Page<AuditEntry>;
 
 const PAGE_SIZE = 50;
 

@@ -6,9 +6,10 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api';
+import type { Page } from '../api-types';
 import type { Entry } from '../components/entry-detail';
 import { JsonTree } from '../components/json-tree';
-import { walk, positionOf, type Direction, type Page, type Position, type ReadWindow } from '../context-walk';
+import { walk, positionOf, type Direction, type Position, type ReadWindow } from '../context-walk';
 import { entryMs } from '../entry-time';
 import { localTime, utcTitle } from '../format';
 import { href, route } from '../router';

@@ -5,6 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api';
+import type { Page } from '../api-types';
 import type { Entry } from '../components/entry-detail';
 import { JsonTree } from '../components/json-tree';
 import { duration, localTime, utcTitle } from '../format';
@@ -37,7 +38,7 @@ export function CorrelatePage() {
       do {
         const q = new URLSearchParams({ ...scope, [field]: value, limit: '200' });
         if (cursor) q.set('cursor', cursor);
-        const page: { items: Entry[]; next_cursor: string | null } = await call(`/v1/logs?${q}`);
+        const page: Page<Entry> = await call(`/v1/logs?${q}`);
         all.push(...page.items);
         cursor = page.next_cursor;
       } while (cursor && all.length < CAP && !cancelled);

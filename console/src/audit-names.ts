@@ -5,18 +5,9 @@
  */
 import { signal } from '@preact/signals';
 import { call } from './api';
+import type { Page, Team, TeamList, User } from './api-types';
 import type { NameLookup, RefKind } from './audit-words';
 import { groups, loadScopes, projects } from './scope';
-
-interface Page<T> {
-  items: T[];
-  next_cursor: string | null;
-}
-interface Team {
-  id: number;
-  group_id: number;
-  name: string;
-}
 
 /** Past this many users the rest read as "user #N" rather than slowing the page down. */
 const USER_CAP = 2000;
@@ -31,7 +22,7 @@ async function allUsers(): Promise<Map<number, string>> {
   const found = new Map<number, string>();
   let cursor: string | null = null;
   do {
-    const page: Page<{ id: number; username: string }> = await call(`/v1/users?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const page: Page<User> = await call(`/v1/users?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
     for (const u of page.items) found.set(u.id, u.username);
     cursor = page.next_cursor;
   } while (cursor && found.size < USER_CAP);
@@ -51,7 +42,7 @@ export async function loadTeamNames(): Promise<void> {
   teamsAsked = true;
   const found = new Map<number, Team>();
   const lists = await Promise.all(
-    (groups.value ?? []).slice(0, GROUP_CAP).map((g) => call<{ items: Team[] }>(`/v1/groups/${g.id}/teams`).catch(() => ({ items: [] as Team[] }))),
+    (groups.value ?? []).slice(0, GROUP_CAP).map((g) => call<TeamList>(`/v1/groups/${g.id}/teams`).catch((): TeamList => ({ items: [] }))),
   );
   for (const t of lists.flatMap((l) => l.items)) found.set(t.id, t);
   teams.value = found;

@@ -4,39 +4,17 @@
  * reference (a user, group, project, team) the page can turn into a link.
  * Pure: names come from a lookup the caller fills, with "user #12" when a
  * name is unknown (deleted, or beyond what the caller could load).
- * No DOM and no imports, so the unit tests run it under Node.
+ * No DOM and no imports but types, so the unit tests run it under Node.
  */
+import type { AuditAction, AuditLogEntry } from './api-types.js';
 
-/** Every action the service writes, in its order (the unit test compares it with the service's list). */
-export const AUDIT_ACTIONS = [
-  'user.created',
-  'user.updated',
-  'user.blocked',
-  'user.unblocked',
-  'user.deleted',
-  'user.password_changed',
-  'group.created',
-  'team.created',
-  'team.member_added',
-  'team.member_removed',
-  'project.created',
-  'project.quota_updated',
-  'project.blocked',
-  'project.unblocked',
-  'secret_key.created',
-  'secret_key.revoked',
-  'role_assignment.created',
-  'role_assignment.revoked',
-  'auth.login_succeeded',
-  'auth.login_failed',
-  'auth.logged_out',
-  'auth.throttled',
-  'audit.purged',
-] as const;
+export type { AuditAction };
 
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
-
-/** Short names for the action filter. */
+/**
+ * Short names for the action filter, one per action the OpenAPI document
+ * lists (`AuditAction` is generated from it: a new action fails to compile
+ * here until it has a label), in the order the filter offers them.
+ */
 export const ACTION_LABELS: Record<AuditAction, string> = {
   'user.created': 'User created',
   'user.updated': 'User changed',
@@ -63,18 +41,14 @@ export const ACTION_LABELS: Record<AuditAction, string> = {
   'audit.purged': 'Old audit rows purged',
 };
 
+/** Every action, for the filter: the keys of the labels. */
+export const AUDIT_ACTIONS = Object.keys(ACTION_LABELS) as AuditAction[];
+
 /** Target types the service writes, for the target filter. */
 export const TARGET_TYPES = ['user', 'group', 'team', 'project', 'secret_key', 'role_assignment', 'auth', 'audit'] as const;
 
-export interface AuditEntry {
-  id: number;
-  actor_user_id: number | null;
-  action: string;
-  target_type: string;
-  target_id: number | null;
-  metadata: Record<string, unknown>;
-  created_at: string;
-}
+/** An audit row as the console reads it: an action it does not know (a newer service) still reads, generically. */
+export type AuditEntry = Omit<AuditLogEntry, 'action'> & { action: string };
 
 export type RefKind = 'user' | 'group' | 'project' | 'team';
 

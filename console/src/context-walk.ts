@@ -18,6 +18,7 @@
  * No DOM: the unit tests drive it with a fake reader.
  */
 // With its extension: the unit tests import this module under Node's resolution too.
+import type { Page } from './api-types.js';
 import { entryMs, FIRST_MS, LAST_MS } from './entry-time.js';
 
 export interface Timed {
@@ -25,10 +26,7 @@ export interface Timed {
   timestamp: string;
 }
 
-export interface Page<T> {
-  items: T[];
-  next_cursor: string | null;
-}
+export type { Page };
 
 /**
  * One page of the project's entries with `from ≤ timestamp ≤ to` (ms,

@@ -3,15 +3,11 @@
  * histogram was asked are added to the bars they fall in, so the chart
  * moves with the list. No DOM: unit-tested.
  */
+import type { LogHistogram } from './api-types';
 import { entryMs } from './entry-time';
-import { LEVELS } from './query';
+import { LEVELS, type Level } from './query';
 
-export interface Histogram {
-  from: string;
-  to: string;
-  bucket_seconds: number;
-  buckets: { start: string; counts: Record<string, number> }[];
-}
+export type Histogram = LogHistogram;
 
 /**
  * The histogram with `arrivals` counted in: each in the bucket holding its
@@ -26,8 +22,8 @@ export function withArrivals(h: Histogram, arrivals: readonly { timestamp?: unkn
   const buckets = h.buckets.map((b) => ({ start: b.start, counts: { ...b.counts } }));
   for (const e of arrivals) {
     const ms = entryMs(e.timestamp);
-    const level = String(e.level);
-    if (ms === null || !(LEVELS as readonly string[]).includes(level)) continue;
+    const level = String(e.level) as Level;
+    if (ms === null || !LEVELS.includes(level)) continue;
     const i = Math.floor((ms - start) / step);
     if (i < 0 || i >= buckets.length) continue;
     buckets[i]!.counts[level] = (buckets[i]!.counts[level] ?? 0) + 1;

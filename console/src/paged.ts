@@ -5,19 +5,15 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { call } from './api';
+import type { Page } from './api-types';
 import { errorText } from './errors';
-
-export interface Paged<T> {
-  items: T[];
-  next_cursor: string | null;
-}
 
 const PAGE_SIZE = 50;
 
 export function usePagedList<T>(path: string, filterParam: string, filter: string) {
   /** The cursors of the pages before this one (the first is null), for going back. */
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
-  const [page, setPage] = useState<Paged<T> | null>(null);
+  const [page, setPage] = useState<Page<T> | null>(null);
   const [error, setError] = useState<string | null>(null);
   const cursor = cursors[cursors.length - 1] ?? null;
   const load = async () => {
@@ -25,7 +21,7 @@ export function usePagedList<T>(path: string, filterParam: string, filter: strin
     if (filter) q.set(filterParam, filter);
     if (cursor) q.set('cursor', cursor);
     try {
-      setPage(await call<Paged<T>>(`${path}?${q}`));
+      setPage(await call<Page<T>>(`${path}?${q}`));
       setError(null);
     } catch (err) {
       setError(errorText(err));

@@ -1,22 +1,9 @@
 /** The groups and projects the caller may see, loaded once per session for the pickers. */
 import { signal } from '@preact/signals';
 import { call } from './api';
+import type { Group, Page, Project } from './api-types';
 
-export interface Group {
-  id: number;
-  name: string;
-}
-export interface Project {
-  id: number;
-  name: string;
-  group_id: number;
-  blocked_at?: string | null;
-}
-
-interface Page<T> {
-  items: T[];
-  next_cursor: string | null;
-}
+export type { Group, Project };
 
 export const groups = signal<Group[] | null>(null);
 export const projects = signal<Project[] | null>(null);

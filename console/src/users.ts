@@ -1,15 +1,7 @@
 /** Users as the admin routes answer them, and a generated temporary password. */
-export interface User {
-  id: number;
-  username: string;
-  display_name: string | null;
-  email: string | null;
-  must_change_password: boolean;
-  is_active: boolean;
-  deleted_at: string | null;
-  is_primary_admin: boolean;
-  created_at: string;
-}
+import type { User } from './api-types';
+
+export type { User };
 
 /** Where the user stands, in words. */
 export function userState(u: User): string {

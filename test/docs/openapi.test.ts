@@ -2,12 +2,17 @@
  * docs/openapi.yaml against the code: a valid OpenAPI 3.1 document, served
  * as built (the generated module is its JSON), listing exactly the routes of
  * the route table and exactly the error codes of `ERROR_CODES` with their
- * statuses; and the response checker the HTTP tests use really refuses
- * what the document does not describe.
+ * statuses, and exactly the audit actions of `AUDIT_ACTIONS` (the console's
+ * types are generated from it, so this is what keeps the console in step);
+ * and the response checker the HTTP tests use really refuses what the
+ * document does not describe.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { AUDIT_ACTIONS } from '../../lib/audit/audit.js';
 import { allRoutes } from '../../lib/http/routes.js';
 import { ERROR_CODES } from '../../lib/core/errors.js';
 import { OPENAPI_JSON } from '../../lib/http/openapi-document.js';
@@ -64,6 +69,16 @@ describe('the OpenAPI document', () => {
         for (const p of declared) assert.equal(p.schema.$ref, '#/components/schemas/Id', `${method} ${path} {${p.name}}`);
       }
     }
+  });
+
+  it('lists exactly the audit actions the service writes, in its order', () => {
+    assert.deepEqual(openApiDocument().components.schemas.AuditAction.enum, [...AUDIT_ACTIONS]);
+  });
+
+  it("is what the console's generated types say (console/src/api-types.ts is up to date)", () => {
+    // Exits 1, and the test fails with its message, when the file is stale.
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    execFileSync(process.execPath, ['scripts/build-api-types.mjs', '--check'], { cwd: root, stdio: 'pipe' });
   });
 
   it('documents every error code with its statuses, and no other code', () => {

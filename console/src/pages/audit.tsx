@@ -1,23 +1,13 @@
 /**
  * The audit log (administrators): every filter of `GET /v1/audit-log` in
  * the URL, rows newest first in words, older pages through `next_cursor`,
- * and the retention policy.
+ * and the retention policy. The data comes from `useAuditLog`.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { call } from '../api';
-import { loadAuditNames, loadTeamNames } from '../audit-names';
-import { retentionInWords, type AuditEntry } from '../audit-words';
 import { AUDIT_FILTERS, AuditFilters } from '../components/audit-filters';
 import { AuditRow } from '../components/audit-row';
 import { ErrorLine } from '../components/form';
+import { useAuditLog } from '../hooks/use-audit-log';
 import { navigate, refreshTick, route } from '../router';
-
-interface AuditPage {
-  items: AuditEntry[];
-  next_cursor: string | null;
-  audit_retention_days: number | null;
-  auth_event_retention_days: number | null;
-}
 
 const PAGE_SIZE = 50;
 
@@ -32,66 +22,11 @@ function queryOf(params: URLSearchParams): URLSearchParams {
   return q;
 }
 
-const mentionsTeam = (rows: AuditEntry[]) =>
-  rows.some((r) => r.target_type === 'team' || r.metadata?.subject_type === 'team');
-
 export function AuditPage() {
   const params = route.value.params;
   const query = queryOf(params).toString();
   const tick = refreshTick.value;
-  const [rows, setRows] = useState<AuditEntry[] | null>(null);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [retention, setRetention] = useState<string | null>(null);
-  const [loading, setLoading] = useState(false);
-  const [namesReady, setNamesReady] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  /** The query the rows shown belong to: an older page asked for another one is dropped. */
-  const shownQuery = useRef(query);
-  shownQuery.current = query;
-
-  useEffect(() => {
-    loadAuditNames().then(() => setNamesReady(true), (err: Error) => setError(err.message));
-  }, []);
-
-  const fetchPage = async (after: string | null, signal?: AbortSignal): Promise<AuditPage> => {
-    const page = await call<AuditPage>(`/v1/audit-log?${query}${after ? `&cursor=${encodeURIComponent(after)}` : ''}`, signal ? { signal } : {});
-    setRetention(retentionInWords(page.audit_retention_days, page.auth_event_retention_days));
-    if (mentionsTeam(page.items)) void loadTeamNames();
-    return page;
-  };
-
-  // A new query: the newest page.
-  useEffect(() => {
-    const abort = new AbortController();
-    setRows(null);
-    setCursor(null);
-    setError(null);
-    setLoading(true);
-    fetchPage(null, abort.signal)
-      .then((page) => {
-        setRows(page.items);
-        setCursor(page.next_cursor);
-      })
-      .catch((err: Error) => {
-        if (!abort.signal.aborted) setError(err.message);
-      })
-      .finally(() => setLoading(false));
-    return () => abort.abort();
-  }, [query, tick]);
-
-  const older = () => {
-    if (!cursor || loading) return;
-    const asked = query;
-    setLoading(true);
-    fetchPage(cursor)
-      .then((page) => {
-        if (shownQuery.current !== asked) return;
-        setRows((old) => [...(old ?? []), ...page.items]);
-        setCursor(page.next_cursor);
-      })
-      .catch((err: Error) => setError(err.message))
-      .finally(() => setLoading(false));
-  };
+  const { rows, cursor, loading, error, retention, namesReady, older } = useAuditLog(query, tick);
 
   return (
     <main>

@@ -1,19 +1,17 @@
 /**
  * Correlate: every entry sharing one correlation value across the projects
  * of a group (or one project), oldest first as a timeline, with the time
- * between entries shown and long gaps marked.
+ * between entries shown and long gaps marked. The data comes from
+ * `useCorrelation`.
  */
-import { useEffect, useState } from 'preact/hooks';
-import { call } from '../api';
-import type { Entry } from '../components/entry-detail';
+import { useEffect } from 'preact/hooks';
 import { JsonTree } from '../components/json-tree';
 import { duration, localTime, utcTitle } from '../format';
+import { CORRELATION_CAP, useCorrelation } from '../hooks/use-correlation';
 import { CORRELATION_FIELDS } from '../query';
 import { href, route } from '../router';
 import { loadScopes, projectName } from '../scope';
 
-/** Most entries one timeline reads. */
-const CAP = 2000;
 /** A pause this long between neighbours is marked as a gap. */
 const GAP_MS = 1000;
 
@@ -23,33 +21,9 @@ export function CorrelatePage() {
   const value = p.get('value') ?? '';
   const origin = Number(p.get('entry') ?? 0);
   const scope: Record<string, string> = p.get('group_id') ? { group_id: p.get('group_id')! } : { project_id: p.get('project_id') ?? '' };
-  const [items, setItems] = useState<Entry[] | null>(null);
-  const [capped, setCapped] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const valid = (CORRELATION_FIELDS as readonly string[]).includes(field) && value !== '';
   useEffect(() => void loadScopes(), []);
-  useEffect(() => {
-    if (!valid) return;
-    let cancelled = false;
-    (async () => {
-      const all: Entry[] = [];
-      let cursor: string | null = null;
-      do {
-        const q = new URLSearchParams({ ...scope, [field]: value, limit: '200' });
-        if (cursor) q.set('cursor', cursor);
-        const page: { items: Entry[]; next_cursor: string | null } = await call(`/v1/logs?${q}`);
-        all.push(...page.items);
-        cursor = page.next_cursor;
-      } while (cursor && all.length < CAP && !cancelled);
-      if (cancelled) return;
-      setCapped(Boolean(cursor));
-      all.sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp) || a.id - b.id);
-      setItems(all);
-    })().catch((err: Error) => setError(err.message));
-    return () => {
-      cancelled = true;
-    };
-  }, [p.toString()]);
+  const { items, capped, error } = useCorrelation(scope, field, value, valid, p.toString());
   const projectCount = new Set((items ?? []).map((e) => e.project_id)).size;
   return (
     <main>
@@ -65,7 +39,7 @@ export function CorrelatePage() {
         <p role="status">
           {items.length} entries in {projectCount} project{projectCount === 1 ? '' : 's'}, oldest first
           {items.length > 1 ? `, over ${duration(Date.parse(items[items.length - 1]!.timestamp) - Date.parse(items[0]!.timestamp))}` : ''}
-          {capped ? ` (the first ${CAP} only)` : ''}.
+          {capped ? ` (the first ${CORRELATION_CAP} only)` : ''}.
         </p>
       ) : valid && !error ? (
         <p role="status">Loading…</p>

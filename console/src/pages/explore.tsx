@@ -1,28 +1,24 @@
 /**
  * Explore: the query from the URL, results newest first in a virtualised
  * list with infinite scroll through `next_cursor`, the entry panel, the
- * volume chart, and following the query live.
+ * volume chart, and following the query live. The data comes from hooks
+ * (`useLogPages`, `useLiveFollow`, and the chart's `useHistogram`); this
+ * page keeps what is its own: the URL, scrolling and the live toggles.
  */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { call } from '../api';
 import { scopeRefusal } from '../errors';
 import { EntryDetail, type Entry } from '../components/entry-detail';
 import { EntryRow } from '../components/entry-row';
 import { FilterBar } from '../components/filter-bar';
 import { ROW_HEIGHT, VirtualList } from '../components/virtual-list';
 import { VolumeChart } from '../components/volume-chart';
+import { useLiveFollow } from '../hooks/use-live-follow';
+import { useLogPages } from '../hooks/use-log-pages';
 import { FirstRunOffer, offersFirstRun } from './first-run';
-import { followLive, type LiveState, type LiveStream } from '../live';
+import type { LiveState } from '../live';
 import { hasScope, queryIdentity, serviceParams } from '../query';
 import { navigate, refreshTick, route } from '../router';
 import { loadScopes, projects, scopeError } from '../scope';
-
-interface Page {
-  items: Entry[];
-  next_cursor: string | null;
-}
-
-const PAGE_SIZE = 200;
 
 export function ExplorePage() {
   const params = route.value.params;
@@ -34,24 +30,14 @@ export function ExplorePage() {
   const live = params.get('live') === '1';
   const selectedId = Number(params.get('entry') ?? 0);
 
-  const [items, setItems] = useState<Entry[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [loading, setLoading] = useState(false);
-  const [loaded, setLoaded] = useState(false);
-  /** The query whose first page has been answered with rows: the chart asks its histogram then (never after a refusal). */
-  const [answered, setAnswered] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const pages = useLogPages(scoped ? queryKey : null, tick, (err) => scopeRefusal(err, params));
+  const { items, cursor, loading, loaded, answered, error } = pages;
   /** What the live stream delivered for this query, oldest first: the chart counts them as they come. */
   const [arrivals, setArrivals] = useState<Entry[]>([]);
-  const [liveState, setLiveState] = useState<{ state: LiveState; detail?: string | undefined } | null>(null);
   const [paused, setPaused] = useState(false);
   const [fresh, setFresh] = useState(0);
   const listRef = useRef<HTMLDivElement>(null);
   const scrollTop = useRef(0);
-  const lastId = useRef(0);
-  const stream = useRef<LiveStream | null>(null);
-  /** The next page being fetched: a new query drops it, lest the old query's rows land in the new list. */
-  const more = useRef<AbortController | null>(null);
 
   // Fresh each visit: projects may have been created or shared since.
   useEffect(() => void loadScopes(true), []);
@@ -63,78 +49,25 @@ export function ExplorePage() {
 
   const update = (next: URLSearchParams, replace = false) => navigate('explore', next, replace);
 
-  // A new query: the first page, asked as soon as the query renders (not a frame later, as `useEffect` would).
+  // A new query: what the last one received live is not this one's (in the same commit as its first page is asked).
   useLayoutEffect(() => {
-    more.current?.abort();
-    setItems([]);
-    setCursor(null);
-    setLoaded(false);
-    setError(null);
     setFresh(0);
     setArrivals([]);
-    if (!scoped) return;
-    const abort = new AbortController();
-    setLoading(true);
-    call<Page>(`/v1/logs?${queryKey}&limit=${PAGE_SIZE}`, { signal: abort.signal })
-      .then((page) => {
-        if (abort.signal.aborted) return;
-        setItems(page.items);
-        setCursor(page.next_cursor);
-        lastId.current = page.items[0]?.id ?? 0;
-        setLoaded(true);
-        setAnswered(queryKey);
-      })
-      .catch((err: unknown) => {
-        if (abort.signal.aborted) return;
-        setError(scopeRefusal(err, params));
-      })
-      // A dropped answer leaves the flag to the query that replaced it.
-      .finally(() => abort.signal.aborted || setLoading(false));
-    return () => abort.abort();
   }, [queryKey, tick]);
-
-  const loadMore = () => {
-    if (!cursor || loading) return;
-    const abort = new AbortController();
-    more.current = abort;
-    setLoading(true);
-    call<Page>(`/v1/logs?${queryKey}&limit=${PAGE_SIZE}&cursor=${encodeURIComponent(cursor)}`, { signal: abort.signal })
-      .then((page) => {
-        if (abort.signal.aborted) return;
-        setItems((old) => [...old, ...page.items]);
-        setCursor(page.next_cursor);
-      })
-      .catch((err: Error) => {
-        if (!abort.signal.aborted) setError(err.message);
-      })
-      .finally(() => abort.signal.aborted || setLoading(false));
-  };
 
   // Following live: after the first page, from its newest entry on. `loaded` alone would still
   // be the previous query's in the render that changes the query: a stream would open at the old position.
   const firstPageShown = loaded && answered === queryKey;
-  useEffect(() => {
-    if (!live || !firstPageShown || paused) return;
-    const s = followLive(query, lastId.current, {
-      onEntries(entries) {
-        const newestFirst = [...entries].reverse() as Entry[];
-        lastId.current = Number(newestFirst[0]!.id);
-        setItems((old) => [...newestFirst, ...old]);
-        setArrivals((old) => [...old, ...(entries as Entry[])]);
-        // Scrolled away from the top: keep the rows in view still and count what arrived.
-        if (scrollTop.current > ROW_HEIGHT && listRef.current) {
-          listRef.current.scrollTop += newestFirst.length * ROW_HEIGHT;
-          setFresh((n) => n + newestFirst.length);
-        }
-      },
-      onState: (state, detail) => setLiveState({ state, detail }),
-    });
-    stream.current = s;
-    return () => {
-      s.close();
-      stream.current = null;
-    };
-  }, [live, firstPageShown, paused, queryKey]);
+  const liveState = useLiveFollow(query, queryKey, live && firstPageShown && !paused, pages.newestId, (entries) => {
+    const newestFirst = [...entries].reverse() as Entry[];
+    pages.prepend(newestFirst);
+    setArrivals((old) => [...old, ...(entries as Entry[])]);
+    // Scrolled away from the top: keep the rows in view still and count what arrived.
+    if (scrollTop.current > ROW_HEIGHT && listRef.current) {
+      listRef.current.scrollTop += newestFirst.length * ROW_HEIGHT;
+      setFresh((n) => n + newestFirst.length);
+    }
+  });
 
   const selected = selectedId ? items.find((e) => e.id === selectedId) ?? null : null;
   const withParam = (k: string, v: string | null) => {
@@ -220,7 +153,7 @@ export function ExplorePage() {
                   items={items}
                   label="Log entries, newest first"
                   listRef={listRef}
-                  onNearEnd={loadMore}
+                  onNearEnd={pages.loadMore}
                   onScrollTop={(top) => {
                     scrollTop.current = top;
                     if (top <= ROW_HEIGHT && fresh) setFresh(0);

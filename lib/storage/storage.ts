@@ -15,10 +15,10 @@
  *   identically;
  * - unique violations surface as `StorageConflict` with a domain name.
  */
-import type { StorageSignals } from './signals.js';
+import type { StorageSignals } from './storage-signals.js';
 import type * as Org from './types-org.js';
 import type { LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from './types-logs.js';
-import type { HistogramCounts, HistogramGrid } from './histogram-plan.js';
+import type { HistogramCounts, HistogramGrid } from './log-index/histogram-plan.js';
 import type { AuditPurgeChunk, ExpiredLogScope, PurgedLogChunk } from './types-retention.js';
 
 /**

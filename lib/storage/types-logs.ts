@@ -42,7 +42,7 @@ export interface PreparedEntry {
 
 /**
  * One ingestion request's valid entries, all for one project, encoded
- * once where the batch is prepared (storage/encoded-entries.ts), so a write
+ * once where the batch is prepared (storage/log-index/encoded-entries.ts), so a write
  * transaction mostly hands bytes to the database instead of serialising
  * entry by entry while the writer waits.
  */

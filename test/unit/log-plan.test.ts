@@ -1,5 +1,5 @@
 /**
- * The block walk of log-plan.ts against an in-memory index: it keeps
+ * The block walk of query-plan.ts against an in-memory index: it keeps
  * stepping while a step says blocks may remain, even when that step
  * returned fewer blocks than asked for (a step read in two parts whose
  * parts overlapped), and stops when one says none remain. A read after an
@@ -7,7 +7,7 @@
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { planLogsAfter, planQuery, type LogBlockRef, type LogPlanReads } from '../../lib/storage/log-plan.js';
+import { planLogsAfter, planQuery, type LogBlockRef, type LogPlanReads } from '../../lib/storage/log-index/query-plan.js';
 import type { LogRow, LogSelection } from '../../lib/storage/types-logs.js';
 
 const BLOCKS = 100;

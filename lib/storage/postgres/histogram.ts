@@ -8,10 +8,10 @@
 import type { LogFilter } from '../../search/log-filter.js';
 import type { LogSelection } from '../types-logs.js';
 import { asciiWordNeedles, mayFoldFromNonAscii } from '../../search/entry-match.js';
-import { exactFilterNeedle, planHistogram, type HistogramCounts, type HistogramGrid, type HistogramReads } from '../histogram-plan.js';
+import { exactFilterNeedle, planHistogram, type HistogramCounts, type HistogramGrid, type HistogramReads } from '../log-index/histogram-plan.js';
 import type { Queryable } from './connection.js';
 import { BLOCK_SEARCH_SETTINGS } from './log-sql.js';
-import { tsqueryOf } from './logs.js';
+import { tsqueryOf } from './log-entries.js';
 
 /** How many exact-match values and ASCII words of `q` the SQL tests (the longest: likeliest rare); entry-match decides the rest. */
 const NEEDLE_SLOTS = 4;

@@ -10,10 +10,10 @@ import type { LogRow, LogSelection } from '../types-logs.js';
 import type { ReadOps } from '../storage.js';
 import type { OpenIngestion } from './ingesting.js';
 import * as sql from './sql.js';
-import * as Logs from './logs.js';
+import * as Logs from './log-entries.js';
 import * as Retention from './retention.js';
 import * as Histogram from './histogram.js';
-import type { HistogramCounts, HistogramGrid } from '../histogram-plan.js';
+import type { HistogramCounts, HistogramGrid } from '../log-index/histogram-plan.js';
 
 /** An audit row as selected: metadata still JSON text. */
 export type StoredAuditRow = Omit<Org.AuditRow, 'metadata'> & { metadata: string };

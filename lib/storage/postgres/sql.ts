@@ -10,7 +10,7 @@
  * booleans are native, so rows need no mapping but the audit metadata.
  */
 
-import * as Columns from '../row-columns.js';
+import * as Columns from '../schema/row-columns.js';
 
 /** The connectivity check on open. */
 export const PING = `SELECT 1 AS ok`;

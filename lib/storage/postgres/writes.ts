@@ -15,7 +15,7 @@ import { toStorageError } from './pg-errors.js';
 import type { Queryable } from './connection.js';
 import { PostgresReads, toAuditRow, type StoredAuditRow } from './reads.js';
 import * as sql from './sql.js';
-import * as Logs from './logs.js';
+import * as Logs from './log-entries.js';
 import * as Retention from './retention.js';
 
 /** Whether a change set carries a key (undefined counts as absent), and its value. */
@@ -27,7 +27,7 @@ function change<C extends object, K extends keyof C>(changes: C, key: K): [boole
 export class PostgresWrites extends PostgresReads implements WriteOps {
   constructor(
     db: Queryable,
-    /** Told the backend pid once this transaction has marked its ingestion (see `lastLogId` in logs.ts). */
+    /** Told the backend pid once this transaction has marked its ingestion (see `lastLogId` in log-entries.ts). */
     private readonly marked?: (pid: number) => void,
   ) {
     super(db);

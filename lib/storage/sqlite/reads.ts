@@ -27,10 +27,10 @@ import {
 } from './row-mappers.js';
 import { jsonIds, orNull } from './params.js';
 import * as SQL from './sql.js';
-import * as Logs from './logs.js';
+import * as Logs from './log-entries.js';
 import * as Retention from './retention.js';
 import * as Histogram from './histogram.js';
-import type { HistogramCounts, HistogramGrid } from '../histogram-plan.js';
+import type { HistogramCounts, HistogramGrid } from '../log-index/histogram-plan.js';
 import { NO_UPPER_ID } from '../types-logs.js';
 
 

@@ -9,7 +9,7 @@ import type { WriteOps } from '../storage.js';
 import { one, toAudit, toGroup, toProject, toRefreshToken, toRoleAssignment, toSecretKey, toTeam, toUser } from './row-mappers.js';
 import { change, flag, jsonIds } from './params.js';
 import * as SQL from './sql.js';
-import * as Logs from './logs.js';
+import * as Logs from './log-entries.js';
 import * as Retention from './retention.js';
 import { SqliteReadOps } from './reads.js';
 

@@ -1,17 +1,17 @@
 /**
  * The log verbs of the PostgreSQL backend: quota-checked batch ingestion
  * (with its search-index blocks, log-blocks.ts) under project row locks,
- * and queries planned by log-plan.ts, whose candidate blocks come from the
+ * and queries planned by query-plan.ts, whose candidate blocks come from the
  * GIN index on `log_blocks.terms`. `PostgresReads`/`PostgresWrites`
  * delegate here.
  */
 import type { LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from '../types-logs.js';
 import type { LogFilter } from '../../search/log-filter.js';
 import type { Page } from '../types-org.js';
-import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-quota.js';
-import { batchRollupCounts, blockLayout, rowParts } from '../ingest-layout.js';
+import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-index/log-quota.js';
+import { batchRollupCounts, blockLayout, rowParts } from '../log-index/ingest-layout.js';
 import { projectTerm, type BlockMatch } from '../../search/log-terms.js';
-import { BlockLookahead, planLogsAfter, planQuery, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-plan.js';
+import { BlockLookahead, planLogsAfter, planQuery, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-index/query-plan.js';
 import { asciiWordNeedles, exactNeedle, mayFoldFromNonAscii } from '../../search/entry-match.js';
 import type { Queryable } from './connection.js';
 import type { IngestReport } from '../storage.js';
@@ -229,7 +229,7 @@ const lastResult = (results: StepRow[][]): StepRow[] => results[results.length -
  */
 const LOOKAHEAD_BLOCKS = 128;
 
-/** The reads `planQuery` (log-plan.ts) combines, in PostgreSQL. One per query: it keeps its walks' lookaheads. */
+/** The reads `planQuery` (query-plan.ts) combines, in PostgreSQL. One per query: it keeps its walks' lookaheads. */
 function planReads(db: Queryable): LogPlanReads {
   // By walk (a query's walks over single projects may run at once).
   const lookahead = new BlockLookahead();

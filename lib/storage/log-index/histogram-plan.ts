@@ -21,11 +21,11 @@
  *   value reads a few blocks, not the range. The entries read are bounded
  *   by HISTOGRAM_MAX_CHECKED: past it the plan gives up and says so.
  */
-import { entryMatcher, exactNeedle, type EntryTest } from '../search/entry-match.js';
-import type { ExactFilter, LogFilter } from '../search/log-filter.js';
-import { blockMatchOf, type BlockMatch } from '../search/log-terms.js';
-import { RANGE_CAP, type LogSpan } from './log-plan.js';
-import type { LogSelection } from './types-logs.js';
+import { entryMatcher, exactNeedle, type EntryTest } from '../../search/entry-match.js';
+import type { ExactFilter, LogFilter } from '../../search/log-filter.js';
+import { blockMatchOf, type BlockMatch } from '../../search/log-terms.js';
+import { RANGE_CAP, type LogSpan } from './query-plan.js';
+import type { LogSelection } from '../types-logs.js';
 import { ROLLUP_SPANS, spanStart } from './log-rollup.js';
 
 /** Levels 0 (debug) … 4 (critical). */

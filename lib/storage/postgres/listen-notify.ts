@@ -7,7 +7,7 @@
  */
 import type pgPromise from 'pg-promise';
 import type { ServiceLogger } from '../../core/logger.js';
-import type { SignalHandlers, SignalListener, StorageSignals } from '../signals.js';
+import type { SignalHandlers, SignalListener, StorageSignals } from '../storage-signals.js';
 import { describeConnectionError } from './pg-errors.js';
 
 const NOTIFY = 'SELECT pg_notify($1, $2)';

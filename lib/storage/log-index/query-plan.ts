@@ -17,11 +17,11 @@
  *   page reads about one page of entries, not one per project.
  * Per-project pages are merged newest first.
  */
-import { entryMatcher, type EntryTest } from '../search/entry-match.js';
-import { blockMatchOf, type BlockMatch } from '../search/log-terms.js';
-import type { LogFilter } from '../search/log-filter.js';
-import type { LogRow, LogSelection } from './types-logs.js';
-import type { Page } from './types-org.js';
+import { entryMatcher, type EntryTest } from '../../search/entry-match.js';
+import { blockMatchOf, type BlockMatch } from '../../search/log-terms.js';
+import type { LogFilter } from '../../search/log-filter.js';
+import type { LogRow, LogSelection } from '../types-logs.js';
+import type { Page } from '../types-org.js';
 
 /** A time range holding fewer entries than this is read entry by entry. */
 export const RANGE_CAP = 4000;

@@ -2,7 +2,7 @@
  * The log verbs of the SQLite backend: quota-checked batch ingestion (with
  * its search-index blocks, log-blocks.ts) and index-served queries.
  * `SqliteReadOps`/`SqliteWriteOps` delegate here. Queries follow
- * `log-plan.ts`; this file supplies its reads:
+ * `query-plan.ts`; this file supplies its reads:
  * - candidate blocks: FTS5 over `log_block_terms`, rowid (= the block's
  *   last id) newest or oldest first, project and level terms inside the
  *   MATCH;
@@ -13,10 +13,10 @@
 import type { LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from '../types-logs.js';
 import type { LogFilter } from '../../search/log-filter.js';
 import type { Page } from '../types-org.js';
-import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-quota.js';
-import { batchRollupCounts, blockLayout, rowParts } from '../ingest-layout.js';
+import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-index/log-quota.js';
+import { batchRollupCounts, blockLayout, rowParts } from '../log-index/ingest-layout.js';
 import { projectTerm, type BlockMatch } from '../../search/log-terms.js';
-import { BlockLookahead, mergeNewestFirst, planLogsAfter, planQuery, stepSpans, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-plan.js';
+import { BlockLookahead, mergeNewestFirst, planLogsAfter, planQuery, stepSpans, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-index/query-plan.js';
 import { asciiWordNeedles, exactNeedle, type AsciiNeedle } from '../../search/entry-match.js';
 import type { SqlExecutor } from './connection.js';
 import type { SqlRow } from './row-mappers.js';
@@ -144,7 +144,7 @@ function wordPatterns(filter: LogFilter): string[] {
 const PREFIX_LOOKAHEAD = 128;
 const PREFIX_FIRST_BLOCKS = 8;
 
-/** The reads `planQuery` (log-plan.ts) combines, in SQLite. One per query: it keeps its walks' lookaheads. */
+/** The reads `planQuery` (query-plan.ts) combines, in SQLite. One per query: it keeps its walks' lookaheads. */
 function planReads(db: SqlExecutor): LogPlanReads {
   const blocksOf = (rows: SqlRow[]) => rows.map((r) => ({ projectId: Number(r.project_id), firstId: Number(r.first_id), lastId: Number(r.last_id), key: Number(r.last_id) }));
   // By walk (a query's walks over single projects may run at once).

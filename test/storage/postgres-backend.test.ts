@@ -28,7 +28,7 @@ import { PG, createThrowawayDatabase, endPostgresAdmin, postgresSkipReason, type
 import { encodeRequest } from '../../lib/storage/log-index/encoded-entries.js';
 import * as LogSql from '../../lib/storage/postgres/log-sql.js';
 import { logsAfter as pgLogsAfter, queryLogs as pgQueryLogs } from '../../lib/storage/postgres/log-entries.js';
-import type { Queryable } from '../../lib/storage/postgres/connection.js';
+import type { SqlExecutor } from '../../lib/storage/postgres/connection.js';
 import { assertV2Histograms, v2Entries } from '../support/schema-v2.js';
 
 /**
@@ -491,7 +491,7 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
         const one = prepareEntries([{ level: 'info', timestamp: '2025-01-01T00:00:00Z', event: `tick${i} lookahead other${i % 7}` }]).entries;
         await storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, 0, one)]));
       }
-      const pool = (storage as unknown as { db: Queryable }).db;
+      const pool = (storage as unknown as { db: SqlExecutor }).db;
       const calls = { steps: 0, entries: 0 };
       const counted = new Proxy(pool, {
         get(target, name, receiver) {
@@ -500,7 +500,7 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
           return (query: string, values: unknown) => {
             if (query === LogSql.BLOCK_STEP.newest || query === LogSql.BLOCK_STEP.oldest) calls.steps += 1;
             if (query === LogSql.BLOCK_ENTRIES.newest || query === LogSql.BLOCK_ENTRIES.oldest) calls.entries += 1;
-            return (value as Queryable['multi']).call(target, query, values);
+            return (value as SqlExecutor['multi']).call(target, query, values);
           };
         },
       });

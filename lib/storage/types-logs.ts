@@ -91,3 +91,17 @@ export interface LogSelection extends LogFilter {
   /** Non-empty. */
   projectIds: number[];
 }
+
+/**
+ * Buckets of `stepMs` from `origin`: bucket i holds the entries with
+ * origin + i·stepMs ≤ ts < origin + (i+1)·stepMs. Only entries inside the
+ * selection's own (inclusive) from/to are counted.
+ */
+export interface HistogramGrid {
+  origin: number;
+  stepMs: number;
+  count: number;
+}
+
+/** counts[bucket][level]. */
+export type HistogramCounts = number[][];

@@ -6,9 +6,9 @@
  * absent text tests are simply left out.
  */
 import type { LogFilter } from '../../search/log-filter.js';
-import type { LogSelection } from '../types-logs.js';
+import type { HistogramCounts, HistogramGrid, LogSelection } from '../types-logs.js';
 import { asciiWordNeedles, mayFoldFromNonAscii } from '../../search/entry-match.js';
-import { exactFilterNeedle, planHistogram, type HistogramCounts, type HistogramGrid, type HistogramReads } from '../log-index/histogram-plan.js';
+import { exactFilterNeedle, planHistogram, type HistogramReads } from '../log-index/histogram-plan.js';
 import type { SqlExecutor } from './connection.js';
 import { BLOCK_SEARCH_SETTINGS } from './log-sql.js';
 import { tsqueryOf } from './log-entries.js';

@@ -11,7 +11,7 @@ import type { Page } from '../types-org.js';
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-index/log-quota.js';
 import { batchRollupCounts, blockLayout, rowParts } from '../log-index/ingest-layout.js';
 import { projectTerm, type BlockMatch } from '../../search/log-terms.js';
-import { BlockLookahead, planLogsAfter, planQuery, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-index/query-plan.js';
+import { BlockLookahead, planLogsAfter, planQuery, type LogBlockRef, type QueryPlanReads, type WalkDirection } from '../log-index/query-plan.js';
 import { asciiWordNeedles, exactNeedle, mayFoldFromNonAscii } from '../../search/entry-match.js';
 import type { SqlExecutor } from './connection.js';
 import type { IngestReport } from '../storage.js';
@@ -230,7 +230,7 @@ const lastResult = (results: StepRow[][]): StepRow[] => results[results.length -
 const LOOKAHEAD_BLOCKS = 128;
 
 /** The reads `planQuery` (query-plan.ts) combines, in PostgreSQL. One per query: it keeps its walks' lookaheads. */
-function planReads(db: SqlExecutor): LogPlanReads {
+function planReads(db: SqlExecutor): QueryPlanReads {
   // By walk (a query's walks over single projects may run at once).
   const lookahead = new BlockLookahead();
   return {

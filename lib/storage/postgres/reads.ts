@@ -13,7 +13,7 @@ import * as sql from './sql.js';
 import * as LogEntries from './log-entries.js';
 import * as Retention from './retention.js';
 import * as Histogram from './histogram.js';
-import type { HistogramCounts, HistogramGrid } from '../log-index/histogram-plan.js';
+import type { HistogramCounts, HistogramGrid } from '../types-logs.js';
 
 /** An audit row as selected: metadata still JSON text. */
 export type StoredAuditRow = Omit<Org.AuditRow, 'metadata'> & { metadata: string };

@@ -16,7 +16,7 @@ import type { Page } from '../types-org.js';
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-index/log-quota.js';
 import { batchRollupCounts, blockLayout, rowParts } from '../log-index/ingest-layout.js';
 import { projectTerm, type BlockMatch } from '../../search/log-terms.js';
-import { BlockLookahead, mergeNewestFirst, planLogsAfter, planQuery, stepSpans, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-index/query-plan.js';
+import { BlockLookahead, mergeNewestFirst, planLogsAfter, planQuery, stepSpans, type LogBlockRef, type QueryPlanReads, type WalkDirection } from '../log-index/query-plan.js';
 import { asciiWordNeedles, exactNeedle, type AsciiNeedle } from '../../search/entry-match.js';
 import type { SqlExecutor } from './connection.js';
 import type { SqlRow } from './row-mappers.js';
@@ -145,7 +145,7 @@ const PREFIX_LOOKAHEAD = 128;
 const PREFIX_FIRST_BLOCKS = 8;
 
 /** The reads `planQuery` (query-plan.ts) combines, in SQLite. One per query: it keeps its walks' lookaheads. */
-function planReads(db: SqlExecutor): LogPlanReads {
+function planReads(db: SqlExecutor): QueryPlanReads {
   const blocksOf = (rows: SqlRow[]) => rows.map((r) => ({ projectId: Number(r.project_id), firstId: Number(r.first_id), lastId: Number(r.last_id), key: Number(r.last_id) }));
   // By walk (a query's walks over single projects may run at once).
   const lookahead = new BlockLookahead();

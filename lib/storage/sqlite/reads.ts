@@ -30,7 +30,7 @@ import * as sql from './sql.js';
 import * as LogEntries from './log-entries.js';
 import * as Retention from './retention.js';
 import * as Histogram from './histogram.js';
-import type { HistogramCounts, HistogramGrid } from '../log-index/histogram-plan.js';
+import type { HistogramCounts, HistogramGrid } from '../types-logs.js';
 import { NO_UPPER_ID } from '../types-logs.js';
 
 

@@ -37,6 +37,9 @@ export const STANDALONE = { client: ['(root)', 'bin'] };
 /** Sub-folders that share a layer but never import each other (the two backends). */
 export const SEPARATE = [['storage/sqlite', 'storage/postgres']];
 
+/** Sub-folders written for both backends, which therefore import neither of them. */
+export const BACKEND_NEUTRAL = { folders: ['storage/log-index', 'storage/schema'], backends: SEPARATE[0] };
+
 const SOURCE = /\.(ts|mts|cts|js|mjs|cjs)$/;
 // Static imports and re-exports, side-effect imports, dynamic import() and
 // `new URL('./x.js', import.meta.url)` (worker and child-process entries).
@@ -77,12 +80,15 @@ function importsOf(file) {
 /** What is wrong with one import from `from` to `to`, or null. */
 function ruleBroken(from, to) {
   if (from.folder === to.folder) return null;
+  const under = (place, folder) => place.folder === folder || place.folder.startsWith(`${folder}/`);
   for (const pair of SEPARATE) {
-    const inside = (place) => pair.find((f) => place.folder === f || place.folder.startsWith(`${f}/`));
-    const a = inside(from);
-    const b = inside(to);
+    const a = pair.find((f) => under(from, f));
+    const b = pair.find((f) => under(to, f));
     if (a && b && a !== b) return `${a}/ and ${b}/ never import each other`;
   }
+  const neutral = BACKEND_NEUTRAL.folders.find((f) => under(from, f));
+  const backend = BACKEND_NEUTRAL.backends.find((f) => under(to, f));
+  if (neutral && backend) return `${neutral}/ serves both backends and never imports ${backend}/`;
   if (from.layer === to.layer) return null;
   if (from.layer in STANDALONE) return `${from.layer}/ stands alone and imports nothing outside itself`;
   if (to.layer in STANDALONE) {

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ServiceLogger } from '../core/logger.js';
-import type { SignalListener, StorageSignals } from '../storage/signals.js';
+import type { SignalListener, StorageSignals } from '../storage/storage-signals.js';
 
 export const ENTRIES_CHANNEL = 'logkeep_logs';
 export const BLOCKS_CHANNEL = 'logkeep_blocks';

@@ -7,7 +7,7 @@ import type { ServerResponse } from 'node:http';
 import type { ServiceLogger } from '../core/logger.js';
 import type { LogFilter } from '../search/log-filter.js';
 import type { ReadOps } from '../storage/storage.js';
-import type { StorageSignals } from '../storage/signals.js';
+import type { StorageSignals } from '../storage/storage-signals.js';
 import type { LiveScope } from './live-scope.js';
 import type { StreamCaller } from './subscription.js';
 import type { CommittedEntries } from '../logs/committed-entries.js';

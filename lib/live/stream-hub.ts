@@ -24,7 +24,7 @@ import { LogServiceError } from '../core/errors.js';
 import type { ServiceLogger } from '../core/logger.js';
 import type { LogFilter } from '../search/log-filter.js';
 import type { ReadOps } from '../storage/storage.js';
-import type { StorageSignals } from '../storage/signals.js';
+import type { StorageSignals } from '../storage/storage-signals.js';
 import { endFrame, openEventStream } from './sse.js';
 import { Feed, type FeedTally } from './feed.js';
 import { feedKey } from './live-scope.js';

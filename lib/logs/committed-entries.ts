@@ -5,7 +5,7 @@
  * everything before them can be sent them without reading them back.
  */
 import type { EncodedChunk, LogEntryOutcome, LogIngestRequest, LogRow } from '../storage/types-logs.js';
-import { decodeRows } from '../storage/encoded-entries.js';
+import { decodeRows } from '../storage/log-index/encoded-entries.js';
 
 /** A stored entry with the columns a stream's filter tests. */
 export interface CommittedRow extends LogRow {

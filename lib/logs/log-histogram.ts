@@ -17,7 +17,8 @@
 import { invalidRequest } from '../core/errors.js';
 import { isoTimestamp } from '../core/timestamps.js';
 import { LEVELS } from '../search/levels.js';
-import { HISTOGRAM_MAX_CHECKED, emptyCounts, type HistogramCounts, type HistogramGrid } from '../storage/histogram-plan.js';
+import { HISTOGRAM_MAX_CHECKED, emptyCounts } from '../storage/log-index/histogram-plan.js';
+import type { HistogramCounts, HistogramGrid } from '../storage/types-logs.js';
 import type { ReadOps } from '../storage/storage.js';
 import { readLogFilter, type LogFilter, type LogScope } from './log-query.js';
 import { selectionOf } from './log-reader.js';

@@ -5,7 +5,7 @@
  * each invalid one turned into its `validation_error`.
  */
 import type { LogIngestRequest, PreparedEntry } from '../storage/types-logs.js';
-import { RequestEncoder } from '../storage/encoded-entries.js';
+import { RequestEncoder } from '../storage/log-index/encoded-entries.js';
 import { validateEntry } from './entry-validation.js';
 import { entryTerms } from '../search/search-terms.js';
 import { isJsonText, SHORT_TEXT } from './json-syntax.js';

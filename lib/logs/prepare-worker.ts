@@ -5,7 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { LogServiceError } from '../core/errors.js';
-import { transferList } from '../storage/encoded-entries.js';
+import { transferList } from '../storage/log-index/encoded-entries.js';
 import { prepareIngestBody, type IngestFormat } from './ingest-format.js';
 import { prepareEntryText, type BatchTarget } from './prepare-entries.js';
 

@@ -1,5 +1,5 @@
 /**
- * The search tokens of the block index (see log-blocks.ts): logkeep's own
+ * The search tokens of the block index (see storage/log-index/log-blocks.ts): logkeep's own
  * entry terms (search/search-terms.ts) plus the two kinds the backends add,
  * the block's project and each level present in it. With them inside the
  * index, a query narrows to its projects and its minimum level within the

@@ -14,7 +14,7 @@ export interface OpenStorageOptions {
 
 export async function openStorage(config: DatabaseConfig, options: OpenStorageOptions): Promise<Storage> {
   if (config.dbBackend === 'server') {
-    const { openPostgresStorage } = await import('./postgres/storage.js');
+    const { openPostgresStorage } = await import('./postgres/postgres-storage.js');
     return openPostgresStorage({
       host: config.dbServerHost ?? '127.0.0.1',
       port: config.dbServerPort,
@@ -26,7 +26,7 @@ export async function openStorage(config: DatabaseConfig, options: OpenStorageOp
       logger: options.logger,
     });
   }
-  const { openSqliteStorage } = await import('./sqlite/storage.js');
+  const { openSqliteStorage } = await import('./sqlite/sqlite-storage.js');
   const storage = await openSqliteStorage({
     path: config.dbPath ?? '',
     readPoolSize: config.dbReadPoolSize,

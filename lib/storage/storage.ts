@@ -15,10 +15,9 @@
  *   identically;
  * - unique violations surface as `StorageConflict` with a domain name.
  */
-import type { StorageSignals } from './signals.js';
+import type { StorageSignals } from './storage-signals.js';
 import type * as Org from './types-org.js';
-import type { LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from './types-logs.js';
-import type { HistogramCounts, HistogramGrid } from './histogram-plan.js';
+import type { HistogramCounts, HistogramGrid, LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from './types-logs.js';
 import type { AuditPurgeChunk, ExpiredLogScope, PurgedLogChunk } from './types-retention.js';
 
 /**
@@ -89,7 +88,7 @@ export interface ReadOps {
   logsAfter(selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]>;
   /**
    * Entries matching the selection (whose from/to are set) per bucket of
-   * the grid and level, exactly (histogram-plan.ts); null when the
+   * the grid and level, exactly (log-index/histogram-plan.ts); null when the
    * selection has text conditions and more entries than
    * HISTOGRAM_MAX_CHECKED would have to be checked one by one.
    */

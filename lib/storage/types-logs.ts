@@ -42,7 +42,7 @@ export interface PreparedEntry {
 
 /**
  * One ingestion request's valid entries, all for one project, encoded
- * once where the batch is prepared (storage/encoded-entries.ts), so a write
+ * once where the batch is prepared (storage/log-index/encoded-entries.ts), so a write
  * transaction mostly hands bytes to the database instead of serialising
  * entry by entry while the writer waits.
  */
@@ -91,3 +91,17 @@ export interface LogSelection extends LogFilter {
   /** Non-empty. */
   projectIds: number[];
 }
+
+/**
+ * Buckets of `stepMs` from `origin`: bucket i holds the entries with
+ * origin + i·stepMs ≤ ts < origin + (i+1)·stepMs. Only entries inside the
+ * selection's own (inclusive) from/to are counted.
+ */
+export interface HistogramGrid {
+  origin: number;
+  stepMs: number;
+  count: number;
+}
+
+/** counts[bucket][level]. */
+export type HistogramCounts = number[][];

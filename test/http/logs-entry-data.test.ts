@@ -15,7 +15,7 @@ import { assertStatus, createGroup, createKey, createProject, signInAdmin, type 
 import { ingest, ingestAll, queryLogs, submittedPart } from '../support/logs.js';
 import { assertOpen, openRawStream, type RawStream } from '../support/sse.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
-import { encodeRequest } from '../../lib/storage/encoded-entries.js';
+import { encodeRequest } from '../../lib/storage/log-index/encoded-entries.js';
 import { exactTerm } from '../../lib/search/search-terms.js';
 import { silentLogger } from '../../lib/core/logger.js';
 

@@ -20,7 +20,7 @@ import { waitUntil } from '../support/wait.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
 import { silentLogger } from '../../lib/core/logger.js';
 import { prepareEntries } from '../../lib/logs/prepare-entries.js';
-import { encodeRequest } from '../../lib/storage/encoded-entries.js';
+import { encodeRequest } from '../../lib/storage/log-index/encoded-entries.js';
 import type { Storage } from '../../lib/storage/storage.js';
 import { INGEST_MARK_CLASS } from '../../lib/storage/postgres/log-sql.js';
 import pgPromise from 'pg-promise';

@@ -19,7 +19,7 @@ import { AUDIT_CLASS_ACTIONS, LOG_PURGE_CHUNK, runPurgePass, type PurgeSettings 
 import { prepareEntries } from '../../lib/logs/prepare-entries.js';
 import pgPromise from 'pg-promise';
 import { describeEachBackend, newTestDatabase, type BackendName, type TestDatabase } from '../support/backends.js';
-import { encodeRequest } from '../../lib/storage/encoded-entries.js';
+import { encodeRequest } from '../../lib/storage/log-index/encoded-entries.js';
 
 const DAY = 86_400_000;
 const NOW = 1_750_000_000_000;

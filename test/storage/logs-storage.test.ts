@@ -18,7 +18,7 @@ import { prepareEntries } from '../../lib/logs/prepare-entries.js';
 import { IngestQueue } from '../../lib/logs/ingest-queue.js';
 import { wordsOf } from '../../lib/search/search-terms.js';
 import { describeEachBackend, newTestDatabase, type TestDatabase } from '../support/backends.js';
-import { encodeRequest } from '../../lib/storage/encoded-entries.js';
+import { encodeRequest } from '../../lib/storage/log-index/encoded-entries.js';
 
 const T0 = Date.UTC(2025, 0, 1);
 const MINUTE = 60_000;

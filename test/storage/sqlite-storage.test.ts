@@ -13,14 +13,14 @@ import type { Database } from 'sqlite';
 import { silentLogger } from '../../lib/core/logger.js';
 import { closeConnection, connectionExecutor, openReader, openWriter, type SqlExecutor } from '../../lib/storage/sqlite/connection.js';
 import * as LogSql from '../../lib/storage/sqlite/log-sql.js';
-import { logsAfter as sqliteLogsAfter, queryLogs as sqliteQueryLogs } from '../../lib/storage/sqlite/logs.js';
+import { logsAfter as sqliteLogsAfter, queryLogs as sqliteQueryLogs } from '../../lib/storage/sqlite/log-entries.js';
 import { SQLITE_MIGRATIONS, migrate, readSchemaVersion } from '../../lib/storage/sqlite/migrations.js';
-import { openSqliteStorage } from '../../lib/storage/sqlite/storage.js';
+import { openSqliteStorage } from '../../lib/storage/sqlite/sqlite-storage.js';
 import { SCHEMA_VERSION, type Storage } from '../../lib/storage/storage.js';
 import type { LogSelection } from '../../lib/storage/types-logs.js';
 import { SchemaTooNewError, StorageUnavailableError } from '../../lib/core/errors.js';
 import { prepareEntries } from '../../lib/logs/prepare-entries.js';
-import { encodeRequest } from '../../lib/storage/encoded-entries.js';
+import { encodeRequest } from '../../lib/storage/log-index/encoded-entries.js';
 import { assertV2Histograms, v2Entries } from '../support/schema-v2.js';
 
 const dirs: string[] = [];

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { histogramGrid } from '../../lib/logs/log-histogram.js';
-import type { HistogramCounts, HistogramGrid } from '../../lib/storage/histogram-plan.js';
+import type { HistogramCounts, HistogramGrid } from '../../lib/storage/types-logs.js';
 import type { ReadOps } from '../../lib/storage/storage.js';
 
 export interface V2Entry {

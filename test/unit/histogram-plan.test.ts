@@ -1,5 +1,5 @@
 /**
- * The histogram plan's paging of candidate entries (lib/storage/histogram-plan.ts)
+ * The histogram plan's paging of candidate entries (lib/storage/log-index/histogram-plan.ts)
  * against scripted reads: each page continues after the last row of the
  * one before, every candidate is checked and counted in its bucket, and a
  * histogram that gives up (too many candidates) leaves no failure of the
@@ -7,7 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { HISTOGRAM_MAX_CHECKED, planHistogram, type CandidatePosition, type HistogramCandidate, type HistogramReads } from '../../lib/storage/histogram-plan.js';
+import { HISTOGRAM_MAX_CHECKED, planHistogram, type CandidatePosition, type HistogramCandidate, type HistogramReads } from '../../lib/storage/log-index/histogram-plan.js';
 
 const PAGE = 2000;
 const grid = { origin: 0, stepMs: 1000, count: 10 };

@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { histogramGrid } from '../../lib/logs/log-histogram.js';
-import { exactFilterNeedle, splitBuckets } from '../../lib/storage/histogram-plan.js';
+import { exactFilterNeedle, splitBuckets } from '../../lib/storage/log-index/histogram-plan.js';
 
 const at = (iso: string) => Date.parse(iso);
 

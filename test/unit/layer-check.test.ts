@@ -94,6 +94,21 @@ describe('layer check', () => {
     assert.match(output, /lib\/http\/ship\.ts:1: .*may import client/);
   });
 
+  it('keeps the storage folders written for both backends free of either', () => {
+    const root = tree({
+      ...goodTree,
+      'lib/storage/log-index/plan.ts': "import { R } from '../sqlite/reads.js';\nexport const LP = R;\n",
+      'lib/storage/schema/tables.ts': "import type { PR } from '../postgres/reads.js';\nexport type T = typeof PR;\n",
+      'lib/storage/postgres/reads.ts': "import { S } from '../storage.js';\nexport const PR = S;\n",
+      'lib/storage/sqlite/plan-reads.ts': "import { LP } from '../log-index/plan.js';\nexport const SP = LP;\n",
+    });
+    const { status, output } = check(root);
+    assert.equal(status, 1);
+    assert.match(output, /lib\/storage\/log-index\/plan\.ts:1: .*storage\/log-index\/ serves both backends and never imports storage\/sqlite\//);
+    assert.match(output, /lib\/storage\/schema\/tables\.ts:1: .*never imports storage\/postgres\//);
+    assert.doesNotMatch(output, /plan-reads/);
+  });
+
   it('reports a folder missing from the order, and an import cycle inside one folder', () => {
     const root = tree({
       ...goodTree,

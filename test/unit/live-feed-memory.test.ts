@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { Horizons } from '../../lib/live/horizons.js';
 import { ReadGate } from '../../lib/live/read-gate.js';
 import { committedEntries } from '../../lib/logs/committed-entries.js';
-import { CHUNK_ENTRIES, encodeRequest } from '../../lib/storage/encoded-entries.js';
+import { CHUNK_ENTRIES, encodeRequest } from '../../lib/storage/log-index/encoded-entries.js';
 import { prepareEntries } from '../../lib/logs/prepare-entries.js';
 import { readLogFilter } from '../../lib/logs/log-query.js';
 import { entryMatcher } from '../../lib/search/entry-match.js';

@@ -5,7 +5,7 @@ import { MAX_ELEMENT_BYTES, OFFLOAD_MIN_BYTES, prepareBody } from '../../lib/log
 import { MAX_LISTED_REJECTIONS, prepareBatch, prepareEntryText, type TextOutcome } from '../../lib/logs/prepare-entries.js';
 import { SLICE_ELEMENTS } from '../../lib/logs/yield-pacer.js';
 import { LogServiceError } from '../../lib/core/errors.js';
-import { decodeRows } from '../../lib/storage/encoded-entries.js';
+import { decodeRows } from '../../lib/storage/log-index/encoded-entries.js';
 
 const ELEMENTWISE = 0;
 const TARGET = { projectId: 7, receivedAt: 1_700_000_000_000 };

@@ -1,10 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { outcomesOf, planIngest, type IngestPlan, type ProjectUsage } from '../../lib/storage/log-quota.js';
-import { BLOCK_MAX_ENTRIES, BLOCK_MAX_TERM_BYTES, cutBlocks } from '../../lib/storage/log-blocks.js';
-import { CHUNK_ENTRIES, decodeBlocks, decodeRows, encodeRequest, type EntryRow } from '../../lib/storage/encoded-entries.js';
-import { blockLayout, concatJsonArrays, rowParts } from '../../lib/storage/ingest-layout.js';
+import { outcomesOf, planIngest, type IngestPlan, type ProjectUsage } from '../../lib/storage/log-index/log-quota.js';
+import { BLOCK_MAX_ENTRIES, BLOCK_MAX_TERM_BYTES, cutBlocks } from '../../lib/storage/log-index/log-blocks.js';
+import { CHUNK_ENTRIES, decodeBlocks, decodeRows, encodeRequest, type EntryRow } from '../../lib/storage/log-index/encoded-entries.js';
+import { blockLayout, concatJsonArrays, rowParts } from '../../lib/storage/log-index/ingest-layout.js';
 import type { LogIngestRequest, PreparedEntry } from '../../lib/storage/types-logs.js';
 import { ByteBudget } from '../../lib/logs/byte-budget.js';
 

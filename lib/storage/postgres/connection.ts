@@ -10,7 +10,7 @@ import type { ServiceLogger } from '../../core/logger.js';
 import { describeConnectionError } from './pg-errors.js';
 
 /** The pool or a task/transaction: what every verb runs its SQL on. */
-export type Queryable = IBaseProtocol<unknown>;
+export type SqlExecutor = IBaseProtocol<unknown>;
 
 export interface PostgresStorageOptions {
   host: string;

@@ -6,12 +6,12 @@
  * absent text tests are simply left out.
  */
 import type { LogFilter } from '../../search/log-filter.js';
-import type { LogSelection } from '../types-logs.js';
+import type { HistogramCounts, HistogramGrid, LogSelection } from '../types-logs.js';
 import { asciiWordNeedles, mayFoldFromNonAscii } from '../../search/entry-match.js';
-import { exactFilterNeedle, planHistogram, type HistogramCounts, type HistogramGrid, type HistogramReads } from '../histogram-plan.js';
-import type { Queryable } from './connection.js';
+import { exactFilterNeedle, planHistogram, type HistogramReads } from '../log-index/histogram-plan.js';
+import type { SqlExecutor } from './connection.js';
 import { BLOCK_SEARCH_SETTINGS } from './log-sql.js';
-import { tsqueryOf } from './logs.js';
+import { tsqueryOf } from './log-entries.js';
 
 /** How many exact-match values and ASCII words of `q` the SQL tests (the longest: likeliest rare); entry-match decides the rest. */
 const NEEDLE_SLOTS = 4;
@@ -96,7 +96,7 @@ function spanCandidatesSql(textSql: string): string {
     OFFSET 0) AS e`;
 }
 
-function histogramReads(db: Queryable): HistogramReads {
+function histogramReads(db: SqlExecutor): HistogramReads {
   return {
     async countBuckets(projectIds, minLevel, sources) {
       const rows = await db.any<{ bucket: number; l0: number; l1: number; l2: number; l3: number; l4: number }>(COUNT_BUCKETS, {
@@ -148,6 +148,6 @@ function histogramReads(db: Queryable): HistogramReads {
   };
 }
 
-export function logHistogram(db: Queryable, selection: LogSelection & { from: number; to: number }, grid: HistogramGrid): Promise<HistogramCounts | null> {
+export function logHistogram(db: SqlExecutor, selection: LogSelection & { from: number; to: number }, grid: HistogramGrid): Promise<HistogramCounts | null> {
   return planHistogram(histogramReads(db), selection, grid);
 }

@@ -1,7 +1,7 @@
 /**
  * The ingestion transactions of one storage's pool that are still open, by
  * the PostgreSQL backend (pid) running them. A live-stream settle (see
- * `lastLogId` in logs.ts) that has to wait for one of them awaits its end
+ * `lastLogId` in log-entries.ts) that has to wait for one of them awaits its end
  * here, the moment its COMMIT (or ROLLBACK) is answered, instead of polling
  * pg_locks. Transactions of other processes, or not registered yet, are
  * not found here: the settle polls for those, and a notification from

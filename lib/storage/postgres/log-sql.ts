@@ -1,9 +1,9 @@
 /**
  * The log statements of the PostgreSQL backend (values through pg-promise's
  * formatter, like `sql.ts`). A batch travels as JSON array parameters
- * (encoded where it was prepared, storage/encoded-entries.ts) expanded by
+ * (encoded where it was prepared, storage/log-index/encoded-entries.ts) expanded by
  * json_array_elements. The search index is `log_blocks`, one row
- * per block of entries (storage/log-blocks.ts) with a tsvector built by
+ * per block of entries (storage/log-index/log-blocks.ts) with a tsvector built by
  * array_to_tsvector, so PostgreSQL never re-tokenizes logkeep's terms;
  * queries match them with a tsquery built from quoted lexemes.
  */
@@ -99,7 +99,7 @@ const STEP_ENTRY_CONDITIONS = `(level + 0) >= $(minLevel) AND (ts + 0) >= $(from
         OR ($(fold) AND (strpos(body, '\u212a') > 0 OR strpos(body, '\u0130') > 0)))`;
 
 /**
- * One step of a block walk (log-plan.ts `blockStep`) in one round trip:
+ * One step of a block walk (query-plan.ts `blockStep`) in one round trip:
  * the candidate blocks from the GIN index (`+ 0`: no B-tree bitmap is
  * ANDed in; the few found are sorted), then each block's entries on the
  * walk's side of `position` through the primary key, LEFT JOINed so a
@@ -227,7 +227,7 @@ export const QUERY_PROJECT_LOGS_IN_RANGE = `WITH in_range AS MATERIALIZED (
     AND strpos(body, $(needle1)) > 0 AND strpos(body, $(needle2)) > 0
   ORDER BY id DESC LIMIT $(limit)`;
 
-// ---- live-stream settling (see lastLogId in logs.ts) ------------------
+// ---- live-stream settling (see lastLogId in log-entries.ts) ------------------
 
 /**
  * The advisory-lock class of ingestion marks: key = class << 32 | project id,

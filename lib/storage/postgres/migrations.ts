@@ -9,8 +9,8 @@
 import type { ITask } from 'pg-promise';
 import { SCHEMA_VERSION } from '../storage.js';
 import { StorageUnavailableError } from '../../core/errors.js';
-import { runMigrations, type Migration } from '../migrate.js';
-import { sharedTablesV1, type SchemaDialect } from '../schema-v1.js';
+import { runMigrations, type Migration } from '../schema/run-migrations.js';
+import { sharedTablesV1, type SchemaDialect } from '../schema/schema-v1.js';
 
 /** What a step runs against: the migration transaction. */
 export type MigrationTask = ITask<unknown>;
@@ -70,7 +70,7 @@ CREATE INDEX log_entries_project_ts ON log_entries (project_id, ts) INCLUDE (id,
 `;
 
 /**
- * Version 3: the rollup (storage/log-rollup.ts), entries per project, span
+ * Version 3: the rollup (storage/log-index/log-rollup.ts), entries per project, span
  * (a minute or an hour, in ms), span start and level, filled from the
  * entries already stored (hours from the minutes). Every ingest updates
  * its minute's and hour's rows, so half of each page is left free for

@@ -3,23 +3,23 @@
  * object: the pool (plain reads outside a transaction) or a transaction task
  * (reads inside `Storage.write`). The same code serves both.
  */
-import type { Queryable } from './connection.js';
+import type { SqlExecutor } from './connection.js';
 import type { ExpiredLogScope } from '../types-retention.js';
 import type * as Org from '../types-org.js';
 import type { LogRow, LogSelection } from '../types-logs.js';
 import type { ReadOps } from '../storage.js';
 import type { OpenIngestion } from './ingesting.js';
 import * as sql from './sql.js';
-import * as Logs from './logs.js';
+import * as LogEntries from './log-entries.js';
 import * as Retention from './retention.js';
 import * as Histogram from './histogram.js';
-import type { HistogramCounts, HistogramGrid } from '../histogram-plan.js';
+import type { HistogramCounts, HistogramGrid } from '../types-logs.js';
 
 /** An audit row as selected: metadata still JSON text. */
 export type StoredAuditRow = Omit<Org.AuditRow, 'metadata'> & { metadata: string };
 
 /** Parses the stored metadata text back into the object that was written. */
-export function toAuditRow(row: StoredAuditRow): Org.AuditRow {
+export function toAudit(row: StoredAuditRow): Org.AuditRow {
   return { ...row, metadata: JSON.parse(row.metadata) as Record<string, unknown> };
 }
 
@@ -35,7 +35,7 @@ function visibilityParams(visibility: Org.Visibility): { all: boolean; groupIds:
 
 export class PostgresReads implements ReadOps {
   constructor(
-    protected readonly db: Queryable,
+    protected readonly db: SqlExecutor,
     /** This pool's ingestion in flight (the storage's), so settles wait for it without polling. */
     protected readonly open?: OpenIngestion,
   ) {}
@@ -116,7 +116,7 @@ export class PostgresReads implements ReadOps {
   }
 
   projectIdsOfGroup(groupId: number): Promise<{ id: number; isBlocked: boolean }[]> {
-    return this.db.any<{ id: number; isBlocked: boolean }>(sql.PROJECT_IDS_OF_GROUP, [groupId]);
+    return this.db.any<{ id: number; isBlocked: boolean }>(sql.PROJECTS_OF_GROUP, [groupId]);
   }
 
   getSecretKey(id: number): Promise<Org.SecretKeyRow | null> {
@@ -169,11 +169,11 @@ export class PostgresReads implements ReadOps {
       to: filter.to ?? null,
       limit: filter.limit,
     });
-    return rows.map(toAuditRow);
+    return rows.map(toAudit);
   }
 
   queryLogs(selection: LogSelection, page: Org.Page): Promise<LogRow[]> {
-    return Logs.queryLogs(this.db, selection, page);
+    return LogEntries.queryLogs(this.db, selection, page);
   }
 
   logHistogram(selection: LogSelection & { from: number; to: number }, grid: HistogramGrid): Promise<HistogramCounts | null> {
@@ -181,15 +181,15 @@ export class PostgresReads implements ReadOps {
   }
 
   logsAfter(selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
-    return Logs.logsAfter(this.db, selection, afterId, limit);
+    return LogEntries.logsAfter(this.db, selection, afterId, limit);
   }
 
   lastLogId(settledProjects?: readonly number[], above?: number): Promise<number> {
-    return Logs.lastLogId(this.db, settledProjects, above, this.open);
+    return LogEntries.lastLogId(this.db, settledProjects, above, this.open);
   }
 
   lastLogIdOf(projectIds: readonly number[]): Promise<number> {
-    return Logs.lastLogIdOf(this.db, projectIds);
+    return LogEntries.lastLogIdOf(this.db, projectIds);
   }
 
   expiredLogScopes(now: number): Promise<ExpiredLogScope[]> {

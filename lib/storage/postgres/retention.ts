@@ -4,7 +4,7 @@
  * transaction. Space is reused and returned by autovacuum.
  */
 import type { AuditPurgeChunk, ExpiredLogScope, PurgedLogChunk } from '../types-retention.js';
-import type { Queryable } from './connection.js';
+import type { SqlExecutor } from './connection.js';
 
 const DAY_MS = 86_400_000;
 
@@ -76,11 +76,11 @@ export const DELETE_EMPTIED_BLOCKS = `DELETE FROM log_blocks AS b
     AND NOT EXISTS (SELECT 1 FROM log_entries AS e WHERE e.project_id = $1 AND e.id >= b.first_id AND e.id <= b.last_id)`;
 
 /** Params: actions, created before, limit. Served by (action, created_at); any expired rows will do. */
-export const PURGE_AUDIT_CHUNK = `DELETE FROM audit_log WHERE id IN (
+export const DELETE_AUDIT_CHUNK = `DELETE FROM audit_log WHERE id IN (
   SELECT id FROM audit_log WHERE action = ANY($1::text[]) AND created_at < $2 LIMIT $3)`;
 
 /** Params: now, limit. A token is live while expires_at > now, so these can never be used again. */
-export const PURGE_EXPIRED_REFRESH_TOKENS = `DELETE FROM refresh_tokens WHERE id IN (
+export const DELETE_EXPIRED_REFRESH_TOKENS = `DELETE FROM refresh_tokens WHERE id IN (
   SELECT id FROM refresh_tokens WHERE expires_at <= $1 LIMIT $2)`;
 
 /** An arbitrary constant that only logkeep's maintenance pass uses (the migrations use another). */
@@ -88,11 +88,11 @@ export const MAINTENANCE_LOCK_KEY = '7813586357102193';
 export const TRY_MAINTENANCE_LOCK = `SELECT pg_try_advisory_lock($1::bigint) AS locked`;
 export const RELEASE_MAINTENANCE_LOCK = `SELECT pg_advisory_unlock($1::bigint) AS released`;
 
-export function expiredLogScopes(db: Queryable, now: number): Promise<ExpiredLogScope[]> {
+export function expiredLogScopes(db: SqlExecutor, now: number): Promise<ExpiredLogScope[]> {
   return db.any<ExpiredLogScope>(EXPIRED_LOG_SCOPES, [now, DAY_MS]);
 }
 
-export async function purgeLogEntries(db: Queryable, projectId: number, receivedBefore: number, limit: number): Promise<PurgedLogChunk> {
+export async function purgeLogEntries(db: SqlExecutor, projectId: number, receivedBefore: number, limit: number): Promise<PurgedLogChunk> {
   type Chunk = { entries: string | number; bytes: string | number; ids: (string | number)[]; spans: number[]; starts: number[]; levels: number[]; counts: number[] };
   const chunk = await db.one<Chunk>(PURGE_LOG_CHUNK, [projectId, receivedBefore, limit]);
   if (Number(chunk.entries) > 0) {
@@ -103,11 +103,11 @@ export async function purgeLogEntries(db: Queryable, projectId: number, received
   return { entries: Number(chunk.entries), bytes: Number(chunk.bytes) };
 }
 
-export function purgeAuditRows(db: Queryable, chunk: AuditPurgeChunk): Promise<number> {
+export function purgeAuditRows(db: SqlExecutor, chunk: AuditPurgeChunk): Promise<number> {
   if (chunk.actions.length === 0) return Promise.resolve(0);
-  return db.result(PURGE_AUDIT_CHUNK, [chunk.actions, chunk.createdBefore, chunk.limit], (r) => r.rowCount);
+  return db.result(DELETE_AUDIT_CHUNK, [chunk.actions, chunk.createdBefore, chunk.limit], (r) => r.rowCount);
 }
 
-export function purgeExpiredRefreshTokens(db: Queryable, now: number, limit: number): Promise<number> {
-  return db.result(PURGE_EXPIRED_REFRESH_TOKENS, [now, limit], (r) => r.rowCount);
+export function purgeExpiredRefreshTokens(db: SqlExecutor, now: number, limit: number): Promise<number> {
+  return db.result(DELETE_EXPIRED_REFRESH_TOKENS, [now, limit], (r) => r.rowCount);
 }

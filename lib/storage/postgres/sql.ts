@@ -10,7 +10,7 @@
  * booleans are native, so rows need no mapping but the audit metadata.
  */
 
-import * as Columns from '../row-columns.js';
+import * as Columns from '../schema/row-columns.js';
 
 /** The connectivity check on open. */
 export const PING = `SELECT 1 AS ok`;
@@ -89,9 +89,9 @@ export const LIST_TEAM_MEMBERS = `SELECT u.id AS "userId", u.username FROM team_
 export const IS_TEAM_MEMBER = `SELECT EXISTS (SELECT 1 FROM team_members WHERE team_id = $1 AND user_id = $2) AS present`;
 export const TEAM_IDS_OF_USER = `SELECT team_id AS id FROM team_members WHERE user_id = $1 ORDER BY team_id`;
 /** Already a member: nothing happens and no row is returned. */
-export const ADD_TEAM_MEMBER = `INSERT INTO team_members (team_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`;
-export const REMOVE_TEAM_MEMBER = `DELETE FROM team_members WHERE team_id = $1 AND user_id = $2`;
-export const REMOVE_USER_FROM_ALL_TEAMS = `DELETE FROM team_members WHERE user_id = $1`;
+export const INSERT_TEAM_MEMBER = `INSERT INTO team_members (team_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`;
+export const DELETE_TEAM_MEMBER = `DELETE FROM team_members WHERE team_id = $1 AND user_id = $2`;
+export const DELETE_USER_TEAM_MEMBERSHIPS = `DELETE FROM team_members WHERE user_id = $1`;
 
 // Projects
 export const SELECT_PROJECT = `SELECT ${Columns.PROJECT} FROM projects WHERE id = $1`;
@@ -102,7 +102,7 @@ export const LIST_PROJECTS = `SELECT ${Columns.PROJECT} FROM projects
     AND ($(beforeId)::bigint IS NULL OR id < $(beforeId))
     AND ($(needle)::text IS NULL OR strpos(name_lower, $(needle)) > 0)
   ORDER BY id DESC LIMIT $(limit)`;
-export const PROJECT_IDS_OF_GROUP = `SELECT id, is_blocked AS "isBlocked" FROM projects WHERE group_id = $1 ORDER BY id`;
+export const PROJECTS_OF_GROUP = `SELECT id, is_blocked AS "isBlocked" FROM projects WHERE group_id = $1 ORDER BY id`;
 export const INSERT_PROJECT = `INSERT INTO projects (group_id, name, name_lower, retention_days, max_entries, max_bytes, created_at)
   VALUES ($(groupId), $(name), $(nameLower), $(retentionDays), $(maxEntries), $(maxBytes), $(createdAt))
   RETURNING ${Columns.PROJECT}`;

@@ -12,10 +12,10 @@ import type * as Org from '../types-org.js';
 import type { LogEntryOutcome, LogIngestRequest } from '../types-logs.js';
 import type { IngestReport, WriteOps } from '../storage.js';
 import { toStorageError } from './pg-errors.js';
-import type { Queryable } from './connection.js';
-import { PostgresReads, toAuditRow, type StoredAuditRow } from './reads.js';
+import type { SqlExecutor } from './connection.js';
+import { PostgresReads, toAudit, type StoredAuditRow } from './reads.js';
 import * as sql from './sql.js';
-import * as Logs from './logs.js';
+import * as LogEntries from './log-entries.js';
 import * as Retention from './retention.js';
 
 /** Whether a change set carries a key (undefined counts as absent), and its value. */
@@ -26,15 +26,15 @@ function change<C extends object, K extends keyof C>(changes: C, key: K): [boole
 
 export class PostgresWrites extends PostgresReads implements WriteOps {
   constructor(
-    db: Queryable,
-    /** Told the backend pid once this transaction has marked its ingestion (see `lastLogId` in logs.ts). */
+    db: SqlExecutor,
+    /** Told the backend pid once this transaction has marked its ingestion (see `lastLogId` in log-entries.ts). */
     private readonly marked?: (pid: number) => void,
   ) {
     super(db);
   }
 
   /** Runs `statement` in a savepoint, mapping unique violations to StorageConflict. */
-  private async mayConflict<T>(statement: (q: Queryable) => Promise<T>): Promise<T> {
+  private async mayConflict<T>(statement: (q: SqlExecutor) => Promise<T>): Promise<T> {
     try {
       return await this.db.tx((savepoint) => statement(savepoint));
     } catch (err) {
@@ -115,15 +115,15 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
 
   async addTeamMember(teamId: number, userId: number): Promise<boolean> {
     // ON CONFLICT DO NOTHING: an existing membership is not an error here.
-    return (await this.db.result(sql.ADD_TEAM_MEMBER, [teamId, userId], (r) => r.rowCount)) === 1;
+    return (await this.db.result(sql.INSERT_TEAM_MEMBER, [teamId, userId], (r) => r.rowCount)) === 1;
   }
 
   async removeTeamMember(teamId: number, userId: number): Promise<boolean> {
-    return (await this.db.result(sql.REMOVE_TEAM_MEMBER, [teamId, userId], (r) => r.rowCount)) > 0;
+    return (await this.db.result(sql.DELETE_TEAM_MEMBER, [teamId, userId], (r) => r.rowCount)) > 0;
   }
 
   async removeUserFromAllTeams(userId: number): Promise<void> {
-    await this.db.none(sql.REMOVE_USER_FROM_ALL_TEAMS, [userId]);
+    await this.db.none(sql.DELETE_USER_TEAM_MEMBERSHIPS, [userId]);
   }
 
   insertProject(project: Org.NewProject): Promise<Org.ProjectRow> {
@@ -188,7 +188,7 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
       metadata: JSON.stringify(row.metadata),
       createdAt: row.createdAt,
     });
-    return toAuditRow(stored);
+    return toAudit(stored);
   }
 
   async lockGroups(groupIds: number[]): Promise<void> {
@@ -200,7 +200,7 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
 
   /** Locks the projects' rows (id order) for the rest of the transaction: quotas stay exact across processes. */
   async ingestLogs(requests: LogIngestRequest[], report?: IngestReport): Promise<LogEntryOutcome[][]> {
-    const outcomes = await Logs.ingestLogs(this.db, requests, this.marked, report);
+    const outcomes = await LogEntries.ingestLogs(this.db, requests, this.marked, report);
     for (const request of outcomes) for (const outcome of request) if ('id' in outcome) this.storedEntries += 1;
     return outcomes;
   }

@@ -2,7 +2,7 @@
  * SQLite connections and the one narrow interface the verbs run SQL through.
  * The writer is read-write with WAL and `synchronous=FULL` (a 202 survives power loss); readers are
  * read-only (`query_only`) and, under WAL, see only committed transactions.
- * Every driver error passes through `mapSqliteError`, so unique violations
+ * Every driver error passes through `toStorageError`, so unique violations
  * surface as StorageConflict.
  */
 import { closeSync, openSync } from 'node:fs';
@@ -50,7 +50,7 @@ const UNIQUE_CONSTRAINTS: readonly (readonly [string, string])[] = [
 ];
 
 /** A unique violation becomes StorageConflict; anything else is returned as is. */
-export function mapSqliteError(err: unknown): unknown {
+export function toStorageError(err: unknown): unknown {
   if (!(err instanceof Error) || (err as { code?: unknown }).code !== 'SQLITE_CONSTRAINT') return err;
   const marker = 'UNIQUE constraint failed: ';
   const at = err.message.indexOf(marker);
@@ -64,7 +64,7 @@ async function mapped<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (err) {
-    throw mapSqliteError(err);
+    throw toStorageError(err);
   }
 }
 

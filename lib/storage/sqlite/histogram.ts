@@ -5,11 +5,11 @@
  * order that index keeps them in.
  */
 import type { LogFilter } from '../../search/log-filter.js';
-import type { LogSelection } from '../types-logs.js';
+import type { HistogramCounts, HistogramGrid, LogSelection } from '../types-logs.js';
 import { asciiWordNeedles } from '../../search/entry-match.js';
-import { exactFilterNeedle, planHistogram, type HistogramCandidate, type HistogramCounts, type HistogramGrid, type HistogramReads } from '../histogram-plan.js';
+import { exactFilterNeedle, planHistogram, type HistogramCandidate, type HistogramReads } from '../log-index/histogram-plan.js';
 import type { SqlRow } from './row-mappers.js';
-import { likePattern, matchExpression } from './logs.js';
+import { likePattern, matchExpression } from './log-entries.js';
 import type { SqlExecutor } from './connection.js';
 
 /** How many exact-match values and ASCII words of `q` the SQL tests (the longest: likeliest rare); entry-match decides the rest. */

@@ -5,7 +5,7 @@
  * bounds (level ≥ 0, ts within ±2^53) so each statement has one text.
  *
  * The search index is the FTS5 table `log_block_terms`, one row per block
- * (storage/log-blocks.ts; rowid = log_blocks.last_id). Its text per block
+ * (storage/log-index/log-blocks.ts; rowid = log_blocks.last_id). Its text per block
  * holds the project and level terms too, so a MATCH narrows to the project
  * and level inside FTS5 instead of row by row.
  */
@@ -95,11 +95,11 @@ export const BLOCKS_OLDEST_FIRST = `SELECT b.last_id, b.project_id, b.first_id
     AND b.project_id IN (SELECT value FROM json_each(?4))
   ORDER BY log_block_terms.rowid ASC LIMIT ?5`;
 
-/** How many ASCII words of `q` BLOCK_ENTRIES checks (`likePattern` in logs.ts). */
+/** How many ASCII words of `q` BLOCK_ENTRIES checks (`likePattern` in log-entries.ts). */
 export const BLOCK_ENTRY_WORDS = 3;
 
 /**
- * The entries of some spans (log-plan.ts), by primary-key range (a block's
+ * The entries of some spans (query-plan.ts), by primary-key range (a block's
  * span holds only its project's entries; `+` keeps the planner from using
  * any other bound or index, such as (project_id, ts), which would read the
  * whole project), with level, time, up to two exact-match needles and up

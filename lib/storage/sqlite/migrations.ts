@@ -6,8 +6,8 @@
  */
 import type { Database } from 'sqlite';
 import { SCHEMA_VERSION } from '../storage.js';
-import { runMigrations, type Migration } from '../migrate.js';
-import { sharedTablesV1, type SchemaDialect } from '../schema-v1.js';
+import { runMigrations, type Migration } from '../schema/run-migrations.js';
+import { sharedTablesV1, type SchemaDialect } from '../schema/schema-v1.js';
 
 export type SqliteMigration = Migration<Database>;
 
@@ -60,7 +60,7 @@ CREATE INDEX log_entries_project_ts ON log_entries (project_id, ts, level);
 `;
 
 /**
- * Version 3: the rollup (storage/log-rollup.ts), entries per project, span
+ * Version 3: the rollup (storage/log-index/log-rollup.ts), entries per project, span
  * (a minute or an hour, in ms), span start and level, filled from the
  * entries already stored (hours from the minutes). Clustered on its key
  * (WITHOUT ROWID): a histogram reads a project's hours, or minutes, as one

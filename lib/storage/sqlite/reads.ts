@@ -1,8 +1,8 @@
 /**
  * The contract's reading verbs in SQLite: one statement each (from `sql.ts`),
- * run through an executor that decides the connection. `SqliteReadOps`
+ * run through an executor that decides the connection. `SqliteReads`
  * serves both the Storage's plain reads (reader pool) and reads inside a
- * transaction (the writer); `SqliteWriteOps` (writes.ts) adds the writing
+ * transaction (the writer); `SqliteWrites` (writes.ts) adds the writing
  * verbs.
  */
 import type * as Org from '../types-org.js';
@@ -26,11 +26,11 @@ import {
   toUser,
 } from './row-mappers.js';
 import { jsonIds, orNull } from './params.js';
-import * as SQL from './sql.js';
-import * as Logs from './logs.js';
+import * as sql from './sql.js';
+import * as LogEntries from './log-entries.js';
 import * as Retention from './retention.js';
 import * as Histogram from './histogram.js';
-import type { HistogramCounts, HistogramGrid } from '../histogram-plan.js';
+import type { HistogramCounts, HistogramGrid } from '../types-logs.js';
 import { NO_UPPER_ID } from '../types-logs.js';
 
 
@@ -42,81 +42,81 @@ function visibilityParams(v: Org.Visibility): { all: number; groupIds: string; p
   return v.all ? { all: 1, groupIds: '[]', projectIds: '[]' } : { all: 0, groupIds: jsonIds(v.groupIds), projectIds: jsonIds(v.projectIds) };
 }
 
-export class SqliteReadOps implements ReadOps {
+export class SqliteReads implements ReadOps {
   constructor(protected readonly db: SqlExecutor) {}
 
   async countUsers(): Promise<number> {
-    const row = await this.db.get(SQL.COUNT_USERS);
+    const row = await this.db.get(sql.COUNT_USERS);
     return Number(row?.n ?? 0);
   }
 
   async getUserById(id: number): Promise<Org.UserRow | null> {
-    const row = await this.db.get(SQL.SELECT_USER_BY_ID, [id]);
+    const row = await this.db.get(sql.SELECT_USER_BY_ID, [id]);
     return row ? toUser(row) : null;
   }
 
   async getUserByUsername(username: string): Promise<Org.UserRow | null> {
-    const row = await this.db.get(SQL.SELECT_USER_BY_USERNAME, [username]);
+    const row = await this.db.get(sql.SELECT_USER_BY_USERNAME, [username]);
     return row ? toUser(row) : null;
   }
 
   async listUsers(filter: Org.UserFilter): Promise<Org.UserRow[]> {
-    const rows = await this.db.all(SQL.LIST_USERS, [needle(filter.usernameContains), before(filter.beforeId), filter.limit]);
+    const rows = await this.db.all(sql.LIST_USERS, [needle(filter.usernameContains), before(filter.beforeId), filter.limit]);
     return rows.map(toUser);
   }
 
   async hasPrimaryAdmin(): Promise<boolean> {
-    const row = await this.db.get(SQL.HAS_PRIMARY_ADMIN);
+    const row = await this.db.get(sql.HAS_PRIMARY_ADMIN);
     return row?.present === 1;
   }
 
   async getRefreshToken(tokenHash: string): Promise<Org.RefreshTokenRow | null> {
-    const row = await this.db.get(SQL.SELECT_REFRESH_TOKEN, [tokenHash]);
+    const row = await this.db.get(sql.SELECT_REFRESH_TOKEN, [tokenHash]);
     return row ? toRefreshToken(row) : null;
   }
 
   async getGroup(id: number): Promise<Org.GroupRow | null> {
-    const row = await this.db.get(SQL.SELECT_GROUP, [id]);
+    const row = await this.db.get(sql.SELECT_GROUP, [id]);
     return row ? toGroup(row) : null;
   }
 
   async listGroups(filter: Org.GroupFilter): Promise<Org.GroupRow[]> {
     const v = visibilityParams(filter.visibility);
-    const rows = await this.db.all(SQL.LIST_GROUPS, [needle(filter.nameContains), v.all, v.groupIds, before(filter.beforeId), filter.limit]);
+    const rows = await this.db.all(sql.LIST_GROUPS, [needle(filter.nameContains), v.all, v.groupIds, before(filter.beforeId), filter.limit]);
     return rows.map(toGroup);
   }
 
   async getTeam(id: number): Promise<Org.TeamRow | null> {
-    const row = await this.db.get(SQL.SELECT_TEAM, [id]);
+    const row = await this.db.get(sql.SELECT_TEAM, [id]);
     return row ? toTeam(row) : null;
   }
 
   async listTeams(groupId: number): Promise<Org.TeamRow[]> {
-    return (await this.db.all(SQL.LIST_TEAMS, [groupId])).map(toTeam);
+    return (await this.db.all(sql.LIST_TEAMS, [groupId])).map(toTeam);
   }
 
   async listTeamMembers(teamId: number): Promise<Org.TeamMemberRow[]> {
-    return (await this.db.all(SQL.LIST_TEAM_MEMBERS, [teamId])).map(toTeamMember);
+    return (await this.db.all(sql.LIST_TEAM_MEMBERS, [teamId])).map(toTeamMember);
   }
 
   async isTeamMember(teamId: number, userId: number): Promise<boolean> {
-    const row = await this.db.get(SQL.IS_TEAM_MEMBER, [teamId, userId]);
+    const row = await this.db.get(sql.IS_TEAM_MEMBER, [teamId, userId]);
     return row?.present === 1;
   }
 
   async teamIdsOfUser(userId: number): Promise<number[]> {
-    return (await this.db.all(SQL.TEAM_IDS_OF_USER, [userId])).map((r) => r.team_id as number);
+    return (await this.db.all(sql.TEAM_IDS_OF_USER, [userId])).map((r) => r.team_id as number);
   }
 
   async getProject(id: number): Promise<Org.ProjectRow | null> {
-    const row = await this.db.get(SQL.SELECT_PROJECT, [id]);
+    const row = await this.db.get(sql.SELECT_PROJECT, [id]);
     return row ? toProject(row) : null;
   }
 
   async listProjects(filter: Org.ProjectFilter): Promise<Org.ProjectRow[]> {
     const v = visibilityParams(filter.visibility);
     const groupId = orNull(filter.groupId);
-    const rows = await this.db.all(SQL.LIST_PROJECTS, [
+    const rows = await this.db.all(sql.LIST_PROJECTS, [
       groupId,
       groupId,
       needle(filter.nameContains),
@@ -130,26 +130,26 @@ export class SqliteReadOps implements ReadOps {
   }
 
   async projectIdsOfGroup(groupId: number): Promise<{ id: number; isBlocked: boolean }[]> {
-    const rows = await this.db.all(SQL.PROJECTS_OF_GROUP, [groupId]);
+    const rows = await this.db.all(sql.PROJECTS_OF_GROUP, [groupId]);
     return rows.map(toProjectBlocked);
   }
 
   async getSecretKey(id: number): Promise<Org.SecretKeyRow | null> {
-    const row = await this.db.get(SQL.SELECT_SECRET_KEY, [id]);
+    const row = await this.db.get(sql.SELECT_SECRET_KEY, [id]);
     return row ? toSecretKey(row) : null;
   }
 
   async listSecretKeys(projectId: number): Promise<Org.SecretKeyRow[]> {
-    return (await this.db.all(SQL.LIST_SECRET_KEYS, [projectId])).map(toSecretKey);
+    return (await this.db.all(sql.LIST_SECRET_KEYS, [projectId])).map(toSecretKey);
   }
 
   async findSecretKeyByHash(keyHash: string): Promise<Org.SecretKeyLookup | null> {
-    const row = await this.db.get(SQL.FIND_SECRET_KEY_BY_HASH, [keyHash]);
+    const row = await this.db.get(sql.FIND_SECRET_KEY_BY_HASH, [keyHash]);
     return row ? toSecretKeyLookup(row) : null;
   }
 
   async getRoleAssignment(id: number): Promise<Org.RoleAssignmentRow | null> {
-    const row = await this.db.get(SQL.SELECT_ROLE_ASSIGNMENT, [id]);
+    const row = await this.db.get(sql.SELECT_ROLE_ASSIGNMENT, [id]);
     return row ? toRoleAssignment(row) : null;
   }
 
@@ -159,7 +159,7 @@ export class SqliteReadOps implements ReadOps {
     const scopeType = orNull(filter.scopeType);
     const scopeId = orNull(filter.scopeId);
     const within = orNull(filter.withinGroupId);
-    const rows = await this.db.all(SQL.LIST_ROLE_ASSIGNMENTS, [
+    const rows = await this.db.all(sql.LIST_ROLE_ASSIGNMENTS, [
       subjectType,
       subjectType,
       subjectId,
@@ -176,33 +176,33 @@ export class SqliteReadOps implements ReadOps {
   }
 
   async effectiveGrants(userId: number): Promise<Org.RoleGrant[]> {
-    return (await this.db.all(SQL.EFFECTIVE_GRANTS, [userId, userId])).map(toRoleGrant);
+    return (await this.db.all(sql.EFFECTIVE_GRANTS, [userId, userId])).map(toRoleGrant);
   }
 
   async countGroupOwners(groupIds: number[]): Promise<Org.GroupOwnerCount[]> {
     if (groupIds.length === 0) return [];
-    return (await this.db.all(SQL.COUNT_GROUP_OWNERS, [jsonIds(groupIds)])).map(toGroupOwnerCount);
+    return (await this.db.all(sql.COUNT_GROUP_OWNERS, [jsonIds(groupIds)])).map(toGroupOwnerCount);
   }
 
   async groupsOwnedBy(userId: number): Promise<Org.GroupRow[]> {
-    return (await this.db.all(SQL.GROUPS_OWNED_BY, [userId, userId])).map(toGroup);
+    return (await this.db.all(sql.GROUPS_OWNED_BY, [userId, userId])).map(toGroup);
   }
 
   async listAudit(filter: Org.AuditFilter): Promise<Org.AuditRow[]> {
     const where: string[] = [];
     const params: unknown[] = [];
-    for (const key of Object.keys(SQL.AUDIT_WHERE) as (keyof typeof SQL.AUDIT_WHERE)[]) {
+    for (const key of Object.keys(sql.AUDIT_WHERE) as (keyof typeof sql.AUDIT_WHERE)[]) {
       const value = filter[key];
       if (value === undefined) continue;
-      where.push(SQL.AUDIT_WHERE[key]);
+      where.push(sql.AUDIT_WHERE[key]);
       params.push(value);
     }
-    const sql = [SQL.LIST_AUDIT_BASE, where.length ? `WHERE ${where.join(' AND ')}` : '', SQL.LIST_AUDIT_TAIL].join(' ');
-    return (await this.db.all(sql, [...params, filter.limit])).map(toAudit);
+    const statement = [sql.LIST_AUDIT_BASE, where.length ? `WHERE ${where.join(' AND ')}` : '', sql.LIST_AUDIT_TAIL].join(' ');
+    return (await this.db.all(statement, [...params, filter.limit])).map(toAudit);
   }
 
   queryLogs(selection: LogSelection, page: Org.Page): Promise<LogRow[]> {
-    return Logs.queryLogs(this.db, selection, page);
+    return LogEntries.queryLogs(this.db, selection, page);
   }
 
   logHistogram(selection: LogSelection & { from: number; to: number }, grid: HistogramGrid): Promise<HistogramCounts | null> {
@@ -210,15 +210,15 @@ export class SqliteReadOps implements ReadOps {
   }
 
   logsAfter(selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
-    return Logs.logsAfter(this.db, selection, afterId, limit);
+    return LogEntries.logsAfter(this.db, selection, afterId, limit);
   }
 
   lastLogId(): Promise<number> {
-    return Logs.lastLogId(this.db);
+    return LogEntries.lastLogId(this.db);
   }
 
   lastLogIdOf(projectIds: readonly number[]): Promise<number> {
-    return Logs.lastLogIdOf(this.db, projectIds);
+    return LogEntries.lastLogIdOf(this.db, projectIds);
   }
 
   expiredLogScopes(now: number): Promise<ExpiredLogScope[]> {

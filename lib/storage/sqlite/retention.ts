@@ -8,7 +8,7 @@
  */
 import type { AuditPurgeChunk, ExpiredLogScope, PurgedLogChunk } from '../types-retention.js';
 import type { SqlExecutor } from './connection.js';
-import { RollupTally, minuteOf } from '../log-rollup.js';
+import { RollupTally, minuteOf } from '../log-index/log-rollup.js';
 
 const DAY_MS = 86_400_000;
 

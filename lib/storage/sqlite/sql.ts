@@ -7,7 +7,7 @@
  * 5,000 ids are still one statement with two bound values.
  */
 
-import * as Columns from '../row-columns.js';
+import * as Columns from '../schema/row-columns.js';
 
 // ---- users -----------------------------------------------------------------
 

@@ -8,14 +8,14 @@ import type { LogEntryOutcome, LogIngestRequest } from '../types-logs.js';
 import type { WriteOps } from '../storage.js';
 import { one, toAudit, toGroup, toProject, toRefreshToken, toRoleAssignment, toSecretKey, toTeam, toUser } from './row-mappers.js';
 import { change, flag, jsonIds } from './params.js';
-import * as SQL from './sql.js';
-import * as Logs from './logs.js';
+import * as sql from './sql.js';
+import * as LogEntries from './log-entries.js';
 import * as Retention from './retention.js';
-import { SqliteReadOps } from './reads.js';
+import { SqliteReads } from './reads.js';
 
-export class SqliteWriteOps extends SqliteReadOps implements WriteOps {
+export class SqliteWrites extends SqliteReads implements WriteOps {
   async insertUser(user: Org.NewUser): Promise<Org.UserRow> {
-    const row = await this.db.get(SQL.INSERT_USER, [
+    const row = await this.db.get(sql.INSERT_USER, [
       user.username,
       user.username.toLowerCase(),
       user.displayName,
@@ -35,7 +35,7 @@ export class SqliteWriteOps extends SqliteReadOps implements WriteOps {
 
   async updateUser(id: number, changes: Org.UserChanges): Promise<Org.UserRow> {
     const has = (k: keyof Org.UserChanges) => changes[k] !== undefined;
-    const row = await this.db.get(SQL.UPDATE_USER, [
+    const row = await this.db.get(sql.UPDATE_USER, [
       ...change(has('displayName'), changes.displayName),
       ...change(has('email'), changes.email),
       ...change(has('emailVerifiedAt'), changes.emailVerifiedAt),
@@ -50,44 +50,44 @@ export class SqliteWriteOps extends SqliteReadOps implements WriteOps {
 
   async bumpTokenVersion(userIds: number[]): Promise<void> {
     if (userIds.length === 0) return;
-    await this.db.run(SQL.BUMP_TOKEN_VERSION, [jsonIds(userIds)]);
+    await this.db.run(sql.BUMP_TOKEN_VERSION, [jsonIds(userIds)]);
   }
 
   async insertRefreshToken(row: Omit<Org.RefreshTokenRow, 'id' | 'revokedAt'>): Promise<void> {
-    await this.db.run(SQL.INSERT_REFRESH_TOKEN, [row.userId, row.tokenHash, row.createdAt, row.expiresAt]);
+    await this.db.run(sql.INSERT_REFRESH_TOKEN, [row.userId, row.tokenHash, row.createdAt, row.expiresAt]);
   }
 
   async revokeRefreshToken(tokenHash: string, now: number): Promise<Org.RefreshTokenRow | null> {
-    const row = await this.db.get(SQL.REVOKE_REFRESH_TOKEN, [now, tokenHash, now]);
+    const row = await this.db.get(sql.REVOKE_REFRESH_TOKEN, [now, tokenHash, now]);
     return row ? toRefreshToken(row) : null;
   }
 
   async revokeUserRefreshTokens(userId: number, now: number): Promise<number> {
-    return (await this.db.run(SQL.REVOKE_USER_REFRESH_TOKENS, [now, userId, now])).changes;
+    return (await this.db.run(sql.REVOKE_USER_REFRESH_TOKENS, [now, userId, now])).changes;
   }
 
   async insertGroup(name: string, createdAt: number): Promise<Org.GroupRow> {
-    return one(await this.db.get(SQL.INSERT_GROUP, [name, name.toLowerCase(), createdAt]), toGroup, 'inserted group');
+    return one(await this.db.get(sql.INSERT_GROUP, [name, name.toLowerCase(), createdAt]), toGroup, 'inserted group');
   }
 
   async insertTeam(groupId: number, name: string, createdAt: number): Promise<Org.TeamRow> {
-    return one(await this.db.get(SQL.INSERT_TEAM, [groupId, name, createdAt]), toTeam, 'inserted team');
+    return one(await this.db.get(sql.INSERT_TEAM, [groupId, name, createdAt]), toTeam, 'inserted team');
   }
 
   async addTeamMember(teamId: number, userId: number): Promise<boolean> {
-    return (await this.db.run(SQL.INSERT_TEAM_MEMBER, [teamId, userId])).changes === 1;
+    return (await this.db.run(sql.INSERT_TEAM_MEMBER, [teamId, userId])).changes === 1;
   }
 
   async removeTeamMember(teamId: number, userId: number): Promise<boolean> {
-    return (await this.db.run(SQL.DELETE_TEAM_MEMBER, [teamId, userId])).changes === 1;
+    return (await this.db.run(sql.DELETE_TEAM_MEMBER, [teamId, userId])).changes === 1;
   }
 
   async removeUserFromAllTeams(userId: number): Promise<void> {
-    await this.db.run(SQL.DELETE_USER_TEAM_MEMBERSHIPS, [userId]);
+    await this.db.run(sql.DELETE_USER_TEAM_MEMBERSHIPS, [userId]);
   }
 
   async insertProject(project: Org.NewProject): Promise<Org.ProjectRow> {
-    const row = await this.db.get(SQL.INSERT_PROJECT, [
+    const row = await this.db.get(sql.INSERT_PROJECT, [
       project.groupId,
       project.name,
       project.name.toLowerCase(),
@@ -101,7 +101,7 @@ export class SqliteWriteOps extends SqliteReadOps implements WriteOps {
 
   async updateProject(id: number, changes: Org.ProjectChanges): Promise<Org.ProjectRow> {
     const has = (k: keyof Org.ProjectChanges) => changes[k] !== undefined;
-    const row = await this.db.get(SQL.UPDATE_PROJECT, [
+    const row = await this.db.get(sql.UPDATE_PROJECT, [
       ...change(has('retentionDays'), changes.retentionDays),
       ...change(has('maxEntries'), changes.maxEntries),
       ...change(has('maxBytes'), changes.maxBytes),
@@ -112,17 +112,17 @@ export class SqliteWriteOps extends SqliteReadOps implements WriteOps {
   }
 
   async insertSecretKey(row: { projectId: number; label: string | null; keyHash: string; createdAt: number }): Promise<Org.SecretKeyRow> {
-    const inserted = await this.db.get(SQL.INSERT_SECRET_KEY, [row.projectId, row.label, row.keyHash, row.createdAt]);
+    const inserted = await this.db.get(sql.INSERT_SECRET_KEY, [row.projectId, row.label, row.keyHash, row.createdAt]);
     return one(inserted, toSecretKey, 'inserted secret key');
   }
 
   async revokeSecretKey(id: number, now: number): Promise<Org.SecretKeyRow | null> {
-    const row = await this.db.get(SQL.REVOKE_SECRET_KEY, [now, id]);
+    const row = await this.db.get(sql.REVOKE_SECRET_KEY, [now, id]);
     return row ? toSecretKey(row) : null;
   }
 
   async insertRoleAssignment(row: Org.NewRoleAssignment): Promise<Org.RoleAssignmentRow> {
-    const inserted = await this.db.get(SQL.INSERT_ROLE_ASSIGNMENT, [
+    const inserted = await this.db.get(sql.INSERT_ROLE_ASSIGNMENT, [
       row.subjectType,
       row.subjectId,
       row.role,
@@ -134,16 +134,16 @@ export class SqliteWriteOps extends SqliteReadOps implements WriteOps {
   }
 
   async deleteRoleAssignment(id: number): Promise<boolean> {
-    const result = await this.db.run(SQL.DELETE_ROLE_ASSIGNMENT, [id]);
+    const result = await this.db.run(sql.DELETE_ROLE_ASSIGNMENT, [id]);
     return (result.changes ?? 0) > 0;
   }
 
   async deleteUserRoleAssignments(userId: number): Promise<void> {
-    await this.db.run(SQL.DELETE_USER_ROLE_ASSIGNMENTS, [userId]);
+    await this.db.run(sql.DELETE_USER_ROLE_ASSIGNMENTS, [userId]);
   }
 
   async insertAudit(row: Org.NewAudit): Promise<Org.AuditRow> {
-    const inserted = await this.db.get(SQL.INSERT_AUDIT, [
+    const inserted = await this.db.get(sql.INSERT_AUDIT, [
       row.actorUserId,
       row.action,
       row.targetType,
@@ -159,7 +159,7 @@ export class SqliteWriteOps extends SqliteReadOps implements WriteOps {
 
   /** The writer lock held by the transaction makes the quota checks exact. */
   ingestLogs(requests: LogIngestRequest[]): Promise<LogEntryOutcome[][]> {
-    return Logs.ingestLogs(this.db, requests);
+    return LogEntries.ingestLogs(this.db, requests);
   }
 
   // The purge verbs are the retention module's functions on this transaction's connection.

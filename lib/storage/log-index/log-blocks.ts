@@ -21,8 +21,8 @@
  * Blocks are written in the same transaction as their entries, so an entry
  * is findable by every filter as soon as it is acknowledged.
  */
-import { levelTerm, projectTerm } from '../search/log-terms.js';
-import type { PreparedEntry } from './types-logs.js';
+import { levelTerm, projectTerm } from '../../search/log-terms.js';
+import type { PreparedEntry } from '../types-logs.js';
 
 /**
  * Entries per block. Smaller blocks index more postings per entry; larger

@@ -17,11 +17,11 @@
  *   page reads about one page of entries, not one per project.
  * Per-project pages are merged newest first.
  */
-import { entryMatcher, type EntryTest } from '../search/entry-match.js';
-import { blockMatchOf, type BlockMatch } from '../search/log-terms.js';
-import type { LogFilter } from '../search/log-filter.js';
-import type { LogRow, LogSelection } from './types-logs.js';
-import type { Page } from './types-org.js';
+import { entryMatcher, type EntryTest } from '../../search/entry-match.js';
+import { blockMatchOf, type BlockMatch } from '../../search/log-terms.js';
+import type { LogFilter } from '../../search/log-filter.js';
+import type { LogRow, LogSelection } from '../types-logs.js';
+import type { Page } from '../types-org.js';
 
 /** A time range holding fewer entries than this is read entry by entry. */
 export const RANGE_CAP = 4000;
@@ -96,7 +96,7 @@ export interface BlockStep {
   more: boolean;
 }
 
-export interface LogPlanReads {
+export interface QueryPlanReads {
   /** Entries of the project with `from ≤ ts ≤ to`, counted up to `cap`. */
   countInRange(projectId: number, from: number, to: number, cap: number): Promise<number>;
   /** The project's newest entry below `beforeId` (its id and timestamp), or null: one step along (project_id, id). */
@@ -153,7 +153,7 @@ const MAX_BLOCKS = 64;
  */
 const PREFIX_FIRST_BLOCKS = 32;
 
-function firstBatch(reads: LogPlanReads, match: BlockMatch): number {
+function firstBatch(reads: QueryPlanReads, match: BlockMatch): number {
   return match.prefixes.length > 0 ? (reads.prefixFirstBlocks ?? PREFIX_FIRST_BLOCKS) : FIRST_BLOCKS;
 }
 
@@ -203,7 +203,7 @@ function nextBatch(previous: number, blocksRead: number, matches: number, missin
  */
 async function blockWalk(
   direction: WalkDirection,
-  reads: LogPlanReads,
+  reads: QueryPlanReads,
   projectIds: readonly number[],
   filter: LogFilter,
   match: BlockMatch,
@@ -236,13 +236,13 @@ async function blockWalk(
 }
 
 /** Newest first below `beforeId`: the block index when it serves a condition, (project_id, id) otherwise. */
-function walk(reads: LogPlanReads, projectIds: readonly number[], filter: LogFilter, beforeId: number, limit: number): Promise<LogRow[]> {
+function walk(reads: QueryPlanReads, projectIds: readonly number[], filter: LogFilter, beforeId: number, limit: number): Promise<LogRow[]> {
   const match = blockMatchOf(filter, projectIds);
   if (match === null) return reads.newest(projectIds, filter, beforeId, limit);
   return blockWalk('newest', reads, projectIds, filter, match, beforeId, limit);
 }
 
-export async function planQuery(reads: LogPlanReads, selection: LogSelection, page: Page): Promise<LogRow[]> {
+export async function planQuery(reads: QueryPlanReads, selection: LogSelection, page: Page): Promise<LogRow[]> {
   const beforeId = page.beforeId ?? NO_UPPER_ID;
   if (selection.from === null && selection.to === null) return walk(reads, selection.projectIds, selection, beforeId, page.limit);
   if (selection.from !== null && selection.to !== null && selection.from > selection.to) return [];
@@ -289,7 +289,7 @@ export async function planQuery(reads: LogPlanReads, selection: LogSelection, pa
  * following a range whose entries have not arrived yet would otherwise walk
  * everything after its position only to find nothing.
  */
-export async function planLogsAfter(reads: LogPlanReads, selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
+export async function planLogsAfter(reads: QueryPlanReads, selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
   if (selection.from !== null && selection.to !== null && selection.from > selection.to) return [];
   let projectIds = selection.projectIds;
   if (selection.from !== null) {

@@ -21,11 +21,11 @@
  *   value reads a few blocks, not the range. The entries read are bounded
  *   by HISTOGRAM_MAX_CHECKED: past it the plan gives up and says so.
  */
-import { entryMatcher, exactNeedle, type EntryTest } from '../search/entry-match.js';
-import type { ExactFilter, LogFilter } from '../search/log-filter.js';
-import { blockMatchOf, type BlockMatch } from '../search/log-terms.js';
-import { RANGE_CAP, type LogSpan } from './log-plan.js';
-import type { LogSelection } from './types-logs.js';
+import { entryMatcher, exactNeedle, type EntryTest } from '../../search/entry-match.js';
+import type { ExactFilter, LogFilter } from '../../search/log-filter.js';
+import { blockMatchOf, type BlockMatch } from '../../search/log-terms.js';
+import { RANGE_CAP, type LogSpan } from './query-plan.js';
+import type { HistogramCounts, HistogramGrid, LogSelection } from '../types-logs.js';
 import { ROLLUP_SPANS, spanStart } from './log-rollup.js';
 
 /** Levels 0 (debug) … 4 (critical). */
@@ -43,20 +43,6 @@ export const HISTOGRAM_MAX_CHECKED = 200_000;
 const CANDIDATE_PAGE = 2000;
 /** Blocks whose entries are read at once. */
 const BLOCKS_PER_READ = 64;
-
-/**
- * Buckets of `stepMs` from `origin`: bucket i holds the entries with
- * origin + i·stepMs ≤ ts < origin + (i+1)·stepMs. Only entries inside the
- * selection's own (inclusive) from/to are counted.
- */
-export interface HistogramGrid {
-  origin: number;
-  stepMs: number;
-  count: number;
-}
-
-/** counts[bucket][level]. */
-export type HistogramCounts = number[][];
 
 /** How many entries of one level one bucket holds. */
 export interface BucketCount {

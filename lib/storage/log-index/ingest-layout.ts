@@ -12,7 +12,7 @@ import { BLOCK_MAX_ENTRIES, rankedBlocks, type BlockPiece, type RankedBlock } fr
 import { CHUNK_ENTRIES, decodeBlocks, decodeRows, encodeRows } from './encoded-entries.js';
 import type { IngestPlan } from './log-quota.js';
 import { RollupTally, minuteOf, type RollupCount } from './log-rollup.js';
-import type { EncodedChunk, LogIngestRequest } from './types-logs.js';
+import type { EncodedChunk, LogIngestRequest } from '../types-logs.js';
 
 /** Entry rows for one INSERT: JSON rows of consecutive ranks from `firstRank`. */
 export interface RowsPart {

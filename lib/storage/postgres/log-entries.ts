@@ -1,21 +1,21 @@
 /**
  * The log verbs of the PostgreSQL backend: quota-checked batch ingestion
  * (with its search-index blocks, log-blocks.ts) under project row locks,
- * and queries planned by log-plan.ts, whose candidate blocks come from the
+ * and queries planned by query-plan.ts, whose candidate blocks come from the
  * GIN index on `log_blocks.terms`. `PostgresReads`/`PostgresWrites`
  * delegate here.
  */
 import type { LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from '../types-logs.js';
 import type { LogFilter } from '../../search/log-filter.js';
 import type { Page } from '../types-org.js';
-import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-quota.js';
-import { batchRollupCounts, blockLayout, rowParts } from '../ingest-layout.js';
+import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-index/log-quota.js';
+import { batchRollupCounts, blockLayout, rowParts } from '../log-index/ingest-layout.js';
 import { projectTerm, type BlockMatch } from '../../search/log-terms.js';
-import { BlockLookahead, planLogsAfter, planQuery, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-plan.js';
+import { BlockLookahead, planLogsAfter, planQuery, type LogBlockRef, type QueryPlanReads, type WalkDirection } from '../log-index/query-plan.js';
 import { asciiWordNeedles, exactNeedle, mayFoldFromNonAscii } from '../../search/entry-match.js';
-import type { Queryable } from './connection.js';
+import type { SqlExecutor } from './connection.js';
 import type { IngestReport } from '../storage.js';
-import * as sql from './log-sql.js';
+import * as logSql from './log-sql.js';
 import type { OpenIngestion } from './ingesting.js';
 import { NO_EARLIEST_TS, NO_LATEST_TS, NO_UPPER_ID } from '../types-logs.js';
 
@@ -55,7 +55,7 @@ function bounds(filter: LogFilter): { minLevel: number; from: number; to: number
 
 /** The WALK_CONDITIONS of the filters actually given. */
 function walkConditions(filter: LogFilter): string[] {
-  const C = sql.WALK_CONDITIONS;
+  const C = logSql.WALK_CONDITIONS;
   const conditions: string[] = [];
   if (filter.minLevel !== null && filter.minLevel > 0) conditions.push(C.minLevel);
   if (filter.from !== null) conditions.push(C.from);
@@ -86,18 +86,18 @@ const text = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byte
 
 /** Quota-checked insert of several requests inside the caller's transaction. */
 export async function ingestLogs(
-  db: Queryable,
+  db: SqlExecutor,
   requests: readonly LogIngestRequest[],
   marked?: (pid: number) => void,
   report?: IngestReport,
 ): Promise<LogEntryOutcome[][]> {
-  const rows = await db.any<{ id: number } & ProjectUsage>(sql.LOCK_PROJECT_USAGE, [projectIdsOf(requests)]);
+  const rows = await db.any<{ id: number } & ProjectUsage>(logSql.LOCK_PROJECT_USAGE, [projectIdsOf(requests)]);
   // Before any id is drawn: live streams settling on these projects see us (see lastLogId).
   // Its snapshot is taken after the locks above were granted, so the projects' last ids it reads are final.
-  const mark = await db.one<{ pid: number; lastIds: Record<string, string | number> }>(sql.MARK_INGESTING, [
-    sql.INGEST_MARK_CLASS,
+  const mark = await db.one<{ pid: number; lastIds: Record<string, string | number> }>(logSql.MARK_INGESTING, [
+    logSql.INGEST_MARK_CLASS,
     projectIdsOf(requests),
-    sql.INGEST_FLOOR_TAG,
+    logSql.INGEST_FLOOR_TAG,
   ]);
   marked?.(mark.pid);
   if (report) report.lastIdsBefore = new Map(Object.entries(mark.lastIds).map(([id, last]) => [Number(id), Number(last)]));
@@ -107,23 +107,23 @@ export async function ingestLogs(
   // ids[rank]. Ids ascend across the parts too (one session, one statement after another).
   const ids: number[] = [];
   for (const part of rowParts(requests, plan)) {
-    const inserted = await db.any<{ id: number }>({ text: sql.INSERT_LOG_ENTRIES, values: [text(part.json)] });
+    const inserted = await db.any<{ id: number }>({ text: logSql.INSERT_LOG_ENTRIES, values: [text(part.json)] });
     ids.push(...inserted.map((r) => Number(r.id)).sort((a, b) => a - b));
   }
   const blocks = blockLayout(requests, plan);
   for (const c of blocks.chunks) {
-    await db.none({ text: sql.INSERT_CHUNK_BLOCKS, values: [ids.slice(c.firstRank, c.firstRank + c.count), c.projectId, projectTerm(c.projectId), text(c.json)] });
+    await db.none({ text: logSql.INSERT_CHUNK_BLOCKS, values: [ids.slice(c.firstRank, c.firstRank + c.count), c.projectId, projectTerm(c.projectId), text(c.json)] });
   }
   for (let from = 0; from < blocks.ranked.length; from += BLOCK_CHUNK) {
     const batch = JSON.stringify(blocks.ranked.slice(from, from + BLOCK_CHUNK).map((b) => ({ p: b.projectId, f: ids[b.firstRank], l: ids[b.lastRank], terms: b.terms })));
-    await db.none({ text: sql.INSERT_LOG_BLOCKS, values: [batch] });
+    await db.none({ text: logSql.INSERT_LOG_BLOCKS, values: [batch] });
   }
   const added = [...plan.added].filter(([, sum]) => sum.entries > 0);
-  await db.none(sql.ADD_PROJECT_USAGE, [added.map(([id]) => id), added.map(([, s]) => s.entries), added.map(([, s]) => s.bytes)]);
+  await db.none(logSql.ADD_PROJECT_USAGE, [added.map(([id]) => id), added.map(([, s]) => s.entries), added.map(([, s]) => s.bytes)]);
   // After the project rows are locked (above): the purge takes the same order, so the two never deadlock over a rollup row.
   const rollup = batchRollupCounts(requests, plan);
   const column = <K extends keyof (typeof rollup)[number]>(k: K) => rollup.map((c) => c[k]);
-  await db.none(sql.ADD_LOG_ROLLUP, [column('projectId'), column('span'), column('start'), column('level'), column('n')]);
+  await db.none(logSql.ADD_LOG_ROLLUP, [column('projectId'), column('span'), column('start'), column('level'), column('n')]);
   return outcomesOf(plan, ids);
 }
 
@@ -153,12 +153,12 @@ export async function ingestLogs(
  * what the caller has. Waiting for a transaction of this storage's pool
  * takes its end from `open` (no polling); any other is polled in pg_locks.
  */
-export async function lastLogId(db: Queryable, settledProjects?: readonly number[], above = Number.POSITIVE_INFINITY, open?: OpenIngestion): Promise<number> {
-  if (!settledProjects?.length) return Number((await db.one<{ id: number }>(sql.SELECT_LAST_LOG_ID)).id);
-  const settle = await db.one<{ horizon: number; ingesting: { vxid: string; pid: number | null; floor: number | null }[] }>(sql.SETTLE_POSITION, [
-    sql.INGEST_MARK_CLASS,
+export async function lastLogId(db: SqlExecutor, settledProjects?: readonly number[], above = Number.POSITIVE_INFINITY, open?: OpenIngestion): Promise<number> {
+  if (!settledProjects?.length) return Number((await db.one<{ id: number }>(logSql.SELECT_LAST_LOG_ID)).id);
+  const settle = await db.one<{ horizon: number; ingesting: { vxid: string; pid: number | null; floor: number | null }[] }>(logSql.SETTLE_POSITION, [
+    logSql.INGEST_MARK_CLASS,
     settledProjects,
-    sql.INGEST_FLOOR_TAG,
+    logSql.INGEST_FLOOR_TAG,
   ]);
   const horizon = Number(settle.horizon);
   // A transaction without a floor (a process of an earlier version) may hold anything back.
@@ -179,11 +179,11 @@ export async function lastLogId(db: Queryable, settledProjects?: readonly number
 }
 
 /** Polls pg_locks (backing off; `open` may cut a pause short) until none of these transactions holds its mark. */
-async function waitForEnd(db: Queryable, transactions: string[], open?: OpenIngestion): Promise<void> {
+async function waitForEnd(db: SqlExecutor, transactions: string[], open?: OpenIngestion): Promise<void> {
   let waiting = transactions;
   for (let delayMs = 1; waiting.length > 0; delayMs = Math.min(delayMs * 2, SETTLE_POLL_MAX_MS)) {
     await (open ? open.pause(delayMs) : new Promise((resolve) => setTimeout(resolve, delayMs)));
-    waiting = (await db.one<{ waiting: string[] }>(sql.STILL_INGESTING, [sql.INGEST_MARK_CLASS, waiting])).waiting;
+    waiting = (await db.one<{ waiting: string[] }>(logSql.STILL_INGESTING, [logSql.INGEST_MARK_CLASS, waiting])).waiting;
   }
 }
 
@@ -193,8 +193,8 @@ async function waitForEnd(db: Queryable, transactions: string[], open?: OpenInge
  * any), so no entry of a single project can commit at or below it later;
  * over several projects one with a smaller id still may (see `lastLogId`).
  */
-export async function lastLogIdOf(db: Queryable, projectIds: readonly number[]): Promise<number> {
-  return Number((await db.one<{ id: number }>(sql.SELECT_LAST_LOG_ID_OF_PROJECTS, [projectIds])).id);
+export async function lastLogIdOf(db: SqlExecutor, projectIds: readonly number[]): Promise<number> {
+  return Number((await db.one<{ id: number }>(logSql.SELECT_LAST_LOG_ID_OF_PROJECTS, [projectIds])).id);
 }
 
 /** A row of BLOCK_STEP: its block, and one of the block's entries or none (nulls). */
@@ -229,30 +229,30 @@ const lastResult = (results: StepRow[][]): StepRow[] => results[results.length -
  */
 const LOOKAHEAD_BLOCKS = 128;
 
-/** The reads `planQuery` (log-plan.ts) combines, in PostgreSQL. One per query: it keeps its walks' lookaheads. */
-function planReads(db: Queryable): LogPlanReads {
+/** The reads `planQuery` (query-plan.ts) combines, in PostgreSQL. One per query: it keeps its walks' lookaheads. */
+function planReads(db: SqlExecutor): QueryPlanReads {
   // By walk (a query's walks over single projects may run at once).
   const lookahead = new BlockLookahead();
   return {
     async countInRange(projectId, from, to, cap) {
-      return (await db.one<{ n: number }>(sql.COUNT_PROJECT_LOGS_IN_RANGE, [projectId, from, to, cap])).n;
+      return (await db.one<{ n: number }>(logSql.COUNT_PROJECT_LOGS_IN_RANGE, [projectId, from, to, cap])).n;
     },
     async newestEntryTime(projectId, beforeId) {
-      const row = await db.oneOrNone<{ id: string; ts: string }>(sql.NEWEST_PROJECT_LOG_TIME, [projectId, beforeId]);
+      const row = await db.oneOrNone<{ id: string; ts: string }>(logSql.NEWEST_PROJECT_LOG_TIME, [projectId, beforeId]);
       return row === null ? null : { id: Number(row.id), ts: Number(row.ts) };
     },
     async newestIdInRange(projectId, from, to, beforeId) {
-      const row = await db.one<{ id: number | null }>(sql.NEWEST_PROJECT_LOG_ID_IN_RANGE, [projectId, from, to, beforeId]);
+      const row = await db.one<{ id: number | null }>(logSql.NEWEST_PROJECT_LOG_ID_IN_RANGE, [projectId, from, to, beforeId]);
       return row.id === null ? null : Number(row.id);
     },
     inRange(projectId, filter, beforeId, limit) {
-      return db.any<LogRow>(sql.QUERY_PROJECT_LOGS_IN_RANGE, { ...bounds(filter), ...needles(filter), project: projectId, beforeId, limit });
+      return db.any<LogRow>(logSql.QUERY_PROJECT_LOGS_IN_RANGE, { ...bounds(filter), ...needles(filter), project: projectId, beforeId, limit });
     },
     newest(projectIds, filter, beforeId, limit) {
-      return db.any<LogRow>(sql.selectProjectsLogs('newest', walkConditions(filter)), { ...filter, projects: projectIds, beforeId, limit });
+      return db.any<LogRow>(logSql.selectProjectsLogs('newest', walkConditions(filter)), { ...filter, projects: projectIds, beforeId, limit });
     },
     oldest(projectIds, filter, afterId, limit) {
-      return db.any<LogRow>(sql.selectProjectsLogs('oldest', walkConditions(filter)), { ...filter, projects: projectIds, afterId, limit });
+      return db.any<LogRow>(logSql.selectProjectsLogs('oldest', walkConditions(filter)), { ...filter, projects: projectIds, afterId, limit });
     },
     async blockStep(direction, projectIds, match, filter, position, after, limit) {
       const conditions = { ...bounds(filter), ...needles(filter), ...wordNeedle(filter), position };
@@ -264,7 +264,7 @@ function planReads(db: Queryable): LogPlanReads {
         const entriesOf = async (part: LogBlockRef[]) => {
           if (part.length === 0) return [];
           const arrays = { blockProjects: part.map((b) => b.projectId), blockFirsts: part.map((b) => b.firstId), blockLasts: part.map((b) => b.lastId) };
-          return lastResult(await db.multi<StepRow>(sql.BLOCK_ENTRIES[direction], { ...conditions, ...arrays }));
+          return lastResult(await db.multi<StepRow>(logSql.BLOCK_ENTRIES[direction], { ...conditions, ...arrays }));
         };
         // Blocks named by id read the same in any snapshot: both directions split.
         const half = Math.ceil(blocks.length / 2);
@@ -273,7 +273,7 @@ function planReads(db: Queryable): LogPlanReads {
       }
       const params = { ...conditions, tsquery, projects: projectIds, after: after ?? (direction === 'newest' ? NO_UPPER_ID : 0) };
       const read = async (offset: number, count: number, entriesOfFirst: number) =>
-        lastResult(await db.multi<StepRow>(sql.BLOCK_STEP[direction], { ...params, offset, limit: count, read: entriesOfFirst }));
+        lastResult(await db.multi<StepRow>(logSql.BLOCK_STEP[direction], { ...params, offset, limit: count, read: entriesOfFirst }));
       if (direction === 'newest' && limit >= SPLIT_STEP_BLOCKS) {
         const half = Math.ceil(limit / 2);
         const [newer, older] = await Promise.all([read(0, half, half), read(half, limit - half, limit - half)]);
@@ -289,7 +289,7 @@ function planReads(db: Queryable): LogPlanReads {
   };
 }
 
-export function queryLogs(db: Queryable, selection: LogSelection, page: Page): Promise<LogRow[]> {
+export function queryLogs(db: SqlExecutor, selection: LogSelection, page: Page): Promise<LogRow[]> {
   return planQuery(planReads(db), selection, page);
 }
 
@@ -298,6 +298,6 @@ export function queryLogs(db: Queryable, selection: LogSelection, page: Page): P
  * return an entry while one with a smaller id is still uncommitted (see
  * `lastLogId`); live streams keep only what lies below a settled position.
  */
-export function logsAfter(db: Queryable, selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
+export function logsAfter(db: SqlExecutor, selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
   return planLogsAfter(planReads(db), selection, afterId, limit);
 }

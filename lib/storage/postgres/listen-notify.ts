@@ -7,7 +7,7 @@
  */
 import type pgPromise from 'pg-promise';
 import type { ServiceLogger } from '../../core/logger.js';
-import type { SignalHandlers, SignalListener, StorageSignals } from '../signals.js';
+import type { SignalHandlers, SignalListener, StorageSignals } from '../storage-signals.js';
 import { describeConnectionError } from './pg-errors.js';
 
 const NOTIFY = 'SELECT pg_notify($1, $2)';
@@ -23,14 +23,14 @@ type Notification = { channel: string; payload?: string };
  * close). `heard` runs at every notification received, before its handler.
  */
 export function createPostgresSignals(db: pgPromise.IDatabase<unknown>, logger: ServiceLogger, heard: () => void = () => {}): StorageSignals & { closeAll(): Promise<void> } {
-  const listeners = new Set<PgListener>();
+  const listeners = new Set<PostgresListener>();
   return {
     async notify(channel, payload) {
       // pg_notify returns one (void) row: `none` would reject it.
       await db.any(NOTIFY, [channel, payload]);
     },
     async listen(channels, handlers) {
-      const listener = new PgListener(db, channels, handlers, logger, () => listeners.delete(listener), heard);
+      const listener = new PostgresListener(db, channels, handlers, logger, () => listeners.delete(listener), heard);
       listeners.add(listener);
       await listener.connect();
       return listener;
@@ -41,7 +41,7 @@ export function createPostgresSignals(db: pgPromise.IDatabase<unknown>, logger: 
   };
 }
 
-class PgListener implements SignalListener {
+class PostgresListener implements SignalListener {
   private connection: Connection | null = null;
   private closed = false;
   private everConnected = false;

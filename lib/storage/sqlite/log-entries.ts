@@ -1,8 +1,8 @@
 /**
  * The log verbs of the SQLite backend: quota-checked batch ingestion (with
  * its search-index blocks, log-blocks.ts) and index-served queries.
- * `SqliteReadOps`/`SqliteWriteOps` delegate here. Queries follow
- * `log-plan.ts`; this file supplies its reads:
+ * `SqliteReads`/`SqliteWrites` delegate here. Queries follow
+ * `query-plan.ts`; this file supplies its reads:
  * - candidate blocks: FTS5 over `log_block_terms`, rowid (= the block's
  *   last id) newest or oldest first, project and level terms inside the
  *   MATCH;
@@ -13,14 +13,14 @@
 import type { LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from '../types-logs.js';
 import type { LogFilter } from '../../search/log-filter.js';
 import type { Page } from '../types-org.js';
-import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-quota.js';
-import { batchRollupCounts, blockLayout, rowParts } from '../ingest-layout.js';
+import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-index/log-quota.js';
+import { batchRollupCounts, blockLayout, rowParts } from '../log-index/ingest-layout.js';
 import { projectTerm, type BlockMatch } from '../../search/log-terms.js';
-import { BlockLookahead, mergeNewestFirst, planLogsAfter, planQuery, stepSpans, type LogBlockRef, type LogPlanReads, type WalkDirection } from '../log-plan.js';
+import { BlockLookahead, mergeNewestFirst, planLogsAfter, planQuery, stepSpans, type LogBlockRef, type QueryPlanReads, type WalkDirection } from '../log-index/query-plan.js';
 import { asciiWordNeedles, exactNeedle, type AsciiNeedle } from '../../search/entry-match.js';
 import type { SqlExecutor } from './connection.js';
 import type { SqlRow } from './row-mappers.js';
-import * as SQL from './log-sql.js';
+import * as logSql from './log-sql.js';
 import { NO_EARLIEST_TS, NO_LATEST_TS, NO_UPPER_ID } from '../types-logs.js';
 
 
@@ -35,7 +35,7 @@ const blob = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byte
 
 /** Quota-checked insert of several requests; the caller holds the write transaction. */
 export async function ingestLogs(db: SqlExecutor, requests: readonly LogIngestRequest[]): Promise<LogEntryOutcome[][]> {
-  const usageRows = await db.all(SQL.SELECT_PROJECT_USAGE, [JSON.stringify(projectIdsOf(requests))]);
+  const usageRows = await db.all(logSql.SELECT_PROJECT_USAGE, [JSON.stringify(projectIdsOf(requests))]);
   const usage = new Map<number, ProjectUsage>(
     usageRows.map((r) => [
       Number(r.id),
@@ -59,19 +59,19 @@ export async function ingestLogs(db: SqlExecutor, requests: readonly LogIngestRe
     inFlight.push(statement.catch((reason) => (failure ??= { reason })));
     if (inFlight.length > PIPELINE_DEPTH) await inFlight.shift();
   };
-  for (const part of rowParts(requests, plan)) await issue(db.run(SQL.INSERT_LOG_ENTRIES, [firstId + part.firstRank, blob(part.json)]));
+  for (const part of rowParts(requests, plan)) await issue(db.run(logSql.INSERT_LOG_ENTRIES, [firstId + part.firstRank, blob(part.json)]));
   const added = [...plan.added].filter(([, sum]) => sum.entries > 0).map(([id, sum]) => [id, sum.entries, sum.bytes]);
-  await issue(db.run(SQL.ADD_PROJECT_USAGE, [JSON.stringify(added)]));
+  await issue(db.run(logSql.ADD_PROJECT_USAGE, [JSON.stringify(added)]));
   const rollup = batchRollupCounts(requests, plan).map((c) => [c.projectId, c.span, c.start, c.level, c.n]);
-  await issue(db.run(SQL.ADD_LOG_ROLLUP, [JSON.stringify(rollup)]));
+  await issue(db.run(logSql.ADD_LOG_ROLLUP, [JSON.stringify(rollup)]));
   // The FTS5 inserts go last: a later write statement in the transaction
   // would flush FTS5's pending terms early, one more segment to merge.
   const blocks = blockLayout(requests, plan);
   const ranked = blocks.ranked.length > 0 ? JSON.stringify(blocks.ranked.map((b) => [b.lastRank, b.projectId, b.firstRank, b.terms])) : null;
-  for (const c of blocks.chunks) await issue(db.run(SQL.INSERT_CHUNK_BLOCKS, [firstId + c.firstRank, c.projectId, blob(c.json)]));
-  if (ranked !== null) await issue(db.run(SQL.INSERT_LOG_BLOCKS, [firstId, ranked]));
-  for (const c of blocks.chunks) await issue(db.run(SQL.INSERT_CHUNK_BLOCK_TERMS, [firstId + c.firstRank, projectTerm(c.projectId), blob(c.json)]));
-  if (ranked !== null) await issue(db.run(SQL.INSERT_LOG_BLOCK_TERMS, [firstId, ranked]));
+  for (const c of blocks.chunks) await issue(db.run(logSql.INSERT_CHUNK_BLOCKS, [firstId + c.firstRank, c.projectId, blob(c.json)]));
+  if (ranked !== null) await issue(db.run(logSql.INSERT_LOG_BLOCKS, [firstId, ranked]));
+  for (const c of blocks.chunks) await issue(db.run(logSql.INSERT_CHUNK_BLOCK_TERMS, [firstId + c.firstRank, projectTerm(c.projectId), blob(c.json)]));
+  if (ranked !== null) await issue(db.run(logSql.INSERT_LOG_BLOCK_TERMS, [firstId, ranked]));
   await Promise.all(inFlight);
   if (failure) throw (failure as { reason: unknown }).reason;
   return outcomesOf(
@@ -84,12 +84,12 @@ export async function ingestLogs(db: SqlExecutor, requests: readonly LogIngestRe
 const PIPELINE_DEPTH = 2;
 
 export async function lastLogId(db: SqlExecutor): Promise<number> {
-  const row = await db.get(SQL.SELECT_LAST_LOG_ID);
+  const row = await db.get(logSql.SELECT_LAST_LOG_ID);
   return Number(row?.id ?? 0);
 }
 
 export async function lastLogIdOf(db: SqlExecutor, projectIds: readonly number[]): Promise<number> {
-  const row = await db.get(SQL.SELECT_LAST_LOG_ID_OF_PROJECTS, [JSON.stringify(projectIds)]);
+  const row = await db.get(logSql.SELECT_LAST_LOG_ID_OF_PROJECTS, [JSON.stringify(projectIds)]);
   return Number(row?.id ?? 0);
 }
 
@@ -126,8 +126,8 @@ export function likePattern(needle: AsciiNeedle): string {
 
 /** BLOCK_ENTRY_WORDS LIKE patterns of `q`'s ASCII words ('' when absent). */
 function wordPatterns(filter: LogFilter): string[] {
-  const patterns = asciiWordNeedles(filter, SQL.BLOCK_ENTRY_WORDS).map(likePattern);
-  while (patterns.length < SQL.BLOCK_ENTRY_WORDS) patterns.push('');
+  const patterns = asciiWordNeedles(filter, logSql.BLOCK_ENTRY_WORDS).map(likePattern);
+  while (patterns.length < logSql.BLOCK_ENTRY_WORDS) patterns.push('');
   return patterns;
 }
 
@@ -144,8 +144,8 @@ function wordPatterns(filter: LogFilter): string[] {
 const PREFIX_LOOKAHEAD = 128;
 const PREFIX_FIRST_BLOCKS = 8;
 
-/** The reads `planQuery` (log-plan.ts) combines, in SQLite. One per query: it keeps its walks' lookaheads. */
-function planReads(db: SqlExecutor): LogPlanReads {
+/** The reads `planQuery` (query-plan.ts) combines, in SQLite. One per query: it keeps its walks' lookaheads. */
+function planReads(db: SqlExecutor): QueryPlanReads {
   const blocksOf = (rows: SqlRow[]) => rows.map((r) => ({ projectId: Number(r.project_id), firstId: Number(r.first_id), lastId: Number(r.last_id), key: Number(r.last_id) }));
   // By walk (a query's walks over single projects may run at once).
   const lookahead = new BlockLookahead();
@@ -153,8 +153,8 @@ function planReads(db: SqlExecutor): LogPlanReads {
   async function lookUp(direction: WalkDirection, expression: string, projects: string, position: number, after: number | null, limit: number): Promise<LogBlockRef[]> {
     return blocksOf(
       direction === 'newest'
-        ? await db.all(SQL.BLOCKS_NEWEST_FIRST, [expression, after ?? NO_UPPER_ID, position, projects, limit])
-        : await db.all(SQL.BLOCKS_OLDEST_FIRST, [expression, after ?? 0, position, projects, limit]),
+        ? await db.all(logSql.BLOCKS_NEWEST_FIRST, [expression, after ?? NO_UPPER_ID, position, projects, limit])
+        : await db.all(logSql.BLOCKS_OLDEST_FIRST, [expression, after ?? 0, position, projects, limit]),
     );
   }
 
@@ -180,29 +180,29 @@ function planReads(db: SqlExecutor): LogPlanReads {
 
   return {
     async countInRange(projectId, from, to, cap) {
-      return Number((await db.get(SQL.COUNT_PROJECT_LOGS_IN_RANGE, [projectId, from, to, cap]))?.n ?? 0);
+      return Number((await db.get(logSql.COUNT_PROJECT_LOGS_IN_RANGE, [projectId, from, to, cap]))?.n ?? 0);
     },
     async newestEntryTime(projectId, beforeId) {
-      const row = await db.get(SQL.NEWEST_PROJECT_LOG_TIME, [projectId, beforeId]);
+      const row = await db.get(logSql.NEWEST_PROJECT_LOG_TIME, [projectId, beforeId]);
       return row === undefined ? null : { id: Number(row.id), ts: Number(row.ts) };
     },
     async newestIdInRange(projectId, from, to, beforeId) {
-      return numOrNull((await db.get(SQL.NEWEST_PROJECT_LOG_ID_IN_RANGE, [projectId, from, to, beforeId]))?.hi);
+      return numOrNull((await db.get(logSql.NEWEST_PROJECT_LOG_ID_IN_RANGE, [projectId, from, to, beforeId]))?.hi);
     },
     async inRange(projectId, filter, beforeId, limit) {
       const { minLevel, from, to } = bounds(filter);
-      return (await db.all(SQL.QUERY_PROJECT_LOGS_IN_RANGE, [projectId, from, to, beforeId, minLevel, ...needles(filter), limit ?? -1])).map(toLogRow);
+      return (await db.all(logSql.QUERY_PROJECT_LOGS_IN_RANGE, [projectId, from, to, beforeId, minLevel, ...needles(filter), limit ?? -1])).map(toLogRow);
     },
     async newest(projectIds, filter, beforeId, limit) {
       const { minLevel, from, to } = bounds(filter);
       const lists = await Promise.all(
-        projectIds.map(async (projectId) => (await db.all(SQL.QUERY_PROJECT_LOGS, [projectId, beforeId, minLevel, from, to, limit])).map(toLogRow)),
+        projectIds.map(async (projectId) => (await db.all(logSql.QUERY_PROJECT_LOGS, [projectId, beforeId, minLevel, from, to, limit])).map(toLogRow)),
       );
       return mergeNewestFirst(lists, limit);
     },
     async oldest(projectIds, filter, afterId, limit) {
       const { minLevel, from, to } = bounds(filter);
-      const lists = await Promise.all(projectIds.map((projectId) => db.all(SQL.QUERY_PROJECT_LOGS_ASC, [projectId, afterId, minLevel, from, to, limit])));
+      const lists = await Promise.all(projectIds.map((projectId) => db.all(logSql.QUERY_PROJECT_LOGS_ASC, [projectId, afterId, minLevel, from, to, limit])));
       // Each project is read in a snapshot of its own (perhaps on its own
       // reader connection): a later one could hold an entry committed past
       // one of another project that an earlier one missed. Every snapshot
@@ -222,7 +222,7 @@ function planReads(db: SqlExecutor): LogPlanReads {
       if (spans.length === 0) return { blocks, rows: [], more };
       const { minLevel, from, to } = bounds(filter);
       const json = JSON.stringify(spans.map((s) => [s.projectId, s.firstId, s.lastId]));
-      const rows = (await db.all(SQL.BLOCK_ENTRIES, [json, minLevel, from, to, ...needles(filter), ...wordPatterns(filter)])).map(toLogRow);
+      const rows = (await db.all(logSql.BLOCK_ENTRIES, [json, minLevel, from, to, ...needles(filter), ...wordPatterns(filter)])).map(toLogRow);
       return { blocks, rows, more };
     },
   };

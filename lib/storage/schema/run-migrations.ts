@@ -4,7 +4,7 @@
  * once), then hands this runner its connection, its steps and how to read
  * and write the stored version.
  */
-import { SchemaTooNewError } from '../core/errors.js';
+import { SchemaTooNewError } from '../../core/errors.js';
 
 /** One schema step: brings a database at `version - 1` to `version`. */
 export interface Migration<Conn> {

@@ -1,5 +1,5 @@
 /**
- * The block walk of log-plan.ts against an in-memory index: it keeps
+ * The block walk of query-plan.ts against an in-memory index: it keeps
  * stepping while a step says blocks may remain, even when that step
  * returned fewer blocks than asked for (a step read in two parts whose
  * parts overlapped), and stops when one says none remain. A read after an
@@ -7,7 +7,7 @@
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { planLogsAfter, planQuery, type LogBlockRef, type LogPlanReads } from '../../lib/storage/log-plan.js';
+import { planLogsAfter, planQuery, type LogBlockRef, type QueryPlanReads } from '../../lib/storage/log-index/query-plan.js';
 import type { LogRow, LogSelection } from '../../lib/storage/types-logs.js';
 
 const BLOCKS = 100;
@@ -15,7 +15,7 @@ const BLOCKS = 100;
 const rows: LogRow[] = Array.from({ length: BLOCKS }, (_, i) => ({ id: i + 1, projectId: 1, receivedAt: 0, body: JSON.stringify({ m: (i + 1) % 3 === 0 ? 'hit' : 'miss' }) }));
 const blocks: LogBlockRef[] = rows.map((r) => ({ projectId: 1, firstId: r.id, lastId: r.id, key: r.id }));
 
-function reads(shortBy: number): LogPlanReads & { steps: number } {
+function reads(shortBy: number): QueryPlanReads & { steps: number } {
   const unused = () => Promise.reject(new Error('not used by a word query'));
   const fake = {
     steps: 0,
@@ -34,7 +34,7 @@ function reads(shortBy: number): LogPlanReads & { steps: number } {
       return { blocks: taken, rows: taken.map((b) => rows[b.lastId - 1]!), more: candidates.length > taken.length };
     },
   };
-  return fake as LogPlanReads & { steps: number };
+  return fake as QueryPlanReads & { steps: number };
 }
 
 const selection: LogSelection = { projectIds: [1], minLevel: null, from: null, to: null, words: ['hit'], prefixes: [], exact: [] };
@@ -69,7 +69,7 @@ it('reads after an id only in the projects holding an entry of the time range', 
       walked.push(projectIds);
       return [];
     },
-  } as unknown as LogPlanReads;
+  } as unknown as QueryPlanReads;
   const ranged: LogSelection = { ...selection, projectIds: [1, 2, 3], words: [], from: 1000, to: null };
   assert.deepEqual(await planLogsAfter(fake, ranged, 0, 10), []);
   assert.deepEqual(walked, [[2]], 'only the project with entries in the range is walked');

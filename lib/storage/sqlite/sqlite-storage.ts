@@ -18,9 +18,9 @@ import { closeConnection, connectionExecutor, openReader, openWriter, type SqlEx
 import { migrate } from './migrations.js';
 import { AsyncMutex } from './mutex.js';
 import { lockedWriterExecutor, readerPoolExecutor, type ReaderLoad } from './read-routing.js';
-import { SqliteReadOps } from './reads.js';
-import { SqliteWriteOps } from './writes.js';
-import { SELECT_SCHEMA_VERSION } from './sql.js';
+import { SqliteReads } from './reads.js';
+import { SqliteWrites } from './writes.js';
+import * as sql from './sql.js';
 
 export interface SqliteStorageOptions {
   /** The database file; created if missing, its directory must exist. */
@@ -30,7 +30,7 @@ export interface SqliteStorageOptions {
   logger: ServiceLogger;
 }
 
-class SqliteStorage extends SqliteReadOps implements Storage {
+class SqliteStorage extends SqliteReads implements Storage {
   readonly backend = 'file' as const;
   private closing: Promise<void> | null = null;
 
@@ -62,7 +62,7 @@ class SqliteStorage extends SqliteReadOps implements Storage {
       await this.writer.exec('BEGIN IMMEDIATE');
       let result: T;
       try {
-        result = await fn(new SqliteWriteOps(connectionExecutor(this.writer)));
+        result = await fn(new SqliteWrites(connectionExecutor(this.writer)));
         await this.writer.exec('COMMIT');
       } catch (err) {
         await this.rollback();
@@ -73,7 +73,7 @@ class SqliteStorage extends SqliteReadOps implements Storage {
   }
 
   async schemaVersion(): Promise<number> {
-    const row = await this.db.get(SELECT_SCHEMA_VERSION);
+    const row = await this.db.get(sql.SELECT_SCHEMA_VERSION);
     return Number(row?.version ?? 0);
   }
 

@@ -9,7 +9,7 @@
  */
 import { BLOCK_MAX_ENTRIES, cutBlocks, type CutBlock } from './log-blocks.js';
 import { countMinutes } from './log-rollup.js';
-import type { EncodedChunk, LogIngestRequest, PreparedEntry } from './types-logs.js';
+import type { EncodedChunk, LogIngestRequest, PreparedEntry } from '../types-logs.js';
 
 /** Entries per chunk: whole blocks, and about 250 kB of rows for usual entries. */
 export const CHUNK_ENTRIES = 8 * BLOCK_MAX_ENTRIES;

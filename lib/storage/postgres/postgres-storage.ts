@@ -18,7 +18,7 @@ import { PendingListCleaner } from './pending-list-cleaner.js';
 import { OpenIngestion } from './ingesting.js';
 import * as sql from './sql.js';
 import * as Retention from './retention.js';
-import { createPostgresSignals } from './signals.js';
+import { createPostgresSignals } from './listen-notify.js';
 
 /** Reads and transactions on one connection: what a maintenance pass runs on. */
 class PostgresSession extends PostgresReads implements StorageSession {

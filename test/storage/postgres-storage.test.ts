@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import pgPromise from 'pg-promise';
 import { silentLogger, type ServiceLogger } from '../../lib/core/logger.js';
 import { migrate, POSTGRES_MIGRATIONS, type MigrationTask } from '../../lib/storage/postgres/migrations.js';
-import { openPostgresStorage } from '../../lib/storage/postgres/storage.js';
+import { openPostgresStorage } from '../../lib/storage/postgres/postgres-storage.js';
 import type { PostgresStorageOptions } from '../../lib/storage/postgres/connection.js';
 import { CLEAN_EVERY_ENTRIES, CLEAN_PENDING_LIST, type PendingListCleaner } from '../../lib/storage/postgres/pending-list-cleaner.js';
 import { prepareEntries } from '../../lib/logs/prepare-entries.js';
@@ -25,10 +25,10 @@ import { SCHEMA_VERSION, type IngestReport, type Storage } from '../../lib/stora
 import type { LogSelection } from '../../lib/storage/types-logs.js';
 import { SchemaTooNewError, StorageConflict, StorageUnavailableError } from '../../lib/core/errors.js';
 import { PG, createThrowawayDatabase, endPostgresAdmin, postgresSkipReason, type ThrowawayDatabase } from '../support/postgres.js';
-import { encodeRequest } from '../../lib/storage/encoded-entries.js';
+import { encodeRequest } from '../../lib/storage/log-index/encoded-entries.js';
 import * as LogSql from '../../lib/storage/postgres/log-sql.js';
-import { logsAfter as pgLogsAfter, queryLogs as pgQueryLogs } from '../../lib/storage/postgres/logs.js';
-import type { Queryable } from '../../lib/storage/postgres/connection.js';
+import { logsAfter as pgLogsAfter, queryLogs as pgQueryLogs } from '../../lib/storage/postgres/log-entries.js';
+import type { SqlExecutor } from '../../lib/storage/postgres/connection.js';
 import { assertV2Histograms, v2Entries } from '../support/schema-v2.js';
 
 /**
@@ -304,7 +304,7 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
       const caFile = join(dir, 'ca.pem');
       writeFileSync(caFile, TEST_TLS_CERT);
       // Trust can only be extended at process start (NODE_EXTRA_CA_CERTS), hence a child process.
-      const storageModule = fileURLToPath(new URL('../../lib/storage/postgres/storage.ts', import.meta.url));
+      const storageModule = fileURLToPath(new URL('../../lib/storage/postgres/postgres-storage.ts', import.meta.url));
       const script = `
         import { openPostgresStorage } from ${JSON.stringify(storageModule)};
         const base = ${JSON.stringify({ ...options(db.name), logger: undefined, port: proxy.port, sslMode: 'verify-full' })};
@@ -491,7 +491,7 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
         const one = prepareEntries([{ level: 'info', timestamp: '2025-01-01T00:00:00Z', event: `tick${i} lookahead other${i % 7}` }]).entries;
         await storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, 0, one)]));
       }
-      const pool = (storage as unknown as { db: Queryable }).db;
+      const pool = (storage as unknown as { db: SqlExecutor }).db;
       const calls = { steps: 0, entries: 0 };
       const counted = new Proxy(pool, {
         get(target, name, receiver) {
@@ -500,7 +500,7 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
           return (query: string, values: unknown) => {
             if (query === LogSql.BLOCK_STEP.newest || query === LogSql.BLOCK_STEP.oldest) calls.steps += 1;
             if (query === LogSql.BLOCK_ENTRIES.newest || query === LogSql.BLOCK_ENTRIES.oldest) calls.entries += 1;
-            return (value as Queryable['multi']).call(target, query, values);
+            return (value as SqlExecutor['multi']).call(target, query, values);
           };
         },
       });

@@ -3,7 +3,7 @@
  * same entries: each backend reads (and on PostgreSQL locks) the projects'
  * counters, runs `planIngest`, then inserts what it says and adds the totals.
  */
-import type { LogEntryOutcome, LogIngestRequest } from './types-logs.js';
+import type { LogEntryOutcome, LogIngestRequest } from '../types-logs.js';
 
 /** A project's quotas and usage as read inside the ingest transaction. */
 export interface ProjectUsage {

@@ -19,7 +19,7 @@ import { isoTimestamp } from '../core/timestamps.js';
 import { LEVELS } from '../search/levels.js';
 import { HISTOGRAM_MAX_CHECKED, emptyCounts, type HistogramCounts, type HistogramGrid } from '../storage/histogram-plan.js';
 import type { ReadOps } from '../storage/storage.js';
-import { readLogFilter, type LogFilter, type LogScope } from './log-query.js';
+import { readLogFilter, type LogFilter, type LogScope } from './log-query-params.js';
 import { selectionOf } from './log-reader.js';
 
 export const DEFAULT_BUCKETS = 60;

@@ -25,7 +25,7 @@ export async function postLogs(ctx: KeyContext): Promise<Reply> {
   const format = readBodyFormat(ctx.req.headers);
   let outcome: BatchOutcome;
   try {
-    outcome = await ingestRequest(ctx.deps.ingestion, { req: ctx.req, format, target: { projectId: ctx.key.projectId, receivedAt: ctx.deps.now() } });
+    outcome = await ingestRequest(ctx.deps.ingestion, { req: ctx.req, format, projectId: ctx.key.projectId, now: ctx.deps.now });
   } catch (err) {
     // A failed commit is an unexpected error here (logged, 500), as it was thrown.
     throw err instanceof CommitFailedError ? err.cause : err;

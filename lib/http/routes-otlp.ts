@@ -35,10 +35,10 @@ function readOtlpFormat(headers: IncomingHttpHeaders): OtlpFormat {
 
 export async function postOtlpLogs(ctx: KeyContext): Promise<Reply> {
   const format = readOtlpFormat(ctx.req.headers);
-  const target = { projectId: ctx.key.projectId, receivedAt: ctx.deps.now() };
   let result: BatchOutcome;
   try {
-    result = await ingestRequest(ctx.deps.ingestion, { req: ctx.req, format: format === 'protobuf' ? 'otlp-protobuf' : 'otlp-json', target });
+    const bodyFormat = format === 'protobuf' ? 'otlp-protobuf' : 'otlp-json';
+    result = await ingestRequest(ctx.deps.ingestion, { req: ctx.req, format: bodyFormat, projectId: ctx.key.projectId, now: ctx.deps.now });
   } catch (err) {
     if (!(err instanceof CommitFailedError)) throw err;
     // OTLP clients retry a 503: the records were not stored.

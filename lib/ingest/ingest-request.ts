@@ -36,8 +36,10 @@ export interface IngestRequest {
   req: IncomingMessage;
   /** How the body is written (the route reads it from the Content-Type). */
   format: IngestFormat;
-  /** The project of the request's key, and when the request arrived. */
-  target: BatchTarget;
+  /** The project of the request's key: where the entries go. */
+  projectId: number;
+  /** The clock; read once the body is in, for the entries' `received_at`. */
+  now: () => number;
 }
 
 /** What storing a batch came to: the answer's facts, before they are presented. */
@@ -87,7 +89,8 @@ export async function ingestRequest(ingestion: Ingestion, request: IngestRequest
       hold.finishReading();
       observer.bodyRead(raw.length);
       // Prepared entries hold copies of what they need: the raw bytes can go back.
-      batch = await ingestion.preparation.batchFromBody(raw, request.target, request.format);
+      const target: BatchTarget = { projectId: request.projectId, receivedAt: request.now() };
+      batch = await ingestion.preparation.batchFromBody(raw, target, request.format);
     } finally {
       loan?.giveBack();
     }

@@ -28,10 +28,13 @@ export const INGEST_BODY_IDLE_MS = 10_000;
 const MAX_ENTRIES_PER_COMMIT = 20_000;
 const MAX_BYTES_PER_COMMIT = 16 * 1024 * 1024;
 
+/** What every ingestion request of a service shares; `ingestRequest` runs one request through it. */
 export interface Ingestion {
+  /** The group-commit queue: batches of several requests committed in one transaction. */
   readonly queue: IngestQueue;
   /** Largest body accepted, decoded (413 beyond): `--max-ingest-body-bytes`. */
   readonly maxBodyBytes: number;
+  /** The bytes all bodies may hold at once, read, prepared or awaiting their commit. */
   readonly budget: ByteBudget;
   /** The reusable buffer large bodies are read into. */
   readonly spareBody: SpareBodyBuffer;
@@ -45,6 +48,7 @@ export interface Ingestion {
   close(): Promise<void>;
 }
 
+/** Builds a service's ingestion over `storage`; `close()` it before closing the storage. */
 export function createIngestion(storage: Storage, config: LogServiceConfig, logger: ServiceLogger, options: { bodyIdleMs?: number; observer?: ServiceObserver } = {}): Ingestion {
   const observer = options.observer ?? NO_OBSERVER;
   // One writer on SQLite; on PostgreSQL a few transactions at once, leaving

@@ -57,6 +57,12 @@ function startWorker(): Worker {
   return new Worker(`import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`, { eval: true, resourceLimits });
 }
 
+/**
+ * The one preparation worker thread, started on first use and restarted
+ * after a failure, with the same two functions as the event loop
+ * (`batchFromBody`, `entryFromText`): each call runs on the thread or
+ * inline, by size, with the same result.
+ */
 export class PreparationWorker {
   private worker: Worker | null = null;
   private nextId = 1;
@@ -70,9 +76,10 @@ export class PreparationWorker {
   ) {}
 
   /**
-   * Prepares `body` (in `format`: a plain batch or an OTLP export) for `target`. A body sent to the worker is transferred,
-   * so the caller must not use it afterwards (it must own its whole
-   * ArrayBuffer).
+   * Prepares `body` (in `format`: a plain batch or an OTLP export) for
+   * `target`, as `batchFromBody` in body-formats.ts does. A body sent to the
+   * worker is transferred, so the caller must not use it afterwards (it must
+   * own its whole ArrayBuffer).
    */
   batchFromBody(body: Buffer, target: BatchTarget, format: IngestFormat = 'json'): Promise<PreparedBatch> {
     const owned = body.byteOffset === 0 && body.buffer.byteLength === body.length;

@@ -10,7 +10,7 @@
  * Standalone: `npm run build && node --import tsx bench/otlp.ts [--quick]`.
  */
 import { createBatchPool } from './support/dataset.js';
-import { OTLP } from '../lib/logs/otlp-schema.js';
+import { OTLP } from '../lib/ingest/otlp/otlp-schema.js';
 import { createOrg, fileDatabase, fmt, load, serviceSettings, startChild, verdict, type Shot } from './support/harness.js';
 
 const BATCH = 500;

@@ -17,7 +17,7 @@ import { createHandler, type RequestHandler } from './http/handler.js';
 import { allRoutes } from './http/routes.js';
 import { bootstrapFirstAdmin, type CreatedAdmin } from './admin/create-admin.js';
 import type { ServiceDeps } from './http/service-deps.js';
-import { createIngestion } from './logs/ingestion.js';
+import { createIngestion } from './ingest/ingestion.js';
 import { createStreamHub } from './live/stream-hub.js';
 import { startPurgeJob } from './ops/purge-job.js';
 import type { PurgeReport } from './ops/purge.js';

@@ -22,6 +22,7 @@ export const LAYERS = [
   ['storage'],
   ['audit'],
   ['auth'],
+  ['ingest'],
   ['logs'],
   ['live'],
   ['admin', 'ops'],

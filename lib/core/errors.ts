@@ -91,6 +91,11 @@ export function projectBlocked(): LogServiceError {
   return new LogServiceError('project_blocked', 'The project is blocked.');
 }
 
+/** 413: a request body past its size limit (the general 1 MiB one, or the ingestion limit). */
+export function payloadTooLarge(limit: number): LogServiceError {
+  return new LogServiceError('payload_too_large', `The request body exceeds ${limit} bytes.`);
+}
+
 export function notFound(message = 'Resource not found.'): LogServiceError {
   return new LogServiceError('not_found', message);
 }

@@ -5,13 +5,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { StructError, validate, type Struct } from 'superstruct';
-import { LogServiceError, invalidRequest, type FieldReason } from '../core/errors.js';
+import { LogServiceError, invalidRequest, payloadTooLarge, type FieldReason } from '../core/errors.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
-
-export function payloadTooLarge(limit: number): LogServiceError {
-  return new LogServiceError('payload_too_large', `The request body exceeds ${limit} bytes.`);
-}
 
 /** Reads the whole body, failing with 413 the moment it grows past `limit`. */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {

@@ -3,11 +3,11 @@
  * query (`GET /v1/logs`, `GET /v1/logs/histogram`). The live stream has
  * its own handler.
  */
-import { readBodyFormat } from './body-encoding.js';
-import { receiveBatch } from './ingest-request.js';
-import { ingestBatch, ingestionResponse } from '../logs/ingestion.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { BodyFormat } from '../ingest/plain-body.js';
+import { CommitFailedError, ingestRequest, ingestionResponse, type BatchOutcome } from '../ingest/ingest-request.js';
 import { requireLogScope } from '../logs/log-access.js';
-import { LOG_CURSOR_LIST, readLogListQuery, readLogScope } from '../logs/log-query.js';
+import { LOG_CURSOR_LIST, readLogListQuery, readLogScope } from '../logs/log-query-params.js';
 import { rowsToFetch } from '../core/pagination.js';
 import { readLogsPage } from '../logs/log-reader.js';
 import { logPageJson } from '../logs/present-log.js';
@@ -22,14 +22,21 @@ import type { KeyContext, Reply, UserContext } from './route.js';
  * decompress → 202.
  */
 export async function postLogs(ctx: KeyContext): Promise<Reply> {
-  const { queue, preparer } = ctx.deps.ingestion;
   const format = readBodyFormat(ctx.req.headers);
-  const outcome = await receiveBatch(
-    ctx,
-    (raw) => preparer.prepare(raw, { projectId: ctx.key.projectId, receivedAt: ctx.deps.now() }, format),
-    (batch) => ingestBatch(queue, batch),
-  );
+  let outcome: BatchOutcome;
+  try {
+    outcome = await ingestRequest(ctx.deps.ingestion, { req: ctx.req, format, projectId: ctx.key.projectId, now: ctx.deps.now });
+  } catch (err) {
+    // A failed commit is an unexpected error here (logged, 500), as it was thrown.
+    throw err instanceof CommitFailedError ? err.cause : err;
+  }
   return { status: 202, body: ingestionResponse(outcome) };
+}
+
+/** NDJSON for `application/x-ndjson` (or `application/ndjson`), whatever the parameters; a JSON array otherwise. */
+function readBodyFormat(headers: IncomingHttpHeaders): BodyFormat {
+  const type = (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  return type === 'application/x-ndjson' || type === 'application/ndjson' ? 'ndjson' : 'json';
 }
 
 /** Checks in this order: scope shape → 404 → 403 → 403 `project_blocked` → the other parameters → the page. */

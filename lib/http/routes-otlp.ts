@@ -16,10 +16,8 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { LogServiceError } from '../core/errors.js';
-import { receiveBatch } from './ingest-request.js';
-import { ingestBatch, type BatchOutcome } from '../logs/ingestion.js';
-import { OTLP } from '../logs/otlp-schema.js';
-import type { PreparedBatch } from '../logs/prepare-entries.js';
+import { CommitFailedError, ingestRequest, type BatchOutcome } from '../ingest/ingest-request.js';
+import { OTLP } from '../ingest/otlp/otlp-schema.js';
 import type { KeyContext, Reply } from './route.js';
 
 type OtlpFormat = 'protobuf' | 'json';
@@ -37,23 +35,19 @@ function readOtlpFormat(headers: IncomingHttpHeaders): OtlpFormat {
 
 export async function postOtlpLogs(ctx: KeyContext): Promise<Reply> {
   const format = readOtlpFormat(ctx.req.headers);
-  // Decoding and mapping cost more per record than a plain entry's parse: like plain batches, they go to the preparation worker.
-  const prepare = (raw: Buffer) =>
-    ctx.deps.ingestion.preparer.prepare(raw, { projectId: ctx.key.projectId, receivedAt: ctx.deps.now() }, format === 'protobuf' ? 'otlp-protobuf' : 'otlp-json');
-  const result = await receiveBatch(ctx, prepare, (batch) => commit(ctx, batch));
-  return otlpReply(format, result);
-}
-
-async function commit(ctx: KeyContext, batch: PreparedBatch): Promise<BatchOutcome> {
+  let result: BatchOutcome;
   try {
-    return await ingestBatch(ctx.deps.ingestion.queue, batch);
+    const bodyFormat = format === 'protobuf' ? 'otlp-protobuf' : 'otlp-json';
+    result = await ingestRequest(ctx.deps.ingestion, { req: ctx.req, format: bodyFormat, projectId: ctx.key.projectId, now: ctx.deps.now });
   } catch (err) {
-    if (err instanceof LogServiceError) throw err;
-    ctx.deps.logger.error('an OTLP export could not be committed', { error: String(err) });
+    if (!(err instanceof CommitFailedError)) throw err;
+    // OTLP clients retry a 503: the records were not stored.
+    ctx.deps.logger.error('an OTLP export could not be committed', { error: String(err.cause) });
     throw new LogServiceError('temporarily_unavailable', 'The records could not be stored just now; retry later.', {
       headers: { 'Retry-After': String(OTLP_RETRY_AFTER_SECONDS) },
     });
   }
+  return otlpReply(format, result);
 }
 
 /** ExportLogsServiceResponse: empty when all were accepted, else partial_success. */

@@ -8,7 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import { createCors } from './cors.js';
 import { requireLogScope } from '../logs/log-access.js';
-import { parseSinceId, readLogScope, readLogStreamQuery } from '../logs/log-query.js';
+import { parseSinceId, readLogScope, readLogStreamQuery } from '../logs/log-query-params.js';
 import type { LiveScope } from '../live/live-scope.js';
 import { STREAMED, type Reply, type UserContext } from './route.js';
 

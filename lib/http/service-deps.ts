@@ -10,7 +10,7 @@ import type { ServiceLogger } from '../core/logger.js';
 import type { AccessTokenService } from '../auth/access-tokens.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { Throttle } from '../auth/throttle.js';
-import type { Ingestion } from '../logs/ingestion.js';
+import type { Ingestion } from '../ingest/ingestion.js';
 import type { StreamHub } from '../live/stream-hub-types.js';
 import type { ServiceObserver } from '../core/observe.js';
 import type { MetricsEndpoint } from '../metrics/service-metrics.js';

@@ -25,8 +25,8 @@
 import type { LogFilter } from '../search/log-filter.js';
 import type { LogSelection } from '../storage/types-logs.js';
 import type { ReadOps } from '../storage/storage.js';
-import { filterIsEmpty } from '../logs/log-query.js';
-import type { CommittedEntries, CommittedRow } from '../logs/committed-entries.js';
+import { filterIsEmpty } from '../logs/log-query-params.js';
+import type { CommittedEntries, CommittedRow } from '../ingest/committed-entries.js';
 import { entryMatcher, type EntryTest } from '../search/entry-match.js';
 import { blockMatchOf, holdsTerms, type BlockMatch } from '../search/log-terms.js';
 import { selectionOf } from '../logs/log-reader.js';

@@ -10,7 +10,7 @@ import type { ReadOps } from '../storage/storage.js';
 import type { StorageSignals } from '../storage/storage-signals.js';
 import type { LiveScope } from './live-scope.js';
 import type { StreamCaller } from './subscription.js';
-import type { CommittedEntries } from '../logs/committed-entries.js';
+import type { CommittedEntries } from '../ingest/committed-entries.js';
 
 export interface StreamHubOptions {
   db: ReadOps;

@@ -34,7 +34,7 @@ import { ReadGate } from './read-gate.js';
 import { findInvalidStreams } from './revalidate.js';
 import { Subscription } from './subscription.js';
 import type { OpenStreamRequest, StreamHub, StreamHubOptions } from './stream-hub-types.js';
-import type { CommittedEntries } from '../logs/committed-entries.js';
+import type { CommittedEntries } from '../ingest/committed-entries.js';
 
 /** What a notification says, as feeds take it. */
 interface News {

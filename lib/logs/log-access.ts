@@ -10,7 +10,7 @@ import { forbidden, notFound, projectBlocked } from '../core/errors.js';
 import { canSeeGroup, canSeeProject } from '../auth/rbac.js';
 import type { GroupRow, ProjectRow, RoleGrant } from '../storage/types-org.js';
 import type { ReadOps } from '../storage/storage.js';
-import type { LogScope } from './log-query.js';
+import type { LogScope } from './log-query-params.js';
 
 export type CheckedLogScope = { kind: 'project'; project: ProjectRow } | { kind: 'group'; group: GroupRow };
 

@@ -11,7 +11,7 @@
  *   the range in at most `buckets` buckets. The answer's `from`/`to` are
  *   the grid's edges, so the first and last buckets may reach outside the
  *   range; only entries inside it are counted.
- * - Cost: see storage/histogram-plan.ts. Text filters over too many
+ * - Cost: see storage/log-index/histogram-plan.ts. Text filters over too many
  *   entries are refused (400 naming `from`) instead of running long.
  */
 import { invalidRequest } from '../core/errors.js';
@@ -20,7 +20,7 @@ import { LEVELS } from '../search/levels.js';
 import { HISTOGRAM_MAX_CHECKED, emptyCounts } from '../storage/log-index/histogram-plan.js';
 import type { HistogramCounts, HistogramGrid } from '../storage/types-logs.js';
 import type { ReadOps } from '../storage/storage.js';
-import { readLogFilter, type LogFilter, type LogScope } from './log-query.js';
+import { readLogFilter, type LogFilter, type LogScope } from './log-query-params.js';
 import { selectionOf } from './log-reader.js';
 
 export const DEFAULT_BUCKETS = 60;

@@ -8,7 +8,7 @@ import type { LogFilter } from '../search/log-filter.js';
 import type { LogRow, LogSelection } from '../storage/types-logs.js';
 import type { Page } from '../storage/types-org.js';
 import type { ReadOps } from '../storage/storage.js';
-import { filterIsEmpty, type LogScope } from './log-query.js';
+import { filterIsEmpty, type LogScope } from './log-query-params.js';
 
 /** The selection a scope stands for now, or null when it can match nothing. */
 export async function selectionOf(storage: ReadOps, scope: LogScope, filter: LogFilter): Promise<LogSelection | null> {

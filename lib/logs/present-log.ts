@@ -12,7 +12,7 @@
  */
 import type { LogRow } from '../storage/types-logs.js';
 import { isoTimestamp } from '../core/timestamps.js';
-import { NULLABLE_FIELDS } from './entry-validation.js';
+import { NULLABLE_FIELDS } from '../ingest/entry-validation.js';
 
 /** The JSON text of one LogEntry. */
 export function logEntryJson(row: LogRow): string {

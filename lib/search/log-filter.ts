@@ -1,6 +1,6 @@
 /**
  * A log query's or stream's filters, as the search code and both backends
- * read them. Built from the query string by `logs/log-query.ts`.
+ * read them. Built from the query string by `logs/log-query-params.ts`.
  */
 
 /** One exact-match filter: `category`, `logger`, a correlation id or `context.<path>`. */
@@ -13,7 +13,7 @@ export interface ExactFilter {
 
 /**
  * The filters of a log query or stream, all ANDed. Built by
- * `logs/log-query.ts`.
+ * `logs/log-query-params.ts`.
  */
 export interface LogFilter {
   /** Lowest level number included, or null for all. */

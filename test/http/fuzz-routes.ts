@@ -27,9 +27,9 @@ import { describeEachBackend, type BackendName } from '../support/backends.js';
 import { api, startService, type RunningService } from '../support/service.js';
 import { ADMIN_FINAL_PASSWORD, createActor, createGroup, createKey, createProject, createTeam, addMember, grant, signIn, signInAdmin, type TestActor } from '../support/actors.js';
 import { wireResponseProblem } from '../support/openapi.js';
-import { MAX_INGESTION_ANSWER_BYTES } from '../../lib/logs/ingestion.js';
-import { storedBytesBudget } from '../../lib/logs/otlp-request.js';
-import { PLAIN_STORED_BYTES_PER_BODY_BYTE } from '../../lib/logs/batch-body.js';
+import { MAX_INGESTION_ANSWER_BYTES } from '../../lib/ingest/ingest-request.js';
+import { storedBytesBudget } from '../../lib/ingest/otlp/otlp-request.js';
+import { PLAIN_STORED_BYTES_PER_BODY_BYTE } from '../../lib/ingest/plain-body.js';
 import { ingestBodyFor, type IngestFuzzBody } from '../support/fuzz-ingest.js';
 import { ALLOWED_ORIGIN, describeRequest, problemWith, requestFor, send, strayRequest, type Credentials, type FuzzRequest, type FuzzWorld } from '../support/fuzz.js';
 

@@ -17,9 +17,9 @@ import { gzipSync } from 'node:zlib';
 import { describeEachBackend, type BackendName } from '../support/backends.js';
 import { api, startService, type RunningService } from '../support/service.js';
 import { assertStatus, createGroup, createKey, createProject, signInAdmin } from '../support/actors.js';
-import { MAX_INGESTION_ANSWER_BYTES } from '../../lib/logs/ingestion.js';
-import { MAX_LISTED_REJECTIONS } from '../../lib/logs/prepare-entries.js';
-import { MAX_ELEMENT_BYTES } from '../../lib/logs/batch-body.js';
+import { MAX_INGESTION_ANSWER_BYTES } from '../../lib/ingest/ingest-request.js';
+import { MAX_LISTED_REJECTIONS } from '../../lib/ingest/prepared-batch.js';
+import { MAX_ELEMENT_BYTES } from '../../lib/ingest/plain-body.js';
 
 const MiB = 1024 * 1024;
 /** Far above what preparing in slices costs (tens of ms), far below the 10+ s the bodies caused. */

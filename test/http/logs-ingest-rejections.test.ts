@@ -11,7 +11,7 @@ import { describeEachBackend } from '../support/backends.js';
 import { api, startService, type RunningService } from '../support/service.js';
 import { assertStatus, createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
 import { ingest } from '../support/logs.js';
-import { MAX_LISTED_REJECTIONS } from '../../lib/logs/prepare-entries.js';
+import { MAX_LISTED_REJECTIONS } from '../../lib/ingest/prepared-batch.js';
 
 const valid = (i: number) => ({ level: 'info', event: `event ${i}`, timestamp: '2025-01-01T00:00:00Z' });
 const invalid = (i: number) => ({ level: 'loud', event: `event ${i}`, timestamp: '2025-01-01T00:00:00Z' });

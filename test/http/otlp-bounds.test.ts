@@ -20,8 +20,8 @@ import { api, startService, type RunningService } from '../support/service.js';
 import { assertDocumentedResponse } from '../support/openapi.js';
 import { assertStatus, createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
 import { ingest, queryAllPages } from '../support/logs.js';
-import { OTLP } from '../../lib/logs/otlp-schema.js';
-import { MAX_OTLP_GROUPS, OTLP_STORED_BYTES_BASE, OTLP_STORED_BYTES_PER_BODY_BYTE, storedBytesBudget } from '../../lib/logs/otlp-request.js';
+import { OTLP } from '../../lib/ingest/otlp/otlp-schema.js';
+import { MAX_OTLP_GROUPS, OTLP_STORED_BYTES_BASE, OTLP_STORED_BYTES_PER_BODY_BYTE, storedBytesBudget } from '../../lib/ingest/otlp/otlp-request.js';
 
 const PATH = '/v1/otlp/v1/logs';
 const BODY_LIMIT = 10 * 1024 * 1024;

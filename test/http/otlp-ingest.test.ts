@@ -16,7 +16,7 @@ import { assertStatus, createGroup, createKey, createProject, signInAdmin, type 
 import { queryAllPages } from '../support/logs.js';
 import { gzipOfZeros } from '../support/compressed.js';
 import protobuf from 'protobufjs';
-import { OTLP } from '../../lib/logs/otlp-schema.js';
+import { OTLP } from '../../lib/ingest/otlp/otlp-schema.js';
 
 const BODY_LIMIT = 64 * 1024;
 const PATH = '/v1/otlp/v1/logs';

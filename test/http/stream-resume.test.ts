@@ -19,7 +19,7 @@ import { assertOpen, authedEventSource, openRawStream, type RawStream } from '..
 import { waitUntil } from '../support/wait.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
 import { silentLogger } from '../../lib/core/logger.js';
-import { prepareEntries } from '../../lib/logs/prepare-entries.js';
+import { entriesFromValues } from '../support/prepared-entries.js';
 import { encodeRequest } from '../../lib/storage/log-index/encoded-entries.js';
 import type { Storage } from '../../lib/storage/storage.js';
 import { INGEST_MARK_CLASS } from '../../lib/storage/postgres/log-sql.js';
@@ -175,7 +175,7 @@ describeEachBackend('live stream: gapless resume', (backend) => {
       const { promise: held, resolve: release } = signal();
       const { promise: idsDrawn, resolve: drawn } = signal();
       const slow = db.write(async (tx) => {
-        const batch = prepareEntries([{ level: 'info', event: 'overtaken first', timestamp: '2025-01-01T00:00:00Z' }]);
+        const batch = entriesFromValues([{ level: 'info', event: 'overtaken first', timestamp: '2025-01-01T00:00:00Z' }]);
         const outcomes = await tx.ingestLogs([encodeRequest(projectA, Date.now(), batch.entries)]);
         drawn();
         await held;
@@ -311,7 +311,7 @@ function holdIngestion(db: Storage, projectId: number, event: string): HeldInges
   const { promise: held, resolve: release } = signal();
   const { promise: idsDrawn, resolve: drawn } = signal();
   const done = db.write(async (tx) => {
-    const batch = prepareEntries([{ level: 'info', event, timestamp: '2025-01-01T00:00:00Z' }]);
+    const batch = entriesFromValues([{ level: 'info', event, timestamp: '2025-01-01T00:00:00Z' }]);
     const outcomes = await tx.ingestLogs([encodeRequest(projectId, Date.now(), batch.entries)]);
     drawn();
     await held;

@@ -16,7 +16,7 @@ import type { AuditRow, ProjectRow } from '../../lib/storage/types-org.js';
 import type { LogSelection } from '../../lib/storage/types-logs.js';
 import type { Storage } from '../../lib/storage/storage.js';
 import { AUDIT_CLASS_ACTIONS, LOG_PURGE_CHUNK, runPurgePass, type PurgeSettings } from '../../lib/ops/purge.js';
-import { prepareEntries } from '../../lib/logs/prepare-entries.js';
+import { entriesFromValues } from '../support/prepared-entries.js';
 import pgPromise from 'pg-promise';
 import { describeEachBackend, newTestDatabase, type BackendName, type TestDatabase } from '../support/backends.js';
 import { encodeRequest } from '../../lib/storage/log-index/encoded-entries.js';
@@ -56,7 +56,7 @@ async function ingest(storage: Storage, projectId: number, receivedAt: number, c
     timestamp: new Date(receivedAt).toISOString(),
     padding: 'x'.repeat(i % 7),
   }));
-  const { entries } = prepareEntries(values);
+  const { entries } = entriesFromValues(values);
   const ids: number[] = [];
   // Batches of 1000 keep the single JSON parameter modest.
   for (let at = 0; at < entries.length; at += 1000) {
@@ -261,7 +261,7 @@ describeEachBackend('retention purge', (backend) => {
       const f = await openFixture(backend);
       try {
         const project = await newProject(f.storage, 3);
-        const values = (word: string) => prepareEntries([0, 1].map((i) => ({ level: 'info', event: `${word} ${i}`, timestamp: new Date(NOW).toISOString() }))).entries;
+        const values = (word: string) => entriesFromValues([0, 1].map((i) => ({ level: 'info', event: `${word} ${i}`, timestamp: new Date(NOW).toISOString() }))).entries;
         // One transaction, one block: the later ids were received earlier.
         await f.storage.write((tx) =>
           tx.ingestLogs([
@@ -286,7 +286,7 @@ describeEachBackend('retention purge', (backend) => {
       try {
         const project = await newProject(f.storage, 1);
         const values = (word: string, count: number) =>
-          prepareEntries(Array.from({ length: count }, (_, i) => ({ level: 'info', event: `purgeword ${word} ${i}`, timestamp: new Date(NOW).toISOString() }))).entries;
+          entriesFromValues(Array.from({ length: count }, (_, i) => ({ level: 'info', event: `purgeword ${word} ${i}`, timestamp: new Date(NOW).toISOString() }))).entries;
         // One transaction, so one block: entries past retention, then fresh ones.
         const [expired, fresh] = await f.storage.write((tx) =>
           tx.ingestLogs([
@@ -482,7 +482,7 @@ describeEachBackend('retention purge', (backend) => {
         assert.equal((await raw.get<{ auto_vacuum: number }>('PRAGMA auto_vacuum'))?.auto_vacuum, 2, 'INCREMENTAL');
         const project = await newProject(f.storage, 1);
         const values = Array.from({ length: 3000 }, (_, i) => ({ level: 'info', event: `bulky ${i}`, timestamp: new Date(NOW).toISOString(), blob: 'y'.repeat(2000) }));
-        const { entries } = prepareEntries(values);
+        const { entries } = entriesFromValues(values);
         for (let at = 0; at < entries.length; at += 500) {
           await f.storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, NOW - 2 * DAY, entries.slice(at, at + 500))]));
         }

@@ -14,8 +14,8 @@ import { openStorage } from '../../lib/storage/open-storage.js';
 import type { ExactFilter } from '../../lib/search/log-filter.js';
 import type { LogRow, LogSelection, PreparedEntry } from '../../lib/storage/types-logs.js';
 import type { Storage } from '../../lib/storage/storage.js';
-import { prepareEntries } from '../../lib/logs/prepare-entries.js';
-import { IngestQueue } from '../../lib/logs/ingest-queue.js';
+import { entriesFromValues } from '../support/prepared-entries.js';
+import { IngestQueue } from '../../lib/ingest/ingest-queue.js';
 import { wordsOf } from '../../lib/search/search-terms.js';
 import { describeEachBackend, newTestDatabase, type TestDatabase } from '../support/backends.js';
 import { encodeRequest } from '../../lib/storage/log-index/encoded-entries.js';
@@ -42,7 +42,7 @@ function entries(count: number, start: number, step: number): PreparedEntry[] {
     ok: i % 4 === 0,
     ctx: { user: `u${i % 7}`, tags: [`t${i % 2}`] },
   }));
-  const batch = prepareEntries(values);
+  const batch = entriesFromValues(values);
   assert.equal(batch.rejected.length, 0);
   return batch.entries;
 }
@@ -132,7 +132,7 @@ describeEachBackend('log storage verbs', (backend) => {
       rounds.push({ b: record(projectB, sliceB, outB!), a: record(projectA, sliceA, outA!) });
     }
     // C: one transaction, thousands of quiet entries and a single critical one.
-    const quiet = prepareEntries(
+    const quiet = entriesFromValues(
       Array.from({ length: QUIET }, (_, i) => ({
         level: i === CRITICAL_AT ? 'critical' : i % 2 === 0 ? 'info' : 'debug',
         event: i === CRITICAL_AT ? 'disk on fire' : `quiet tick ${i}`,
@@ -343,7 +343,7 @@ describeEachBackend('log storage verbs', (backend) => {
       'kelvin only \u212a',
       'nothing of the sort',
     ];
-    const prepared = prepareEntries(events.map((event, i) => ({ level: 'info', event, timestamp: new Date(T0 + i).toISOString() }))).entries;
+    const prepared = entriesFromValues(events.map((event, i) => ({ level: 'info', event, timestamp: new Date(T0 + i).toISOString() }))).entries;
     const [outcomes] = await storage.write((tx) => tx.ingestLogs([encodeRequest(projectD, T0, prepared)]));
     const ids = record(projectD, prepared, outcomes!);
     const base = { projectIds: [projectD], minLevel: null, from: null, to: null, exact: [] };

@@ -20,7 +20,7 @@ import { migrate, POSTGRES_MIGRATIONS, type MigrationTask } from '../../lib/stor
 import { openPostgresStorage } from '../../lib/storage/postgres/postgres-storage.js';
 import type { PostgresStorageOptions } from '../../lib/storage/postgres/connection.js';
 import { CLEAN_EVERY_ENTRIES, CLEAN_PENDING_LIST, type PendingListCleaner } from '../../lib/storage/postgres/pending-list-cleaner.js';
-import { prepareEntries } from '../../lib/logs/prepare-entries.js';
+import { entriesFromValues } from '../support/prepared-entries.js';
 import { SCHEMA_VERSION, type IngestReport, type Storage } from '../../lib/storage/storage.js';
 import type { LogSelection } from '../../lib/storage/types-logs.js';
 import { SchemaTooNewError, StorageConflict, StorageUnavailableError } from '../../lib/core/errors.js';
@@ -408,7 +408,7 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
       const group = await storage.write((tx) => tx.insertGroup('g', 0));
       const project = await storage.write((tx) => tx.insertProject({ groupId: group.id, name: 'p', retentionDays: 1, maxEntries: null, maxBytes: null, createdAt: 0 }));
       const batch = (n: number, from: number) =>
-        prepareEntries(Array.from({ length: n }, (_, i) => ({ level: 'info', timestamp: '2025-01-01T00:00:00Z', event: `tick ${from + i}`, request_id: `r-${from + i}` }))).entries;
+        entriesFromValues(Array.from({ length: n }, (_, i) => ({ level: 'info', timestamp: '2025-01-01T00:00:00Z', event: `tick ${from + i}`, request_id: `r-${from + i}` }))).entries;
       const ingest = async (n: number, from: number) => {
         const [outcomes] = await storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, 0, batch(n, from))]));
         assert.equal(outcomes!.filter((o) => 'id' in o).length, n);
@@ -439,7 +439,7 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
       const p = await newProject('p');
       const q = await newProject('q');
       const request = (projectId: number, n: number) =>
-        encodeRequest(projectId, 0, prepareEntries(Array.from({ length: n }, (_, i) => ({ level: 'info', timestamp: '2025-01-01T00:00:00Z', event: `e ${i}` }))).entries);
+        encodeRequest(projectId, 0, entriesFromValues(Array.from({ length: n }, (_, i) => ({ level: 'info', timestamp: '2025-01-01T00:00:00Z', event: `e ${i}` }))).entries);
       const ids = (outcomes: { id?: number }[]) => outcomes.map((o) => o.id!);
       const ingest = async (storage: Storage, projectIds: number[]) => {
         const report: IngestReport = {};
@@ -488,7 +488,7 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
       // One transaction per entry: one block each.
       const blocks = 150;
       for (let i = 0; i < blocks; i++) {
-        const one = prepareEntries([{ level: 'info', timestamp: '2025-01-01T00:00:00Z', event: `tick${i} lookahead other${i % 7}` }]).entries;
+        const one = entriesFromValues([{ level: 'info', timestamp: '2025-01-01T00:00:00Z', event: `tick${i} lookahead other${i % 7}` }]).entries;
         await storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, 0, one)]));
       }
       const pool = (storage as unknown as { db: SqlExecutor }).db;

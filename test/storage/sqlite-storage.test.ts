@@ -19,7 +19,7 @@ import { openSqliteStorage } from '../../lib/storage/sqlite/sqlite-storage.js';
 import { SCHEMA_VERSION, type Storage } from '../../lib/storage/storage.js';
 import type { LogSelection } from '../../lib/storage/types-logs.js';
 import { SchemaTooNewError, StorageUnavailableError } from '../../lib/core/errors.js';
-import { prepareEntries } from '../../lib/logs/prepare-entries.js';
+import { entriesFromValues } from '../support/prepared-entries.js';
 import { encodeRequest } from '../../lib/storage/log-index/encoded-entries.js';
 import { assertV2Histograms, v2Entries } from '../support/schema-v2.js';
 
@@ -248,7 +248,7 @@ describe('sqlite reads across several projects', () => {
     const { path, storage } = await openFresh(0);
     const group = await storage.write((tx) => tx.insertGroup('g', 0));
     const [a, b] = await Promise.all(['a', 'b'].map((name) => storage.write((tx) => tx.insertProject({ groupId: group.id, name, retentionDays: 1, maxEntries: null, maxBytes: null, createdAt: 0 }))));
-    const one = prepareEntries([{ level: 'info', event: 'tick', timestamp: '2025-01-01T00:00:00Z' }]).entries;
+    const one = entriesFromValues([{ level: 'info', event: 'tick', timestamp: '2025-01-01T00:00:00Z' }]).entries;
     const ingest = (projectId: number) => storage.write((tx) => tx.ingestLogs([encodeRequest(projectId, 0, one)]));
     await ingest(a!.id);
     await ingest(b!.id);
@@ -301,7 +301,7 @@ describe('sqlite prefix searches', () => {
     // One transaction per entry: one block each.
     const blocks = 150;
     for (let i = 0; i < blocks; i++) {
-      const one = prepareEntries([{ level: 'info', event: `tick${i} other${i % 7}`, timestamp: '2025-01-01T00:00:00Z' }]).entries;
+      const one = entriesFromValues([{ level: 'info', event: `tick${i} other${i % 7}`, timestamp: '2025-01-01T00:00:00Z' }]).entries;
       await storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, 0, one)]));
     }
     const reader = await openReader(path);

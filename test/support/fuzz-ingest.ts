@@ -8,7 +8,7 @@
  * that a run of dozens stays quick; the classes are what matters.
  */
 import fc from 'fast-check';
-import { OTLP } from '../../lib/logs/otlp-schema.js';
+import { OTLP } from '../../lib/ingest/otlp/otlp-schema.js';
 
 /** What one ingestion request sends. */
 export interface IngestFuzzBody {

@@ -10,7 +10,7 @@ import { Feed } from '../../lib/live/feed.js';
 import type { Horizons } from '../../lib/live/horizons.js';
 import { Subscription } from '../../lib/live/subscription.js';
 import type { LiveScope } from '../../lib/live/live-scope.js';
-import type { CommittedEntries, CommittedRow } from '../../lib/logs/committed-entries.js';
+import type { CommittedEntries, CommittedRow } from '../../lib/ingest/committed-entries.js';
 import type { LogFilter } from '../../lib/search/log-filter.js';
 import type { ReadOps } from '../../lib/storage/storage.js';
 import type { LogRow, LogSelection } from '../../lib/storage/types-logs.js';

@@ -1,5 +1,5 @@
 /**
- * The byte budget's line (lib/logs/byte-budget.ts) on a clock the tests
+ * The byte budget's line (lib/ingest/byte-budget.ts) on a clock the tests
  * move: a body slower than MIN_BODY_RATE loses its place to a waiting body
  * behind it, time paused for the budget is not held against a body, a move
  * that would break the budget's rule is not made, and the rule holds
@@ -8,7 +8,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ByteBudget, MIN_BODY_RATE, RATE_WINDOW_MS, type BodyHold } from '../../lib/logs/byte-budget.js';
+import { ByteBudget, MIN_BODY_RATE, RATE_WINDOW_MS, type BodyHold } from '../../lib/ingest/byte-budget.js';
 
 const MiB = 1024 * 1024;
 const tick = () => new Promise((r) => setImmediate(r));

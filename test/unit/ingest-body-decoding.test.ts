@@ -1,5 +1,5 @@
 /**
- * readIngestBody with a decoder: the decoded bytes are what the limit and
+ * readRequestBody with a decoder: the decoded bytes are what the limit and
  * the byte budget count, a decompression bomb stops at the limit having
  * pulled only a sliver of its compressed stream, and a corrupt stream is a
  * 400.
@@ -10,8 +10,8 @@ import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { createGunzip, createGzip, gzipSync } from 'node:zlib';
 import { LogServiceError } from '../../lib/core/errors.js';
-import { readIngestBody } from '../../lib/http/ingest-body.js';
-import { ByteBudget } from '../../lib/logs/byte-budget.js';
+import { readRequestBody } from '../../lib/ingest/request-body.js';
+import { ByteBudget } from '../../lib/ingest/byte-budget.js';
 import { zeros } from '../support/compressed.js';
 
 const LIMIT = 1024 * 1024;
@@ -23,13 +23,13 @@ function fakeRequest(): PassThrough & IncomingMessage {
 
 const isCode = (code: string) => (err: unknown) => err instanceof LogServiceError && err.code === code;
 
-describe('readIngestBody with a decoder', () => {
+describe('readRequestBody with a decoder', () => {
   it('returns the decoded body and takes its decoded size from the budget', async () => {
     const budget = new ByteBudget(LIMIT * 2);
     const hold = budget.open(LIMIT);
     const text = JSON.stringify(Array.from({ length: 2000 }, (_, i) => ({ event: `event ${i}` })));
     const req = fakeRequest();
-    const reading = readIngestBody(req, { limit: LIMIT, hold, idleMs: 10_000, decoder: createGunzip() });
+    const reading = readRequestBody(req, { limit: LIMIT, hold, idleMs: 10_000, decoder: createGunzip() });
     req.end(gzipSync(text));
     const body = await reading;
     assert.equal(body.toString(), text);
@@ -45,7 +45,7 @@ describe('readIngestBody with a decoder', () => {
     const req = fakeRequest();
     source.pipe(createGzip()).pipe(req);
     const rssBefore = process.memoryUsage().rss;
-    await assert.rejects(readIngestBody(req, { limit: LIMIT, hold, idleMs: 10_000, decoder: createGunzip() }), isCode('payload_too_large'));
+    await assert.rejects(readRequestBody(req, { limit: LIMIT, hold, idleMs: 10_000, decoder: createGunzip() }), isCode('payload_too_large'));
     // The reader never accepted more than the limit...
     assert.ok(hold.held <= LIMIT, `held ${hold.held}`);
     // ...and the bomb was inflated only about that far: the stream pipes hold a few chunks more, never the gigabyte.
@@ -60,7 +60,7 @@ describe('readIngestBody with a decoder', () => {
     const hold = new ByteBudget(LIMIT * 2).open(LIMIT);
     const req = fakeRequest();
     // A gzip header whose file name never ends: bytes that decode to nothing, for as long as they are sent.
-    const reading = readIngestBody(req, { limit: 1024, hold, idleMs: 10_000, decoder: createGunzip() });
+    const reading = readRequestBody(req, { limit: 1024, hold, idleMs: 10_000, decoder: createGunzip() });
     req.write(Buffer.from([0x1f, 0x8b, 0x08, 0x08, 0, 0, 0, 0, 0, 0x03]));
     req.write(Buffer.alloc(2048, 0x61));
     await assert.rejects(reading, isCode('payload_too_large'));
@@ -78,7 +78,7 @@ describe('readIngestBody with a decoder', () => {
     const text = JSON.stringify(Array.from({ length: 500 }, (_, i) => ({ event: `event ${i}` })));
     const req = fakeRequest();
     let settled = false;
-    const reading = readIngestBody(req, { limit: LIMIT, hold, idleMs: 10_000, decoder: createGunzip() }).finally(() => (settled = true));
+    const reading = readRequestBody(req, { limit: LIMIT, hold, idleMs: 10_000, decoder: createGunzip() }).finally(() => (settled = true));
     req.end(gzipSync(text));
     for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
     assert.equal(settled, false);
@@ -92,7 +92,7 @@ describe('readIngestBody with a decoder', () => {
   it('answers 400 for bytes that are not gzip', async () => {
     const hold = new ByteBudget(LIMIT * 2).open(LIMIT);
     const req = fakeRequest();
-    const reading = readIngestBody(req, { limit: LIMIT, hold, idleMs: 10_000, decoder: createGunzip() });
+    const reading = readRequestBody(req, { limit: LIMIT, hold, idleMs: 10_000, decoder: createGunzip() });
     req.end(Buffer.from('[{"not": "gzip"}]'));
     await assert.rejects(reading, isCode('invalid_request'));
     hold.release();
@@ -101,7 +101,7 @@ describe('readIngestBody with a decoder', () => {
   it('answers 408 when a compressed body stops arriving', async () => {
     const hold = new ByteBudget(LIMIT * 2).open(LIMIT);
     const req = fakeRequest();
-    const reading = readIngestBody(req, { limit: LIMIT, hold, idleMs: 50, decoder: createGunzip() });
+    const reading = readRequestBody(req, { limit: LIMIT, hold, idleMs: 50, decoder: createGunzip() });
     req.write(gzipSync('[]').subarray(0, 5));
     await assert.rejects(reading, isCode('request_timeout'));
     hold.release();

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { isJsonText } from '../../lib/logs/json-syntax.js';
+import { isJsonText } from '../../lib/ingest/json-syntax.js';
 
 const parses = (text: string) => {
   try {

@@ -10,10 +10,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Horizons } from '../../lib/live/horizons.js';
 import { ReadGate } from '../../lib/live/read-gate.js';
-import { committedEntries } from '../../lib/logs/committed-entries.js';
+import { committedEntries } from '../../lib/ingest/committed-entries.js';
 import { CHUNK_ENTRIES, encodeRequest } from '../../lib/storage/log-index/encoded-entries.js';
-import { prepareEntries } from '../../lib/logs/prepare-entries.js';
-import { readLogFilter } from '../../lib/logs/log-query.js';
+import { entriesFromValues } from '../support/prepared-entries.js';
+import { readLogFilter } from '../../lib/logs/log-query-params.js';
 import { entryMatcher } from '../../lib/search/entry-match.js';
 import { blockMatchOf, holdsTerms } from '../../lib/search/log-terms.js';
 import { fixtureQueries, mixedEntries } from '../support/logs.js';
@@ -257,7 +257,7 @@ describe('committed entries: what ingestion reports', () => {
 
   it("a filter's search terms tested on a chunk's blocks never leave out a chunk holding a match", () => {
     // Small chunks: each holds a few entries, so most filters pass some and not others.
-    const entries = prepareEntries(mixedEntries(300, 5)).entries;
+    const entries = entriesFromValues(mixedEntries(300, 5)).entries;
     const requests = [];
     for (let i = 0; i < entries.length; i += 7) requests.push(encodeRequest(1, 0, entries.slice(i, i + 7)));
     let id = 0;

@@ -1,9 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { MAX_ELEMENT_BYTES, OFFLOAD_MIN_BYTES, prepareBody } from '../../lib/logs/batch-body.js';
-import { MAX_LISTED_REJECTIONS, prepareBatch, prepareEntryText, type TextOutcome } from '../../lib/logs/prepare-entries.js';
-import { SLICE_ELEMENTS } from '../../lib/logs/yield-pacer.js';
+import { MAX_ELEMENT_BYTES, OFFLOAD_MIN_BYTES, batchFromPlainBody } from '../../lib/ingest/plain-body.js';
+import { MAX_LISTED_REJECTIONS, entryFromText, type TextOutcome } from '../../lib/ingest/prepared-batch.js';
+import { batchFromValues } from '../support/prepared-entries.js';
+import { SLICE_ELEMENTS } from '../../lib/ingest/yield-pacer.js';
 import { LogServiceError } from '../../lib/core/errors.js';
 import { decodeRows } from '../../lib/storage/log-index/encoded-entries.js';
 
@@ -28,8 +29,8 @@ describe('ingestion bodies read element by element', () => {
     await fc.assert(
       fc.asyncProperty(spaced, async ({ values, text }) => {
         const raw = Buffer.from(text);
-        assert.deepEqual(await prepareBody(raw, TARGET, { wholeParseLimit: ELEMENTWISE }), prepareBatch(JSON.parse(text) as unknown[], TARGET));
-        assert.deepEqual(await prepareBody(raw, TARGET, { wholeParseLimit: ELEMENTWISE }), await prepareBody(raw, TARGET));
+        assert.deepEqual(await batchFromPlainBody(raw, TARGET, { wholeParseLimit: ELEMENTWISE }), batchFromValues(JSON.parse(text) as unknown[], TARGET));
+        assert.deepEqual(await batchFromPlainBody(raw, TARGET, { wholeParseLimit: ELEMENTWISE }), await batchFromPlainBody(raw, TARGET));
         assert.equal(values.length, JSON.parse(text).length);
       }),
     );
@@ -42,7 +43,7 @@ describe('ingestion bodies read element by element', () => {
     );
     await fc.assert(
       fc.asyncProperty(mutated, async (text) => {
-        const whole = await outcome(() => prepareBatch((() => {
+        const whole = await outcome(() => batchFromValues((() => {
           let parsed: unknown;
           try {
             parsed = JSON.parse(text);
@@ -52,19 +53,19 @@ describe('ingestion bodies read element by element', () => {
           if (!Array.isArray(parsed)) throw new LogServiceError('invalid_request', 'not an array');
           return parsed;
         })(), TARGET));
-        assert.deepEqual(await outcome(() => prepareBody(Buffer.from(text), TARGET, { wholeParseLimit: ELEMENTWISE })), whole, JSON.stringify(text));
+        assert.deepEqual(await outcome(() => batchFromPlainBody(Buffer.from(text), TARGET, { wholeParseLimit: ELEMENTWISE })), whole, JSON.stringify(text));
       }),
       { numRuns: 500 },
     );
   });
 
   it('handles the edges: empty arrays, trailing bytes, a stray bracket, multi-byte text', async () => {
-    assert.deepEqual(await prepareBody(Buffer.from(' [ ] '), TARGET, { wholeParseLimit: ELEMENTWISE }), { request: { projectId: TARGET.projectId, sizes: [], chunks: [] }, positions: [], rejected: [], rejectedCount: 0 });
+    assert.deepEqual(await batchFromPlainBody(Buffer.from(' [ ] '), TARGET, { wholeParseLimit: ELEMENTWISE }), { request: { projectId: TARGET.projectId, sizes: [], chunks: [] }, positions: [], rejected: [], rejectedCount: 0 });
     for (const bad of ['[] x', '[1]]', '[{"a":1}}, 2]', '[1,]', '[,1]', '[', '[1', '["\\"]']) {
-      assert.equal(await outcome(() => prepareBody(Buffer.from(bad), TARGET, { wholeParseLimit: ELEMENTWISE })), 'rejected', bad);
+      assert.equal(await outcome(() => batchFromPlainBody(Buffer.from(bad), TARGET, { wholeParseLimit: ELEMENTWISE })), 'rejected', bad);
     }
     const text = JSON.stringify([{ level: 'info', event: 'ünï😀,]', timestamp: '2025-01-01T00:00:00Z' }]);
-    const [chunk] = (await prepareBody(Buffer.from(text), TARGET, { wholeParseLimit: ELEMENTWISE })).request.chunks;
+    const [chunk] = (await batchFromPlainBody(Buffer.from(text), TARGET, { wholeParseLimit: ELEMENTWISE })).request.chunks;
     assert.deepEqual(decodeRows(chunk!)[0]!.slice(0, 2), [TARGET.projectId, TARGET.receivedAt]);
     assert.equal(decodeRows(chunk!)[0]![5], JSON.stringify(JSON.parse(text)[0]));
   });
@@ -77,7 +78,7 @@ describe('NDJSON ingestion bodies', () => {
     );
     await fc.assert(
       fc.asyncProperty(lines, async ({ values, text }) => {
-        assert.deepEqual(await prepareBody(Buffer.from(text), TARGET, { format: 'ndjson' }), prepareBatch(values, TARGET));
+        assert.deepEqual(await batchFromPlainBody(Buffer.from(text), TARGET, { format: 'ndjson' }), batchFromValues(values, TARGET));
       }),
       { numRuns: 300 },
     );
@@ -85,10 +86,10 @@ describe('NDJSON ingestion bodies', () => {
 
   it('rejects a line that is not JSON as its own index, counting only non-blank lines', async () => {
     const text = `\n${JSON.stringify(entry(0))}\n   \n{"level": \r\n${JSON.stringify(entry(2))}`;
-    const batch = await prepareBody(Buffer.from(text), TARGET, { format: 'ndjson' });
+    const batch = await batchFromPlainBody(Buffer.from(text), TARGET, { format: 'ndjson' });
     assert.deepEqual(batch.positions, [0, 2]);
     assert.deepEqual(batch.rejected, [{ index: 1, error: 'validation_error', message: 'The line is not valid JSON.' }]);
-    assert.deepEqual(await prepareBody(Buffer.from(' \n\r\n'), TARGET, { format: 'ndjson' }), prepareBatch([], TARGET));
+    assert.deepEqual(await batchFromPlainBody(Buffer.from(' \n\r\n'), TARGET, { format: 'ndjson' }), batchFromValues([], TARGET));
   });
 });
 
@@ -118,7 +119,7 @@ describe('hostile ingestion bodies', () => {
     const expectedIndices = Array.from({ length: n }, (_, i) => i).filter((i) => i % 3 !== 0);
     for (const [format, text] of [['json', `[${elements.join(',')}]`], ['ndjson', elements.join('\n')]] as const) {
       for (const wholeParseLimit of [0, Infinity]) {
-        const batch = await prepareBody(Buffer.from(text), TARGET, { format, wholeParseLimit });
+        const batch = await batchFromPlainBody(Buffer.from(text), TARGET, { format, wholeParseLimit });
         assert.equal(batch.rejectedCount, expectedIndices.length, format);
         assert.equal(batch.rejected.length, MAX_LISTED_REJECTIONS);
         assert.deepEqual(batch.rejected.map((r) => r.index), expectedIndices.slice(0, MAX_LISTED_REJECTIONS));
@@ -136,7 +137,7 @@ describe('hostile ingestion bodies', () => {
       ['json', `[${valid(0)},${long},${longBroken},${exact},${valid(4)}]`],
       ['ndjson', [valid(0), long, longBroken, exact, valid(4)].join('\n')],
     ] as const) {
-      const batch = await prepareBody(Buffer.from(text), TARGET, { format });
+      const batch = await batchFromPlainBody(Buffer.from(text), TARGET, { format });
       assert.deepEqual(batch.positions, [0, 3, 4], format);
       assert.deepEqual(batch.rejected.map((r) => [r.index, r.message]), [
         [1, `The entry is longer than ${MAX_ELEMENT_BYTES} bytes of JSON text.`],
@@ -144,13 +145,13 @@ describe('hostile ingestion bodies', () => {
       ]);
     }
     // A malformed element that is read still refuses the whole body.
-    await assert.rejects(prepareBody(Buffer.from(`[${long},{"level":}]`), TARGET), (err: unknown) => err instanceof LogServiceError && err.status === 400);
+    await assert.rejects(batchFromPlainBody(Buffer.from(`[${long},{"level":}]`), TARGET), (err: unknown) => err instanceof LogServiceError && err.status === 400);
   });
 
   it('refuses a large body that is not an array without parsing it', async () => {
     const big = Buffer.from(JSON.stringify({ items: Array.from({ length: 200_000 }, (_, i) => i) }));
     assert.ok(big.length > 1024 * 1024);
-    await assert.rejects(prepareBody(big, TARGET), (err: unknown) => err instanceof LogServiceError && err.status === 400 && /JSON array/.test(err.message));
+    await assert.rejects(batchFromPlainBody(big, TARGET), (err: unknown) => err instanceof LogServiceError && err.status === 400 && /JSON array/.test(err.message));
   });
 
   it('prepares elements of OFFLOAD_MIN_BYTES or more through offload, giving exactly what inline gives', async () => {
@@ -160,14 +161,14 @@ describe('hostile ingestion bodies', () => {
     const offloaded: number[] = [];
     const offload = async (text: string): Promise<TextOutcome> => {
       offloaded.push(text.length);
-      return prepareEntryText(text);
+      return entryFromText(text);
     };
     const lines = [valid(0), longOk, longBad, longNotJson, valid(4)].join('\n');
     const ndjson = Buffer.from(lines);
-    assert.deepEqual(await prepareBody(ndjson, TARGET, { format: 'ndjson', offload }), await prepareBody(ndjson, TARGET, { format: 'ndjson' }));
+    assert.deepEqual(await batchFromPlainBody(ndjson, TARGET, { format: 'ndjson', offload }), await batchFromPlainBody(ndjson, TARGET, { format: 'ndjson' }));
     assert.deepEqual(offloaded, [longOk.length, longBad.length, longNotJson.length]);
     const json = Buffer.from(`[${[valid(0), longOk, longBad, valid(3)].join(',')}]`);
-    assert.deepEqual(await prepareBody(json, TARGET, { offload }), await prepareBody(json, TARGET));
+    assert.deepEqual(await batchFromPlainBody(json, TARGET, { offload }), await batchFromPlainBody(json, TARGET));
     // With offload nothing over OFFLOAD_MIN_BYTES is parsed whole: the body above went element by element.
     assert.equal(offloaded.length, 5);
   });
@@ -183,14 +184,14 @@ describe('hostile ingestion bodies', () => {
       ['a JSON array of entries, element by element', Buffer.from(`[${Array.from({ length: n }, (_, i) => valid(i)).join(',')}]`), { wholeParseLimit: 0 }],
     ];
     for (const [what, raw, options] of bodies) {
-      const { result, turns } = await turnsDuring(() => prepareBody(raw, TARGET, options));
+      const { result, turns } = await turnsDuring(() => batchFromPlainBody(raw, TARGET, options));
       assert.equal(result.positions.length + result.rejectedCount, n, what);
       // At least one turn every SLICE_ELEMENTS elements (sooner when the clock says so).
       assert.ok(turns >= n / SLICE_ELEMENTS - 1, `${what}: ${turns} turns of the event loop for ${n} elements`);
     }
     // One element too long to read is still scanned for its end, a MiB between two turns.
     const huge = Buffer.from(`[{"a":[${'0,'.repeat(4 * 1024 * 1024)}0]}]`);
-    const { result, turns } = await turnsDuring(() => prepareBody(huge, TARGET));
+    const { result, turns } = await turnsDuring(() => batchFromPlainBody(huge, TARGET));
     assert.equal(result.rejectedCount, 1);
     assert.ok(turns >= 7, `${turns} turns of the event loop while scanning 8 MiB`);
   });

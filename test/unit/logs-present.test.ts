@@ -2,13 +2,13 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { absentFieldsAsNull, logEntryJson, logPageJson } from '../../lib/logs/present-log.js';
-import { prepareEntries } from '../../lib/logs/prepare-entries.js';
-import { NULLABLE_FIELDS } from '../../lib/logs/entry-validation.js';
+import { entriesFromValues } from '../support/prepared-entries.js';
+import { NULLABLE_FIELDS } from '../../lib/ingest/entry-validation.js';
 
 const RECEIVED = Date.UTC(2024, 0, 2, 3, 4, 5, 6);
 
 function stored(entryText: string): string {
-  const batch = prepareEntries(JSON.parse(`[${entryText}]`));
+  const batch = entriesFromValues(JSON.parse(`[${entryText}]`));
   assert.equal(batch.entries.length, 1, batch.rejected[0]?.message);
   return batch.entries[0]!.body;
 }

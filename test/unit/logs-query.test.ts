@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { filterIsEmpty, parseSinceId, readLogFilter, readLogListQuery, readLogScope, readLogStreamQuery } from '../../lib/logs/log-query.js';
+import { filterIsEmpty, parseSinceId, readLogFilter, readLogListQuery, readLogScope, readLogStreamQuery } from '../../lib/logs/log-query-params.js';
 import { createCursorCodec } from '../../lib/core/pagination.js';
 import { LogServiceError } from '../../lib/core/errors.js';
 

@@ -6,7 +6,7 @@ import { BLOCK_MAX_ENTRIES, BLOCK_MAX_TERM_BYTES, cutBlocks } from '../../lib/st
 import { CHUNK_ENTRIES, decodeBlocks, decodeRows, encodeRequest, type EntryRow } from '../../lib/storage/log-index/encoded-entries.js';
 import { blockLayout, concatJsonArrays, rowParts } from '../../lib/storage/log-index/ingest-layout.js';
 import type { LogIngestRequest, PreparedEntry } from '../../lib/storage/types-logs.js';
-import { ByteBudget } from '../../lib/logs/byte-budget.js';
+import { ByteBudget } from '../../lib/ingest/byte-budget.js';
 
 /** A request as planIngest sees it (sizes only). */
 const req = (projectId: number, sizes: number[]): LogIngestRequest => ({ projectId, sizes, chunks: [] });

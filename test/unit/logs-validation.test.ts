@@ -1,10 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { MAX_ENTRY_DEPTH, readBatch, validateEntry } from '../../lib/logs/entry-validation.js';
+import { MAX_ENTRY_DEPTH, readBatch, validateEntry } from '../../lib/ingest/entry-validation.js';
 import { parseIsoTimestamp } from '../../lib/core/timestamps.js';
 import { LEVELS, levelNumber } from '../../lib/search/levels.js';
-import { prepareEntries } from '../../lib/logs/prepare-entries.js';
+import { entriesFromValues } from '../support/prepared-entries.js';
 import { LogServiceError } from '../../lib/core/errors.js';
 
 const good = { level: 'info', event: 'user logged in', timestamp: '2024-05-06T07:08:09.123Z' };
@@ -119,7 +119,7 @@ describe('batches and preparation', () => {
 
   it('prepares valid entries (compact JSON, UTF-8 size, level, instant, terms) and lists rejections by index', () => {
     const submitted = JSON.parse(`[${JSON.stringify({ ...good, event: 'héllo wörld', b: { c: [1, 2] } }, null, 2)}, 5, {"level":"info"}, ${JSON.stringify(good)}]`);
-    const batch = prepareEntries(submitted);
+    const batch = entriesFromValues(submitted);
     assert.deepEqual(batch.positions, [0, 3]);
     assert.deepEqual(batch.rejected.map((r) => [r.index, r.error]), [[1, 'validation_error'], [2, 'validation_error']]);
     const first = batch.entries[0]!;
@@ -132,7 +132,7 @@ describe('batches and preparation', () => {
 
   it('keeps __proto__-named keys in the stored text', () => {
     const submitted = JSON.parse('[{"level":"info","event":"e","timestamp":"2024-01-01 00:00","__proto__":{"x":1}}]');
-    const body = prepareEntries(submitted).entries[0]!.body;
+    const body = entriesFromValues(submitted).entries[0]!.body;
     assert.equal(body, '{"level":"info","event":"e","timestamp":"2024-01-01 00:00","__proto__":{"x":1}}');
   });
 });
@@ -156,7 +156,7 @@ describe('nesting depth', () => {
   });
 
   it('refuses entries far deeper than the call stack allows, without throwing', () => {
-    const batch = prepareEntries([nested(100, 'object'), nested(101, 'array'), nested(200_000, 'array'), nested(200_000, 'object'), good]);
+    const batch = entriesFromValues([nested(100, 'object'), nested(101, 'array'), nested(200_000, 'array'), nested(200_000, 'object'), good]);
     assert.deepEqual(batch.positions, [0, 4]);
     assert.deepEqual(batch.rejected.map((r) => r.index), [1, 2, 3]);
     for (const r of batch.rejected) assert.match(r.message, /more than 100 levels deep/);

@@ -12,12 +12,12 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import protobuf from 'protobufjs';
 import { LogServiceError } from '../../lib/core/errors.js';
-import { JsonText } from '../../lib/logs/otlp-json-scan.js';
-import { jsonNanosToMillis, readJsonRequest } from '../../lib/logs/otlp-json.js';
-import { readProtobufRequest } from '../../lib/logs/otlp-protobuf.js';
-import { MAX_ENTRY_TIME_MS, MAX_KEY_SEGMENTS, OtlpRecordError, nestAttributes, otlpEntry, otlpShared } from '../../lib/logs/otlp-mapping.js';
-import { MAX_OTLP_GROUPS, MAX_OTLP_RECORD_VALUES, prepareOtlpRequest, storedBytesBudget, type OtlpRequest } from '../../lib/logs/otlp-request.js';
-import { OTLP } from '../../lib/logs/otlp-schema.js';
+import { JsonText } from '../../lib/ingest/otlp/otlp-json-scan.js';
+import { jsonNanosToMillis, readJsonRequest } from '../../lib/ingest/otlp/otlp-json.js';
+import { readProtobufRequest } from '../../lib/ingest/otlp/otlp-protobuf.js';
+import { MAX_ENTRY_TIME_MS, MAX_KEY_SEGMENTS, OtlpRecordError, nestAttributes, otlpEntry, otlpShared } from '../../lib/ingest/otlp/otlp-mapping.js';
+import { MAX_OTLP_GROUPS, MAX_OTLP_RECORD_VALUES, batchFromOtlp, storedBytesBudget, type OtlpRequest } from '../../lib/ingest/otlp/otlp-request.js';
+import { OTLP } from '../../lib/ingest/otlp/otlp-schema.js';
 
 const target = { projectId: 1, receivedAt: Date.UTC(2025, 0, 1) };
 const isBadRequest = (pattern: RegExp) => (err: unknown) => err instanceof LogServiceError && err.status === 400 && pattern.test(err.message);
@@ -63,7 +63,7 @@ function proto(value: Record<string, unknown>): Uint8Array {
 }
 
 async function prepare(request: OtlpRequest) {
-  const batch = await prepareOtlpRequest(request, target);
+  const batch = await batchFromOtlp(request, target);
   return { ...batch, stored: batch.request.sizes.reduce((a, b) => a + b, 0) };
 }
 
@@ -233,7 +233,7 @@ describe('preparing an export', () => {
       const request = readJsonRequest(json({ resourceLogs: [{ resource, scopeLogs: [{ logRecords: records }] }] }));
       const order: string[] = [];
       setImmediate(() => order.push('another turn'));
-      await prepareOtlpRequest(request, target).then(() => order.push('prepared'));
+      await batchFromOtlp(request, target).then(() => order.push('prepared'));
       assert.deepEqual(order, ['another turn', 'prepared'], `${records.length} records`);
     }
   });

@@ -1,16 +1,16 @@
 /**
- * The LogRecord → entry mapping (lib/logs/otlp-mapping.ts) and the two
+ * The LogRecord → entry mapping (lib/ingest/otlp/otlp-mapping.ts) and the two
  * readers that feed it, without a server: severity ranges and text, body
  * to event, time fallbacks, correlation fields, attribute nesting, and both
  * encodings of the same export giving the same entries.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { NO_BODY_EVENT, STRUCTURED_EVENT_CHARS, nestAttributes, otlpEntry as mapEntry, otlpLevel, otlpShared, type OtlpRecordInput, type OtlpResourceInput, type OtlpScopeInput } from '../../lib/logs/otlp-mapping.js';
-import { OTLP } from '../../lib/logs/otlp-schema.js';
-import { readProtobufRequest, nanosToMillis } from '../../lib/logs/otlp-protobuf.js';
-import { readJsonRequest, jsonNanosToMillis } from '../../lib/logs/otlp-json.js';
-import { MAX_OTLP_RECORDS, prepareOtlpRequest, type OtlpRequest } from '../../lib/logs/otlp-request.js';
+import { NO_BODY_EVENT, STRUCTURED_EVENT_CHARS, nestAttributes, otlpEntry as mapEntry, otlpLevel, otlpShared, type OtlpRecordInput, type OtlpResourceInput, type OtlpScopeInput } from '../../lib/ingest/otlp/otlp-mapping.js';
+import { OTLP } from '../../lib/ingest/otlp/otlp-schema.js';
+import { readProtobufRequest, nanosToMillis } from '../../lib/ingest/otlp/otlp-protobuf.js';
+import { readJsonRequest, jsonNanosToMillis } from '../../lib/ingest/otlp/otlp-json.js';
+import { MAX_OTLP_RECORDS, batchFromOtlp, type OtlpRequest } from '../../lib/ingest/otlp/otlp-request.js';
 import { LogServiceError } from '../../lib/core/errors.js';
 import protobuf from 'protobufjs';
 
@@ -219,7 +219,7 @@ describe('OTLP readers', () => {
     let deep: any = { stringValue: 'bottom' };
     for (let i = 0; i < 120; i++) deep = { arrayValue: { values: [deep] } };
     const body = { resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: 'ok' } }, { body: deep }, { severityText: 7 }, { body: { stringValue: 'ok too' } }] }] }] };
-    const json = await prepareOtlpRequest(readJsonRequest(Buffer.from(JSON.stringify(body))), { projectId: 1, receivedAt: 0 });
+    const json = await batchFromOtlp(readJsonRequest(Buffer.from(JSON.stringify(body))), { projectId: 1, receivedAt: 0 });
     assert.deepEqual(json.positions, [0, 3]);
     assert.deepEqual(json.rejected.map((r) => [r.index, r.message]), [
       [1, 'The entry nests objects and arrays more than 100 levels deep.'],
@@ -230,7 +230,7 @@ describe('OTLP readers', () => {
     for (let i = 0; i < 60; i++) value = field(5, field(1, value));
     const okRecord = field(5, field(1, Buffer.from('ok')));
     const bytes = field(1, field(2, Buffer.concat([field(2, okRecord), field(2, field(5, value))])));
-    const proto = await prepareOtlpRequest(readProtobufRequest(bytes), { projectId: 1, receivedAt: 0 });
+    const proto = await batchFromOtlp(readProtobufRequest(bytes), { projectId: 1, receivedAt: 0 });
     assert.deepEqual(proto.positions, [0]);
     assert.deepEqual(proto.rejected.map((r) => r.index), [1]);
   });

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { SPARE_BODY_MIN_BYTES, SpareBodyBuffer } from '../../lib/logs/spare-body-buffer.js';
+import { SPARE_BODY_MIN_BYTES, SpareBodyBuffer } from '../../lib/ingest/spare-body-buffer.js';
 
 describe('SpareBodyBuffer', () => {
   it('lends one buffer of the asked size at a time, and the same memory again once given back', () => {

@@ -35,7 +35,7 @@ export const BLOCK_MAX_ENTRIES = 64;
  * Most bytes of terms in a block of several entries, counted as 3
  * per UTF-16 code unit (an upper bound of their UTF-8 size). PostgreSQL
  * refuses a tsvector over 1 MiB; a single entry may hold up to
- * MAX_TERM_BYTES (prepare-entries.ts) and then gets a block of its own.
+ * MAX_TERM_BYTES (ingest/prepared-batch.ts) and then gets a block of its own.
  */
 export const BLOCK_MAX_TERM_BYTES = 700_000;
 

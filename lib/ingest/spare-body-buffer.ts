@@ -1,6 +1,6 @@
 /**
  * One reusable buffer for large ingestion bodies, lent to one request at a
- * time (see http/ingest-body.ts). Large bodies mostly come one at a time
+ * time (see request-body.ts). Large bodies mostly come one at a time
  * (the ingest byte budget), and a fresh 10 MiB buffer per request is memory
  * only a full garbage collection gives back, which V8 runs late: four
  * clients sending 10 MiB bodies left ~40 MB of dead buffers waiting.

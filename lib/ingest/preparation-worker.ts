@@ -8,16 +8,16 @@
  * Small bodies are prepared inline (a round trip to the worker would cost
  * more than it saves), and so are large ones: those are read into the
  * reusable body buffer, which cannot be handed to another thread, and are
- * prepared in slices that yield to the event loop anyway (batch-body.ts).
+ * prepared in slices that yield to the event loop anyway (plain-body.ts).
  * An element of such a body that is too long to prepare on the event loop
  * in one go (OFFLOAD_MIN_BYTES) goes to the worker on its own, as text.
  */
 import { Worker } from 'node:worker_threads';
 import { LogServiceError, type ErrorCode } from '../core/errors.js';
 import type { ServiceLogger } from '../core/logger.js';
-import { prepareIngestBody, type IngestFormat } from './ingest-format.js';
-import { prepareBody } from './batch-body.js';
-import { prepareEntryText, type BatchTarget, type PreparedBatch, type TextOutcome } from './prepare-entries.js';
+import { batchFromBody, type IngestFormat } from './body-formats.js';
+import { batchFromPlainBody } from './plain-body.js';
+import { entryFromText, type BatchTarget, type PreparedBatch, type TextOutcome } from './prepared-batch.js';
 
 /** Bodies from this size up to (not including) `maxBytes` go to the worker. */
 export const WORKER_MIN_BYTES = 32 * 1024;
@@ -30,9 +30,10 @@ interface Waiting {
   reject(err: unknown): void;
 }
 
-type Reply =
+/** What the worker thread posts back for one job (preparation-thread.ts). */
+type WorkerAnswer =
   | { id: number; batch: PreparedBatch }
-  /** One element prepared on its own (`prepareElement`). */
+  /** One element prepared on its own (`entryFromText`). */
   | { id: number; element: TextOutcome }
   /** A refusal meant for the client (e.g. 400 for a body that is not JSON). */
   | { id: number; error: { code: ErrorCode; status: number; message: string; details?: Record<string, unknown> } }
@@ -40,8 +41,8 @@ type Reply =
   | { id: number; failure: string };
 
 /**
- * The worker runs prepare-worker.js next to this module when compiled
- * (dist/lib/logs). Run from source under tsx (tests, benches), the worker
+ * The worker runs preparation-thread.js next to this module when compiled
+ * (dist/lib/ingest). Run from source under tsx (tests, benches), the worker
  * registers tsx's loader itself first (worker threads do not inherit it on
  * Node 20), then loads the .ts source; tsx is a development dependency and
  * is only looked up then.
@@ -50,13 +51,19 @@ function startWorker(): Worker {
   // The worker holds at most a few 1 MiB batches at once; a small heap makes
   // V8 collect its garbage early instead of letting it pile up (RSS).
   const resourceLimits = { maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB };
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./prepare-worker.js', import.meta.url), { resourceLimits });
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./preparation-thread.js', import.meta.url), { resourceLimits });
   const loader = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./prepare-worker.ts', import.meta.url).href;
+  const entry = new URL('./preparation-thread.ts', import.meta.url).href;
   return new Worker(`import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`, { eval: true, resourceLimits });
 }
 
-export class PreparePool {
+/**
+ * The one preparation worker thread, started on first use and restarted
+ * after a failure, with the same two functions as the event loop
+ * (`batchFromBody`, `entryFromText`): each call runs on the thread or
+ * inline, by size, with the same result.
+ */
+export class PreparationWorker {
   private worker: Worker | null = null;
   private nextId = 1;
   private readonly waiting = new Map<number, Waiting>();
@@ -69,23 +76,24 @@ export class PreparePool {
   ) {}
 
   /**
-   * Prepares `body` (in `format`: a plain batch or an OTLP export) for `target`. A body sent to the worker is transferred,
-   * so the caller must not use it afterwards (it must own its whole
-   * ArrayBuffer).
+   * Prepares `body` (in `format`: a plain batch or an OTLP export) for
+   * `target`, as `batchFromBody` in body-formats.ts does. A body sent to the
+   * worker is transferred, so the caller must not use it afterwards (it must
+   * own its whole ArrayBuffer).
    */
-  prepare(body: Buffer, target: BatchTarget, format: IngestFormat = 'json'): Promise<PreparedBatch> {
+  batchFromBody(body: Buffer, target: BatchTarget, format: IngestFormat = 'json'): Promise<PreparedBatch> {
     const owned = body.byteOffset === 0 && body.buffer.byteLength === body.length;
     if (this.closed || !owned || body.length < WORKER_MIN_BYTES || body.length >= this.maxBytes) {
       // Inline: a plain batch sends its long elements to the worker one by one.
-      if (format === 'json' || format === 'ndjson') return prepareBody(body, target, { format, offload: this.prepareElement });
-      return prepareIngestBody(body, target, format);
+      if (format === 'json' || format === 'ndjson') return batchFromPlainBody(body, target, { format, offload: this.entryFromText });
+      return batchFromBody(body, target, format);
     }
     return this.send<PreparedBatch>({ body, target, format }, [body.buffer as ArrayBuffer]);
   }
 
-  /** Prepares one element's JSON text as `prepareEntryText` does, on the worker (inline once closed). */
-  readonly prepareElement = (text: string): Promise<TextOutcome> => {
-    if (this.closed) return Promise.resolve(prepareEntryText(text));
+  /** Prepares one element's JSON text as `entryFromText` does, on the worker (inline once closed). */
+  readonly entryFromText = (text: string): Promise<TextOutcome> => {
+    if (this.closed) return Promise.resolve(entryFromText(text));
     return this.send<TextOutcome>({ element: text }, []);
   };
 
@@ -111,15 +119,15 @@ export class PreparePool {
     if (this.worker) return this.worker;
     const worker = startWorker();
     worker.unref();
-    worker.on('message', (reply: Reply) => {
-      const waiting = this.waiting.get(reply.id);
+    worker.on('message', (answer: WorkerAnswer) => {
+      const waiting = this.waiting.get(answer.id);
       if (!waiting) return;
-      this.waiting.delete(reply.id);
-      if ('batch' in reply) waiting.resolve(reply.batch);
-      else if ('element' in reply) waiting.resolve(reply.element);
-      else if ('error' in reply) waiting.reject(new LogServiceError(reply.error.code, reply.error.message, { status: reply.error.status, details: reply.error.details }));
+      this.waiting.delete(answer.id);
+      if ('batch' in answer) waiting.resolve(answer.batch);
+      else if ('element' in answer) waiting.resolve(answer.element);
+      else if ('error' in answer) waiting.reject(new LogServiceError(answer.error.code, answer.error.message, { status: answer.error.status, details: answer.error.details }));
       // A plain Error: the HTTP edge logs it and answers the generic 500, never this text.
-      else waiting.reject(new Error(`preparing a batch failed in the worker: ${reply.failure}`));
+      else waiting.reject(new Error(`preparing a batch failed in the worker: ${answer.failure}`));
     });
     worker.on('error', (err) => {
       this.logger.error('the batch preparation worker failed; starting another', { error: String(err) });

@@ -10,7 +10,7 @@
  */
 import { invalidRequest } from '../core/errors.js';
 import { readPageRequest, type CursorCodec, type PageRequest } from '../core/pagination.js';
-import { CORRELATION_FIELDS } from './entry-validation.js';
+import { CORRELATION_FIELDS } from '../ingest/entry-validation.js';
 import { parseIsoTimestamp } from '../core/timestamps.js';
 import { rejectNul } from '../core/text-fields.js';
 import { ID_TEXT } from '../core/ids.js';

@@ -6,8 +6,8 @@
  * every key of the entry. The entry then goes through the same validation
  * as one sent to `POST /v1/logs`.
  */
-import { CORRELATION_FIELDS, MAX_ENTRY_DEPTH } from './entry-validation.js';
-import type { LevelName } from '../search/levels.js';
+import { CORRELATION_FIELDS, MAX_ENTRY_DEPTH } from '../entry-validation.js';
+import type { LevelName } from '../../search/levels.js';
 
 /** An AnyValue as JSON: kvlist → object, array → array, bytes → base64, int64 → number (text beyond 2^53). */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };

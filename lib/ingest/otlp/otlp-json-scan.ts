@@ -10,7 +10,7 @@
  * found here are the ones JSON.parse would find in the decoded text.
  */
 import { isAscii } from 'node:buffer';
-import { invalidRequest } from '../core/errors.js';
+import { invalidRequest } from '../../core/errors.js';
 
 const OPEN_ARRAY = 0x5b; // [
 const CLOSE_ARRAY = 0x5d; // ]

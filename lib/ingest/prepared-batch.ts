@@ -1,7 +1,7 @@
 /**
  * A submitted batch turned into what storage needs: each valid entry
  * serialised once (compact JSON, key order kept), sized for quotas, indexed
- * (search terms) and encoded for the write (storage/encoded-entries.ts),
+ * (search terms) and encoded for the write (storage/log-index/encoded-entries.ts),
  * each invalid one turned into its `validation_error`.
  */
 import type { LogIngestRequest, PreparedEntry } from '../storage/types-logs.js';
@@ -70,7 +70,7 @@ export type TextOutcome = PreparedEntry | { rejected: string } | null;
 export const MAX_TERM_BYTES = 1_000_000;
 
 /** Validates (entry rules, then the term budget) and prepares one submitted element: the entry, or its rejection message. */
-export function prepareEntry(value: unknown): PreparedEntry | { rejected: string } {
+export function entryFromValue(value: unknown): PreparedEntry | { rejected: string } {
   const checked = validateEntry(value);
   if (!checked.ok) return { rejected: checked.message };
   // The stored text is the parsed object's compact JSON; its UTF-8
@@ -87,7 +87,7 @@ export function prepareEntry(value: unknown): PreparedEntry | { rejected: string
 }
 
 /** Parses one element's JSON text and prepares it (`null`: the text is not JSON). */
-export function prepareEntryText(text: string): TextOutcome {
+export function entryFromText(text: string): TextOutcome {
   // A short text that is not JSON is told without a failing JSON.parse (json-syntax.ts).
   if (text.length <= SHORT_TEXT && !isJsonText(text)) return null;
   let value: unknown;
@@ -96,7 +96,7 @@ export function prepareEntryText(text: string): TextOutcome {
   } catch {
     return null;
   }
-  return prepareEntry(value);
+  return entryFromValue(value);
 }
 
 /**
@@ -104,7 +104,7 @@ export function prepareEntryText(text: string): TextOutcome {
  * as they come. Of the rejections only the first MAX_LISTED_REJECTIONS and
  * their count are kept, so refusing millions of elements costs no memory.
  */
-export class BatchPreparer {
+export class BatchBuilder {
   private readonly encoder: RequestEncoder;
   private readonly positions: number[] = [];
   private readonly rejected = new RejectionList();
@@ -115,10 +115,10 @@ export class BatchPreparer {
   }
 
   add(value: unknown): void {
-    this.addPrepared(prepareEntry(value));
+    this.addPrepared(entryFromValue(value));
   }
 
-  /** Takes the next index for an element already prepared (by `prepareEntry`, here or on the worker). */
+  /** Takes the next index for an element already prepared (by `entryFromValue`, here or on the worker). */
   addPrepared(entry: PreparedEntry | { rejected: string }): void {
     if ('rejected' in entry) {
       this.reject(entry.rejected);
@@ -136,25 +136,4 @@ export class BatchPreparer {
   result(): PreparedBatch {
     return { request: this.encoder.finish(), positions: this.positions, rejected: this.rejected.listed, rejectedCount: this.rejected.count };
   }
-}
-
-/** Validates, prepares and encodes every element of a batch. */
-export function prepareBatch(values: readonly unknown[], target: BatchTarget): PreparedBatch {
-  const preparer = new BatchPreparer(target);
-  for (const value of values) preparer.add(value);
-  return preparer.result();
-}
-
-/** Validates and prepares every element, without encoding (tests, and requests made by hand with `encodeRequest`). */
-export function prepareEntries(values: readonly unknown[]): { entries: PreparedEntry[]; positions: number[]; rejected: Rejection[] } {
-  const out = { entries: [] as PreparedEntry[], positions: [] as number[], rejected: [] as Rejection[] };
-  values.forEach((value, index) => {
-    const entry = prepareEntry(value);
-    if ('rejected' in entry) out.rejected.push({ index, error: 'validation_error', message: entry.rejected });
-    else {
-      out.entries.push(entry);
-      out.positions.push(index);
-    }
-  });
-  return out;
 }

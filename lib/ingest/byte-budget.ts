@@ -17,7 +17,7 @@
  * with it. The first body in the line therefore waits only for bodies
  * already read (whose commit ends, giving their bytes back) and its own
  * bytes: it can always finish, or stops sending and is answered 408 after
- * an idle timeout (http/ingest-body.ts) or closed at the request timeout,
+ * an idle timeout (request-body.ts) or closed at the request timeout,
  * giving its bytes back. Then the next is first, and so on: the budget
  * cannot deadlock. Bodies further back together may hold what the ones
  * before them cannot need (with the service's capacity, at least the slack

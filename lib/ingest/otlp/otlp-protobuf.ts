@@ -10,7 +10,7 @@
  * (the decoder's limit, as protoc's), holding too many values, or values
  * deeper than an entry may, is refused alone.
  */
-import { LogServiceError, invalidRequest } from '../core/errors.js';
+import { LogServiceError, invalidRequest } from '../../core/errors.js';
 import { OTLP, ProtoReader } from './otlp-schema.js';
 import { OtlpRecordError, tooDeep, type Attributes, type JsonValue, type OtlpRecordInput } from './otlp-mapping.js';
 import { MAX_OTLP_RECORD_VALUES, MAX_VALUE_DEPTH, OtlpCounts, tooManyValues, type OtlpGroup, type OtlpRequest } from './otlp-request.js';

@@ -8,11 +8,11 @@
  * records, groups and the values of each record before building them, and
  * the entries one export stores are held to a multiple of its decoded body.
  */
-import { invalidRequest } from '../core/errors.js';
-import { MAX_ENTRY_DEPTH } from './entry-validation.js';
+import { invalidRequest } from '../../core/errors.js';
+import { MAX_ENTRY_DEPTH } from '../entry-validation.js';
 import { OtlpRecordError, otlpEntry, otlpShared, type OtlpRecordInput, type OtlpResourceInput, type OtlpScopeInput, type OtlpShared } from './otlp-mapping.js';
-import { BatchPreparer, prepareEntry, type BatchTarget, type PreparedBatch } from './prepare-entries.js';
-import { YieldPacer } from './yield-pacer.js';
+import { BatchBuilder, entryFromValue, type BatchTarget, type PreparedBatch } from '../prepared-batch.js';
+import { YieldPacer } from '../yield-pacer.js';
 
 /**
  * The most log records one request may carry (400 beyond, nothing stored).
@@ -67,11 +67,11 @@ export function storedBytesBudget(bodyBytes: number): number {
 /** The deepest an AnyValue is converted: an entry may nest 100 levels, so a deeper value can never be stored. */
 export const MAX_VALUE_DEPTH = MAX_ENTRY_DEPTH;
 
-export function tooManyRecords() {
+function tooManyRecords() {
   return invalidRequest(`The request carries more than ${MAX_OTLP_RECORDS} log records.`);
 }
 
-export function tooManyGroups() {
+function tooManyGroups() {
   return invalidRequest(`The request carries more than ${MAX_OTLP_GROUPS} ResourceLogs and ScopeLogs.`);
 }
 
@@ -142,8 +142,8 @@ function overBudget(request: OtlpRequest, budget: number): string {
  * stored-bytes budget: the first whose entry would pass it, and every one
  * after it, are refused (as a quota cuts a batch).
  */
-export async function prepareOtlpRequest(request: OtlpRequest, target: BatchTarget): Promise<PreparedBatch> {
-  const preparer = new BatchPreparer(target);
+export async function batchFromOtlp(request: OtlpRequest, target: BatchTarget): Promise<PreparedBatch> {
+  const builder = new BatchBuilder(target);
   const budget = storedBytesBudget(request.bodyBytes);
   let stored = 0;
   let spent: string | null = null;
@@ -160,22 +160,22 @@ export async function prepareOtlpRequest(request: OtlpRequest, target: BatchTarg
     // A resource or scope that could not be converted refuses all the group's records.
     const shared: OtlpShared | OtlpRecordError = resource instanceof OtlpRecordError ? resource : scope instanceof OtlpRecordError ? scope : otlpShared(scope, resource);
     for (let i = group.first; i < group.first + group.count; i++) {
-      if (shared instanceof OtlpRecordError) preparer.reject(shared.message);
-      else if (spent !== null || stored + shared.bytes > budget) preparer.reject((spent ??= overBudget(request, budget)));
+      if (shared instanceof OtlpRecordError) builder.reject(shared.message);
+      else if (spent !== null || stored + shared.bytes > budget) builder.reject((spent ??= overBudget(request, budget)));
       else {
         const entry = convert(() => otlpEntry(request.record(i), shared, target.receivedAt));
-        if (entry instanceof OtlpRecordError) preparer.reject(entry.message);
+        if (entry instanceof OtlpRecordError) builder.reject(entry.message);
         else {
-          const prepared = prepareEntry(entry);
+          const prepared = entryFromValue(entry);
           if ('rejected' in prepared) {
             // Stores nothing, but building it cost its shared part: counted, so refused records cannot repeat a large resource for ever.
             stored += shared.bytes;
-            preparer.addPrepared(prepared);
-          } else if (stored + prepared.bytes > budget) preparer.reject((spent = overBudget(request, budget)));
+            builder.addPrepared(prepared);
+          } else if (stored + prepared.bytes > budget) builder.reject((spent = overBudget(request, budget)));
           else {
             // Its stored text's size, as quotas count it.
             stored += prepared.bytes;
-            preparer.addPrepared(prepared);
+            builder.addPrepared(prepared);
           }
         }
       }
@@ -183,5 +183,5 @@ export async function prepareOtlpRequest(request: OtlpRequest, target: BatchTarg
     }
     if (pacer.due(0)) await pacer.pause();
   }
-  return preparer.result();
+  return builder.result();
 }

@@ -1,9 +1,9 @@
 /**
  * Reads an ingestion body against the shared byte budget
- * (logs/byte-budget.ts): each chunk is taken from the budget as it
+ * (byte-budget.ts): each chunk is taken from the budget as it
  * arrives; when the budget cannot grant it yet, the request is paused
  * (TCP backpressure holds the client) until it can. The size limit is
- * enforced while reading (413), as in `body.ts`.
+ * enforced while reading (413), as in `http/body.ts`.
  *
  * A body that sends nothing for `idleMs` is answered 408 and its connection
  * closed, giving its bytes back: a client that stops sending can hold the
@@ -26,11 +26,10 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Transform } from 'node:stream';
-import { LogServiceError, invalidRequest } from '../core/errors.js';
-import type { BodyHold } from '../logs/byte-budget.js';
-import { payloadTooLarge } from './body.js';
+import { LogServiceError, invalidRequest, payloadTooLarge } from '../core/errors.js';
+import type { BodyHold } from './byte-budget.js';
 
-export interface IngestBodyOptions {
+export interface RequestBodyOptions {
   /** Largest body accepted (413 beyond). */
   limit: number;
   /** This body's share of the shared budget; every byte read is taken from it first. */
@@ -47,12 +46,12 @@ function corruptBody(): LogServiceError {
   return invalidRequest('The request body could not be decompressed with its Content-Encoding.');
 }
 
-export function requestTimeout(idleMs: number): LogServiceError {
+function requestTimeout(idleMs: number): LogServiceError {
   // Connection: close: the rest of a stalled body is never read.
   return new LogServiceError('request_timeout', `The request body sent nothing for ${idleMs / 1000} s.`, { headers: { Connection: 'close' } });
 }
 
-export function readIngestBody(req: IncomingMessage, options: IngestBodyOptions): Promise<Buffer> {
+export function readRequestBody(req: IncomingMessage, options: RequestBodyOptions): Promise<Buffer> {
   const { limit, hold, idleMs } = options;
   const decoder = options.decoder ?? null;
   // Where the body's bytes come from: the request, or its decoder.

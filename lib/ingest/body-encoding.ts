@@ -1,19 +1,18 @@
 /**
- * How an ingestion body is sent: its Content-Encoding (identity, gzip,
- * deflate or br; anything else is 415) and its Content-Type (a JSON array,
- * or NDJSON: one entry per line).
+ * How an ingestion body is encoded on the wire: its Content-Encoding
+ * (identity, gzip, deflate or br; anything else is 415), and the stream
+ * that decodes it.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Transform } from 'node:stream';
 import { LogServiceError } from '../core/errors.js';
-import type { BodyFormat } from '../logs/batch-body.js';
 
 export type BodyEncoding = 'identity' | 'gzip' | 'deflate' | 'br';
 
 const ENCODINGS: Record<string, BodyEncoding> = { '': 'identity', identity: 'identity', gzip: 'gzip', 'x-gzip': 'gzip', deflate: 'deflate', br: 'br' };
 
-export function unsupportedEncoding(value: string): LogServiceError {
+function unsupportedEncoding(value: string): LogServiceError {
   return new LogServiceError('unsupported_media_type', `The Content-Encoding ${JSON.stringify(value)} is not supported: send identity, gzip, deflate or br (one of them, not stacked).`);
 }
 
@@ -44,10 +43,4 @@ export function createDecoder(encoding: BodyEncoding): Transform | null {
     case 'br':
       return createBrotliDecompress(options);
   }
-}
-
-/** NDJSON for `application/x-ndjson` (or `application/ndjson`), whatever the parameters; a JSON array otherwise. */
-export function readBodyFormat(headers: IncomingHttpHeaders): BodyFormat {
-  const type = (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  return type === 'application/x-ndjson' || type === 'application/ndjson' ? 'ndjson' : 'json';
 }

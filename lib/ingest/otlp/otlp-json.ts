@@ -12,7 +12,7 @@
  * its own when its turn comes. A duplicated key counts as JSON.parse would
  * take it: the last one.
  */
-import { invalidRequest } from '../core/errors.js';
+import { invalidRequest } from '../../core/errors.js';
 import { OtlpRecordError, tooDeep, type Attributes, type JsonValue, type OtlpRecordInput, type OtlpResourceInput, type OtlpScopeInput } from './otlp-mapping.js';
 import { JsonText, malformedJson } from './otlp-json-scan.js';
 import { MAX_OTLP_RECORD_VALUES, MAX_VALUE_DEPTH, OtlpCounts, tooManyValues, type OtlpGroup, type OtlpRequest } from './otlp-request.js';

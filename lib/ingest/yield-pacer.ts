@@ -1,6 +1,6 @@
 /**
  * When a long preparation loop lets the event loop run other work. The
- * loop over a body's elements or lines (batch-body.ts: valid or not, JSON
+ * loop over a body's elements or lines (plain-body.ts: valid or not, JSON
  * arrays and NDJSON, whole or element by element) calls `due` after each
  * element and yields when it says so: after SLICE_MS of work,
  * SLICE_ELEMENTS elements or SLICE_BYTES of element text since the last
@@ -17,7 +17,7 @@ export const SLICE_ELEMENTS = 256;
 export const SLICE_BYTES = 256 * 1024;
 
 /** Lets the event loop run everything ready before the work goes on. */
-export const yieldToLoop = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
+const yieldToLoop = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Counts one loop's work since its last yield. */
 export class YieldPacer {

@@ -22,18 +22,18 @@ import { isAscii } from 'node:buffer';
 import { invalidRequest } from '../core/errors.js';
 import { readBatch } from './entry-validation.js';
 import { ndjsonLines } from './ndjson-lines.js';
-import { BatchPreparer, prepareEntryText, type BatchTarget, type PreparedBatch, type TextOutcome } from './prepare-entries.js';
+import { BatchBuilder, entryFromText, type BatchTarget, type PreparedBatch, type TextOutcome } from './prepared-batch.js';
 import { YieldPacer } from './yield-pacer.js';
 
 /** `json`: the body is one JSON array; `ndjson`: one entry per line. */
 export type BodyFormat = 'json' | 'ndjson';
 
-export interface PrepareBodyOptions {
+export interface PlainBodyOptions {
   format?: BodyFormat;
   /** Bodies up to this size are parsed whole (default WHOLE_PARSE_LIMIT, or OFFLOAD_MIN_BYTES with `offload`). */
   wholeParseLimit?: number;
   /**
-   * Prepares one element's text elsewhere, as `prepareEntryText` would (the
+   * Prepares one element's text elsewhere, as `entryFromText` would (the
    * preparation worker): elements of OFFLOAD_MIN_BYTES or more go there.
    */
   offload?: (text: string) => Promise<TextOutcome>;
@@ -101,19 +101,19 @@ function skipSpace(raw: Buffer, i: number): number {
  * JSON array. Yields to the event loop between slices of ~10 ms (see
  * yield-pacer.ts), so a 10 MiB batch never stalls other requests.
  */
-export async function prepareBody(raw: Buffer, target: BatchTarget, options: PrepareBodyOptions = {}): Promise<PreparedBatch> {
+export async function batchFromPlainBody(raw: Buffer, target: BatchTarget, options: PlainBodyOptions = {}): Promise<PreparedBatch> {
   const offload = options.offload ?? null;
   const wholeParseLimit = options.wholeParseLimit ?? (offload === null ? WHOLE_PARSE_LIMIT : OFFLOAD_MIN_BYTES);
   const ndjson = options.format === 'ndjson';
-  const preparer = new BatchPreparer(target);
+  const builder = new BatchBuilder(target);
   const pacer = new YieldPacer();
   const start = skipSpace(raw, 0);
   if (!ndjson && raw.length <= wholeParseLimit) {
     for (const value of readBatch(parseWhole(raw))) {
-      preparer.add(value);
+      builder.add(value);
       if (pacer.due()) await pacer.pause();
     }
-    return preparer.result();
+    return builder.result();
   }
   // Parsing a large body only to learn that it is not an array would hold the loop for nothing: readBatch throws its 400.
   if (!ndjson && raw[start] !== OPEN_ARRAY) readBatch(null);
@@ -125,17 +125,17 @@ export async function prepareBody(raw: Buffer, target: BatchTarget, options: Pre
     }
     const [from, to] = range;
     const length = to - from;
-    if (length > MAX_ELEMENT_BYTES) preparer.reject(TOO_LONG);
+    if (length > MAX_ELEMENT_BYTES) builder.reject(TOO_LONG);
     else {
       const text = raw.toString('utf8', from, to);
-      const outcome = offload !== null && length >= OFFLOAD_MIN_BYTES ? await offload(text) : prepareEntryText(text);
-      if (outcome !== null) preparer.addPrepared(outcome);
-      else if (ndjson) preparer.reject(NOT_JSON_LINE);
+      const outcome = offload !== null && length >= OFFLOAD_MIN_BYTES ? await offload(text) : entryFromText(text);
+      if (outcome !== null) builder.addPrepared(outcome);
+      else if (ndjson) builder.reject(NOT_JSON_LINE);
       else throw malformed();
     }
     if (pacer.due(length)) await pacer.pause();
   }
-  return preparer.result();
+  return builder.result();
 }
 
 function parseWhole(raw: Buffer): unknown {

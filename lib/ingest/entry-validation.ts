@@ -87,7 +87,7 @@ export function validateEntry(value: unknown): ValidEntry | InvalidEntry {
  * level 1). Walks with its own stack: the value may be far deeper than the
  * call stack allows.
  */
-export function nestsDeeperThan(root: object, max: number): boolean {
+function nestsDeeperThan(root: object, max: number): boolean {
   const stack: { value: object; depth: number }[] = [{ value: root, depth: 1 }];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     if (item.depth > max) return true;

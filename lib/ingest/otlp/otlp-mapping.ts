@@ -185,27 +185,48 @@ export interface OtlpShared {
   bytes: number;
 }
 
-export function otlpShared(scope: OtlpScopeInput, resource: OtlpResourceInput): OtlpShared {
+/** What a resource gives every entry of its records: made once per resource, however many scopes and records it has. */
+export interface OtlpResourcePart {
+  resource: Record<string, JsonValue> | undefined;
+  resourceDropped: number;
+  /** The bytes its members add to an entry's compact JSON, commas included. */
+  bytes: number;
+}
+
+/** `"key":value` and the comma before or after it in an entry's compact JSON, in UTF-8 bytes. */
+function memberBytes(key: string, value: unknown): number {
+  return value === undefined ? 0 : key.length + 4 + Buffer.byteLength(JSON.stringify(value), 'utf8');
+}
+
+export function otlpResourcePart(resource: OtlpResourceInput): OtlpResourcePart {
+  const nested = resource.attributes.length > 0 ? nestAttributes(resource.attributes) : undefined;
+  const dropped = resource.droppedAttributesCount;
+  return {
+    resource: nested,
+    resourceDropped: dropped,
+    bytes: memberBytes('resource', nested) + memberBytes('resource_dropped_attributes_count', dropped !== 0 ? dropped : undefined),
+  };
+}
+
+/** The part of every entry a scope and its resource give (`resource` made by `otlpResourcePart`, or made here). */
+export function otlpShared(scope: OtlpScopeInput, resource: OtlpResourceInput | OtlpResourcePart): OtlpShared {
+  const part = 'bytes' in resource ? resource : otlpResourcePart(resource);
   const shared: OtlpShared = {
     logger: scope.name !== '' ? scope.name : undefined,
-    resource: resource.attributes.length > 0 ? nestAttributes(resource.attributes) : undefined,
+    resource: part.resource,
     scopeVersion: scope.version !== '' ? scope.version : undefined,
     scopeAttributes: scope.attributes.length > 0 ? nestAttributes(scope.attributes) : undefined,
-    resourceDropped: resource.droppedAttributesCount,
+    resourceDropped: part.resourceDropped,
     scopeDropped: scope.droppedAttributesCount,
     bytes: 0,
   };
-  const members = {
-    logger: shared.logger,
-    resource: shared.resource,
-    scope_version: shared.scopeVersion,
-    scope_attributes: shared.scopeAttributes,
-    resource_dropped_attributes_count: shared.resourceDropped !== 0 ? shared.resourceDropped : undefined,
-    scope_dropped_attributes_count: shared.scopeDropped !== 0 ? shared.scopeDropped : undefined,
-  };
-  // `{m1,…,mk}` is k members, k − 1 commas and two braces; in an entry (never empty) they add k members and k commas.
-  const text = JSON.stringify(members);
-  shared.bytes = text.length > 2 ? Buffer.byteLength(text, 'utf8') - 1 : 0;
+  // Each member adds `"key":value` and one comma to an entry (never empty), exactly.
+  shared.bytes =
+    part.bytes +
+    memberBytes('logger', shared.logger) +
+    memberBytes('scope_version', shared.scopeVersion) +
+    memberBytes('scope_attributes', shared.scopeAttributes) +
+    memberBytes('scope_dropped_attributes_count', shared.scopeDropped !== 0 ? shared.scopeDropped : undefined);
   return shared;
 }
 

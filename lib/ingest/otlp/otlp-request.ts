@@ -10,7 +10,7 @@
  */
 import { invalidRequest } from '../../core/errors.js';
 import { MAX_ENTRY_DEPTH } from '../entry-validation.js';
-import { OtlpRecordError, otlpEntry, otlpShared, type OtlpRecordInput, type OtlpResourceInput, type OtlpScopeInput, type OtlpShared } from './otlp-mapping.js';
+import { OtlpRecordError, otlpEntry, otlpResourcePart, otlpShared, type OtlpRecordInput, type OtlpResourceInput, type OtlpResourcePart, type OtlpScopeInput, type OtlpShared } from './otlp-mapping.js';
 import { BatchBuilder, entryFromValue, type BatchTarget, type PreparedBatch } from '../prepared-batch.js';
 import { YieldPacer } from '../yield-pacer.js';
 
@@ -149,19 +149,30 @@ export async function batchFromOtlp(request: OtlpRequest, target: BatchTarget): 
   let spent: string | null = null;
   const pacer = new YieldPacer();
   let resourceAt = -1;
-  let resource: OtlpResourceInput | OtlpRecordError = new OtlpRecordError('');
+  let resource: OtlpResourcePart | OtlpRecordError = new OtlpRecordError('');
   for (let g = 0; g < request.groups.length; g++) {
     const group = request.groups[g]!;
     if (group.resourceLogs !== resourceAt) {
       resourceAt = group.resourceLogs;
-      resource = convert(() => request.resource(resourceAt));
+      // Once per resource: its part of the entries is shared by all its scopes and records.
+      resource = convert(() => otlpResourcePart(request.resource(resourceAt)));
     }
-    const scope = convert(() => request.scope(g));
-    // A resource or scope that could not be converted refuses all the group's records.
-    const shared: OtlpShared | OtlpRecordError = resource instanceof OtlpRecordError ? resource : scope instanceof OtlpRecordError ? scope : otlpShared(scope, resource);
+    // An empty group costs nothing more; a group past the budget is refused before its scope is read, so
+    // thousands of scopes under one large resource cost nothing but their records' refusals.
+    if (group.count === 0) {
+      if (pacer.due(0)) await pacer.pause();
+      continue;
+    }
+    if (!(resource instanceof OtlpRecordError) && spent === null && stored + resource.bytes > budget) spent = overBudget(request, budget);
+    let shared: OtlpShared | OtlpRecordError | null = resource instanceof OtlpRecordError ? resource : null;
+    if (shared === null && spent === null) {
+      const scope = convert(() => request.scope(g));
+      // A resource or scope that could not be converted refuses all the group's records.
+      shared = scope instanceof OtlpRecordError ? scope : otlpShared(scope, resource as OtlpResourcePart);
+    }
     for (let i = group.first; i < group.first + group.count; i++) {
       if (shared instanceof OtlpRecordError) builder.reject(shared.message);
-      else if (spent !== null || stored + shared.bytes > budget) builder.reject((spent ??= overBudget(request, budget)));
+      else if (spent !== null || shared === null || stored + shared.bytes > budget) builder.reject((spent ??= overBudget(request, budget)));
       else {
         const entry = convert(() => otlpEntry(request.record(i), shared, target.receivedAt));
         if (entry instanceof OtlpRecordError) builder.reject(entry.message);

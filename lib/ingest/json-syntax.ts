@@ -10,7 +10,9 @@
 /** Texts up to this many characters are checked here before they are parsed. */
 export const SHORT_TEXT = 128;
 
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+/** JSON's four whitespace bytes (space, LF, CR, tab), as bytes or UTF-16 code units. */
+export const isJsonSpace = (c: number | undefined): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+const isSpace = isJsonSpace;
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 const isHex = (c: number) => isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
 // After a backslash: " \ / b f n r t (u is handled on its own).

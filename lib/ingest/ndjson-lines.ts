@@ -3,12 +3,10 @@
  * `\n` or `\r\n` line ends, lines of only whitespace skipped. A line's
  * index in the batch is its 0-based position among the non-blank lines.
  */
+import { isJsonSpace as isSpace } from './json-syntax.js';
 
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
-
-// JSON's four whitespace bytes.
-const isSpace = (b: number | undefined) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 
 /**
  * The byte range `[start, end)` of every non-blank line, in order, without

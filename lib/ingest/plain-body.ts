@@ -24,6 +24,7 @@ import { readBatch } from './entry-validation.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { BatchBuilder, entryFromText, type BatchTarget, type PreparedBatch, type TextOutcome } from './prepared-batch.js';
 import { YieldPacer } from './yield-pacer.js';
+import { isJsonSpace as isSpace } from './json-syntax.js';
 
 /** `json`: the body is one JSON array; `ndjson`: one entry per line. */
 export type BodyFormat = 'json' | 'ndjson';
@@ -88,8 +89,6 @@ const malformed = () => invalidRequest('The request body is not valid JSON.');
 const NOT_JSON_LINE = 'The line is not valid JSON.';
 const TOO_LONG = `The entry is longer than ${MAX_ELEMENT_BYTES} bytes of JSON text.`;
 
-// JSON's four whitespace bytes.
-const isSpace = (b: number | undefined) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 
 function skipSpace(raw: Buffer, i: number): number {
   while (i < raw.length && isSpace(raw[i])) i++;

@@ -11,6 +11,7 @@
  */
 import { isAscii } from 'node:buffer';
 import { invalidRequest } from '../../core/errors.js';
+import { isJsonSpace as isSpace } from '../json-syntax.js';
 
 const OPEN_ARRAY = 0x5b; // [
 const CLOSE_ARRAY = 0x5d; // ]
@@ -35,7 +36,6 @@ const ESCAPES = new Set([0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74]);
 
 export const malformedJson = () => invalidRequest('The request body is not valid JSON.');
 
-const isSpace = (b: number | undefined) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 const isDigit = (b: number | undefined) => b !== undefined && b >= ZERO && b <= NINE;
 const isHex = (b: number | undefined) => b !== undefined && ((b >= ZERO && b <= NINE) || ((b | 0x20) >= 0x61 && (b | 0x20) <= 0x66));
 

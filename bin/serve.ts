@@ -6,7 +6,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogService, type LogService } from '../lib/service.js';
+import { createLogService, type LogService, type LogServiceOptions } from '../lib/service.js';
 import { applyServerBounds, serverOptions } from '../lib/server-bounds.js';
 import { limitHeapGrowth } from '../lib/heap-growth.js';
 import type { ResolvedConfig } from '../lib/config-resolve.js';
@@ -19,7 +19,8 @@ import { EXIT_CONFIG, configurationFailure } from './startup-failure.js';
 /** How long in-flight requests (live streams included) get after a stop signal before their connections are cut. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
-export async function serve(resolved: ResolvedConfig): Promise<void> {
+/** `options` are for `npm run dev` (the console served from disk as it is rebuilt). */
+export async function serve(resolved: ResolvedConfig, options: Pick<LogServiceOptions, 'console'> = {}): Promise<void> {
   const { config } = resolved;
   // The process is logkeep's alone: collect garbage before it piles up.
   limitHeapGrowth();
@@ -37,7 +38,7 @@ export async function serve(resolved: ResolvedConfig): Promise<void> {
   for (const warning of resolved.warnings) logger.warn(warning);
   let service: LogService;
   try {
-    service = await createLogService(config, { logger });
+    service = await createLogService(config, { ...options, logger });
   } catch (err) {
     await logging.close();
     const message = configurationFailure(err);

@@ -14,6 +14,7 @@ import { createThrottle } from './auth/throttle.js';
 import type { RateLimiter } from './auth/rate-limit.js';
 import { createCursorCodec } from './core/pagination.js';
 import { createHandler, type RequestHandler } from './http/handler.js';
+import { loadConsoleAssets } from './http/console-assets.js';
 import { allRoutes } from './http/routes.js';
 import { bootstrapFirstAdmin, type CreatedAdmin } from './admin/create-admin.js';
 import type { ServiceDeps } from './http/service-deps.js';
@@ -60,6 +61,12 @@ export interface LogServiceOptions {
    * limiting is enabled.
    */
   rateLimiter?: RateLimiter;
+  /**
+   * For console development (`npm run dev`): where the built console is
+   * (default `dist/console` beside the package), and whether to read it
+   * again after every rebuild instead of once at start.
+   */
+  console?: { dir?: string; reload?: boolean };
   /** How long an ingestion body may send nothing before it is answered 408 (default 10 s); for tests. */
   ingestBodyIdleMs?: number;
 }
@@ -118,6 +125,7 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
       // A settle may wait on ingestion in flight holding a pooled connection: leave most to requests.
       maxConcurrentSettles: Math.max(1, Math.floor(config.dbServerPoolSize / 4)),
     });
+    const consoleAssets = config.consoleEnabled ? loadConsoleAssets(logger, options.console?.dir, { reload: options.console?.reload ?? false }) : null;
     const deps: ServiceDeps = {
       config,
       storage,
@@ -137,6 +145,7 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
       logger,
       now,
       ...(metrics === null ? {} : { observer, metrics: metrics.endpoint }),
+      ...(consoleAssets === null ? {} : { consoleAssets }),
     };
     metrics?.watch({ storage, ingestion: deps.ingestion, liveStreams, passwords: hasher });
     // Streams read what each commit stored, in this process and, through storage signals, in others.

@@ -3,7 +3,7 @@
  * actor, action (the closed set in `audit/audit.ts`; anything else is 400
  * with reason `unknown`), target, and an inclusive `from`/`to` range on
  * `created_at`; newest first; the retention policy in force is reported
- * alongside. Query-string parsing is the route's (`http/routes-audit.ts`).
+ * alongside. Query-string parsing is the route's (`http/audit-handlers.ts`).
  */
 import { invalidRequest } from '../core/errors.js';
 import type { LogServiceConfig } from '../core/config.js';

@@ -1,5 +1,5 @@
 /**
- * The web console's files, read once from `dist/console` when the handler is
+ * The web console's files, read once from `dist/console` when the service is
  * created, and served from memory at `/console/`: the HTML `no-cache`, the
  * content-hashed bundles for a year, every answer with a strict CSP. Only
  * names read at startup exist, so no request path can reach the disk
@@ -49,12 +49,34 @@ export function defaultConsoleDir(): string {
   return basename(root) === 'dist' ? join(root, 'console') : join(root, 'dist', 'console');
 }
 
-/** Reads the built console; null (with a warning) when it was never built. */
-export function loadConsoleAssets(logger: ServiceLogger, dir = defaultConsoleDir()): ConsoleAssets | null {
-  if (!existsSync(join(dir, 'index.html'))) {
-    logger.warn(`the web console is enabled but not built (no ${join(dir, 'index.html')}); run npm run build`);
+/**
+ * Reads the built console; null (with a warning) when it was never built.
+ * With `reload` (for `npm run dev`), the files are read again whenever the
+ * build has rewritten `index.html`, which it writes last.
+ */
+export function loadConsoleAssets(logger: ServiceLogger, dir = defaultConsoleDir(), options: { reload?: boolean } = {}): ConsoleAssets | null {
+  const index = join(dir, 'index.html');
+  if (!existsSync(index)) {
+    logger.warn(`the web console is enabled but not built (no ${index}); run npm run build`);
     return null;
   }
+  let assets = readAssets(dir);
+  let builtAt = statSync(index).mtimeMs;
+  return {
+    serve(req, res, path, basePath) {
+      if (options.reload) {
+        const now = existsSync(index) ? statSync(index).mtimeMs : builtAt;
+        if (now !== builtAt) {
+          builtAt = now;
+          assets = readAssets(dir);
+        }
+      }
+      serveAsset(assets, req, res, path, basePath);
+    },
+  };
+}
+
+function readAssets(dir: string): Map<string, Asset> {
   const assets = new Map<string, Asset>();
   for (const name of readdirSync(dir)) {
     const file = join(dir, name);
@@ -70,7 +92,7 @@ export function loadConsoleAssets(logger: ServiceLogger, dir = defaultConsoleDir
       cacheControl: name === 'index.html' ? 'no-cache' : 'public, max-age=31536000, immutable',
     });
   }
-  return { serve: (req, res, path, basePath) => serveAsset(assets, req, res, path, basePath) };
+  return assets;
 }
 
 function serveAsset(assets: Map<string, Asset>, req: IncomingMessage, res: ServerResponse, path: string, basePath: string): void {

@@ -1,5 +1,5 @@
 /**
- * The `node:http` request handler: CORS, health, routing, the IP bucket of
+ * The `node:http` request handler: CORS, routing, the IP bucket of
  * rate-limited routes, credentials, the forced-password-change gate, path
  * ids, then the route; one try/catch maps every failure to an envelope and
  * hides internals behind 500. On authenticated routes a caller learns
@@ -17,7 +17,6 @@ import { INTERNAL_ERROR, sendBytes, sendEmpty, sendError, sendJson, sendJsonText
 import { createRouter } from './router.js';
 import { authenticateProjectKey, authenticateUser } from './authenticate.js';
 import type { Reply, RequestInfo, Route } from './route.js';
-import { CONSOLE_SECURITY_HEADERS, loadConsoleAssets } from './console-assets.js';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -37,7 +36,6 @@ export function createHandler(deps: ServiceDeps, routes: readonly Route[], optio
   const router = createRouter(routes);
   const cors = createCors(deps.config.corsAllowedOrigins);
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
-  const consoleAssets = deps.config.consoleEnabled ? loadConsoleAssets(deps.logger) : null;
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // What the request counts under in metrics: a route's path, never the raw one.
@@ -66,23 +64,6 @@ export function createHandler(deps: ServiceDeps, routes: readonly Route[], optio
         path = path.slice(basePath.length) || '/';
       }
 
-      if (path === '/healthz' && req.method === 'GET') {
-        counted.route = '/healthz';
-        sendJson(res, 200, { status: 'ok' }, corsHeaders);
-        req.resume();
-        return;
-      }
-
-      if (consoleAssets && (path === '/console' || path.startsWith('/console/'))) {
-        consoleAssets.serve(req, res, path, basePath);
-        return;
-      }
-      if (consoleAssets && path === '/' && req.method === 'GET') {
-        sendEmpty(res, 302, { ...CONSOLE_SECURITY_HEADERS, Location: `${basePath}/console/` });
-        req.resume();
-        return;
-      }
-
       const match = router.match(req.method ?? 'GET', path);
       if (match.kind === 'none') throw notServed();
       const route = match.route;
@@ -90,7 +71,7 @@ export function createHandler(deps: ServiceDeps, routes: readonly Route[], optio
       envelope = route.envelope;
       if (route.noStore) headers = { ...corsHeaders, ...NO_STORE_HEADERS };
       else if (route.auth !== 'none') headers = { ...corsHeaders, ...PRIVATE_HEADERS };
-      const request = requestInfo(deps, req, res, route, url.searchParams);
+      const request = requestInfo(deps, req, res, route, { path, basePath, query: url.searchParams });
       if (route.rateLimited) await options.beforeRateLimitedRoute?.(request);
       const reply = await serveRoute(deps, route, request, match.rawParams);
       writeReply(res, reply, headers);
@@ -176,7 +157,13 @@ function describe(err: unknown): string {
   return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
 
-function requestInfo(deps: ServiceDeps, req: IncomingMessage, res: ServerResponse, route: Route, query: URLSearchParams): RequestInfo {
+function requestInfo(
+  deps: ServiceDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: Route,
+  target: { path: string; basePath: string; query: URLSearchParams },
+): RequestInfo {
   const limit = route.bodyLimit === 'ingest' ? deps.config.maxIngestBodyBytes : DEFAULT_BODY_LIMIT;
   const ua = req.headers['user-agent'];
   return {
@@ -184,7 +171,7 @@ function requestInfo(deps: ServiceDeps, req: IncomingMessage, res: ServerRespons
     res,
     deps,
     route,
-    query,
+    ...target,
     clientIp: clientIp(req, deps.config.trustedProxyHops),
     userAgent: typeof ua === 'string' ? ua : null,
     async json(struct) {

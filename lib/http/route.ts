@@ -35,8 +35,9 @@ export interface AuthenticatedKey {
 
 /** What every route has besides its function. */
 export interface RouteInfo {
-  method: HttpMethod;
-  /** `/v1/users/:id`; every `:param` is an integer id. */
+  /** `ANY`: every method reaches the function (the console answers them all itself). */
+  method: HttpMethod | 'ANY';
+  /** `/v1/users/:id`; every `:param` is an integer id. A last segment `*` matches the rest of the path, however many segments. */
   path: string;
   auth: AuthKind;
   envelope: Envelope;
@@ -56,6 +57,10 @@ export interface RequestInfo {
   res: ServerResponse;
   deps: ServiceDeps;
   route: RouteInfo;
+  /** The request's path without the service's base path: `/console/app.js` under `/logs`. */
+  path: string;
+  /** The prefix every route is served under (`/logs`), or `''`. */
+  basePath: string;
   query: URLSearchParams;
   /** Socket address, or the address a trusted proxy hop forwarded. */
   clientIp: string;

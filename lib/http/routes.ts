@@ -1,13 +1,14 @@
 /**
- * THE route table: every route the service serves, in one list, top to
- * bottom. Anything not listed answers 404 `not_found`. The first row that
+ * THE route table: every path the service answers, in one list, top to
+ * bottom, the health check and the console included. Anything not listed
+ * answers 404 `not_found` (CORS preflights are answered before it). The first row that
  * matches a request wins, which is why `/v1/users/me` comes before
  * `/v1/users/:id`. A row's `auth` decides what its function receives (see
  * `route.ts`); `envelope` is `general` unless the row says `oauth`.
  */
 import { route, type Route } from './route.js';
-import { deleteToken, postChangePassword, postToken } from './routes-auth.js';
-import { deleteMe, deleteUser, getUsers, patchUser, postUserBlock, postUsers, postUserUnblock } from './routes-users.js';
+import { deleteToken, postChangePassword, postToken } from './auth-handlers.js';
+import { deleteMe, deleteUser, getUsers, patchUser, postUserBlock, postUsers, postUserUnblock } from './user-handlers.js';
 import {
   deleteSecretKey,
   deleteTeamMember,
@@ -25,16 +26,20 @@ import {
   postProjectUnblock,
   postSecretKeys,
   postTeamMembers,
-} from './routes-org.js';
-import { deleteRoleAssignment, getRoleAssignments, postRoleAssignments } from './routes-roles.js';
-import { getAuditLog } from './routes-audit.js';
-import { getLogs, getLogsHistogram, postLogs } from './routes-logs.js';
-import { streamLogs } from './routes-stream.js';
-import { postOtlpLogs } from './routes-otlp.js';
-import { getOpenApiDocument } from './routes-openapi.js';
-import { getMetrics } from './routes-metrics.js';
+} from './org-handlers.js';
+import { deleteRoleAssignment, getRoleAssignments, postRoleAssignments } from './role-handlers.js';
+import { getAuditLog } from './audit-handlers.js';
+import { getLogs, getLogsHistogram, postLogs } from './log-handlers.js';
+import { streamLogs } from './stream-handlers.js';
+import { postOtlpLogs } from './otlp-handlers.js';
+import { getOpenApiDocument } from './openapi-handlers.js';
+import { getMetrics } from './metrics-handlers.js';
+import { getConsoleFile, getHealthz, getRoot } from './site-handlers.js';
 
 export const ROUTES: readonly Route[] = [
+  // Health check: no credentials, no database
+  route({ method: 'GET', path: '/healthz', auth: 'none', handle: getHealthz }),
+
   // Tokens and passwords
   route({ method: 'POST', path: '/v1/auth/token', auth: 'none', envelope: 'oauth', rateLimited: true, noStore: true, handle: postToken }),
   route({ method: 'DELETE', path: '/v1/auth/token', auth: 'none', envelope: 'oauth', rateLimited: true, noStore: true, handle: deleteToken }),
@@ -91,6 +96,10 @@ export const ROUTES: readonly Route[] = [
 
   // Prometheus metrics: 404 unless --metrics-enabled
   route({ method: 'GET', path: '/metrics', auth: 'none', handle: getMetrics }),
+
+  // The web console: 404 when --console-enabled is off or it was never built
+  route({ method: 'GET', path: '/', auth: 'none', handle: getRoot }),
+  route({ method: 'ANY', path: '/console/*', auth: 'none', handle: getConsoleFile }),
 ];
 
 /** The table, for callers that take it from a function. */

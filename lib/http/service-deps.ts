@@ -14,6 +14,7 @@ import type { Ingestion } from '../ingest/ingestion.js';
 import type { StreamHub } from '../live/stream-hub-types.js';
 import type { ServiceObserver } from '../core/observe.js';
 import type { MetricsEndpoint } from '../metrics/service-metrics.js';
+import type { ConsoleAssets } from './console-assets.js';
 
 export interface ServiceDeps {
   config: LogServiceConfig;
@@ -33,6 +34,8 @@ export interface ServiceDeps {
   observer?: ServiceObserver;
   /** What `GET /metrics` serves; absent when metrics are off (the route answers 404). */
   metrics?: MetricsEndpoint;
+  /** The web console's files; absent when the console is off or not built (its paths answer 404). */
+  consoleAssets?: ConsoleAssets;
   /** Milliseconds since the epoch; replaceable in tests. */
   now(): number;
 }

@@ -49,8 +49,8 @@ describe('the OpenAPI document', () => {
     );
   });
 
-  it('lists exactly the routes of the route table (and the health check the handler answers itself)', () => {
-    const table = new Set([...allRoutes().map((r) => asTemplate(r.method, r.path)), 'GET /healthz', 'GET /']);
+  it("lists exactly the routes of the route table (but the console's files)", () => {
+    const table = new Set(allRoutes().filter((r) => !r.path.startsWith('/console')).map((r) => asTemplate(r.method, r.path)));
     const documented = new Set(documentedOperations());
     assert.deepEqual([...table].filter((op) => !documented.has(op)).sort(), [], 'routes the document does not describe');
     assert.deepEqual([...documented].filter((op) => !table.has(op)).sort(), [], 'documented operations the service does not serve');

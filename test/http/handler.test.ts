@@ -10,7 +10,8 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { boolean, object, string } from 'superstruct';
 import { createHandler } from '../../lib/http/handler.js';
-import type { Route } from '../../lib/http/route.js';
+import { route, type Route } from '../../lib/http/route.js';
+import { getHealthz } from '../../lib/http/site-handlers.js';
 import { LogServiceError } from '../../lib/core/errors.js';
 import { normalizeConfig } from '../../lib/core/config.js';
 import { silentLogger } from '../../lib/core/logger.js';
@@ -26,6 +27,8 @@ import { api } from '../support/service.js';
 let keyedCalls = 0;
 
 const routes: Route[] = [
+  route({ method: 'GET', path: '/healthz', auth: 'none', handle: getHealthz }),
+  route({ method: 'GET', path: '/files/*', auth: 'none', handle: async (ctx) => ({ status: 200, body: { path: ctx.path, base: ctx.basePath } }) }),
   {
     method: 'POST',
     path: '/v1/private',
@@ -264,5 +267,13 @@ describe('request handler', () => {
     assert.deepEqual((await api(prefixedUrl, 'GET', '/logs/v1/things/7')).body, { id: 7 });
     assert.equal((await api(prefixedUrl, 'GET', '/v1/things/7')).status, 404);
     assert.equal((await api(prefixedUrl, 'GET', '/logsv1/things/7')).status, 404);
+  });
+
+  it('matches a path ending in /* with any rest, and hands the route the path without the base path', async () => {
+    assert.deepEqual((await api(prefixedUrl, 'GET', '/logs/files')).body, { path: '/files', base: '/logs' });
+    assert.deepEqual((await api(prefixedUrl, 'GET', '/logs/files/a/b.js')).body, { path: '/files/a/b.js', base: '/logs' });
+    assert.deepEqual((await api(url, 'GET', '/files/')).body, { path: '/files/', base: '' });
+    assert.equal((await api(url, 'GET', '/filesx')).status, 404);
+    assert.equal((await api(url, 'POST', '/files/a')).status, 404);
   });
 });

@@ -19,12 +19,20 @@ describe('route table', () => {
     assert.equal(new Set(seen).size, seen.length);
   });
 
-  it('takes a project key only for ingestion (logkeep batches and OTLP exports), marks only the token endpoint no-store with the OAuth envelope, and is public only there, for the API description and for the metrics (their own token)', () => {
+  it('takes a project key only for ingestion (logkeep batches and OTLP exports), marks only the token endpoint no-store with the OAuth envelope, and is public only there, for the health check, the API description, the metrics (their own token) and the console', () => {
     const rows = (pick: (r: (typeof ROUTES)[number]) => boolean) => ROUTES.filter(pick).map((r) => `${r.method} ${r.path}`);
     assert.deepEqual(rows((r) => r.auth === 'project-key'), ['POST /v1/logs', 'POST /v1/otlp/v1/logs']);
     assert.deepEqual(rows((r) => r.noStore === true), ['POST /v1/auth/token', 'DELETE /v1/auth/token']);
     assert.deepEqual(rows((r) => r.envelope === 'oauth'), ['POST /v1/auth/token', 'DELETE /v1/auth/token']);
-    assert.deepEqual(rows((r) => r.auth === 'none'), ['POST /v1/auth/token', 'DELETE /v1/auth/token', 'GET /v1/openapi.json', 'GET /metrics']);
+    assert.deepEqual(rows((r) => r.auth === 'none'), [
+      'GET /healthz',
+      'POST /v1/auth/token',
+      'DELETE /v1/auth/token',
+      'GET /v1/openapi.json',
+      'GET /metrics',
+      'GET /',
+      'ANY /console/*',
+    ]);
   });
 
   it('serves the log query, the stream and the histogram to signed-in users', () => {

@@ -1,12 +1,11 @@
 /**
  * V8 lets a busy process's heap grow well past its live data before a full
- * collection when the machine has memory to spare: with four clients
- * sending 10 MiB bodies, logkeep's live heap stayed near 50–60 MB while its
- * RSS peaked at ~280–400 MiB. The heap limit can only be set when the
- * process starts, but the growth factor is read at each collection, so a
- * process running logkeep can lower it at any time: at 10 % the same load
- * peaked at ~250 MiB (20 %: ~257, V8's default: ~280–400), at no
- * measurable cost in entries per second (bench/ingest.ts). It is a process-wide V8 setting, so the library never
+ * collection when the machine has memory to spare: under large bodies
+ * logkeep's RSS peaked at several times its live heap. The heap limit can
+ * only be set when the process starts, but the growth factor is read at
+ * each collection, so a process running logkeep can lower it at any time,
+ * which lowered the peak at no measurable cost in entries per second
+ * (docs/measurements.md, "Memory"). It is a process-wide V8 setting, so the library never
  * changes it on its own; the bin calls this at start, and an embedding
  * server may too.
  */

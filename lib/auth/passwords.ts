@@ -15,9 +15,9 @@ import { NO_OBSERVER, secondsSince, type ServiceObserver } from '../core/observe
  * scrypt's cost: N = 2^14, r = 8, p = 5, one of the settings OWASP's
  * Password Storage Cheat Sheet lists as equivalent to its minimum
  * N = 2^17, r = 8, p = 1. Same protection, but 16 MiB per hash instead of
- * 128 MiB: a hash that fits the CPU caches better takes ~0.18 s of CPU
- * instead of ~0.39 s and slows the service's own work on the other cores
- * less.
+ * 128 MiB: a hash that fits the CPU caches better takes about half the
+ * CPU and slows the service's own work on the other cores less
+ * (docs/measurements.md, "Passwords").
  */
 export const DEFAULT_SCRYPT_LOG_N = 14;
 export const SCRYPT_R = 8;

@@ -1,8 +1,9 @@
 /**
  * Whether a short text is JSON, without JSON.parse: a JSON.parse that fails
- * costs ~5–10 µs (its error's stack and message), so a body of millions of
- * short lines that are not JSON (`x`, `{x}`) cost ~40 s of CPU for 10 MiB.
- * Checking the grammar first costs a few nanoseconds a character. Longer
+ * pays for its error's stack and message, so a body of millions of short
+ * lines that are not JSON (`x`, `{x}`) cost tens of seconds of CPU
+ * (docs/measurements.md). Checking the grammar first costs a few
+ * nanoseconds a character. Longer
  * texts are simply parsed: there a failure's fixed cost is small beside
  * the bytes it took to send.
  */

@@ -69,8 +69,8 @@ export const WHOLE_PARSE_LIMIT = MAX_ELEMENT_BYTES;
 
 /**
  * Elements at least this long are prepared by `offload` when there is one:
- * on the event loop a shorter element costs at most ~30 ms, and a body up to
- * this size is parsed whole there in a few milliseconds.
+ * a shorter element, or a body up to this size parsed whole, holds the
+ * event loop for less than a slice's worth (docs/measurements.md).
  */
 export const OFFLOAD_MIN_BYTES = 64 * 1024;
 
@@ -97,7 +97,7 @@ function skipSpace(raw: Buffer, i: number): number {
 
 /**
  * Reads and prepares the batch in `raw`; 400 when a `json` body is not a
- * JSON array. Yields to the event loop between slices of ~10 ms (see
+ * JSON array. Yields to the event loop between short slices (see
  * yield-pacer.ts), so a 10 MiB batch never stalls other requests.
  */
 export async function batchFromPlainBody(raw: Buffer, target: BatchTarget, options: PlainBodyOptions = {}): Promise<PreparedBatch> {
@@ -140,7 +140,7 @@ export async function batchFromPlainBody(raw: Buffer, target: BatchTarget, optio
 function parseWhole(raw: Buffer): unknown {
   try {
     // ASCII (the usual body) decodes as Latin-1 to the same text, by a
-    // plain copy instead of UTF-8 decoding (~3× faster here).
+    // plain copy instead of UTF-8 decoding, which is several times slower.
     return JSON.parse(isAscii(raw) ? raw.toString('latin1') : raw.toString('utf8'));
   } catch {
     throw malformed();
@@ -153,9 +153,9 @@ function parseWhole(raw: Buffer): unknown {
  * bracket at depth 0 outside strings; multi-byte UTF-8 never contains these
  * ASCII bytes, so decoding each slice alone gives the same text as decoding
  * the whole. Structure errors the slices cannot reveal (a stray closing
- * bracket, trailing bytes) are caught here. The scan costs ~4 ms a MiB: in
- * a long element it stops every SCAN_SLICE_BYTES with a `null`, for the
- * caller to yield to the event loop.
+ * bracket, trailing bytes) are caught here. In a long element the scan
+ * stops every SCAN_SLICE_BYTES with a `null`, for the caller to yield to
+ * the event loop.
  */
 function* elementsOf(raw: Buffer, open: number): Generator<[start: number, end: number] | null> {
   let i = skipSpace(raw, open + 1);

@@ -1,8 +1,8 @@
 /**
  * Preparing a batch (JSON.parse, entry validation, serialising each entry,
  * computing its search terms) is most of the event loop's work while
- * ingesting: ~20 µs per entry, against ~35 µs of SQLite writer time on its
- * own thread. One worker thread takes it for the usual batch sizes, so the
+ * ingesting, about as much as the SQLite writer's on its own thread
+ * (docs/measurements.md). One worker thread takes it for the usual batch sizes, so the
  * event loop, the writer and the worker use both cores.
  *
  * Small bodies are prepared inline (a round trip to the worker would cost

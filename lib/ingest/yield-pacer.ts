@@ -11,9 +11,9 @@
 
 /** Work between two turns of the event loop: a request waiting behind a batch waits about this long. */
 export const SLICE_MS = 10;
-/** Elements between two turns whatever the clock says (about 5 ms of usual entries). */
+/** Elements between two turns whatever the clock says (a few milliseconds of usual entries). */
 export const SLICE_ELEMENTS = 256;
-/** Element text between two turns whatever the clock says (parsing and indexing cost ~0.1–0.5 µs a byte). */
+/** Element text between two turns whatever the clock says (well under a slice at parsing and indexing speed). */
 export const SLICE_BYTES = 256 * 1024;
 
 /** Lets the event loop run everything ready before the work goes on. */

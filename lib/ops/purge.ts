@@ -18,9 +18,8 @@ const DAY_MS = 86_400_000;
 
 /**
  * Log entries per chunk: one short write transaction each, so ingestion
- * queued behind the purge gets its turn between chunks (with the per-entry
- * index it measured ~13 ms of SQLite writer time per 500; blocks make it
- * cheaper).
+ * queued behind the purge gets its turn between chunks (docs/measurements.md,
+ * "Retention").
  */
 export const LOG_PURGE_CHUNK = 500;
 /** Expired refresh tokens per chunk. */

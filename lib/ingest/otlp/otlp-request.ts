@@ -46,9 +46,8 @@ export const MAX_OTLP_RECORD_VALUES = 100_000;
  * of its decoded body, plus OTLP_STORED_BYTES_BASE. Resource and scope
  * attributes are sent once per group and copied into every entry of it,
  * so ordinary protobuf exports legitimately store several times their size
- * (an OpenTelemetry SDK's usual resource with one-line records: up to 15×
- * at 20 characters a record, 23× at one); without a bound, one megabyte
- * of resource attribute over a hundred empty records stored 100 MiB.
+ * (docs/measurements.md, "OTLP"); without a bound, one megabyte of
+ * resource attribute over a hundred empty records stored 100 MiB.
  */
 export const OTLP_STORED_BYTES_PER_BODY_BYTE = 16;
 

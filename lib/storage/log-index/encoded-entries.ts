@@ -27,8 +27,8 @@ export function encodeRows(rows: readonly EntryRow[]): Uint8Array {
 
 /**
  * Writes UTF-8 piece by piece into one buffer of its own. Building one big
- * string and encoding it cost 2.7× as much here: the string is a large
- * object V8 must allocate, flatten and collect.
+ * string and encoding it costs more than twice as much: the string is a
+ * large object V8 must allocate, flatten and collect.
  */
 class ByteWriter {
   private buf: Buffer;

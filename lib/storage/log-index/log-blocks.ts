@@ -4,7 +4,7 @@
  * index row holds the terms of all of them, plus its project and levels
  * (search/log-terms.ts). Entries of a block share most of their terms (levels,
  * hosts, message templates, categories), and the index keeps one posting
- * per block and term, so it holds ~2.2× fewer postings than one row per
+ * per block and term, so it holds about half the postings one row per
  * entry would, which is what ingestion pays for. Repeats are not removed
  * here: that work is left to the index (FTS5's tokenizer,
  * array_to_tsvector). A query asks the index for candidate blocks, newest
@@ -26,8 +26,8 @@ import type { PreparedEntry } from '../types-logs.js';
 
 /**
  * Entries per block. Smaller blocks index more postings per entry; larger
- * ones make a query for a term seen once per block read more entries.
- * Measured with bench/query.ts over 1M entries (see README).
+ * ones make a query for a term seen once per block read more entries
+ * (docs/measurements.md, "Queries").
  */
 export const BLOCK_MAX_ENTRIES = 64;
 

@@ -137,9 +137,9 @@ const MAX_TS = Number.MAX_SAFE_INTEGER;
 
 /**
  * Blocks asked for at first, and at most at once. A step costs a round trip
- * plus ~0.06 ms (SQLite) to ~0.15 ms (PostgreSQL, split over two
- * connections) per block: 64 saves a step over 32 for a word in about one
- * entry of 64 (measured 10–15 % sooner on both backends).
+ * plus a little per block: 64 saves a step over 32 for a word in about one
+ * entry of 64, which answered sooner on both backends
+ * (docs/measurements.md, "Queries").
  */
 const FIRST_BLOCKS = 2;
 const MAX_BLOCKS = 64;
@@ -147,8 +147,7 @@ const MAX_BLOCKS = 64;
 /**
  * A prefix makes every read of the block index cost the same whatever its
  * limit (both backends gather every posting of every term with the prefix
- * before returning the first block: ~4.5 ms for a mid-frequency prefix over
- * 1M entries, against ~0.7 ms for a word), so it starts with a batch of
+ * before returning the first block), so it starts with a batch of
  * PREFIX_FIRST_BLOCKS (one step fills a page of a mid-frequency prefix).
  */
 const PREFIX_FIRST_BLOCKS = 32;

@@ -23,8 +23,8 @@ import { NO_EARLIEST_TS, NO_LATEST_TS, NO_UPPER_ID } from '../types-logs.js';
 const BLOCK_CHUNK = 16;
 /**
  * A step of at least this many blocks is read as two halves at once, on two
- * pooled connections: reading the blocks' entries is PostgreSQL's work
- * (~0.15 ms a block), so two backends on two cores halve it. Blocks an
+ * pooled connections: reading the blocks' entries is PostgreSQL's work,
+ * so two backends on two cores halve it. Blocks an
  * earlier lookup found are read by id, in either direction. A newest-first
  * step that needs a lookup looks up each half (one more lookup; OFFSET
  * picks the second): the halves come from two snapshots; a block committed
@@ -79,8 +79,7 @@ function wordNeedle(filter: LogFilter): { word: string; fold: boolean } {
  * UTF-8 JSON bytes as text. The ingestion statements send it as a bound
  * parameter ({text, values}: the extended protocol) rather than formatted
  * into the SQL: pg-promise would escape a ~300 kB literal and PostgreSQL
- * lex it back (parameters: ~15 % more entries per second, ~20 % less of
- * this process's CPU per entry).
+ * lex it back (docs/measurements.md, "PostgreSQL ingestion").
  */
 const text = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 
@@ -161,7 +160,7 @@ export async function lastLogId(db: SqlExecutor, settledProjects?: readonly numb
     logSql.INGEST_FLOOR_TAG,
   ]);
   const horizon = Number(settle.horizon);
-  // A transaction without a floor (a process of an earlier version) may hold anything back.
+  // A transaction without a floor (a process running older code) may hold anything back.
   const floorOf = (t: { floor: number | null }) => (t.floor === null ? Number.NEGATIVE_INFINITY : Number(t.floor));
   const holding = settle.ingesting.filter((t) => floorOf(t) < horizon);
   const settledAt = (ts: typeof holding) => Math.min(horizon, ...ts.map(floorOf));
@@ -225,7 +224,7 @@ const lastResult = (results: StepRow[][]): StepRow[] => results[results.length -
  * Blocks a lookup asks the index for, beyond what its step reads: the GIN
  * bitmap finds every candidate block and sorts them anyway, so the later
  * steps of a walk read their blocks' entries by id (BLOCK_ENTRIES) without
- * a lookup of their own (~4 ms for a mid-frequency word over 1M entries).
+ * a lookup of their own, which costs several times a step's reads.
  */
 const LOOKAHEAD_BLOCKS = 128;
 

@@ -79,7 +79,7 @@ export const SELECT_LAST_LOG_ID_OF_PROJECTS = `SELECT COALESCE(MAX(last.id), 0) 
  * also when it fails). With no sequential scan, and every B-tree of
  * log_blocks kept out by `+ 0`, the planner takes the GIN bitmap, which
  * needs no tsvector read; on its own it would rather read the project's
- * blocks (small table) and test each tsvector, ~20 µs a block. Index scans
+ * blocks (small table) and test each tsvector, far slower. Index scans
  * stay on: they read the blocks' entries.
  */
 export const BLOCK_SEARCH_SETTINGS = 'SET LOCAL enable_seqscan = off';
@@ -89,7 +89,7 @@ export const BLOCK_SEARCH_SETTINGS = 'SET LOCAL enable_seqscan = off';
  * needles ('' when absent: strpos finds it at 1), and one ASCII word of `q`
  * (entry-match.ts `asciiWordNeedles`) in the text lower-cased under the "C"
  * collation (ASCII only, whatever the database's locale; translate() would
- * do the same 20× slower); `fold` (entry-match.ts `mayFoldFromNonAscii`)
+ * do the same much slower); `fold` (entry-match.ts `mayFoldFromNonAscii`)
  * also lets through any text holding U+212A or U+0130. pg-promise inlines
  * the values, so the planner drops the tests that cannot apply.
  */
@@ -193,8 +193,8 @@ export function selectProjectsLogs(direction: 'newest' | 'oldest', conditions: r
  * Entries of a project in a time range, counted up to a cap (index only).
  * The ORDER BY of the index's own order keeps PostgreSQL on it: for a
  * range it expects to hold much of the table it would otherwise scan the
- * table until the cap's worth of the project's rows turned up (2,500 pages,
- * 12–16 ms over 1M entries, against 4–6 ms). Params: $1 project, $2 from,
+ * table until the cap's worth of the project's rows turned up, about three
+ * times slower. Params: $1 project, $2 from,
  * $3 to, $4 cap.
  */
 export const COUNT_PROJECT_LOGS_IN_RANGE = `SELECT COUNT(*)::int AS n FROM (

@@ -96,7 +96,7 @@ INSERT INTO log_rollup (project_id, span, start, level, n)
 ANALYZE log_rollup;
 `;
 
-/** Every step, in order. Append; never edit a released step. */
+/** Every step, in order. Append; never edit a step once it is on main (databases already ran it). */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 1,

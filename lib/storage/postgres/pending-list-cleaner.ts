@@ -3,8 +3,8 @@
  *
  * PostgreSQL appends new GIN entries to a pending list and merges it into
  * the index inside whichever insert finds it over `gin_pending_list_limit`:
- * that ingestion request waited the whole merge (~170 ms per MiB over 1M
- * entries here, 0.5 s and more at the default 4 MiB). After every
+ * that ingestion request waited the whole merge (docs/measurements.md,
+ * "PostgreSQL ingestion"). After every
  * CLEAN_EVERY_ENTRIES committed entries this merges the list from a pooled
  * connection instead, one merge at a time, while ingestion goes on (an
  * insert finding a merge under way skips its own). The 4 MiB limit stays
@@ -14,7 +14,7 @@
 import type pgPromise from 'pg-promise';
 import type { ServiceLogger } from '../../core/logger.js';
 
-/** About 1 MiB of pending entries at ~450-byte entries (measured: 500 entries add ~⅓ MiB). */
+/** About 1 MiB of pending list at usual entry sizes (docs/measurements.md). */
 export const CLEAN_EVERY_ENTRIES = 1500;
 
 const INSUFFICIENT_PRIVILEGE = '42501';

@@ -19,8 +19,8 @@ const WORD_SLOTS = 3;
 /**
  * One row per range: its counts per level as a JSON array. Entry ranges
  * are read from the (project_id, ts, level) index alone (a GROUP BY over
- * the range sorts every entry through a temporary B-tree: 2–4× slower
- * over 100k entries); rollup ranges from the rollup's key, one range per
+ * the range sorts every entry through a temporary B-tree, several times
+ * slower); rollup ranges from the rollup's key, one range per
  * project. One statement, so one snapshot for both. Params: JSON
  * `[[bucket, first, last], …]` of entry ranges, JSON `[[bucket, span,
  * first, last], …]` of rollup ranges, JSON project ids, minLevel.

@@ -133,13 +133,13 @@ function wordPatterns(filter: LogFilter): string[] {
 
 /**
  * FTS5 gathers every posting of every term with a prefix before it returns
- * a first block (~3.5 ms for a mid-frequency prefix over 1M entries,
- * against ~0.5 ms for a word), whatever the limit (128 blocks cost ~5 %
- * more than 2). So a walk with a prefix looks the index up once for
- * PREFIX_LOOKAHEAD blocks and takes its steps from those, and its first
- * step reads the entries of only PREFIX_FIRST_BLOCKS blocks (the planner's
- * default, 32, assumes one lookup per step: reading 24 blocks more cost
- * ~1.5 ms of SQLite and more entries to check).
+ * a first block, whatever the limit, so a prefix lookup costs several times
+ * a word's and hardly more for 128 blocks than for 2. So a walk with a
+ * prefix looks the index up once for PREFIX_LOOKAHEAD blocks and takes its
+ * steps from those, and its first step reads the entries of only
+ * PREFIX_FIRST_BLOCKS blocks (the planner's default, 32, assumes one lookup
+ * per step; here the extra blocks would only add entries to check).
+ * Figures: docs/measurements.md, "Queries".
  */
 const PREFIX_LOOKAHEAD = 128;
 const PREFIX_FIRST_BLOCKS = 8;

@@ -83,7 +83,7 @@ INSERT INTO log_rollup (project_id, span, start, level, n)
   FROM log_rollup WHERE span = 60000 GROUP BY project_id, hour, level;
 `;
 
-/** Every step, in order. Append; never edit a released step. */
+/** Every step, in order. Append; never edit a step once it is on main (databases already ran it). */
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
     version: 1,

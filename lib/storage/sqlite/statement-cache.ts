@@ -3,8 +3,7 @@
  * `Database#run/all/get(sql)` prepares a statement, runs it and finalizes
  * it: three trips through libuv's thread pool, each finished only when the
  * event loop gets to its completion, which under load is most of a
- * statement's latency (a small group commit's seven statements took
- * ~10 ms, mostly waiting). A statement prepared once is re-run in one trip.
+ * statement's latency. A statement prepared once is re-run in one trip.
  *
  * A statement object runs one call at a time, and node-sqlite3 starts the
  * next queued call only from the event loop, after the previous one's

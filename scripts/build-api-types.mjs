@@ -11,8 +11,9 @@
 // intersection), objects with `properties`/`required`/`additionalProperties`
 // and arrays. `Page` becomes the generic `Page<T>`, and a schema built as
 // `allOf: [Page, {items: {items: X}}]` becomes `Page<X>` (and its own fields).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { writeGenerated } from './generated-file.mjs';
 
 const SOURCE = 'docs/openapi.yaml';
 const TARGET = 'console/src/api-types.ts';
@@ -126,18 +127,4 @@ for (const [name, schema] of Object.entries(schemas)) {
 }
 const text = out.filter((line, i) => line !== '' || out[i - 1] !== '').join('\n').replace(/\n+$/, '\n');
 
-let current = null;
-try {
-  current = readFileSync(TARGET, 'utf8');
-} catch {
-  current = null;
-}
-if (process.argv.includes('--check')) {
-  if (current !== text) {
-    console.error(`${TARGET} is out of date: run \`node scripts/build-api-types.mjs\` (or \`npm run build\`).`);
-    process.exit(1);
-  }
-} else if (current !== text) {
-  writeFileSync(TARGET, text);
-  console.log(`wrote ${TARGET}`);
-}
+writeGenerated(TARGET, text, 'scripts/build-api-types.mjs');

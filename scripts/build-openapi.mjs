@@ -3,8 +3,9 @@
 // the JSON text `GET /v1/openapi.json` answers, so the service needs no YAML
 // parser at run time. Run by `npm run build`; `--check` only reports (exit 1)
 // whether the generated module is out of date.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { writeGenerated } from './generated-file.mjs';
 
 const SOURCE = 'docs/openapi.yaml';
 const TARGET = 'lib/http/openapi-document.ts';
@@ -15,18 +16,4 @@ const text =
   '/** The OpenAPI description of the HTTP API, as the JSON text `GET /v1/openapi.json` answers. */\n' +
   `export const OPENAPI_JSON = ${JSON.stringify(JSON.stringify(document))};\n`;
 
-let current = null;
-try {
-  current = readFileSync(TARGET, 'utf8');
-} catch {
-  current = null;
-}
-if (process.argv.includes('--check')) {
-  if (current !== text) {
-    console.error(`${TARGET} is out of date: run \`node scripts/build-openapi.mjs\` (or \`npm run build\`).`);
-    process.exit(1);
-  }
-} else if (current !== text) {
-  writeFileSync(TARGET, text);
-  console.log(`wrote ${TARGET}`);
-}
+writeGenerated(TARGET, text, 'scripts/build-openapi.mjs');

@@ -42,3 +42,30 @@ export function Card(props: { title: string; children: ComponentChildren }) {
     </section>
   );
 }
+
+/** A new project's name and retention, with the submit button: the first-run guide and the projects page ask the same. */
+export function NewProjectFields(props: {
+  /** Field names are `${prefix}_name` and `${prefix}_retention`. */
+  prefix: string;
+  name: string;
+  onName: (value: string) => void;
+  retention: string;
+  onRetention: (value: string) => void;
+  error: string | null;
+}) {
+  return (
+    <>
+      <Field label="Project name" name={`${props.prefix}_name`} value={props.name} onInput={props.onName} required />
+      <Field
+        label="Retention (days)"
+        name={`${props.prefix}_retention`}
+        value={props.retention}
+        onInput={props.onRetention}
+        required
+        hint="Entries older than this are deleted; 1 to 36500."
+      />
+      <ErrorLine message={props.error} />
+      <button type="submit" class="primary">Create project</button>
+    </>
+  );
+}

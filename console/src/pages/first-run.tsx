@@ -7,7 +7,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, session } from '../api';
 import { FirstEntry } from '../components/first-entry';
-import { Card, ErrorLine, Field } from '../components/form';
+import { Card, ErrorLine, Field, NewProjectFields } from '../components/form';
 import { SecretKeys } from '../components/secret-keys';
 import { isAdmin } from '../rights';
 import { href, navigate, route } from '../router';
@@ -123,10 +123,7 @@ function NewProject(props: { group: Named }) {
     <Card title="2. Create a project">
       <p>In group <strong>{props.group.name}</strong>. A project is one application or service: its logs, quotas and keys.</p>
       <form onSubmit={submit}>
-        <Field label="Project name" name="first_project_name" value={name} onInput={setName} required />
-        <Field label="Retention (days)" name="first_project_retention" value={retention} onInput={setRetention} required hint="Entries older than this are deleted; 1 to 36500." />
-        <ErrorLine message={error} />
-        <button type="submit" class="primary">Create project</button>
+        <NewProjectFields prefix="first_project" name={name} onName={setName} retention={retention} onRetention={setRetention} error={error} />
       </form>
     </Card>
   );

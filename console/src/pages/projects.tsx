@@ -1,7 +1,7 @@
 /** Projects: every project the caller may see, and a form to create one in a group they own. */
 import { useEffect, useState } from 'preact/hooks';
 import { call, session } from '../api';
-import { Card, ErrorLine, Field } from '../components/form';
+import { Card, ErrorLine, NewProjectFields } from '../components/form';
 import { ownsGroup } from '../rights';
 import { href, navigate } from '../router';
 import { groups, loadScopes, projects, scopeError } from '../scope';
@@ -59,10 +59,7 @@ function NewProjectForm(props: { groups: { id: number; name: string }[] }) {
             {props.groups.map((g) => <option key={g.id} value={String(g.id)}>{g.name}</option>)}
           </select>
         </div>
-        <Field label="Project name" name="new_project_name" value={name} onInput={setName} required />
-        <Field label="Retention (days)" name="new_project_retention" value={retention} onInput={setRetention} required hint="Entries older than this are deleted; 1 to 36500." />
-        <ErrorLine message={error} />
-        <button type="submit" class="primary">Create project</button>
+        <NewProjectFields prefix="new_project" name={name} onName={setName} retention={retention} onRetention={setRetention} error={error} />
       </form>
     </Card>
   );

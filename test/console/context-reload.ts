@@ -1,6 +1,6 @@
 /**
  * The context view and sessions, in a real Chromium on both backends
- * (context-reload-file, context-reload-server):
+ * (explore-edges-file, explore-edges-server):
  * - the context view lists entries in one order, time order, on both sides:
  *   an entry stored before the chosen one but dated after it is among those
  *   after it, one stored after but dated before among those before, and
@@ -11,21 +11,17 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Route } from 'playwright-core';
-import type { BackendName } from '../support/backends.js';
 import { ADMIN_FINAL_PASSWORD, createActor, signInAdmin } from '../support/actors.js';
 import { ingestAll } from '../support/logs.js';
 import { assertAccessible, newPage, screenshot } from '../support/browser.js';
-import { consoleSuite, inPage, signInAs, type ConsoleEnv } from '../support/console.js';
+import { inPage, signInAs, type ConsoleEnv } from '../support/console.js';
 import { projectWithKey } from './edges-support.js';
 
-/** One backend per test file, as the journey does. */
-export function contextReloadSuite(backend: BackendName): void {
-  consoleSuite('console context and reload', backend, contextAndReload);
-}
 
 const REFRESH_KEY = 'logkeep.refresh_token';
 
-function contextAndReload(env: ConsoleEnv): void {
+/** Run by explore-edges-file and explore-edges-server, beside rough-edges.ts on the same service and browser. */
+export function contextAndReload(env: ConsoleEnv): void {
   it('shows the context in time order on both sides, reaching an entry stored before the chosen one but dated after it', () =>
     inPage(env.browser, async (page) => {
       const admin = await signInAdmin(env.svc.url);

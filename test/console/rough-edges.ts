@@ -1,6 +1,6 @@
 /**
  * Explore's rough edges found by a browser tour, in a real Chromium on both
- * backends (rough-edges-file, rough-edges-server):
+ * backends (explore-edges-file, explore-edges-server):
  * - choosing a project shows its entries at once, without Search;
  * - a link to a project the person may not read says so in words, names it
  *   in the picker, and asks no histogram;
@@ -9,19 +9,14 @@
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { BackendName } from '../support/backends.js';
 import { ADMIN_FINAL_PASSWORD, createActor, signInAdmin } from '../support/actors.js';
 import { ingestAll } from '../support/logs.js';
 import { assertAccessible, screenshot } from '../support/browser.js';
-import { consoleSuite, inPage, signInAs, type ConsoleEnv } from '../support/console.js';
+import { inPage, signInAs, type ConsoleEnv } from '../support/console.js';
 import { logRequests, projectWithKey } from './edges-support.js';
 
-/** One backend per test file, as the journey does. */
-export function roughEdgesSuite(backend: BackendName): void {
-  consoleSuite('console rough edges', backend, roughEdges);
-}
-
-function roughEdges(env: ConsoleEnv): void {
+/** Run by explore-edges-file and explore-edges-server, beside context-reload.ts on the same service and browser. */
+export function roughEdges(env: ConsoleEnv): void {
   it('shows a chosen project at once, and names a refused one in words without asking its histogram', () =>
     inPage(env.browser, async (page) => {
       const admin = await signInAdmin(env.svc.url);

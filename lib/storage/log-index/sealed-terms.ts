@@ -1,0 +1,82 @@
+/**
+ * The terms a sealed block's filter (block-filter.ts) is built from, and
+ * the terms a query probes it with. They differ from the tail's terms
+ * (search/search-terms.ts `entryTerms`) in two ways, both affordable
+ * because a filter grows by a few bits per distinct term, not by a posting:
+ * - a leaf whose value is one short word (at most SHORT_VALUE_MAX code
+ *   units: a status, a small id, a code) gets the exact term of its path
+ *   and value too: `context.user.id=57` probes the term of that path and
+ *   value, not the word `57` that durations, counters and ids elsewhere
+ *   in the entries also hold. A longer one-word value (a request id) is
+ *   rare as a word, so its word serves, as in the tail;
+ * - every word of PREFIX_TERM_LENGTH characters or more also gives a
+ *   prefix term (its first three characters behind PREFIX_TERM_MARK), so a
+ *   `q` prefix of three characters or more (`vosa*`) probes the filter
+ *   too; a two-character prefix reads every frame in its range.
+ * Levels, projects and times are not terms here: a block's header and its
+ * row give them.
+ */
+import { EXACT_TERM_MARK, sealingLeafTerm, sealingTerms } from '../../search/search-terms.js';
+import type { LogFilter } from '../../search/log-filter.js';
+
+/** Marks a word-prefix term: `§^` is neither a word nor an exact term (`§` + base-32 digits). */
+export const PREFIX_TERM_MARK = `${EXACT_TERM_MARK}^`;
+
+/** Characters of a word kept in its prefix term. */
+export const PREFIX_TERM_LENGTH = 3;
+
+/**
+ * Longest one-word value (UTF-16 code units) that still gets an exact
+ * term of its own: numbers below 10^8, short codes and names. Longer ones
+ * are ids, whose word is as selective as an exact term.
+ */
+export const SHORT_VALUE_MAX = 8;
+
+/** The prefix term of a word or `q` prefix, or null when it is shorter than PREFIX_TERM_LENGTH code points. */
+export function prefixTerm(word: string): string | null {
+  const first = word.codePointAt(0);
+  // Fast path: three BMP characters (the usual case) need no code point split.
+  if (first !== undefined && word.length >= PREFIX_TERM_LENGTH && !/[\ud800-\udfff]/.test(word.slice(0, PREFIX_TERM_LENGTH))) return PREFIX_TERM_MARK + word.slice(0, PREFIX_TERM_LENGTH);
+  const chars = Array.from(word);
+  return chars.length < PREFIX_TERM_LENGTH ? null : PREFIX_TERM_MARK + chars.slice(0, PREFIX_TERM_LENGTH).join('');
+}
+
+/**
+ * Adds the filter terms of one entry (the parsed object as stored) to
+ * `into`: its words, their prefix terms, and the exact terms of its
+ * addressable leaves (see above).
+ */
+export function addSealedTerms(entry: Record<string, unknown>, into: Set<string>): void {
+  const exact: string[] = [];
+  const words = new Set<string>();
+  sealingTerms(entry, SHORT_VALUE_MAX, words, exact);
+  for (const w of words) {
+    into.add(w);
+    const p = prefixTerm(w);
+    if (p !== null) into.add(p);
+  }
+  for (const t of exact) into.add(t);
+}
+
+/** The distinct filter terms of one entry. */
+export function sealedEntryTerms(entry: Record<string, unknown>): string[] {
+  const terms = new Set<string>();
+  addSealedTerms(entry, terms);
+  return [...terms];
+}
+
+/**
+ * The terms a frame must hold for one of its entries to match `filter`:
+ * every `q` word, the prefix term of each `q` prefix that has one, and the
+ * term of every exact filter. Empty when the filter has no term condition
+ * (then every frame in range is read).
+ */
+export function sealedFilterTerms(filter: Pick<LogFilter, 'words' | 'prefixes' | 'exact'>): string[] {
+  const terms = new Set<string>(filter.words);
+  for (const p of filter.prefixes) {
+    const t = prefixTerm(p);
+    if (t !== null) terms.add(t);
+  }
+  for (const e of filter.exact) terms.add(sealingLeafTerm(e.path, e.value, SHORT_VALUE_MAX));
+  return [...terms];
+}

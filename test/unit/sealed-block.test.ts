@@ -142,3 +142,13 @@ describe('seal runs and dictionaries', () => {
     assert.equal(buildDictionary([`{"x":"${'y'.repeat(40_000)}"}`]).length, MAX_DICTIONARY_BYTES);
   });
 });
+
+describe('sealed block headers', () => {
+  it('refuses a header naming more frames than a filter describes', () => {
+    const block = Uint8Array.from(encodeSealedBlock(entries(SEAL_MAX_ENTRIES), null));
+    // Entries per frame (bytes 2–3) set to 1: 1,024 frames.
+    block[2] = 1;
+    block[3] = 0;
+    assert.throws(() => readSealedHeader(block), /malformed header/);
+  });
+});

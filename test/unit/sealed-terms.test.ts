@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { exactTerm } from '../../lib/search/search-terms.js';
 import { entryMatcher } from '../../lib/search/entry-match.js';
 import type { LogFilter } from '../../lib/search/log-filter.js';
-import { prefixTerm, sealedEntryTerms, sealedFilterTerms } from '../../lib/storage/log-index/sealed-terms.js';
+import { PREFIX_TERM_MARK, prefixTerm, probedPrefixTerm, sealedEntryTerms, sealedFilterTerms } from '../../lib/storage/log-index/sealed-terms.js';
 import { filterProbes, probeFrames, sealedCandidates, sealRun } from '../../lib/storage/log-index/seal-run.js';
 import { cutSealRuns, readSealedHeader, type SealInput } from '../../lib/storage/log-index/sealed-block.js';
 
@@ -37,17 +37,26 @@ describe('sealed terms', () => {
     assert.ok(!terms.includes('true'));
   });
 
-  it('adds the three-character prefix term of each word', () => {
-    const terms = sealedEntryTerms({ message: 'Vosajun ab Ünïcode' });
-    assert.ok(terms.includes(prefixTerm('vosajun')!));
-    assert.ok(terms.includes(prefixTerm('ünïcode')!));
-    assert.equal(prefixTerm('ab'), null);
-    assert.equal(prefixTerm('vosa'), prefixTerm('vosajun'));
+  it('adds the two- and three-character prefix terms of each word, by code point', () => {
+    const terms = sealedEntryTerms({ message: 'Vosajun ab x 𝒳𝒴z' });
+    for (const t of [prefixTerm('vosajun', 2), prefixTerm('vosajun', 3), prefixTerm('ab', 2), prefixTerm('𝒳𝒴z', 3)]) assert.ok(terms.includes(t!), t!);
+    assert.equal(prefixTerm('ab', 3), null);
+    assert.equal(prefixTerm('x', 2), null);
+    assert.equal(prefixTerm('𝒳𝒴z', 2), `${PREFIX_TERM_MARK}𝒳𝒴`);
+    assert.equal(probedPrefixTerm('vosa'), prefixTerm('vosajun', 3));
+    assert.equal(probedPrefixTerm('lo'), prefixTerm('lorem', 2));
   });
 
-  it('probes q words, long prefixes and exact filters; a two-character prefix probes nothing', () => {
+  it('probes q words, prefixes by their longest prefix term, and exact filters', () => {
     const terms = sealedFilterTerms({ words: ['error'], prefixes: ['vosa', 'lo'], exact: [{ path: ['context', 'user', 'id'], value: '57' }] });
-    assert.deepEqual(terms.sort(), ['error', prefixTerm('vosa')!, exactTerm(['context', 'user', 'id'], '57')].sort());
+    assert.deepEqual(terms.sort(), ['error', prefixTerm('vos', 3)!, prefixTerm('lo', 2)!, exactTerm(['context', 'user', 'id'], '57')].sort());
+  });
+
+  it('gives a long one-word value (an id) no exact term: its word serves', () => {
+    const id = '819fe6088cf8352f';
+    assert.ok(!sealedEntryTerms({ request_id: id }).includes(exactTerm(['request_id'], id)));
+    assert.deepEqual(sealedFilterTerms({ words: [], prefixes: [], exact: [{ path: ['request_id'], value: id.toUpperCase() }] }), [id]);
+    assert.ok(sealedEntryTerms({ request_id: id }).includes(id));
   });
 });
 

@@ -28,6 +28,7 @@
  *   the F frames, one after another
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { FILTER_MAX_FRAMES } from './block-filter.js';
 import { Reader, SealedBlockError, Writer } from './block-bytes.js';
 
 export { SealedBlockError };
@@ -151,7 +152,8 @@ export function readSealedHeader(block: Uint8Array): SealedHeader {
   const frameEntries = r.u16();
   const dictionaryId = r.u32();
   const n = r.u32();
-  if (n === 0 || n > SEAL_MAX_ENTRIES || frameEntries === 0) throw new SealedBlockError('sealed block has a malformed header');
+  // A filter describes at most FILTER_MAX_FRAMES frames of a block.
+  if (n === 0 || n > SEAL_MAX_ENTRIES || frameEntries === 0 || Math.ceil(n / frameEntries) > FILTER_MAX_FRAMES) throw new SealedBlockError('sealed block has a malformed header');
   const column = (signed: boolean) => {
     const out = [r.f64()];
     for (let i = 1; i < n; i++) out.push(out[i - 1]! + (signed ? r.zigzag() : r.varint()));

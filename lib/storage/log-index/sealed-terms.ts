@@ -9,10 +9,10 @@
  *   value, not the word `57` that durations, counters and ids elsewhere
  *   in the entries also hold. A longer one-word value (a request id) is
  *   rare as a word, so its word serves, as in the tail;
- * - every word of PREFIX_TERM_LENGTH characters or more also gives a
- *   prefix term (its first three characters behind PREFIX_TERM_MARK), so a
- *   `q` prefix of three characters or more (`vosa*`) probes the filter
- *   too; a two-character prefix reads every frame in its range.
+ * - every word also gives prefix terms, its first two and first three
+ *   characters behind PREFIX_TERM_MARK, so a `q` prefix (`vosa*`, at least
+ *   two characters) probes the filter with its longest prefix term. Most
+ *   are shared by many words, so they add few distinct terms per frame.
  * Levels, projects and times are not terms here: a block's header and its
  * row give them.
  */
@@ -22,8 +22,11 @@ import type { LogFilter } from '../../search/log-filter.js';
 /** Marks a word-prefix term: `§^` is neither a word nor an exact term (`§` + base-32 digits). */
 export const PREFIX_TERM_MARK = `${EXACT_TERM_MARK}^`;
 
-/** Characters of a word kept in its prefix term. */
-export const PREFIX_TERM_LENGTH = 3;
+/**
+ * Lengths of a word's prefix terms: a `q` prefix has at least 2 characters
+ * (search-terms.ts MIN_PREFIX_LENGTH) and probes its longest prefix term.
+ */
+export const PREFIX_TERM_LENGTHS = [2, 3] as const;
 
 /**
  * Longest one-word value (UTF-16 code units) that still gets an exact
@@ -32,13 +35,23 @@ export const PREFIX_TERM_LENGTH = 3;
  */
 export const SHORT_VALUE_MAX = 8;
 
-/** The prefix term of a word or `q` prefix, or null when it is shorter than PREFIX_TERM_LENGTH code points. */
-export function prefixTerm(word: string): string | null {
-  const first = word.codePointAt(0);
-  // Fast path: three BMP characters (the usual case) need no code point split.
-  if (first !== undefined && word.length >= PREFIX_TERM_LENGTH && !/[\ud800-\udfff]/.test(word.slice(0, PREFIX_TERM_LENGTH))) return PREFIX_TERM_MARK + word.slice(0, PREFIX_TERM_LENGTH);
+const SURROGATE = /[\ud800-\udfff]/;
+
+/** The prefix term of a word's first `length` code points, or null when it has fewer. */
+export function prefixTerm(word: string, length: number): string | null {
+  // Fast path: no surrogate among the first code units (the usual case).
+  if (word.length >= length && !SURROGATE.test(word.slice(0, length))) return PREFIX_TERM_MARK + word.slice(0, length);
   const chars = Array.from(word);
-  return chars.length < PREFIX_TERM_LENGTH ? null : PREFIX_TERM_MARK + chars.slice(0, PREFIX_TERM_LENGTH).join('');
+  return chars.length < length ? null : PREFIX_TERM_MARK + chars.slice(0, length).join('');
+}
+
+/** The prefix term a `q` prefix probes: its longest one (null only below the shortest length). */
+export function probedPrefixTerm(prefix: string): string | null {
+  for (let i = PREFIX_TERM_LENGTHS.length - 1; i >= 0; i--) {
+    const t = prefixTerm(prefix, PREFIX_TERM_LENGTHS[i]!);
+    if (t !== null) return t;
+  }
+  return null;
 }
 
 /**
@@ -52,8 +65,10 @@ export function addSealedTerms(entry: Record<string, unknown>, into: Set<string>
   sealingTerms(entry, SHORT_VALUE_MAX, words, exact);
   for (const w of words) {
     into.add(w);
-    const p = prefixTerm(w);
-    if (p !== null) into.add(p);
+    for (const length of PREFIX_TERM_LENGTHS) {
+      const p = prefixTerm(w, length);
+      if (p !== null) into.add(p);
+    }
   }
   for (const t of exact) into.add(t);
 }
@@ -74,7 +89,7 @@ export function sealedEntryTerms(entry: Record<string, unknown>): string[] {
 export function sealedFilterTerms(filter: Pick<LogFilter, 'words' | 'prefixes' | 'exact'>): string[] {
   const terms = new Set<string>(filter.words);
   for (const p of filter.prefixes) {
-    const t = prefixTerm(p);
+    const t = probedPrefixTerm(p);
     if (t !== null) terms.add(t);
   }
   for (const e of filter.exact) terms.add(sealingLeafTerm(e.path, e.value, SHORT_VALUE_MAX));

@@ -37,13 +37,13 @@ describe('block filter', () => {
   });
 
   it('spreads terms over all shards and sizes each by its frames’ terms', () => {
-    const shards = buildBlockFilter([terms('t', 16_000), terms('u', 100)]);
-    const seen = new Set(terms('t', 1000).map(termShard));
+    const shards = buildBlockFilter([terms('t', 250 * FILTER_SHARDS), terms('u', 100)]);
+    const seen = new Set(terms('t', 50 * FILTER_SHARDS).map(termShard));
     assert.equal(seen.size, FILTER_SHARDS);
     for (const shard of shards) {
       assert.equal(shard[0], 2);
-      // ~1,000 terms per shard at 10 bits: ~1.25 kB per frame, two frames.
-      assert.ok(shard.length > 2 * 1000 && shard.length < 2 * 1800, `shard of ${shard.length} B`);
+      // ~250 terms per shard at 10 bits: ~310 B per frame, two frames.
+      assert.ok(shard.length > 2 * 200 && shard.length < 2 * 500, `shard of ${shard.length} B`);
     }
   });
 

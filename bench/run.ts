@@ -4,10 +4,16 @@
  * instead of about ten) and fewer login-burst windows. The query, histogram,
  * console (headless Chromium) and far-back live-stream benchmarks run on
  * the databases the ingestion benchmark filled; the login-burst benchmark fills its own.
+ * The disk benchmark fills databases of its own (200k varied entries, 50k
+ * with `--quick`) and prints bytes per entry beside `zstd -3` and `gzip -6`;
+ * the sealed-format ones seal the same entries and measure their tables.
  * The soak runs last, 2 minutes per backend (a short soak);
  * `LOGKEEP_BENCH_SOAK_MINUTES=30` makes it the full 30-minute one.
  */
+import { benchCodecs, benchSealedFormat } from './codecs.js';
 import { benchConsole } from './console.js';
+import { benchDisk } from './disk.js';
+import { benchSealedDisk } from './sealed-disk.js';
 import { benchEncodings } from './encodings.js';
 import { benchHistogram } from './histogram.js';
 import { benchIngest } from './ingest.js';
@@ -34,6 +40,10 @@ try {
   await filled.file.db.drop();
   await filled.server?.db.drop();
 }
+await benchDisk({ quick });
+await benchCodecs({ quick });
+await benchSealedFormat({ quick });
+await benchSealedDisk({ quick });
 await runStreamBench({ quick });
 await benchEncodings({ quick });
 await benchOtlp({ quick });

@@ -199,6 +199,24 @@ export function entryTerms(entry: Record<string, unknown>): string[] {
 }
 
 /**
+ * The terms of one entry for a sealed block's filter
+ * (storage/log-index/sealed-terms.ts): its words into `words`, and into
+ * `exact` the exact term of every addressed leaf whose value is not one
+ * word or is one of at most `oneWordExactMax` UTF-16 code units (a short
+ * number or code, which as a word would also be found in other values).
+ */
+export function sealingTerms(entry: Record<string, unknown>, oneWordExactMax: number, words: { add(word: string): unknown }, exact: string[]): void {
+  const texts: string[] = [];
+  collect(entry, true, texts, exact, oneWordExactMax);
+  addWords(texts.join(TEXT_JOINER), words);
+}
+
+/** The term a sealed block's filter holds for every entry with the leaf `segments` = `valueText` (see `sealingTerms`). */
+export function sealingLeafTerm(segments: readonly string[], valueText: string, oneWordExactMax: number): string {
+  return valueText.length > oneWordExactMax && isOneWord(valueText) ? normalizeWord(valueText) : exactTerm(segments, valueText);
+}
+
+/**
  * A value still to visit, with the hash lanes of its path (see `collect`);
  * `addressed` is false once the path went through an array or an
  * unaddressable key.
@@ -222,7 +240,7 @@ interface Pending {
  * nest deeper than the call stack allows (one stored before nesting was
  * bounded), and a search or a stream must still read past it.
  */
-function collect(root: Record<string, unknown>, withTerms: boolean, texts: string[], exact: string[]): void {
+function collect(root: Record<string, unknown>, withTerms: boolean, texts: string[], exact: string[], oneWordExactMax = -1): void {
   const stack: Pending[] = [];
   // Children are pushed in reverse so they come off the stack in order.
   const pushChildren = (value: object, a: number, b: number, addressed: boolean, top: boolean) => {
@@ -246,12 +264,12 @@ function collect(root: Record<string, unknown>, withTerms: boolean, texts: strin
     switch (typeof value) {
       case 'string':
         texts.push(value);
-        if (addressed && !isOneWord(value)) exact.push(leafTerm(a, b, value));
+        if (addressed && (value.length <= oneWordExactMax || !isOneWord(value))) exact.push(leafTerm(a, b, value));
         break;
       case 'number': {
         const text = JSON.stringify(value);
         texts.push(text);
-        if (addressed && !isOneWord(text)) exact.push(leafTerm(a, b, text));
+        if (addressed && (text.length <= oneWordExactMax || !isOneWord(text))) exact.push(leafTerm(a, b, text));
         break;
       }
       case 'boolean':

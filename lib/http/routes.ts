@@ -33,12 +33,20 @@ import { streamLogs } from './routes-stream.js';
 import { postOtlpLogs } from './routes-otlp.js';
 import { getOpenApiDocument } from './routes-openapi.js';
 import { getMetrics } from './routes-metrics.js';
+import { deleteUserIdentity, getAuthMethods, getOidcCallback, getOidcStart, getSsoGroupTeams, getUserIdentities, postSsoGroupTeams, postUserIdentity } from './routes-sso.js';
 
 export const ROUTES: readonly Route[] = [
   // Tokens and passwords
   route({ method: 'POST', path: '/v1/auth/token', auth: 'none', envelope: 'oauth', rateLimited: true, noStore: true, handle: postToken }),
   route({ method: 'DELETE', path: '/v1/auth/token', auth: 'none', envelope: 'oauth', rateLimited: true, noStore: true, handle: deleteToken }),
   route({ method: 'POST', path: '/v1/auth/change-password', auth: 'user', allowDuringPasswordChange: true, rateLimited: true, handle: postChangePassword }),
+
+  // Single sign-on (OpenID Connect): 404 on the sign-in routes unless an issuer is configured
+  route({ method: 'GET', path: '/v1/auth/methods', auth: 'none', noStore: true, handle: getAuthMethods }),
+  route({ method: 'GET', path: '/v1/auth/oidc/start', auth: 'none', rateLimited: true, noStore: true, handle: getOidcStart }),
+  route({ method: 'GET', path: '/v1/auth/oidc/callback', auth: 'none', rateLimited: true, noStore: true, handle: getOidcCallback }),
+  route({ method: 'GET', path: '/v1/sso/group-teams', auth: 'user', handle: getSsoGroupTeams }),
+  route({ method: 'POST', path: '/v1/sso/group-teams', auth: 'user', handle: postSsoGroupTeams }),
 
   // Users
   route({ method: 'DELETE', path: '/v1/users/me', auth: 'user', allowDuringPasswordChange: true, rateLimited: true, handle: deleteMe }),
@@ -48,6 +56,9 @@ export const ROUTES: readonly Route[] = [
   route({ method: 'POST', path: '/v1/users/:id/block', auth: 'user', handle: postUserBlock }),
   route({ method: 'POST', path: '/v1/users/:id/unblock', auth: 'user', handle: postUserUnblock }),
   route({ method: 'DELETE', path: '/v1/users/:id', auth: 'user', handle: deleteUser }),
+  route({ method: 'GET', path: '/v1/users/:id/identities', auth: 'user', handle: getUserIdentities }),
+  route({ method: 'POST', path: '/v1/users/:id/identities', auth: 'user', handle: postUserIdentity }),
+  route({ method: 'DELETE', path: '/v1/users/:id/identities/:identityId', auth: 'user', handle: deleteUserIdentity }),
 
   // Groups and teams
   route({ method: 'POST', path: '/v1/groups', auth: 'user', handle: postGroups }),

@@ -14,6 +14,8 @@ import type { Ingestion } from '../ingest/ingestion.js';
 import type { StreamHub } from '../live/stream-hub-types.js';
 import type { ServiceObserver } from '../core/observe.js';
 import type { MetricsEndpoint } from '../metrics/service-metrics.js';
+import type { OidcClient } from '../auth/oidc-client.js';
+import type { WriteOps } from '../storage/storage.js';
 
 export interface ServiceDeps {
   config: LogServiceConfig;
@@ -33,6 +35,10 @@ export interface ServiceDeps {
   observer?: ServiceObserver;
   /** What `GET /metrics` serves; absent when metrics are off (the route answers 404). */
   metrics?: MetricsEndpoint;
+  /** Single sign-on's relying party; absent when no issuer is configured. */
+  sso?: { client: OidcClient };
+  /** The token endpoint's refresh hook (single sign-on's team sync). */
+  beforeRefresh?: (tx: WriteOps, userId: number, now: number) => Promise<void>;
   /** Milliseconds since the epoch; replaceable in tests. */
   now(): number;
 }

@@ -3,7 +3,8 @@
  * (`--oidc-group-teams`) plus those administrators set; a team that appears
  * in it is kept in step with the provider for every person signed in
  * through single sign-on: a member exactly when one of their provider
- * groups maps to it. Both directions are applied at each sign-in and each
+ * groups maps to it. A membership the sync made is remembered, so it is
+ * also taken back when its team leaves the mapping. Both directions are applied at each sign-in and each
  * refresh (from the groups of the last sign-in), each change audited with
  * no actor and `source: oidc`, and moving `token_version` as a change by
  * hand does.
@@ -71,10 +72,14 @@ export async function syncGroupTeams(
   const held = new Set(input.groups);
   const wanted = new Map<number, boolean>();
   for (const row of mapping) wanted.set(row.teamId, (wanted.get(row.teamId) ?? false) || held.has(row.providerGroup));
+  // A membership the sync made in a team that has since left the mapping is the sync's to take back.
+  const synced = await tx.syncedTeamIdsOfUser(user.id);
+  for (const teamId of synced) if (!wanted.has(teamId)) wanted.set(teamId, false);
   const current = new Set(await tx.teamIdsOfUser(user.id));
   const live = user.isActive && user.deletedAt === null;
   for (const [teamId, want] of [...wanted].sort((a, b) => a[0] - b[0])) {
     const member = current.has(teamId);
+    if (!want && !member && synced.includes(teamId)) await tx.setSyncedMembership(teamId, user.id, false);
     if (want === member || (want && !live)) continue;
     const team = await tx.getTeam(teamId);
     if (!team) continue;
@@ -86,6 +91,7 @@ export async function syncGroupTeams(
       }
       await tx.lockGroups([team.groupId]);
       if (!(await tx.addTeamMember(teamId, user.id))) continue;
+      await tx.setSyncedMembership(teamId, user.id, true);
       outcome.added.push(teamId);
     } else {
       if (!(await removeUnlessLastOwner(tx, teamId, user.id))) {
@@ -93,6 +99,7 @@ export async function syncGroupTeams(
         input.logger.warn('single sign-on kept the last owner of a group in its team', { team_id: teamId, user_id: user.id });
         continue;
       }
+      await tx.setSyncedMembership(teamId, user.id, false);
       outcome.removed.push(teamId);
     }
     await recordAudit(

@@ -81,6 +81,8 @@ export interface ReadOps {
   listIdentitiesOfUser(userId: number): Promise<Sso.IdentityRow[]>;
   /** The group-to-team mapping administrators set, by group then team. */
   listGroupTeams(): Promise<Sso.GroupTeamRow[]>;
+  /** Teams whose membership of the user single sign-on made (and has not taken back). */
+  syncedTeamIdsOfUser(userId: number): Promise<number[]>;
   /** Whether the account was made outside the API (first administrator, `create-admin`): it may use its password when password sign-in is off. */
   isBreakGlassAccount(userId: number): Promise<boolean>;
 
@@ -209,6 +211,8 @@ export interface WriteOps extends ReadOps {
   /** Replaces the whole group-to-team mapping administrators set. */
   replaceGroupTeams(rows: readonly Sso.GroupTeamRow[]): Promise<void>;
   markBreakGlassAccount(userId: number): Promise<void>;
+  /** Records (true) or forgets (false) that single sign-on made this membership. */
+  setSyncedMembership(teamId: number, userId: number, synced: boolean): Promise<void>;
 
   /**
    * Serialises owner-reducing changes per group until the transaction

@@ -344,6 +344,16 @@ describeEachBackend('single sign-on', (backend) => {
     assert.deepEqual(await openDb.teamIdsOfUser(frank), [ops.body.id]);
     assert.equal((await api(open.url, 'GET', '/v1/projects', { token: first.access_token })).status, 401, 'membership changes move token_version');
 
+    // The team leaves the mapping: the membership the sync made goes with it at the next refresh.
+    const second = await signInWithSso(open, provider, 'frank-sub', { preferred_username: 'frank', groups: ['idp-eng', 'idp-platform'] });
+    assert.deepEqual(await openDb.teamIdsOfUser(frank), [eng.body.id, ops.body.id]);
+    await api(open.url, 'POST', '/v1/sso/group-teams', {
+      token: openAdmin.access_token,
+      json: { items: [{ provider_group: 'idp-eng', team_id: ops.body.id }] },
+    });
+    assert.equal((await refresh(open, second.refresh_token)).status, 200);
+    assert.deepEqual(await openDb.teamIdsOfUser(frank), [ops.body.id]);
+
     // Left the provider group: removed at the next sign-in.
     await signInWithSso(open, provider, 'frank-sub', { preferred_username: 'frank', groups: [] });
     assert.deepEqual(await openDb.teamIdsOfUser(frank), []);

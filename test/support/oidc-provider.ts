@@ -95,6 +95,7 @@ export async function startTestProvider(): Promise<TestProvider> {
         scopes: ['openid', 'profile', 'email', 'groups'],
         claims: { profile: ['name', 'preferred_username'], email: ['email', 'email_verified'], groups: ['groups'] },
         conformIdTokenClaims: false,
+        ttl: { Interaction: 600, Grant: 600, Session: 600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
         features: { devInteractions: { enabled: false } },
         interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
         findAccount: (_ctx, sub) => ({

@@ -217,4 +217,8 @@ export class PostgresReads implements ReadOps {
   isBreakGlassAccount(userId: number): Promise<boolean> {
     return SsoRows.isBreakGlassAccount(this.db, userId);
   }
+
+  syncedTeamIdsOfUser(userId: number): Promise<number[]> {
+    return SsoRows.syncedTeamIdsOfUser(this.db, userId);
+  }
 }

@@ -21,6 +21,9 @@ export const DELETE_EXPIRED_LOGIN_CODES = `DELETE FROM sso_login_codes WHERE exp
 export const LIST_GROUP_TEAMS = `SELECT provider_group AS "providerGroup", team_id AS "teamId" FROM sso_group_teams ORDER BY provider_group, team_id`;
 export const DELETE_GROUP_TEAMS = `DELETE FROM sso_group_teams`;
 export const INSERT_GROUP_TEAM = `INSERT INTO sso_group_teams (provider_group, team_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`;
+export const LIST_SYNCED_TEAMS = `SELECT team_id AS "teamId" FROM sso_team_members WHERE user_id = $1 ORDER BY team_id`;
+export const INSERT_SYNCED_MEMBER = `INSERT INTO sso_team_members (team_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`;
+export const DELETE_SYNCED_MEMBER = `DELETE FROM sso_team_members WHERE team_id = $1 AND user_id = $2`;
 export const IS_BREAK_GLASS = `SELECT EXISTS (SELECT 1 FROM break_glass_accounts WHERE user_id = $1) AS present`;
 export const INSERT_BREAK_GLASS = `INSERT INTO break_glass_accounts (user_id) VALUES ($1) ON CONFLICT DO NOTHING`;
 
@@ -85,4 +88,12 @@ export async function replaceGroupTeams(db: SqlExecutor, rows: readonly Sso.Grou
 
 export async function markBreakGlassAccount(db: SqlExecutor, userId: number): Promise<void> {
   await db.none(INSERT_BREAK_GLASS, [userId]);
+}
+
+export async function syncedTeamIdsOfUser(db: SqlExecutor, userId: number): Promise<number[]> {
+  return (await db.any<{ teamId: number }>(LIST_SYNCED_TEAMS, [userId])).map((row) => row.teamId);
+}
+
+export async function setSyncedMembership(db: SqlExecutor, teamId: number, userId: number, synced: boolean): Promise<void> {
+  await db.none(synced ? INSERT_SYNCED_MEMBER : DELETE_SYNCED_MEMBER, [teamId, userId]);
 }

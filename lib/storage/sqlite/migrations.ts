@@ -88,6 +88,7 @@ INSERT INTO log_rollup (project_id, span, start, level, n)
  * provider's subject (never to an e-mail); `sso_login_codes` holds the
  * one-time codes the console exchanges for tokens, by hash;
  * `sso_group_teams` is the group-to-team mapping administrators set;
+ * `sso_team_members` the memberships the sync made;
  * `break_glass_accounts` lists the accounts made outside the API, which
  * keep their passwords when password sign-in is off (filled from the audit
  * rows of users created without an actor, and from the primary admin).
@@ -116,6 +117,12 @@ CREATE TABLE sso_group_teams (
   provider_group TEXT NOT NULL,
   team_id INTEGER NOT NULL REFERENCES teams (id),
   PRIMARY KEY (provider_group, team_id)
+);
+-- Memberships single sign-on made, so a team that leaves the mapping loses them too.
+CREATE TABLE sso_team_members (
+  team_id INTEGER NOT NULL REFERENCES teams (id),
+  user_id INTEGER NOT NULL REFERENCES users (id),
+  PRIMARY KEY (user_id, team_id)
 );
 CREATE TABLE break_glass_accounts (
   user_id INTEGER PRIMARY KEY REFERENCES users (id)

@@ -246,4 +246,8 @@ export class SqliteReads implements ReadOps {
   isBreakGlassAccount(userId: number): Promise<boolean> {
     return SsoRows.isBreakGlassAccount(this.db, userId);
   }
+
+  syncedTeamIdsOfUser(userId: number): Promise<number[]> {
+    return SsoRows.syncedTeamIdsOfUser(this.db, userId);
+  }
 }

@@ -200,4 +200,8 @@ export class SqliteWrites extends SqliteReads implements WriteOps {
   markBreakGlassAccount(userId: number): Promise<void> {
     return SsoRows.markBreakGlassAccount(this.db, userId);
   }
+
+  setSyncedMembership(teamId: number, userId: number, synced: boolean): Promise<void> {
+    return SsoRows.setSyncedMembership(this.db, teamId, userId, synced);
+  }
 }

@@ -420,17 +420,21 @@ export type NewRoleAssignment = {
  * `user.identity_linked`, `user.identity_unlinked` {issuer, subject} ·
  * `sso.group_teams_set` {pairs} ·
  * `group.created` {name} · `team.created` {name, group_id} ·
- * `team.member_added`, `team.member_removed` {user_id} ·
+ * `team.member_added`, `team.member_removed` {user_id; `source: oidc`
+ * and no actor when the single sign-on group sync did it} ·
  * `project.created` {name, group_id, retention_days} ·
  * `project.quota_updated` {before, after}, each {retention_days,
  * max_entries, max_bytes} · `project.blocked`, `project.unblocked` {} ·
  * `secret_key.created`, `secret_key.revoked` {project_id, label} ·
  * `role_assignment.created`, `role_assignment.revoked` {role,
  * scope_type, scope_id, subject_type, subject_id} ·
- * `auth.login_succeeded` {client_ip, user_agent} · `auth.login_failed`
+ * `auth.login_succeeded` {client_ip, user_agent; `method: oidc` after
+ * a single sign-on} · `auth.login_failed`
  * {reason: invalid_password, blocked or deleted, client_ip, user_agent},
  * or {unknown_user: true, client_ip, user_agent} with no actor or target
- * (the submitted username is not stored) · `auth.logged_out`
+ * (the submitted username is not stored; a single sign-on adds `method:
+ * oidc`, the reason `password_login_disabled` exists too, and an
+ * unlinked provider subject is kept as `oidc_subject`) · `auth.logged_out`
  * {client_ip, user_agent} (only when a live refresh token was revoked) ·
  * `auth.throttled` {key_kind: ip or subject, path, client_ip}, once per
  * throttling episode · `audit.purged` {scope: admin or auth,

@@ -12,7 +12,7 @@
  * HttpOnly, SameSite=Lax and scoped to the callback's path, so the flow
  * can only be finished by the browser that began it, on any process.
  */
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as oidc from 'openid-client';
 import { isLoopbackUrl, type LogServiceConfig } from '../core/config.js';
 import type { ServiceLogger } from '../core/logger.js';
@@ -98,6 +98,13 @@ export const boundedFetch: oidc.CustomFetch = async (url, options) => {
   const body = response.status === 204 || response.status === 304 ? null : Buffer.concat(chunks);
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 };
+
+/** Compares a presented value with the flow's, in time that does not depend on where they differ. */
+function sameSecret(presented: string | null, expected: string): boolean {
+  if (presented === null) return false;
+  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+  return timingSafeEqual(digest(presented), digest(expected));
+}
 
 function flowKey(secret: string): Buffer {
   return createHmac('sha256', 'logkeep-oidc-flow-v1').update(secret, 'utf8').digest();
@@ -194,7 +201,7 @@ export function createOidcClient(
       if (secrets.expiresAt <= now) throw new OidcFlowError('flow_expired');
       const providerError = query.get('error');
       // The state is compared before anything else, the provider's own error included.
-      if (query.get('state') !== secrets.state) throw new OidcFlowError('state_mismatch');
+      if (!sameSecret(query.get('state'), secrets.state)) throw new OidcFlowError('state_mismatch');
       if (providerError !== null) throw new OidcFlowError('provider_error', providerError.slice(0, 64));
       const found = await configuration(now);
       const current = new URL(callbackUrl);

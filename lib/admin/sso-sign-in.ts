@@ -133,6 +133,19 @@ async function applyAdminClaim(tx: WriteOps, user: UserRow, identity: IdentityRo
 }
 
 /**
+ * A temporary password someone else set (an administrator creating the
+ * account before linking it) is retired at the first single sign-on: the
+ * person proved who they are at the provider, so the forced change would
+ * only ask them for a password they never chose. The break-glass accounts
+ * keep theirs (they are the way in when the provider is down).
+ */
+async function retireTemporaryPassword(tx: WriteOps, user: UserRow, now: number): Promise<void> {
+  if (!user.mustChangePassword || (await tx.isBreakGlassAccount(user.id))) return;
+  await tx.updateUser(user.id, { passwordHash: unusablePasswordHash(), mustChangePassword: false });
+  await recordAudit(tx, { actorUserId: null, action: 'user.updated', targetType: 'user', targetId: user.id, metadata: { changed_fields: ['password'], source: 'oidc' } }, now);
+}
+
+/**
  * The account a verified sign-in stands for, brought up to date, and a
  * one-time code for it. Throws SsoSignInRefused (its audit row committed).
  */
@@ -158,6 +171,7 @@ export async function completeSsoSignIn(deps: SsoSignInDeps, signIn: VerifiedSig
       await recordAudit(tx, { actorUserId: identity.userId, action: 'auth.login_failed', targetType: 'user', targetId: identity.userId, metadata: { reason, ...meta } }, now);
       return { refused: 'account_disabled' };
     }
+    await retireTemporaryPassword(tx, user, now);
     const adminGrantId = await applyAdminClaim(tx, user, identity, holdsAdminClaim(signIn.claims, groups, deps.config.oidcAdminClaim), now);
     await syncGroupTeams(tx, { userId: user.id, groups, configured: configuredGroupTeams(deps.config.oidcGroupTeams), now, logger: deps.logger });
     await tx.updateIdentitySeen(identity.id, { lastLoginAt: now, groups, adminGrantId });

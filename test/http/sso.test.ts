@@ -75,7 +75,8 @@ describeEachBackend('single sign-on', (backend) => {
       settings: { ...common, publicUrl: `http://127.0.0.1:${openPort}`, oidcAutoCreate: true, oidcAdminClaim: 'logkeep-admins', passwordLoginEnabled: false },
     });
     const closedPort = await freePort();
-    closed = await startService(backend, { port: closedPort, settings: { ...common, publicUrl: `http://127.0.0.1:${closedPort}` } });
+    // The operator's own pair: the first team this fresh database makes is team 1.
+    closed = await startService(backend, { port: closedPort, settings: { ...common, publicUrl: `http://127.0.0.1:${closedPort}`, oidcGroupTeams: ['idp-config=1'] } });
     await provider.registerClient([`${open.url}${CALLBACK}`, `${closed.url}${CALLBACK}`]);
     openDb = await openDatabase(open);
     closedDb = await openDatabase(closed);
@@ -273,6 +274,32 @@ describeEachBackend('single sign-on', (backend) => {
     assert.equal(removed.status, 204);
     provider.signInAs('dave-sub');
     assert.equal((await ssoFlow(closed)).result.get('error'), 'not_linked');
+  });
+
+  it('keeps the operator\'s configured pairs too, and never removes a group\'s last owner', async () => {
+    const group = await api(closed.url, 'POST', '/v1/groups', { token: closedAdmin.access_token, json: { name: 'configured' } });
+    const team = await api(closed.url, 'POST', `/v1/groups/${group.body.id}/teams`, { token: closedAdmin.access_token, json: { name: 'owners' } });
+    assert.equal(team.body.id, 1, 'the configuration names team 1');
+    const granted = await api(closed.url, 'POST', '/v1/role-assignments', {
+      token: closedAdmin.access_token,
+      json: { subject_type: 'team', subject_id: team.body.id, role: 'owner', scope_type: 'group', scope_id: group.body.id },
+    });
+    assert.equal(granted.status, 201, granted.text);
+    const mapping = await api(closed.url, 'GET', '/v1/sso/group-teams', { token: closedAdmin.access_token });
+    assert.deepEqual(mapping.body.configured, [{ provider_group: 'idp-config', team_id: 1 }]);
+
+    const heidi = await createUser(closed, closedAdmin.access_token, 'heidi');
+    await api(closed.url, 'POST', `/v1/users/${heidi.id}/identities`, { token: closedAdmin.access_token, json: { subject: 'heidi-sub' } });
+    const first = await signInWithSso(closed, provider, 'heidi-sub', { groups: ['idp-config'] });
+    assert.deepEqual(await closedDb.teamIdsOfUser(heidi.id), [team.body.id]);
+    // The temporary password the administrator set is retired, and with it the forced change.
+    assert.equal((await api(closed.url, 'GET', '/v1/projects', { token: first.access_token })).status, 200);
+    const temporary = await api(closed.url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username: 'heidi', password: 'temporary-pass' } });
+    assert.equal(temporary.status, 400);
+    // Heidi is the group's only owner (through the team): leaving the provider group does not orphan the group.
+    await signInWithSso(closed, provider, 'heidi-sub', { groups: [] });
+    assert.deepEqual(await closedDb.teamIdsOfUser(heidi.id), [team.body.id]);
+    assert.equal((await auditRows(closedDb, 'team.member_removed')).filter((r) => r.metadata.user_id === heidi.id).length, 0);
   });
 
   it('refuses a blocked account', async () => {

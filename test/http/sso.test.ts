@@ -397,6 +397,19 @@ describeEachBackend('single sign-on', (backend) => {
     } finally {
       await plain.stop({ dropDatabase: true });
     }
+    // A provider that cannot be reached: back to the console with the reason, nothing kept.
+    const deadPort = await freePort();
+    const unreachable = await startService(backend, {
+      settings: { oidcIssuer: `http://127.0.0.1:${deadPort}`, oidcClientId: TEST_CLIENT_ID, publicUrl: 'http://127.0.0.1:1' },
+    });
+    try {
+      const start = await step(new CookieJar(), `${unreachable.url}/v1/auth/oidc/start`);
+      assert.equal(start.status, 302);
+      assert.equal(start.location, 'http://127.0.0.1:1/console/#/sso?error=provider_unreachable');
+      assert.equal(start.response.headers.get('set-cookie'), null);
+    } finally {
+      await unreachable.stop({ dropDatabase: true });
+    }
     const someone = await signInWithSso(open, provider, 'nobody-sub', { preferred_username: 'nobody' });
     assert.equal((await api(open.url, 'GET', '/v1/sso/group-teams', { token: someone.access_token })).status, 403);
   });

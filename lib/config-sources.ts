@@ -113,6 +113,17 @@ export const SETTINGS: readonly SettingSpec[] = [
   setting('bootstrapAdminUsername', 'string', 'Username of the first administrator'),
   setting('bootstrapAdminPassword', 'secret', 'Password of the first administrator (unset: generated and printed once)'),
   setting('consoleEnabled', 'boolean', 'Serve the web console at /console/'),
+  setting('publicUrl', 'optional-string', 'Address people reach this service at, with any path prefix (single sign-on redirects)'),
+  setting('oidcIssuer', 'optional-string', 'OpenID Connect issuer URL (unset: single sign-on is off)'),
+  setting('oidcClientId', 'optional-string', 'Client id registered at the OpenID provider'),
+  setting('oidcClientSecret', 'secret', 'Client secret registered at the OpenID provider (unset: a public client, PKCE only)'),
+  setting('oidcScopes', 'list', 'Comma-separated scopes to ask the provider for (must include openid)'),
+  setting('oidcProviderName', 'string', 'Name on the sign-in button ("Sign in with <name>")'),
+  setting('oidcAutoCreate', 'boolean', 'Create an account at a person\'s first single sign-on (off: an admin links them first)'),
+  setting('oidcAdminClaim', 'optional-string', 'Provider group (or claim=value) whose members are made administrators'),
+  setting('oidcGroupsClaim', 'string', 'ID token claim listing the person\'s provider groups'),
+  setting('oidcGroupTeams', 'list', 'Comma-separated <provider group>=<team id> pairs: provider groups kept in step with teams'),
+  setting('passwordLoginEnabled', 'boolean', 'Allow password sign-in (off: only create-admin accounts use passwords)'),
 ];
 
 /** The settings with a flag, by flag name. */

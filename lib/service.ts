@@ -24,6 +24,8 @@ import { startPurgeJob } from './ops/purge-job.js';
 import type { PurgeReport } from './ops/purge.js';
 import { createServiceMetrics } from './metrics/service-metrics.js';
 import { NO_OBSERVER } from './core/observe.js';
+import { createOidcClient } from './auth/oidc-client.js';
+import { refreshSync } from './admin/sso-sign-in.js';
 
 /**
  * The default request-header limit (`httpMaxHeaderBytes`). Prefer
@@ -146,6 +148,9 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
       now,
       ...(metrics === null ? {} : { observer, metrics: metrics.endpoint }),
       ...(consoleAssets === null ? {} : { consoleAssets }),
+      ...(config.oidcIssuer === null
+        ? {}
+        : { sso: { client: createOidcClient(config, logger) }, beforeRefresh: refreshSync({ config, logger }, config.oidcIssuer) }),
     };
     metrics?.watch({ storage, ingestion: deps.ingestion, liveStreams, passwords: hasher });
     // Streams read what each commit stored, in this process and, through storage signals, in others.

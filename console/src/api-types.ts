@@ -37,7 +37,7 @@ export type Page<T = unknown> = {
  * | code | status | meaning |
  * |---|---|---|
  * | invalid_request | 400 | A malformed request: body, query, path id or form. |
- * | unsupported_grant_type | 400 | `grant_type` is neither `password` nor `refresh_token`. |
+ * | unsupported_grant_type | 400 | `grant_type` is not `password`, `refresh_token` or `authorization_code`. |
  * | invalid_grant | 400, 401 | 400: wrong credentials or a dead refresh token at the token endpoint. 401: the password confirming a change of your own account is wrong. |
  * | self_deletion_requires_me | 400 | An administrator deleting themself by id. |
  * | unauthorized | 401 | No valid credential of the kind the route takes. |
@@ -51,6 +51,7 @@ export type Page<T = unknown> = {
  * | email_taken | 409 | The email belongs to another account. |
  * | sole_group_owner | 409 | A group would be left without an owner. |
  * | deleted_account | 409 | The account is deleted. |
+ * | identity_taken | 409 | The provider's subject is linked to an account already. |
  * | payload_too_large | 413 | The body is over the limit. |
  * | unsupported_media_type | 415 | The body's Content-Encoding is not one the service decodes. |
  * | too_many_requests | 429 | Rate limited, or too many live streams. |
@@ -60,7 +61,7 @@ export type Page<T = unknown> = {
  * `x-status-by-code` gives the same statuses as data: a number, or a
  * list when a code has more than one status (the usual one first).
  */
-export type ErrorCode = 'invalid_request' | 'unsupported_grant_type' | 'invalid_grant' | 'self_deletion_requires_me' | 'unauthorized' | 'forbidden' | 'project_blocked' | 'cannot_delete_primary_admin' | 'must_change_password' | 'not_found' | 'request_timeout' | 'username_taken' | 'email_taken' | 'sole_group_owner' | 'deleted_account' | 'payload_too_large' | 'unsupported_media_type' | 'too_many_requests' | 'internal_error' | 'temporarily_unavailable';
+export type ErrorCode = 'invalid_request' | 'unsupported_grant_type' | 'invalid_grant' | 'self_deletion_requires_me' | 'unauthorized' | 'forbidden' | 'project_blocked' | 'cannot_delete_primary_admin' | 'must_change_password' | 'not_found' | 'request_timeout' | 'username_taken' | 'email_taken' | 'sole_group_owner' | 'deleted_account' | 'identity_taken' | 'payload_too_large' | 'unsupported_media_type' | 'too_many_requests' | 'internal_error' | 'temporarily_unavailable';
 
 /** The general error envelope. */
 export type Error = {
@@ -136,6 +137,34 @@ export type ErrorTaken = Error & {
   error?: 'username_taken' | 'email_taken';
 };
 
+export type ErrorIdentityTaken = Error & {
+  error?: 'identity_taken';
+};
+
+/** A user's link to a subject of the OpenID provider. */
+export type Identity = {
+  id: Id;
+  user_id: Id;
+  issuer: string;
+  subject: string;
+  created_at: Timestamp;
+  last_login_at: Timestamp | null;
+  /** The provider groups of the last sign-in; null before it. */
+  groups: string[] | null;
+};
+
+export type GroupTeamPair = {
+  provider_group: string;
+  team_id: Id;
+};
+
+export type GroupTeamMapping = {
+  /** The operator's pairs (`--oidc-group-teams`), read-only here. */
+  configured: GroupTeamPair[];
+  /** The pairs administrators set. */
+  items: GroupTeamPair[];
+};
+
 export type ErrorDeletedAccount = Error & {
   error?: 'deleted_account';
 };
@@ -177,7 +206,9 @@ export type OAuthError = {
 };
 
 export type TokenRequest = {
-  grant_type: 'password' | 'refresh_token';
+  grant_type: 'password' | 'refresh_token' | 'authorization_code';
+  /** With `authorization_code`; the one-time code single sign-on handed the console. */
+  code?: string;
   /** With `password`. A username over 200 characters never matches. */
   username?: string;
   /** With `password`. */
@@ -386,18 +417,24 @@ export type NewRoleAssignment = {
  * `user.created` {username} · `user.updated` {changed_fields} (only
  * when something changed; never a password) · `user.blocked`,
  * `user.unblocked`, `user.deleted`, `user.password_changed` {} ·
+ * `user.identity_linked`, `user.identity_unlinked` {issuer, subject} ·
+ * `sso.group_teams_set` {pairs} ·
  * `group.created` {name} · `team.created` {name, group_id} ·
- * `team.member_added`, `team.member_removed` {user_id} ·
+ * `team.member_added`, `team.member_removed` {user_id; `source: oidc`
+ * and no actor when the single sign-on group sync did it} ·
  * `project.created` {name, group_id, retention_days} ·
  * `project.quota_updated` {before, after}, each {retention_days,
  * max_entries, max_bytes} · `project.blocked`, `project.unblocked` {} ·
  * `secret_key.created`, `secret_key.revoked` {project_id, label} ·
  * `role_assignment.created`, `role_assignment.revoked` {role,
  * scope_type, scope_id, subject_type, subject_id} ·
- * `auth.login_succeeded` {client_ip, user_agent} · `auth.login_failed`
+ * `auth.login_succeeded` {client_ip, user_agent; `method: oidc` after
+ * a single sign-on} · `auth.login_failed`
  * {reason: invalid_password, blocked or deleted, client_ip, user_agent},
  * or {unknown_user: true, client_ip, user_agent} with no actor or target
- * (the submitted username is not stored) · `auth.logged_out`
+ * (the submitted username is not stored; a single sign-on adds `method:
+ * oidc`, the reason `password_login_disabled` exists too, and an
+ * unlinked provider subject is kept as `oidc_subject`) · `auth.logged_out`
  * {client_ip, user_agent} (only when a live refresh token was revoked) ·
  * `auth.throttled` {key_kind: ip or subject, path, client_ip}, once per
  * throttling episode · `audit.purged` {scope: admin or auth,
@@ -406,7 +443,7 @@ export type NewRoleAssignment = {
  * A change and its audit row are committed together; a refused request
  * writes none, and neither does a refresh.
  */
-export type AuditAction = 'user.created' | 'user.updated' | 'user.blocked' | 'user.unblocked' | 'user.deleted' | 'user.password_changed' | 'group.created' | 'team.created' | 'team.member_added' | 'team.member_removed' | 'project.created' | 'project.quota_updated' | 'project.blocked' | 'project.unblocked' | 'secret_key.created' | 'secret_key.revoked' | 'role_assignment.created' | 'role_assignment.revoked' | 'auth.login_succeeded' | 'auth.login_failed' | 'auth.logged_out' | 'auth.throttled' | 'audit.purged';
+export type AuditAction = 'user.created' | 'user.updated' | 'user.blocked' | 'user.unblocked' | 'user.deleted' | 'user.password_changed' | 'user.identity_linked' | 'user.identity_unlinked' | 'group.created' | 'team.created' | 'team.member_added' | 'team.member_removed' | 'project.created' | 'project.quota_updated' | 'project.blocked' | 'project.unblocked' | 'secret_key.created' | 'secret_key.revoked' | 'role_assignment.created' | 'role_assignment.revoked' | 'sso.group_teams_set' | 'auth.login_succeeded' | 'auth.login_failed' | 'auth.logged_out' | 'auth.throttled' | 'audit.purged';
 
 export type AuditLogEntry = {
   id: Id;

@@ -5,6 +5,7 @@
  * expiry, and one retry through a refresh when a call answers 401.
  */
 import { signal } from '@preact/signals';
+import { navigate } from './router';
 
 /** Everything before `/console/` in this page's path: the embedding base path, or empty. */
 export const BASE = location.pathname.replace(/\/console(\/.*)?$/, '');
@@ -37,8 +38,17 @@ export class ApiError extends Error {
 export const session = signal<Session | null>(null);
 /** Why the last session ended, shown on the sign-in page. */
 export const signedOutReason = signal<string | null>(null);
-/** False until a stored refresh token was tried at start. */
+/** False until a stored refresh token (or a single sign-on's code) was tried at start. */
 export const sessionChecked = signal(false);
+
+/** How people may sign in here (`GET /v1/auth/methods`); null until known. */
+export interface AuthMethods {
+  password: boolean;
+  sso: { provider_name: string; start_url: string } | null;
+}
+export const authMethods = signal<AuthMethods | null>(null);
+/** Why the last single sign-on was refused: the callback's `error` and the provider's own code. */
+export const ssoRefusal = signal<{ error: string; providerError: string | null } | null>(null);
 
 let accessToken: string | null = null;
 let refreshTimer: ReturnType<typeof setTimeout> | null = null;
@@ -89,6 +99,7 @@ async function adopt(tokens: TokenResponse): Promise<void> {
   const mustChangePassword = probe.status === 403 && (await errorOf(probe)).code === 'must_change_password';
   session.value = { userId: Number(c.sub), username: c.preferred_username, roles: c.roles ?? [], mustChangePassword };
   signedOutReason.value = null;
+  ssoRefusal.value = null;
 }
 
 export async function signIn(username: string, password: string): Promise<void> {
@@ -99,6 +110,39 @@ export async function signIn(username: string, password: string): Promise<void> 
     throw err;
   }
   await adopt(await res.json());
+}
+
+/**
+ * A single sign-on's result in the address (`#/sso?code=…` or
+ * `#/sso?error=…`), taken out of it at once: the address is replaced, so
+ * the one-time code stays in no history entry.
+ */
+export function takeSsoResult(): { code: string | null; error: string | null; providerError: string | null } | null {
+  const match = /^#\/sso\?(.*)$/.exec(location.hash);
+  if (!match) return null;
+  const params = new URLSearchParams(match[1]);
+  navigate('explore', {}, true);
+  return { code: params.get('code'), error: params.get('error'), providerError: params.get('provider_error') };
+}
+
+/** Exchanges a single sign-on's one-time code for the session's tokens. */
+export async function signInWithCode(code: string): Promise<void> {
+  const res = await tokenCall('POST', { grant_type: 'authorization_code', code });
+  if (!res.ok) {
+    ssoRefusal.value = { error: 'code_refused', providerError: null };
+    return;
+  }
+  await adopt(await res.json());
+}
+
+/** Learns the sign-in methods for the sign-in page (a failure leaves the password form alone). */
+export async function loadAuthMethods(): Promise<void> {
+  try {
+    const res = await fetch(`${BASE}/v1/auth/methods`, { credentials: 'omit', cache: 'no-store' });
+    if (res.ok) authMethods.value = (await res.json()) as AuthMethods;
+  } catch {
+    // The sign-in form still works without it.
+  }
 }
 
 /** Rotates the refresh token; false (and back to sign-in) when it is gone or refused. */
@@ -126,7 +170,11 @@ export function refresh(): Promise<boolean> {
 
 /** At start: a refresh token left in this tab (a reload) signs in again. */
 export async function resumeSession(): Promise<void> {
-  if (sessionStorage.getItem(REFRESH_KEY)) await refresh();
+  void loadAuthMethods();
+  const sso = takeSsoResult();
+  if (sso?.code) await signInWithCode(sso.code).catch(() => (ssoRefusal.value = { error: 'code_refused', providerError: null }));
+  else if (sso?.error) ssoRefusal.value = { error: sso.error, providerError: sso.providerError };
+  if (!session.value && sessionStorage.getItem(REFRESH_KEY)) await refresh();
   sessionChecked.value = true;
 }
 

@@ -22,6 +22,8 @@ export const ACTION_LABELS: Record<AuditAction, string> = {
   'user.unblocked': 'User unblocked',
   'user.deleted': 'User deleted',
   'user.password_changed': 'Password changed',
+  'user.identity_linked': 'Single sign-on identity linked',
+  'user.identity_unlinked': 'Single sign-on identity unlinked',
   'group.created': 'Group created',
   'team.created': 'Team created',
   'team.member_added': 'Team member added',
@@ -34,6 +36,7 @@ export const ACTION_LABELS: Record<AuditAction, string> = {
   'secret_key.revoked': 'Secret key revoked',
   'role_assignment.created': 'Role granted',
   'role_assignment.revoked': 'Role revoked',
+  'sso.group_teams_set': 'Group-to-team mapping changed',
   'auth.login_succeeded': 'Signed in',
   'auth.login_failed': 'Sign-in failed',
   'auth.logged_out': 'Signed out',
@@ -209,6 +212,12 @@ export function describeAudit(e: AuditEntry, names: NameLookup): Part[] {
       const path = str(meta.path);
       return [`sign-in attempts throttled ${by}${ip ? ` (${ip})` : ''}${path ? ` on ${path}` : ''}`];
     }
+    case 'user.identity_linked':
+      return [actor, ` linked ${str(meta.subject) ?? 'an identity'} at the provider to `, ...user()];
+    case 'user.identity_unlinked':
+      return [actor, ` unlinked ${str(meta.subject) ?? 'an identity'} at the provider from `, ...user()];
+    case 'sso.group_teams_set':
+      return [actor, ' changed which provider groups feed which teams'];
     case 'audit.purged': {
       const count = num(meta.deleted_count) ?? 0;
       const kind = meta.scope === 'auth' ? 'sign-in' : 'administration';

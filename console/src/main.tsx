@@ -6,7 +6,7 @@
 import { render, type ComponentType } from 'preact';
 import { useEffect } from 'preact/hooks';
 import './styles.css';
-import { resumeSession, session, sessionChecked, signOut, type Session } from './api';
+import { authMethods, resumeSession, session, sessionChecked, signOut, type Session } from './api';
 import { href, navigate, route } from './router';
 import { administers, isAdmin } from './rights';
 import { clearScopes } from './scope';
@@ -22,6 +22,7 @@ import { FirstRunPage } from './pages/first-run';
 import { ProjectPage } from './pages/project';
 import { ProjectsPage } from './pages/projects';
 import { SignInPage } from './pages/sign-in';
+import { SsoTeamsPage } from './pages/sso-teams';
 import { UsersPage } from './pages/users';
 
 interface PageSpec {
@@ -42,6 +43,7 @@ export const PAGES: Record<string, PageSpec> = {
   project: { title: 'Project', component: ProjectPage, nav: false, allowed: administers },
   users: { title: 'Users', component: UsersPage, nav: true, allowed: isAdmin },
   audit: { title: 'Audit log', component: AuditPage, nav: true, allowed: isAdmin },
+  'sso-teams': { title: 'Single sign-on', component: SsoTeamsPage, nav: true, allowed: (s) => isAdmin(s) && authMethods.value?.sso != null },
   'first-run': { title: 'Set up a first project', component: FirstRunPage, nav: false, allowed: isAdmin },
   account: { title: 'Account', component: AccountPage, nav: true },
 };

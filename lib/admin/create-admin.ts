@@ -48,6 +48,8 @@ export async function insertAdmin(
     createdAt: input.now,
   });
   await tx.insertRoleAssignment({ subjectType: 'user', subjectId: user.id, role: 'admin', scopeType: 'global', scopeId: null, createdAt: input.now });
+  // Made outside the API: it keeps its password when password sign-in is off.
+  await tx.markBreakGlassAccount(user.id);
   await tx.insertAudit({ actorUserId: null, action: 'user.created', targetType: 'user', targetId: user.id, metadata: { username: user.username }, createdAt: input.now });
   return user;
 }

@@ -110,6 +110,15 @@ export function createPasswordHasher(options: PasswordHasherOptions = {}): Passw
 }
 
 /**
+ * The stored password of an account that has none (made by single sign-on):
+ * a well-formed key no password derives, so a password sign-in with it
+ * costs the usual hash and fails like any wrong password.
+ */
+export function unusablePasswordHash(): string {
+  return unmatchableKey(DEFAULT_SCRYPT_LOG_N).toString('base64');
+}
+
+/**
  * A key in scrypt-kdf's 96-byte format (header, random salt, valid header
  * checksum, random HMAC) so `verify` runs the full scrypt before failing.
  */

@@ -1,6 +1,7 @@
 /**
  * The public token endpoint:
- * `POST /v1/auth/token` with the password and refresh grants, and
+ * `POST /v1/auth/token` with the password and refresh grants and the
+ * exchange of a single sign-on's one-time code (`authorization_code`), and
  * `DELETE /v1/auth/token` (RFC 7009 revocation). Errors are RFC 6749 codes;
  * the route table marks both routes `noStore`, so every response, success or
  * error, carries `Cache-Control: no-store`.
@@ -8,13 +9,14 @@
 import { LogServiceError } from '../core/errors.js';
 import { hasNul } from '../core/text-fields.js';
 import type { RoleGrant, UserRow } from '../storage/types-org.js';
-import type { Storage } from '../storage/storage.js';
+import type { Storage, WriteOps } from '../storage/storage.js';
 import { recordAudit, type AuditEvent } from '../audit/audit.js';
 import type { AccessTokenService } from './access-tokens.js';
 import { PASSWORD_MAX_BYTES, type PasswordHasher } from './passwords.js';
 import type { LogServiceConfig } from '../core/config.js';
 import { claimRefreshToken, createSuccessorDeriver, issueRefreshToken, REFRESH_TOKEN_TTL_SECONDS, hashRefreshToken } from './refresh-tokens.js';
 import type { Throttle, ThrottleOrigin } from './throttle.js';
+import { claimLoginCode } from './login-codes.js';
 
 /** What the token endpoint needs from the service. */
 export interface TokenEndpointDeps {
@@ -23,7 +25,12 @@ export interface TokenEndpointDeps {
   throttle: Throttle;
   accessTokens: AccessTokenService;
   /** The signing secret also keys the refresh tokens' successors. */
-  config: Pick<LogServiceConfig, 'jwtSecret'>;
+  config: Pick<LogServiceConfig, 'jwtSecret' | 'passwordLoginEnabled'>;
+  /**
+   * Run inside a refresh's transaction before the roles are read: single
+   * sign-on brings the user's team memberships up to date there.
+   */
+  beforeRefresh?: (tx: WriteOps, userId: number, now: number) => Promise<void>;
   now(): number;
 }
 
@@ -45,6 +52,8 @@ export interface TokenRequestOrigin extends ThrottleOrigin {
 // deleted or unknown account from a wrong password.
 const BAD_CREDENTIALS = 'The username or password is incorrect.';
 const BAD_REFRESH_TOKEN = 'The refresh token is invalid, expired or revoked.';
+const BAD_LOGIN_CODE = 'The sign-in code is invalid, expired or already used.';
+const PASSWORD_LOGIN_OFF = 'Password sign-in is turned off; sign in with single sign-on.';
 /** User agents are stored in audit rows; a header can be long, the row need not be. */
 const MAX_USER_AGENT_CHARS = 512;
 /**
@@ -97,10 +106,11 @@ export async function grantToken(deps: TokenEndpointDeps, form: URLSearchParams,
   const grantType = formField(form, 'grant_type');
   if (grantType === 'password') return passwordGrant(deps, form, origin);
   if (grantType === 'refresh_token') return refreshGrant(deps, form);
-  throw oauthError('unsupported_grant_type', "grant_type must be 'password' or 'refresh_token'.");
+  if (grantType === 'authorization_code') return loginCodeGrant(deps, form, origin);
+  throw oauthError('unsupported_grant_type', "grant_type must be 'password', 'refresh_token' or 'authorization_code'.");
 }
 
-type LoginFailure = { reason: 'invalid_password' | 'blocked' | 'deleted' } | { unknownUser: true };
+type LoginFailure = { reason: 'invalid_password' | 'blocked' | 'deleted' | 'password_login_disabled' } | { unknownUser: true };
 
 /** Why a login with a known or unknown account fails, or null when it succeeds. */
 function loginFailure(user: UserRow | null, passwordOk: boolean): LoginFailure | null {
@@ -153,10 +163,14 @@ async function passwordGrant(deps: TokenEndpointDeps, form: URLSearchParams, ori
     const outcome = await deps.storage.write(async (tx) => {
       // Re-read inside the transaction: a block or delete that landed during the hash wins.
       const user = found ? await tx.getUserById(found.id) : null;
-      const failure = loginFailure(user, passwordOk);
+      let failure = loginFailure(user, passwordOk);
+      // Only a right password learns that passwords are off for this account.
+      if (!failure && user && !deps.config.passwordLoginEnabled && !(await tx.isBreakGlassAccount(user.id))) {
+        failure = { reason: 'password_login_disabled' };
+      }
       if (failure || !user) {
         await recordAudit(tx, loginFailedEvent(user, failure ?? { unknownUser: true }, meta), now);
-        return { ok: false as const };
+        return { ok: false as const, passwordOff: failure !== null && 'reason' in failure && failure.reason === 'password_login_disabled' };
       }
       const roles = await tx.effectiveGrants(user.id);
       const refreshToken = await issueRefreshToken(tx, user.id, now);
@@ -166,7 +180,7 @@ async function passwordGrant(deps: TokenEndpointDeps, form: URLSearchParams, ori
 
     if (!outcome.ok) {
       attempt.failed();
-      throw oauthError('invalid_grant', BAD_CREDENTIALS);
+      throw oauthError('invalid_grant', outcome.passwordOff ? PASSWORD_LOGIN_OFF : BAD_CREDENTIALS);
     }
     attempt.succeeded();
     return await tokenResponse(deps, outcome.user, outcome.roles, outcome.refreshToken, now);
@@ -191,10 +205,36 @@ async function refreshGrant(deps: TokenEndpointDeps, form: URLSearchParams): Pro
     if (claim.kind !== 'claimed' && claim.kind !== 'graced') return { ok: false as const };
     const user = await tx.getUserById(claim.userId);
     if (!user || !user.isActive || user.deletedAt !== null) return { ok: false as const };
+    if (deps.beforeRefresh) await deps.beforeRefresh(tx, user.id, now);
+    // The sync may have moved token_version: the new access token carries the current one.
+    const current = (await tx.getUserById(user.id)) ?? user;
     const roles = await tx.effectiveGrants(user.id);
-    return { ok: true as const, user, roles, refreshToken: claim.successor };
+    return { ok: true as const, user: current, roles, refreshToken: claim.successor };
   });
   if (!outcome.ok) throw oauthError('invalid_grant', BAD_REFRESH_TOKEN);
+  return tokenResponse(deps, outcome.user, outcome.roles, outcome.refreshToken, now);
+}
+
+/**
+ * `grant_type=authorization_code`: a single sign-on's one-time code (see
+ * login-codes.ts) becomes the same access and refresh tokens a password
+ * sign-in gets, with the same `auth.login_succeeded` row. A spent, expired
+ * or unknown code, or an account blocked or deleted since, is `invalid_grant`.
+ */
+async function loginCodeGrant(deps: TokenEndpointDeps, form: URLSearchParams, origin: TokenRequestOrigin): Promise<TokenResponse> {
+  const code = requiredField(form, 'code');
+  const now = deps.now();
+  const meta = { ...auditOrigin(origin), method: 'oidc' };
+  const outcome = await deps.storage.write(async (tx) => {
+    const userId = await claimLoginCode(tx, code, now);
+    const user = userId === null ? null : await tx.getUserById(userId);
+    if (!user || !user.isActive || user.deletedAt !== null) return { ok: false as const };
+    const roles = await tx.effectiveGrants(user.id);
+    const refreshToken = await issueRefreshToken(tx, user.id, now);
+    await recordAudit(tx, { actorUserId: user.id, action: 'auth.login_succeeded', targetType: 'user', targetId: user.id, metadata: meta }, now);
+    return { ok: true as const, user, roles, refreshToken };
+  });
+  if (!outcome.ok) throw oauthError('invalid_grant', BAD_LOGIN_CODE);
   return tokenResponse(deps, outcome.user, outcome.roles, outcome.refreshToken, now);
 }
 

@@ -58,6 +58,22 @@ export interface LogServiceConfig {
   bootstrapAdminUsername: string;
   bootstrapAdminPassword: string | null;
   consoleEnabled: boolean;
+  /** The address people reach this service at (scheme, host, any path prefix); needed for single sign-on's redirect address. */
+  publicUrl: string | null;
+  /** OpenID Connect issuer; null: single sign-on is off. */
+  oidcIssuer: string | null;
+  oidcClientId: string | null;
+  oidcClientSecret: string | null;
+  oidcScopes: string[];
+  /** What the sign-in page's button says after "Sign in with". */
+  oidcProviderName: string;
+  oidcAutoCreate: boolean;
+  /** A provider group (or `claim=value`) whose holders are made administrators. */
+  oidcAdminClaim: string | null;
+  oidcGroupsClaim: string;
+  /** `provider group=team id` pairs, added to the mapping administrators set. */
+  oidcGroupTeams: string[];
+  passwordLoginEnabled: boolean;
 }
 
 /** The database part alone: all that `createAdmin` needs. */
@@ -127,6 +143,17 @@ export const CONFIG_DEFAULTS: Omit<LogServiceConfig, 'jwtSecret'> = {
   bootstrapAdminUsername: 'admin',
   bootstrapAdminPassword: null,
   consoleEnabled: true,
+  publicUrl: null,
+  oidcIssuer: null,
+  oidcClientId: null,
+  oidcClientSecret: null,
+  oidcScopes: ['openid', 'profile', 'email'],
+  oidcProviderName: 'single sign-on',
+  oidcAutoCreate: false,
+  oidcAdminClaim: null,
+  oidcGroupsClaim: 'groups',
+  oidcGroupTeams: [],
+  passwordLoginEnabled: true,
 };
 
 /**
@@ -152,7 +179,12 @@ export function normalizeConfig(settings: LogServiceSettings): LogServiceConfig 
   config.logLevel = canonicalLogLevel(config.logLevel) as LogLevelName;
   const problems = configProblems(config);
   if (problems.length > 0) throw new ConfigError(problems);
-  return Object.freeze({ ...config, corsAllowedOrigins: [...config.corsAllowedOrigins] }) as LogServiceConfig;
+  return Object.freeze({
+    ...config,
+    corsAllowedOrigins: [...config.corsAllowedOrigins],
+    oidcScopes: [...config.oidcScopes],
+    oidcGroupTeams: [...config.oidcGroupTeams],
+  }) as LogServiceConfig;
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
@@ -214,6 +246,61 @@ export function configProblems(c: LogServiceConfig): string[] {
       problems.push('SERVICE_BOOTSTRAP_ADMIN_PASSWORD must be at least 8 characters and at most 72 bytes in UTF-8');
     }
   }
+  problems.push(...ssoConfigProblems(c));
+  return problems;
+}
+
+/** Whether a URL's host is this machine (plain http is allowed there, for trying things out and for tests). */
+export function isLoopbackUrl(url: URL): boolean {
+  return url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
+}
+
+function httpUrlProblem(name: string, text: string, pathOnly: boolean): string | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `${name} must be an absolute http(s) URL`;
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackUrl(url))) {
+    return `${name} must use https (plain http only for localhost)`;
+  }
+  if (pathOnly && (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '')) {
+    return `${name} must not carry a query, a fragment or credentials`;
+  }
+  return null;
+}
+
+/** A `provider group=team id` pair of --oidc-group-teams, or null when malformed. */
+export function parseGroupTeamPair(text: string): { group: string; teamId: number } | null {
+  const at = text.lastIndexOf('=');
+  if (at <= 0) return null;
+  const group = text.slice(0, at).trim();
+  const id = text.slice(at + 1).trim();
+  if (group === '' || !/^[1-9][0-9]{0,14}$/.test(id)) return null;
+  return { group, teamId: Number(id) };
+}
+
+/** The single sign-on settings: all or nothing, addresses well formed. */
+function ssoConfigProblems(c: LogServiceConfig): string[] {
+  const problems: string[] = [];
+  if (c.publicUrl !== null) {
+    const problem = httpUrlProblem('--public-url', c.publicUrl, true);
+    if (problem) problems.push(problem);
+  }
+  if (!c.passwordLoginEnabled && c.oidcIssuer === null) {
+    problems.push('--password-login-enabled=false needs --oidc-issuer: nobody but create-admin accounts could sign in');
+  }
+  for (const pair of c.oidcGroupTeams) {
+    if (parseGroupTeamPair(pair) === null) problems.push(`--oidc-group-teams: '${pair}' is not <provider group>=<team id>`);
+  }
+  if (c.oidcIssuer === null) return problems;
+  const problem = httpUrlProblem('--oidc-issuer', c.oidcIssuer, true);
+  if (problem) problems.push(problem);
+  if (!c.oidcClientId) problems.push('--oidc-client-id is required with --oidc-issuer');
+  if (c.publicUrl === null) problems.push('--public-url is required with --oidc-issuer (the provider sends people back to <public-url>/v1/auth/oidc/callback)');
+  if (!c.oidcScopes.includes('openid')) problems.push("--oidc-scopes must include 'openid'");
+  if (!c.oidcGroupsClaim) problems.push('--oidc-groups-claim must not be empty');
   return problems;
 }
 

@@ -20,6 +20,7 @@ export const ERROR_CODES = {
   email_taken: 409,
   sole_group_owner: 409,
   deleted_account: 409,
+  identity_taken: 409,
   request_timeout: 408,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -100,7 +101,7 @@ export function notFound(message = 'Resource not found.'): LogServiceError {
   return new LogServiceError('not_found', message);
 }
 
-export function conflict(code: 'username_taken' | 'email_taken' | 'sole_group_owner' | 'deleted_account', message: string, details?: Record<string, unknown>): LogServiceError {
+export function conflict(code: 'username_taken' | 'email_taken' | 'sole_group_owner' | 'deleted_account' | 'identity_taken', message: string, details?: Record<string, unknown>): LogServiceError {
   return new LogServiceError(code, message, { details });
 }
 

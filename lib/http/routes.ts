@@ -35,6 +35,7 @@ import { postOtlpLogs } from './otlp-handlers.js';
 import { getOpenApiDocument } from './openapi-handlers.js';
 import { getMetrics } from './metrics-handlers.js';
 import { getConsoleFile, getHealthz, getRoot } from './site-handlers.js';
+import { deleteUserIdentity, getAuthMethods, getOidcCallback, getOidcStart, getSsoGroupTeams, getUserIdentities, postSsoGroupTeams, postUserIdentity } from './sso-handlers.js';
 
 export const ROUTES: readonly Route[] = [
   // Health check: no credentials, no database
@@ -45,6 +46,13 @@ export const ROUTES: readonly Route[] = [
   route({ method: 'DELETE', path: '/v1/auth/token', auth: 'none', envelope: 'oauth', rateLimited: true, noStore: true, handle: deleteToken }),
   route({ method: 'POST', path: '/v1/auth/change-password', auth: 'user', allowDuringPasswordChange: true, rateLimited: true, handle: postChangePassword }),
 
+  // Single sign-on (OpenID Connect): 404 on the sign-in routes unless an issuer is configured
+  route({ method: 'GET', path: '/v1/auth/methods', auth: 'none', noStore: true, handle: getAuthMethods }),
+  route({ method: 'GET', path: '/v1/auth/oidc/start', auth: 'none', rateLimited: true, noStore: true, handle: getOidcStart }),
+  route({ method: 'GET', path: '/v1/auth/oidc/callback', auth: 'none', rateLimited: true, noStore: true, handle: getOidcCallback }),
+  route({ method: 'GET', path: '/v1/sso/group-teams', auth: 'user', handle: getSsoGroupTeams }),
+  route({ method: 'POST', path: '/v1/sso/group-teams', auth: 'user', handle: postSsoGroupTeams }),
+
   // Users
   route({ method: 'DELETE', path: '/v1/users/me', auth: 'user', allowDuringPasswordChange: true, rateLimited: true, handle: deleteMe }),
   route({ method: 'POST', path: '/v1/users', auth: 'user', handle: postUsers }),
@@ -53,6 +61,9 @@ export const ROUTES: readonly Route[] = [
   route({ method: 'POST', path: '/v1/users/:id/block', auth: 'user', handle: postUserBlock }),
   route({ method: 'POST', path: '/v1/users/:id/unblock', auth: 'user', handle: postUserUnblock }),
   route({ method: 'DELETE', path: '/v1/users/:id', auth: 'user', handle: deleteUser }),
+  route({ method: 'GET', path: '/v1/users/:id/identities', auth: 'user', handle: getUserIdentities }),
+  route({ method: 'POST', path: '/v1/users/:id/identities', auth: 'user', handle: postUserIdentity }),
+  route({ method: 'DELETE', path: '/v1/users/:id/identities/:identityId', auth: 'user', handle: deleteUserIdentity }),
 
   // Groups and teams
   route({ method: 'POST', path: '/v1/groups', auth: 'user', handle: postGroups }),

@@ -15,6 +15,8 @@ import type { StreamHub } from '../live/stream-hub-types.js';
 import type { ServiceObserver } from '../core/observe.js';
 import type { MetricsEndpoint } from '../metrics/service-metrics.js';
 import type { ConsoleAssets } from './console-assets.js';
+import type { OidcClient } from '../auth/oidc-client.js';
+import type { WriteOps } from '../storage/storage.js';
 
 export interface ServiceDeps {
   config: LogServiceConfig;
@@ -36,6 +38,10 @@ export interface ServiceDeps {
   metrics?: MetricsEndpoint;
   /** The web console's files; absent when the console is off or not built (its paths answer 404). */
   consoleAssets?: ConsoleAssets;
+  /** Single sign-on's relying party; absent when no issuer is configured. */
+  sso?: { client: OidcClient };
+  /** The token endpoint's refresh hook (single sign-on's team sync). */
+  beforeRefresh?: (tx: WriteOps, userId: number, now: number) => Promise<void>;
   /** Milliseconds since the epoch; replaceable in tests. */
   now(): number;
 }

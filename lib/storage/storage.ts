@@ -17,6 +17,7 @@
  */
 import type { StorageSignals } from './storage-signals.js';
 import type * as Org from './types-org.js';
+import type * as Sso from './types-sso.js';
 import type { HistogramCounts, HistogramGrid, LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from './types-logs.js';
 import type { AuditPurgeChunk, ExpiredLogScope, PurgedLogChunk } from './types-retention.js';
 
@@ -72,6 +73,18 @@ export interface ReadOps {
   groupsOwnedBy(userId: number): Promise<Org.GroupRow[]>;
 
   listAudit(filter: Org.AuditFilter): Promise<Org.AuditRow[]>;
+
+  /** The identity of this issuer's subject, or null. */
+  findIdentity(issuer: string, subject: string): Promise<Sso.IdentityRow | null>;
+  getIdentity(id: number): Promise<Sso.IdentityRow | null>;
+  /** The user's identities, oldest first. */
+  listIdentitiesOfUser(userId: number): Promise<Sso.IdentityRow[]>;
+  /** The group-to-team mapping administrators set, by group then team. */
+  listGroupTeams(): Promise<Sso.GroupTeamRow[]>;
+  /** Teams whose membership of the user single sign-on made (and has not taken back). */
+  syncedTeamIdsOfUser(userId: number): Promise<number[]>;
+  /** Whether the account was made outside the API (first administrator, `create-admin`): it may use its password when password sign-in is off. */
+  isBreakGlassAccount(userId: number): Promise<boolean>;
 
   /**
    * Log entries matching the selection, newest first (largest id first),
@@ -183,6 +196,24 @@ export interface WriteOps extends ReadOps {
 
   insertAudit(row: Org.NewAudit): Promise<Org.AuditRow>;
 
+  /** StorageConflict('identity') when the issuer's subject is linked already. */
+  insertIdentity(row: Sso.NewIdentity): Promise<Sso.IdentityRow>;
+  /** Returns the deleted row, or null when there was none. */
+  deleteIdentity(id: number): Promise<Sso.IdentityRow | null>;
+  updateIdentitySeen(id: number, seen: Sso.IdentitySeen): Promise<void>;
+  /** Stores a one-time sign-in code by its hash. */
+  insertLoginCode(row: { codeHash: string; userId: number; createdAt: number; expiresAt: number }): Promise<void>;
+  /**
+   * Deletes the code and returns its user when it was live at `now` (single
+   * use: of two concurrent claims one wins); also drops expired codes.
+   */
+  claimLoginCode(codeHash: string, now: number): Promise<number | null>;
+  /** Replaces the whole group-to-team mapping administrators set. */
+  replaceGroupTeams(rows: readonly Sso.GroupTeamRow[]): Promise<void>;
+  markBreakGlassAccount(userId: number): Promise<void>;
+  /** Records (true) or forgets (false) that single sign-on made this membership. */
+  setSyncedMembership(teamId: number, userId: number, synced: boolean): Promise<void>;
+
   /**
    * Serialises owner-reducing changes per group until the transaction
    * ends, so two concurrent revocations cannot each see the other's owner
@@ -264,4 +295,4 @@ export interface ConnectionStats {
 }
 
 /** The schema version this build creates and understands. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;

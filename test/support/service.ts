@@ -42,6 +42,17 @@ export interface StartOptions {
   ingestBodyIdleMs?: number;
   /** Hashing-process options for tests (a short timeout, a lost reply). */
   passwordHashing?: LogServiceOptions['passwordHashing'];
+  /** Listen on this port (default: any free one), for settings that must name the service's own address. */
+  port?: number;
+}
+
+/** A loopback port free right now, for a service whose settings must know its address before it listens. */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
 }
 
 export async function startService(backend: BackendName, options: StartOptions = {}): Promise<RunningService> {
@@ -68,7 +79,7 @@ export async function startService(backend: BackendName, options: StartOptions =
   // The bin's bounds (header size, timeouts, connection cap), from the service's configuration.
   const server = createServer(serverOptions(service.config), service.handler);
   applyServerBounds(server, service.config);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
   // Unless mounted under a prefix, every answer `api()` gets from it must be one the OpenAPI document describes.

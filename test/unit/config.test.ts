@@ -69,8 +69,10 @@ const SPEC_FLAGS = [
   '--audit-retention-days', '--auth-event-retention-days', '--audit-purge-batch-size', '--db-read-pool-size',
   '--sse-heartbeat-interval-seconds', '--sse-max-streams', '--sse-max-streams-per-user', '--metrics-enabled', '--log-level', '--log-format', '--log-file', '--log-max-file-bytes', '--log-max-files',
   '--bootstrap-admin-enabled', '--bootstrap-admin-username', '--console-enabled',
+  '--public-url', '--oidc-issuer', '--oidc-client-id', '--oidc-scopes', '--oidc-provider-name', '--oidc-auto-create',
+  '--oidc-admin-claim', '--oidc-groups-claim', '--oidc-group-teams', '--password-login-enabled',
 ];
-const SPEC_SECRETS = ['SERVICE_DB_SERVER_PASSWORD', 'SERVICE_JWT_SECRET', 'SERVICE_METRICS_TOKEN', 'SERVICE_BOOTSTRAP_ADMIN_PASSWORD'];
+const SPEC_SECRETS = ['SERVICE_DB_SERVER_PASSWORD', 'SERVICE_JWT_SECRET', 'SERVICE_METRICS_TOKEN', 'SERVICE_BOOTSTRAP_ADMIN_PASSWORD', 'SERVICE_OIDC_CLIENT_SECRET'];
 
 describe('the settings table', () => {
   it('has exactly the documented flags, and the secrets without a flag', () => {
@@ -580,5 +582,36 @@ describe('--print-config (rule 6)', () => {
 
   it('with problems, reports the problems instead', () => {
     assert.equal(resolve(['--print-config'], {}).action, 'invalid');
+  });
+});
+
+describe('single sign-on settings', () => {
+  const env = { SERVICE_JWT_SECRET: 'x'.repeat(32), SERVICE_DB_PATH: '/tmp/x.db' };
+  it('needs a client id and the public address with an issuer, and https away from localhost', () => {
+    const resolved = resolveInvocation(['--oidc-issuer', 'http://idp.example.com'], env, () => '');
+    assert.equal(resolved.action, 'invalid');
+    const problems = resolved.action === 'invalid' ? resolved.problems : [];
+    assert.ok(problems.some((p) => p.startsWith('--oidc-issuer must use https')));
+    assert.ok(problems.some((p) => p.startsWith('--oidc-client-id is required')));
+    assert.ok(problems.some((p) => p.startsWith('--public-url is required')));
+  });
+  it('reads every single sign-on setting, the secret from its file', () => {
+    const resolved = resolveInvocation(
+      ['--oidc-issuer', 'https://idp.example.com/realms/x', '--oidc-client-id', 'logkeep', '--public-url', 'https://logs.example.com', '--oidc-group-teams', 'eng=3,ops=4', '--no-password-login-enabled'],
+      { ...env, SERVICE_OIDC_CLIENT_SECRET_FILE: '/run/secret' },
+      () => 'client-secret\n',
+    );
+    assert.equal(resolved.action, 'serve');
+    if (resolved.action !== 'serve') return;
+    assert.equal(resolved.config.oidcClientSecret, 'client-secret');
+    assert.deepEqual(resolved.config.oidcGroupTeams, ['eng=3', 'ops=4']);
+    assert.equal(resolved.config.passwordLoginEnabled, false);
+    assert.equal(resolved.config.publicUrl, 'https://logs.example.com');
+  });
+  it('refuses password sign-in off without a provider, and malformed group pairs', () => {
+    const resolved = resolveInvocation(['--no-password-login-enabled', '--oidc-group-teams', 'eng'], env, () => '');
+    const problems = resolved.action === 'invalid' ? resolved.problems : [];
+    assert.ok(problems.some((p) => p.startsWith('--password-login-enabled=false needs --oidc-issuer')));
+    assert.ok(problems.some((p) => p.startsWith("--oidc-group-teams: 'eng'")));
   });
 });

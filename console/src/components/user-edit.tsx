@@ -5,6 +5,7 @@ import { useSubmit } from '../submit';
 import { temporaryPassword, type User } from '../users';
 import { ErrorLine, Field } from './form';
 import { ShownOnce } from './shown-once';
+import { UserIdentities } from './user-identities';
 
 const orNull = (v: string) => (v.trim() === '' ? null : v.trim());
 
@@ -46,6 +47,7 @@ export function UserEditor(props: { user: User; onChanged: () => void; onClose: 
         <button type="button" onClick={reset}>Set a new temporary password</button>{' '}
         <button type="button" onClick={props.onClose}>Close</button>
       </form>
+      <UserIdentities userId={u.id} username={u.username} />
     </div>
   );
 }

@@ -96,6 +96,57 @@ INSERT INTO log_rollup (project_id, span, start, level, n)
 ANALYZE log_rollup;
 `;
 
+/**
+ * Version 4: single sign-on. `user_identities` links a user to an OpenID
+ * provider's subject (never to an e-mail); `sso_login_codes` holds the
+ * one-time codes the console exchanges for tokens, by hash;
+ * `sso_group_teams` is the group-to-team mapping administrators set;
+ * `sso_team_members` the memberships the sync made;
+ * `break_glass_accounts` lists the accounts made outside the API, which
+ * keep their passwords when password sign-in is off (filled from the audit
+ * rows of users created without an actor, and from the primary admin).
+ */
+const SCHEMA_V4 = `
+CREATE TABLE user_identities (
+  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  user_id BIGINT NOT NULL REFERENCES users (id),
+  issuer TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  last_login_at BIGINT NULL,
+  groups_json TEXT NULL,
+  admin_grant_id BIGINT NULL,
+  CONSTRAINT user_identities_issuer_subject_key UNIQUE (issuer, subject)
+);
+CREATE INDEX user_identities_user ON user_identities (user_id);
+CREATE TABLE sso_login_codes (
+  code_hash TEXT PRIMARY KEY,
+  user_id BIGINT NOT NULL REFERENCES users (id),
+  created_at BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL
+);
+CREATE INDEX sso_login_codes_expires ON sso_login_codes (expires_at);
+CREATE TABLE sso_group_teams (
+  provider_group TEXT NOT NULL,
+  team_id BIGINT NOT NULL REFERENCES teams (id),
+  PRIMARY KEY (provider_group, team_id)
+);
+-- Memberships single sign-on made, so a team that leaves the mapping loses them too.
+CREATE TABLE sso_team_members (
+  team_id BIGINT NOT NULL REFERENCES teams (id),
+  user_id BIGINT NOT NULL REFERENCES users (id),
+  PRIMARY KEY (user_id, team_id)
+);
+CREATE TABLE break_glass_accounts (
+  user_id BIGINT PRIMARY KEY REFERENCES users (id)
+);
+INSERT INTO break_glass_accounts (user_id)
+  SELECT id FROM users WHERE is_primary_admin
+  UNION SELECT target_id FROM audit_log
+  WHERE action = 'user.created' AND actor_user_id IS NULL AND target_id IN (SELECT id FROM users)
+  ON CONFLICT DO NOTHING;
+`;
+
 /** Every step, in order. Append; never edit a step once it is on main (databases already ran it). */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
@@ -114,6 +165,12 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     version: 3,
     async up(t) {
       await t.none(SCHEMA_V3);
+    },
+  },
+  {
+    version: 4,
+    async up(t) {
+      await t.none(SCHEMA_V4);
     },
   },
 ];

@@ -16,6 +16,7 @@ const CONFLICT_BY_CONSTRAINT: Readonly<Record<string, string>> = {
   refresh_tokens_token_hash_key: 'token_hash',
   secret_keys_key_hash_key: 'key_hash',
   team_members_pkey: 'team_member',
+  user_identities_issuer_subject_key: 'identity',
 };
 
 /** The fields of a `pg` DatabaseError this module reads. */

@@ -3,6 +3,8 @@
  * object: the pool (plain reads outside a transaction) or a transaction task
  * (reads inside `Storage.write`). The same code serves both.
  */
+import type * as Sso from '../types-sso.js';
+import * as SsoRows from './sso.js';
 import type { SqlExecutor } from './connection.js';
 import type { ExpiredLogScope } from '../types-retention.js';
 import type * as Org from '../types-org.js';
@@ -194,5 +196,29 @@ export class PostgresReads implements ReadOps {
 
   expiredLogScopes(now: number): Promise<ExpiredLogScope[]> {
     return Retention.expiredLogScopes(this.db, now);
+  }
+
+  findIdentity(issuer: string, subject: string): Promise<Sso.IdentityRow | null> {
+    return SsoRows.findIdentity(this.db, issuer, subject);
+  }
+
+  getIdentity(id: number): Promise<Sso.IdentityRow | null> {
+    return SsoRows.getIdentity(this.db, id);
+  }
+
+  listIdentitiesOfUser(userId: number): Promise<Sso.IdentityRow[]> {
+    return SsoRows.listIdentitiesOfUser(this.db, userId);
+  }
+
+  listGroupTeams(): Promise<Sso.GroupTeamRow[]> {
+    return SsoRows.listGroupTeams(this.db);
+  }
+
+  isBreakGlassAccount(userId: number): Promise<boolean> {
+    return SsoRows.isBreakGlassAccount(this.db, userId);
+  }
+
+  syncedTeamIdsOfUser(userId: number): Promise<number[]> {
+    return SsoRows.syncedTeamIdsOfUser(this.db, userId);
   }
 }

@@ -8,6 +8,8 @@
  * undone. With the savepoint a caught StorageConflict leaves the transaction
  * usable on both backends alike.
  */
+import type * as Sso from '../types-sso.js';
+import * as SsoRows from './sso.js';
 import type * as Org from '../types-org.js';
 import type { LogEntryOutcome, LogIngestRequest } from '../types-logs.js';
 import type { IngestReport, WriteOps } from '../storage.js';
@@ -213,5 +215,37 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
   /** Autovacuum reuses and returns the space of deleted rows; nothing to do per pass. */
   async reclaimFreePages(_maxPages: number): Promise<number> {
     return 0;
+  }
+
+  insertIdentity(row: Sso.NewIdentity): Promise<Sso.IdentityRow> {
+    return this.mayConflict((q) => SsoRows.insertIdentity(q, row));
+  }
+
+  deleteIdentity(id: number): Promise<Sso.IdentityRow | null> {
+    return SsoRows.deleteIdentity(this.db, id);
+  }
+
+  updateIdentitySeen(id: number, seen: Sso.IdentitySeen): Promise<void> {
+    return SsoRows.updateIdentitySeen(this.db, id, seen);
+  }
+
+  insertLoginCode(row: { codeHash: string; userId: number; createdAt: number; expiresAt: number }): Promise<void> {
+    return SsoRows.insertLoginCode(this.db, row);
+  }
+
+  claimLoginCode(codeHash: string, now: number): Promise<number | null> {
+    return SsoRows.claimLoginCode(this.db, codeHash, now);
+  }
+
+  replaceGroupTeams(rows: readonly Sso.GroupTeamRow[]): Promise<void> {
+    return SsoRows.replaceGroupTeams(this.db, rows);
+  }
+
+  markBreakGlassAccount(userId: number): Promise<void> {
+    return SsoRows.markBreakGlassAccount(this.db, userId);
+  }
+
+  setSyncedMembership(teamId: number, userId: number, synced: boolean): Promise<void> {
+    return SsoRows.setSyncedMembership(this.db, teamId, userId, synced);
   }
 }

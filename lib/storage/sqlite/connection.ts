@@ -47,6 +47,7 @@ const UNIQUE_CONSTRAINTS: readonly (readonly [string, string])[] = [
   ['refresh_tokens.token_hash', 'token_hash'],
   ['secret_keys.key_hash', 'key_hash'],
   ['team_members.team_id, team_members.user_id', 'team_member'],
+  ['user_identities.issuer, user_identities.subject', 'identity'],
 ];
 
 /** A unique violation becomes StorageConflict; anything else is returned as is. */

@@ -5,6 +5,8 @@
  * transaction (the writer); `SqliteWrites` (writes.ts) adds the writing
  * verbs.
  */
+import type * as Sso from '../types-sso.js';
+import * as SsoRows from './sso.js';
 import type * as Org from '../types-org.js';
 import type { ExpiredLogScope } from '../types-retention.js';
 import type { LogRow, LogSelection } from '../types-logs.js';
@@ -223,5 +225,29 @@ export class SqliteReads implements ReadOps {
 
   expiredLogScopes(now: number): Promise<ExpiredLogScope[]> {
     return Retention.expiredLogScopes(this.db, now);
+  }
+
+  findIdentity(issuer: string, subject: string): Promise<Sso.IdentityRow | null> {
+    return SsoRows.findIdentity(this.db, issuer, subject);
+  }
+
+  getIdentity(id: number): Promise<Sso.IdentityRow | null> {
+    return SsoRows.getIdentity(this.db, id);
+  }
+
+  listIdentitiesOfUser(userId: number): Promise<Sso.IdentityRow[]> {
+    return SsoRows.listIdentitiesOfUser(this.db, userId);
+  }
+
+  listGroupTeams(): Promise<Sso.GroupTeamRow[]> {
+    return SsoRows.listGroupTeams(this.db);
+  }
+
+  isBreakGlassAccount(userId: number): Promise<boolean> {
+    return SsoRows.isBreakGlassAccount(this.db, userId);
+  }
+
+  syncedTeamIdsOfUser(userId: number): Promise<number[]> {
+    return SsoRows.syncedTeamIdsOfUser(this.db, userId);
   }
 }

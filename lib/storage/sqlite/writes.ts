@@ -3,6 +3,8 @@
  * They only ever run on the writer connection, inside `Storage.write`, which
  * serialises write transactions.
  */
+import type * as Sso from '../types-sso.js';
+import * as SsoRows from './sso.js';
 import type * as Org from '../types-org.js';
 import type { LogEntryOutcome, LogIngestRequest } from '../types-logs.js';
 import type { WriteOps } from '../storage.js';
@@ -169,5 +171,37 @@ export class SqliteWrites extends SqliteReads implements WriteOps {
 
   reclaimFreePages(maxPages: number): Promise<number> {
     return Retention.reclaimFreePages(this.db, maxPages);
+  }
+
+  insertIdentity(row: Sso.NewIdentity): Promise<Sso.IdentityRow> {
+    return SsoRows.insertIdentity(this.db, row);
+  }
+
+  deleteIdentity(id: number): Promise<Sso.IdentityRow | null> {
+    return SsoRows.deleteIdentity(this.db, id);
+  }
+
+  updateIdentitySeen(id: number, seen: Sso.IdentitySeen): Promise<void> {
+    return SsoRows.updateIdentitySeen(this.db, id, seen);
+  }
+
+  insertLoginCode(row: { codeHash: string; userId: number; createdAt: number; expiresAt: number }): Promise<void> {
+    return SsoRows.insertLoginCode(this.db, row);
+  }
+
+  claimLoginCode(codeHash: string, now: number): Promise<number | null> {
+    return SsoRows.claimLoginCode(this.db, codeHash, now);
+  }
+
+  replaceGroupTeams(rows: readonly Sso.GroupTeamRow[]): Promise<void> {
+    return SsoRows.replaceGroupTeams(this.db, rows);
+  }
+
+  markBreakGlassAccount(userId: number): Promise<void> {
+    return SsoRows.markBreakGlassAccount(this.db, userId);
+  }
+
+  setSyncedMembership(teamId: number, userId: number, synced: boolean): Promise<void> {
+    return SsoRows.setSyncedMembership(this.db, teamId, userId, synced);
   }
 }

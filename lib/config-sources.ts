@@ -113,6 +113,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   setting('bootstrapAdminUsername', 'string', 'Username of the first administrator'),
   setting('bootstrapAdminPassword', 'secret', 'Password of the first administrator (unset: generated and printed once)'),
   setting('consoleEnabled', 'boolean', 'Serve the web console at /console/'),
+  setting('accessKeyMaxDays', 'integer', 'Longest lifetime of an access key, in days (1 to 3650)'),
 ];
 
 /** The settings with a flag, by flag name. */

@@ -23,6 +23,8 @@ export const AUDIT_ACTIONS = [
   'project.unblocked',
   'secret_key.created',
   'secret_key.revoked',
+  'access_key.created',
+  'access_key.revoked',
   'role_assignment.created',
   'role_assignment.revoked',
   'auth.login_succeeded',

@@ -28,6 +28,7 @@ import {
 } from './routes-org.js';
 import { deleteRoleAssignment, getRoleAssignments, postRoleAssignments } from './routes-roles.js';
 import { getAuditLog } from './routes-audit.js';
+import { deleteAccessKey, getAccessKeys, postAccessKeys } from './routes-access-keys.js';
 import { getLogs, getLogsHistogram, postLogs } from './routes-logs.js';
 import { streamLogs } from './routes-stream.js';
 import { postOtlpLogs } from './routes-otlp.js';
@@ -74,17 +75,23 @@ export const ROUTES: readonly Route[] = [
   route({ method: 'DELETE', path: '/v1/role-assignments/:id', auth: 'user', handle: deleteRoleAssignment }),
   route({ method: 'GET', path: '/v1/role-assignments', auth: 'user', handle: getRoleAssignments }),
 
+  // People's access keys (an access token only: a key never makes or revokes keys)
+  route({ method: 'POST', path: '/v1/access-keys', auth: 'user', handle: postAccessKeys }),
+  route({ method: 'GET', path: '/v1/access-keys', auth: 'user', handle: getAccessKeys }),
+  route({ method: 'DELETE', path: '/v1/access-keys/:id', auth: 'user', handle: deleteAccessKey }),
+
   // Audit log
   route({ method: 'GET', path: '/v1/audit-log', auth: 'user', handle: getAuditLog }),
 
-  // Logs: ingestion with a project's secret key, query and live stream with an access token
-  route({ method: 'POST', path: '/v1/logs', auth: 'project-key', bodyLimit: 'ingest', handle: postLogs }),
-  route({ method: 'GET', path: '/v1/logs', auth: 'user', handle: getLogs }),
-  route({ method: 'GET', path: '/v1/logs/stream', auth: 'user', handle: streamLogs }),
-  route({ method: 'GET', path: '/v1/logs/histogram', auth: 'user', handle: getLogsHistogram }),
+  // Logs: ingestion with a project's secret key, query and live stream with an access token;
+  // each also with a person's access key carrying the named permission
+  route({ method: 'POST', path: '/v1/logs', auth: 'project-key', bodyLimit: 'ingest', accessKey: 'ingest', handle: postLogs }),
+  route({ method: 'GET', path: '/v1/logs', auth: 'user', accessKey: 'read', handle: getLogs }),
+  route({ method: 'GET', path: '/v1/logs/stream', auth: 'user', accessKey: 'tail', handle: streamLogs }),
+  route({ method: 'GET', path: '/v1/logs/histogram', auth: 'user', accessKey: 'read', handle: getLogsHistogram }),
 
   // OTLP/HTTP logs export (OpenTelemetry SDKs and Collectors), with a project's secret key
-  route({ method: 'POST', path: '/v1/otlp/v1/logs', auth: 'project-key', bodyLimit: 'ingest', handle: postOtlpLogs }),
+  route({ method: 'POST', path: '/v1/otlp/v1/logs', auth: 'project-key', bodyLimit: 'ingest', accessKey: 'ingest', handle: postOtlpLogs }),
 
   // This API's own description
   route({ method: 'GET', path: '/v1/openapi.json', auth: 'none', handle: getOpenApiDocument }),

@@ -35,6 +35,8 @@ export interface StreamHubOptions {
   commitsOutOfOrder: boolean;
   /** Settles running at once (each may hold a pooled connection while it waits). Default 2. */
   maxConcurrentSettles?: number;
+  /** The service's clock, against which access keys' expiry is re-checked. Default `Date.now`. */
+  now?: () => number;
 }
 
 export interface OpenStreamRequest {

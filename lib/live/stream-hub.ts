@@ -356,7 +356,7 @@ class LiveStreamHub implements StreamHub {
     if (this.revalidating || this.subs.size === 0) return;
     this.revalidating = true;
     try {
-      const verdicts = await findInvalidStreams(this.db, this.subs);
+      const verdicts = await findInvalidStreams(this.db, this.subs, (this.options.now ?? Date.now)());
       for (const [sub, reason] of verdicts) sub.end(reason);
     } catch (err) {
       // Unknown is not revoked: the streams stay until a check succeeds.

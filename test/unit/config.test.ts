@@ -68,7 +68,7 @@ const SPEC_FLAGS = [
   '--rate-limit-refill-per-minute', '--rate-limit-max-keys', '--trusted-proxy-hops', '--cors-allowed-origins',
   '--audit-retention-days', '--auth-event-retention-days', '--audit-purge-batch-size', '--db-read-pool-size',
   '--sse-heartbeat-interval-seconds', '--sse-max-streams', '--sse-max-streams-per-user', '--metrics-enabled', '--log-level', '--log-format', '--log-file', '--log-max-file-bytes', '--log-max-files',
-  '--bootstrap-admin-enabled', '--bootstrap-admin-username', '--console-enabled',
+  '--bootstrap-admin-enabled', '--bootstrap-admin-username', '--console-enabled', '--access-key-max-days',
 ];
 const SPEC_SECRETS = ['SERVICE_DB_SERVER_PASSWORD', 'SERVICE_JWT_SECRET', 'SERVICE_METRICS_TOKEN', 'SERVICE_BOOTSTRAP_ADMIN_PASSWORD'];
 

@@ -131,6 +131,18 @@ export class PostgresReads implements ReadOps {
     return this.db.oneOrNone<Org.SecretKeyLookup>(sql.FIND_SECRET_KEY_BY_HASH, [keyHash]);
   }
 
+  getAccessKey(id: number): Promise<Org.AccessKeyRow | null> {
+    return this.db.oneOrNone<Org.AccessKeyRow>(sql.SELECT_ACCESS_KEY, [id]);
+  }
+
+  listAccessKeys(userId: number): Promise<Org.AccessKeyRow[]> {
+    return this.db.any<Org.AccessKeyRow>(sql.LIST_ACCESS_KEYS, [userId]);
+  }
+
+  findAccessKeyByHash(keyHash: string): Promise<Org.AccessKeyRow | null> {
+    return this.db.oneOrNone<Org.AccessKeyRow>(sql.FIND_ACCESS_KEY_BY_HASH, [keyHash]);
+  }
+
   getRoleAssignment(id: number): Promise<Org.RoleAssignmentRow | null> {
     return this.db.oneOrNone<Org.RoleAssignmentRow>(sql.SELECT_ROLE_ASSIGNMENT, [id]);
   }

@@ -131,6 +131,19 @@ export const INSERT_SECRET_KEY = `INSERT INTO secret_keys (project_id, label, ke
 export const REVOKE_SECRET_KEY = `UPDATE secret_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL
   RETURNING ${Columns.SECRET_KEY}`;
 
+// Access keys
+export const SELECT_ACCESS_KEY = `SELECT ${Columns.ACCESS_KEY} FROM access_keys WHERE id = $1`;
+export const LIST_ACCESS_KEYS = `SELECT ${Columns.ACCESS_KEY} FROM access_keys WHERE user_id = $1 ORDER BY id DESC`;
+export const FIND_ACCESS_KEY_BY_HASH = `SELECT ${Columns.ACCESS_KEY} FROM access_keys WHERE key_hash = $1`;
+export const INSERT_ACCESS_KEY = `INSERT INTO access_keys (user_id, label, key_hash, scope, created_by, created_at, expires_at)
+  VALUES ($(userId), $(label), $(keyHash), $(scope), $(createdBy), $(createdAt), $(expiresAt))
+  RETURNING ${Columns.ACCESS_KEY}`;
+/** Keeps the first revocation time. */
+export const REVOKE_ACCESS_KEY = `UPDATE access_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL
+  RETURNING ${Columns.ACCESS_KEY}`;
+/** Only ever forward: of two processes touching a key, the later time stays. */
+export const TOUCH_ACCESS_KEY = `UPDATE access_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)`;
+
 // Role assignments
 export const SELECT_ROLE_ASSIGNMENT = `SELECT ${Columns.ROLE_ASSIGNMENT} FROM role_assignments WHERE id = $1`;
 export const LIST_ROLE_ASSIGNMENTS = `SELECT ${Columns.ROLE_ASSIGNMENT} FROM role_assignments

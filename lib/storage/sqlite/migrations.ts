@@ -83,6 +83,28 @@ INSERT INTO log_rollup (project_id, span, start, level, n)
   FROM log_rollup WHERE span = 60000 GROUP BY project_id, hour, level;
 `;
 
+/**
+ * Access keys: a person's scoped, expiring credential for scripts and
+ * agents. Only the SHA-256 hash of a key is stored; `scope` is JSON text
+ * (its permissions and the projects and groups it is narrowed to), read
+ * and checked by auth/access-keys.ts. Listed per user, hence the index.
+ */
+const SCHEMA_ACCESS_KEYS = `
+CREATE TABLE access_keys (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  user_id INTEGER NOT NULL REFERENCES users (id),
+  label TEXT NOT NULL,
+  key_hash TEXT NOT NULL UNIQUE,
+  scope TEXT NOT NULL,
+  created_by INTEGER NOT NULL REFERENCES users (id),
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  last_used_at INTEGER NULL,
+  revoked_at INTEGER NULL
+);
+CREATE INDEX access_keys_user ON access_keys (user_id, id);
+`;
+
 /** Every step, in order. Append; never edit a released step. */
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
@@ -101,6 +123,12 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     version: 3,
     async up(db) {
       await db.exec(SCHEMA_V3);
+    },
+  },
+  {
+    version: SCHEMA_VERSION,
+    async up(db) {
+      await db.exec(SCHEMA_ACCESS_KEYS);
     },
   },
 ];

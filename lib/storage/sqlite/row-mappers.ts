@@ -5,6 +5,7 @@
  * and the audit metadata (kept as JSON text).
  */
 import type {
+  AccessKeyRow,
   AuditRow,
   GroupOwnerCount,
   GroupRow,
@@ -41,6 +42,7 @@ export const toGroup = withBooleans<GroupRow>();
 export const toTeam = withBooleans<TeamRow>();
 export const toTeamMember = withBooleans<TeamMemberRow>();
 export const toSecretKey = withBooleans<SecretKeyRow>();
+export const toAccessKey = withBooleans<AccessKeyRow>();
 export const toRoleAssignment = withBooleans<RoleAssignmentRow>();
 export const toRoleGrant = withBooleans<RoleGrant>();
 export const toGroupOwnerCount = withBooleans<GroupOwnerCount>();

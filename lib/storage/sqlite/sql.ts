@@ -115,6 +115,20 @@ export const INSERT_SECRET_KEY = `INSERT INTO secret_keys (project_id, label, ke
 export const REVOKE_SECRET_KEY = `UPDATE secret_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL
   RETURNING ${Columns.SECRET_KEY}`;
 
+// ---- access keys -----------------------------------------------------------------
+
+export const SELECT_ACCESS_KEY = `SELECT ${Columns.ACCESS_KEY} FROM access_keys WHERE id = ?`;
+export const LIST_ACCESS_KEYS = `SELECT ${Columns.ACCESS_KEY} FROM access_keys WHERE user_id = ? ORDER BY id DESC`;
+export const FIND_ACCESS_KEY_BY_HASH = `SELECT ${Columns.ACCESS_KEY} FROM access_keys WHERE key_hash = ?`;
+export const INSERT_ACCESS_KEY = `INSERT INTO access_keys (user_id, label, key_hash, scope, created_by, created_at, expires_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?)
+  RETURNING ${Columns.ACCESS_KEY}`;
+/** Params: now, id. The first revocation time is kept. */
+export const REVOKE_ACCESS_KEY = `UPDATE access_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL
+  RETURNING ${Columns.ACCESS_KEY}`;
+/** Params: now, id, now. */
+export const TOUCH_ACCESS_KEY = `UPDATE access_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`;
+
 // ---- role assignments ------------------------------------------------------------
 
 export const SELECT_ROLE_ASSIGNMENT = `SELECT ${Columns.ROLE_ASSIGNMENT} FROM role_assignments WHERE id = ?`;

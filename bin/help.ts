@@ -52,6 +52,7 @@ export function printHelp(command: CommandName, version: string): void {
         '  tail      Follow entries live; resumes after any interruption without missing or repeating one',
         '  export    Every matching entry as NDJSON (optionally gzip), resumable with the cursor it prints',
         '  ingest    Send NDJSON or JSON files (or standard input) in compressed batches',
+        '  mcp       A Model Context Protocol server on standard input and output, for agents (docs/mcp.md)',
       ].join('\n'),
     },
   ]);

@@ -1,11 +1,11 @@
 /**
  * The client commands of the `logkeep` program (`login`, `query`, `tail`,
- * `export`, `ingest`), beside starting the service. Each failure is said in
+ * `export`, `ingest`, and the MCP server `mcp`), beside starting the service. Each failure is said in
  * words on standard error and ends with its documented exit code.
  */
 import { CliError, EXIT } from './errors.js';
 
-export const CLIENT_COMMANDS = ['login', 'query', 'tail', 'export', 'ingest'] as const;
+export const CLIENT_COMMANDS = ['login', 'query', 'tail', 'export', 'ingest', 'mcp'] as const;
 export type ClientCommand = (typeof CLIENT_COMMANDS)[number];
 
 export function isClientCommand(name: string | undefined): name is ClientCommand {
@@ -25,6 +25,8 @@ export async function runClientCommand(command: ClientCommand, argv: readonly st
         return await (await import('./export-command.js')).runExport(argv);
       case 'ingest':
         return await (await import('./ingest-command.js')).runIngest(argv);
+      case 'mcp':
+        return await (await import('./mcp-command.js')).runMcp(argv);
     }
   } catch (err) {
     if (!(err instanceof CliError)) throw err;

@@ -358,7 +358,8 @@ export type SecretKeyList = {
 };
 
 /**
- * `read`: `GET /v1/logs` and `GET /v1/logs/histogram`; `tail`:
+ * `read`: `GET /v1/logs`, `GET /v1/logs/histogram` and
+ * `GET /v1/projects` (what the key covers); `tail`:
  * `GET /v1/logs/stream`; `ingest`: `POST /v1/logs` and the OTLP export.
  */
 export type AccessKeyPermission = 'read' | 'tail' | 'ingest';

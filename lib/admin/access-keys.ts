@@ -7,12 +7,13 @@
  * the same transaction.
  */
 import { forbidden, invalidRequest, notFound } from '../core/errors.js';
-import { canSeeGroup, canSeeProject, isAdmin } from '../auth/rbac.js';
+import { canSeeGroup, canSeeProject, hasGlobalGrant, isAdmin } from '../auth/rbac.js';
 import { accessKeyLive, generateAccessKey, hashAccessKey, scopeJson, type AccessKeyScope } from '../auth/access-keys.js';
 import { recordAudit } from '../audit/audit.js';
 import { isoTimestamp } from '../core/timestamps.js';
 import type { Storage } from '../storage/storage.js';
-import type { AccessKeyRow, RoleGrant, UserRow } from '../storage/types-org.js';
+import type { AccessKeyRow, RoleGrant, UserRow, Visibility } from '../storage/types-org.js';
+import type { ReadOps } from '../storage/storage.js';
 import type { Actor } from './org-access.js';
 
 /** Projects and groups one key may name together: a key is for a task, and its scope is stored and read at every request. */
@@ -132,4 +133,24 @@ export function revokeAccessKey(storage: Storage, actor: Actor, keyId: number, n
 /** What an audit row says about a key: whose, its label and scope; never the key. */
 function auditMetadata(row: AccessKeyRow): Record<string, unknown> {
   return { user_id: row.userId, label: row.label, scope: JSON.parse(row.scope) as unknown, expires_at: isoTimestamp(row.expiresAt) };
+}
+
+/**
+ * The projects a key may list: those its scope names (directly or by
+ * group) that its person may see now. Groups of the scope the person
+ * sees are listed whole; other projects are resolved to their group once
+ * (at most the scope's 100, plus the person's own project grants).
+ */
+export async function accessKeyVisibility(db: ReadOps, grants: readonly RoleGrant[], scope: AccessKeyScope): Promise<Visibility> {
+  const global = hasGlobalGrant(grants);
+  const groupIds = scope.groupIds.filter((id) => global || canSeeGroup(grants, id));
+  const candidates = new Set(scope.projectIds);
+  for (const g of grants) if (g.scope_type === 'project' && g.scope_id !== null) candidates.add(g.scope_id);
+  const projectIds: number[] = [];
+  for (const id of candidates) {
+    const project = await db.getProject(id);
+    if (!project || !canSeeProject(grants, project)) continue;
+    if (scope.projectIds.includes(id) || scope.groupIds.includes(project.groupId)) projectIds.push(id);
+  }
+  return { all: false, groupIds, projectIds };
 }

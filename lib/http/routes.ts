@@ -60,7 +60,7 @@ export const ROUTES: readonly Route[] = [
   route({ method: 'DELETE', path: '/v1/teams/:teamId/members/:userId', auth: 'user', handle: deleteTeamMember }),
 
   // Projects and their secret keys
-  route({ method: 'GET', path: '/v1/projects', auth: 'user', handle: getProjects }),
+  route({ method: 'GET', path: '/v1/projects', auth: 'user', accessKey: 'read', handle: getProjects }),
   route({ method: 'POST', path: '/v1/groups/:groupId/projects', auth: 'user', handle: postGroupProjects }),
   route({ method: 'GET', path: '/v1/projects/:id', auth: 'user', handle: getProject }),
   route({ method: 'PATCH', path: '/v1/projects/:id', auth: 'user', handle: patchProject }),

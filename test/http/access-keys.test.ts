@@ -160,7 +160,7 @@ describeEachBackend('access keys', (backend) => {
     assertStatus(stream as never, 403, 'forbidden');
     for (const [method, path] of [
       ['GET', '/v1/groups'],
-      ['GET', '/v1/projects'],
+      ['GET', `/v1/projects/${projectA}`],
       ['GET', '/v1/access-keys'],
       ['POST', '/v1/access-keys'],
       ['DELETE', '/v1/access-keys/1'],
@@ -173,7 +173,13 @@ describeEachBackend('access keys', (backend) => {
     // Where it could ingest, it has no `ingest`.
     assertStatus(await api(url, 'POST', `/v1/logs?project_id=${projectA}`, { token: projectKey, json: [entry('x')] }), 403, 'forbidden');
 
+    const listed = await api(url, 'GET', '/v1/projects', { token: projectKey });
+    assertStatus(listed, 200);
+    assert.deepEqual(listed.body.items.map((p: { id: number }) => p.id), [projectA], 'only what the key covers');
+
     const groupKey = (await newKey(reader.token, { permissions: ['read'], group_ids: [groupG] })).secret;
+    const ofGroup = await api(url, 'GET', '/v1/projects', { token: groupKey });
+    assert.deepEqual(ofGroup.body.items.map((p: { id: number }) => p.id), [projectB, projectA]);
     assertStatus(await query(groupKey, `group_id=${groupG}`), 200);
     assertStatus(await query(groupKey, `project_id=${projectB}`), 200, undefined, 'a group covers its projects');
     assertStatus(await query(groupKey, `group_id=${otherGroup}`), 403, 'forbidden');

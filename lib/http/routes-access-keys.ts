@@ -74,5 +74,7 @@ export async function getAccessKeys(ctx: UserContext): Promise<Reply> {
 
 export async function deleteAccessKey(ctx: UserContext<'id'>): Promise<Reply> {
   await revokeAccessKey(ctx.deps.storage, actorOf(ctx), ctx.params.id, ctx.deps.now());
+  // Streams opened with the key end now, here and in other processes.
+  ctx.deps.liveStreams.credentialsRevoked();
   return { status: 204 };
 }

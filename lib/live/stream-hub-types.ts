@@ -62,6 +62,8 @@ export interface StreamHub {
   entriesCommitted(committed: CommittedEntries): void;
   /** A project was just blocked: its direct streams end with `project_blocked`. */
   projectBlocked(projectId: number): void;
+  /** An access key was revoked: every stream is re-checked now, here and in other processes (not a heartbeat later). */
+  credentialsRevoked(): void;
   /** Ends every stream with `server_shutdown`; streams opened later end at once. */
   beginShutdown(): void;
   /** `beginShutdown`, then waits for reads in flight and stops listening to other processes. */

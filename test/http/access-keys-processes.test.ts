@@ -2,8 +2,9 @@
  * Two services on one PostgreSQL database: an access key made through one
  * works through the other, and its revocation, a revoked role and a block
  * made through one are in force on the other's very next request (nothing
- * about a key is kept in a process), and a stream the other serves ends
- * at its next heartbeat.
+ * about a key is kept in a process), and a stream the other serves ends at
+ * once on the key's revocation, through the database's signals (the
+ * heartbeat here is an hour away).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,7 +15,6 @@ import { assertOpen, openRawStream, type RawStream } from '../support/sse.js';
 import { postgresSkipReason } from '../support/postgres.js';
 
 const skip = (await postgresSkipReason()) ?? false;
-const HEARTBEAT_S = 1;
 
 describe('access keys across services sharing one PostgreSQL [server]', { skip }, () => {
   let first: RunningService;
@@ -38,7 +38,8 @@ describe('access keys across services sharing one PostgreSQL [server]', { skip }
   const readOnSecond = (key: string) => api(second.url, 'GET', `/v1/logs?project_id=${projectA}`, { token: key });
 
   before(async () => {
-    const settings = { sseHeartbeatIntervalSeconds: HEARTBEAT_S };
+    // A heartbeat far away: a stream that ends was ended by the revocation's signal.
+    const settings = { sseHeartbeatIntervalSeconds: 3600 };
     first = await startService('server', { settings });
     second = await startService('server', { settings, database: first.database });
     admin = await signInAdmin(first.url);
@@ -71,13 +72,13 @@ describe('access keys across services sharing one PostgreSQL [server]', { skip }
     assertStatus(await readOnSecond(other.key), 401, 'unauthorized');
   });
 
-  it('a stream served by the other service ends at its next heartbeat once the key is revoked', async () => {
+  it('a stream served by the other service ends at once when the key is revoked', async () => {
     const { holder, keyId, key } = await holderWithKey(['tail']);
     const s = assertOpen(await openRawStream(second.url, `/v1/logs/stream?project_id=${projectA}&since_id=0`, { token: key }));
     open.push(s);
     await s.waitForLogs(1, 5_000);
     assertStatus(await api(first.url, 'DELETE', `/v1/access-keys/${keyId}`, { token: holder.token }), 204);
-    await s.waitClosed(HEARTBEAT_S * 1000 * 4);
+    await s.waitClosed(5_000);
     assert.equal(s.endReason(), 'token_revoked');
   });
 });

@@ -7,6 +7,7 @@
  * The soak runs last, 2 minutes per backend (a short soak);
  * `LOGKEEP_BENCH_SOAK_MINUTES=30` makes it the full 30-minute one.
  */
+import { benchAccessKeys } from './access-keys.js';
 import { benchConsole } from './console.js';
 import { benchEncodings } from './encodings.js';
 import { benchHistogram } from './histogram.js';
@@ -38,6 +39,7 @@ await runStreamBench({ quick });
 await benchEncodings({ quick });
 await benchOtlp({ quick });
 await benchLogin({ quick });
+await benchAccessKeys({ quick });
 await benchMetrics({ quick });
 await benchSoak({ minutes: soakMinutesFromEnv() });
 console.log(`done in ${Math.round((Date.now() - started) / 1000)} s`);

@@ -43,11 +43,12 @@ export async function authenticateUser(deps: ServiceDeps, req: IncomingMessage):
  * route); what it may see there is the route's, through `principal.accessKey`.
  */
 async function authenticateAccessKey(deps: ServiceDeps, key: string): Promise<UserPrincipal> {
-  const row = await deps.storage.findAccessKeyByHash(hashAccessKey(key));
+  // One statement: the key, its person and their grants (an access token's check reads the user alone).
+  const holder = await deps.storage.findAccessKeyHolder(hashAccessKey(key));
   const now = deps.now();
-  if (!row || !accessKeyLive(row, now)) throw unauthorized('The access key is invalid, revoked or expired.');
-  const [user, grants] = await Promise.all([deps.storage.getUserById(row.userId), deps.storage.effectiveGrants(row.userId)]);
-  if (!user || !user.isActive || user.deletedAt !== null) throw unauthorized('The access key is invalid, revoked or expired.');
+  if (!holder || !accessKeyLive(holder.key, now)) throw unauthorized('The access key is invalid, revoked or expired.');
+  const { key: row, user, grants } = holder;
+  if (!user.isActive || user.deletedAt !== null) throw unauthorized('The access key is invalid, revoked or expired.');
   await deps.accessKeyUse.record(row, now);
   return { user, grants, claims: null, accessKey: { id: row.id, scope: parseScope(row.scope) } };
 }

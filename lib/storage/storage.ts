@@ -61,6 +61,8 @@ export interface ReadOps {
   /** The user's access keys, newest first, revoked and expired ones included. */
   listAccessKeys(userId: number): Promise<Org.AccessKeyRow[]>;
   findAccessKeyByHash(keyHash: string): Promise<Org.AccessKeyRow | null>;
+  /** The key with its person and their effective grants, in one statement (every request made with a key reads this). */
+  findAccessKeyHolder(keyHash: string): Promise<Org.AccessKeyHolder | null>;
 
   getRoleAssignment(id: number): Promise<Org.RoleAssignmentRow | null>;
   /** Unpaginated, newest first. */

@@ -130,6 +130,13 @@ export interface AccessKeyRow {
   revokedAt: number | null;
 }
 
+/** An access key found by its hash with its person and the person's effective grants, read in one statement. */
+export interface AccessKeyHolder {
+  key: AccessKeyRow;
+  user: UserRow;
+  grants: RoleGrant[];
+}
+
 export type NewAccessKey = Omit<AccessKeyRow, 'id' | 'lastUsedAt' | 'revokedAt'> & { keyHash: string };
 
 export interface RoleAssignmentRow {

@@ -12,6 +12,7 @@ import type { ReadOps } from '../storage.js';
 import type { SqlExecutor } from './connection.js';
 import {
   toAccessKey,
+  toAccessKeyHolder,
   toAudit,
   toGroup,
   toGroupOwnerCount,
@@ -161,6 +162,11 @@ export class SqliteReads implements ReadOps {
   async findAccessKeyByHash(keyHash: string): Promise<Org.AccessKeyRow | null> {
     const row = await this.db.get(sql.FIND_ACCESS_KEY_BY_HASH, [keyHash]);
     return row ? toAccessKey(row) : null;
+  }
+
+  async findAccessKeyHolder(keyHash: string): Promise<Org.AccessKeyHolder | null> {
+    const row = await this.db.get(sql.FIND_ACCESS_KEY_HOLDER, [keyHash]);
+    return row ? toAccessKeyHolder(row) : null;
   }
 
   async getRoleAssignment(id: number): Promise<Org.RoleAssignmentRow | null> {

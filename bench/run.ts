@@ -11,6 +11,7 @@
  * `LOGKEEP_BENCH_SOAK_MINUTES=30` makes it the full 30-minute one.
  */
 import { benchCodecs, benchSealedFormat } from './codecs.js';
+import { benchAccessKeys } from './access-keys.js';
 import { benchConsole } from './console.js';
 import { benchDisk } from './disk.js';
 import { benchSealedDisk } from './sealed-disk.js';
@@ -48,6 +49,7 @@ await runStreamBench({ quick });
 await benchEncodings({ quick });
 await benchOtlp({ quick });
 await benchLogin({ quick });
+await benchAccessKeys({ quick });
 await benchMetrics({ quick });
 await benchSoak({ minutes: soakMinutesFromEnv() });
 console.log(`done in ${Math.round((Date.now() - started) / 1000)} s`);

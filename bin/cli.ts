@@ -1,7 +1,8 @@
 /**
  * The `logkeep` command: resolve the invocation (a pure function over argv,
  * the environment and a file reader), then help, version, print-config,
- * serve or create-admin. Configuration problems exit 78 before any port or
+ * serve or create-admin; or one of the client commands (`bin/client/`:
+ * login, query, tail, export, ingest), which talk to a running service. Configuration problems exit 78 before any port or
  * database is touched. Loaded by `logkeep.cts` once the thread pool is sized.
  */
 import { readFileSync } from 'node:fs';
@@ -10,6 +11,9 @@ import { printHelp } from './help.js';
 import { EXIT_CONFIG, reportProblems } from './startup-failure.js';
 
 export async function main(argv: readonly string[]): Promise<void> {
+  // The client commands talk to a running service; they never read the service's settings.
+  const { isClientCommand, runClientCommand } = await import('./client/run.js');
+  if (isClientCommand(argv[0])) return runClientCommand(argv[0], argv.slice(1));
   const invocation = resolveInvocation(argv, process.env, (path) => readFileSync(path, 'utf8'));
   switch (invocation.action) {
     case 'help':

@@ -44,6 +44,17 @@ export function printHelp(command: CommandName, version: string): void {
       title: 'Exit codes',
       body: '  0 success, 1 failure (create-admin: username taken), 78 configuration problem or database unusable',
     },
+    {
+      title: 'Client commands (talk to a running service; `logkeep <command> --help` for each, docs/cli.md)',
+      body: [
+        '  login     Store a service URL and an access key (or a password sign-in) under a profile',
+        '  query     Entries matching filters, newest first: a table, --json or --ndjson',
+        '  tail      Follow entries live; resumes after any interruption without missing or repeating one',
+        '  export    Every matching entry as NDJSON (optionally gzip), resumable with the cursor it prints',
+        '  ingest    Send NDJSON or JSON files (or standard input) in compressed batches',
+        '  mcp       A Model Context Protocol server on standard input and output, for agents (docs/mcp.md)',
+      ].join('\n'),
+    },
   ]);
   (command === 'serve' ? serve : createAdmin).outputHelp();
 }

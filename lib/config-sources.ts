@@ -124,6 +124,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   setting('oidcGroupsClaim', 'string', 'ID token claim listing the person\'s provider groups'),
   setting('oidcGroupTeams', 'list', 'Comma-separated <provider group>=<team id> pairs: provider groups kept in step with teams'),
   setting('passwordLoginEnabled', 'boolean', 'Allow password sign-in (off: only create-admin accounts use passwords)'),
+  setting('accessKeyMaxDays', 'integer', 'Longest lifetime of an access key, in days (1 to 3650)'),
 ];
 
 /** The settings with a flag, by flag name. */

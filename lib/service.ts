@@ -11,6 +11,7 @@ import type { Storage } from './storage/storage.js';
 import { createAccessTokenService } from './auth/access-tokens.js';
 import { createPasswordHasher, type PasswordHasherOptions } from './auth/passwords.js';
 import { createThrottle } from './auth/throttle.js';
+import { AccessKeyUseRecorder } from './auth/access-key-use.js';
 import type { RateLimiter } from './auth/rate-limit.js';
 import { createCursorCodec } from './core/pagination.js';
 import { createHandler, type RequestHandler } from './http/handler.js';
@@ -118,6 +119,7 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
     const liveStreams = await createStreamHub({
       db: storage,
       heartbeatMs: config.sseHeartbeatIntervalSeconds * 1000,
+      now,
       maxStreams: config.sseMaxStreams,
       maxStreamsPerUser: config.sseMaxStreamsPerUser,
       logger,
@@ -134,6 +136,7 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
       cursors: createCursorCodec(config.jwtSecret),
       accessTokens: createAccessTokenService(config.jwtSecret, config.jwtIssuer, now),
       passwords: hasher,
+      accessKeyUse: new AccessKeyUseRecorder(storage),
       throttle: createThrottle({
         enabled: config.rateLimitEnabled,
         buckets: { capacity: config.rateLimitBucketCapacity, refillPerMinute: config.rateLimitRefillPerMinute, maxKeys: config.rateLimitMaxKeys },

@@ -109,6 +109,10 @@ export type ErrorMustChangePassword = Error & {
   error?: 'must_change_password';
 };
 
+export type ErrorMustChangePasswordOrAccessKey = Error & {
+  error?: 'must_change_password' | 'forbidden';
+};
+
 export type ErrorForbiddenOrPrimaryAdmin = Error & {
   error?: 'forbidden' | 'must_change_password' | 'cannot_delete_primary_admin';
 };
@@ -384,6 +388,66 @@ export type SecretKeyList = {
   items: SecretKey[];
 };
 
+/**
+ * `read`: `GET /v1/logs`, `GET /v1/logs/histogram` and
+ * `GET /v1/projects` (what the key covers); `tail`:
+ * `GET /v1/logs/stream`; `ingest`: `POST /v1/logs` and the OTLP export.
+ */
+export type AccessKeyPermission = 'read' | 'tail' | 'ingest';
+
+/**
+ * What a key is narrowed to: its permissions, and the projects and
+ * groups it covers (a group covers the group itself and every
+ * project in it). Within them the key may do what its person may do
+ * at the moment of each request.
+ */
+export type AccessKeyScope = {
+  permissions: AccessKeyPermission[];
+  project_ids: Id[];
+  group_ids: Id[];
+};
+
+/** What every answer about an access key holds. */
+export type AccessKeyFields = {
+  id: Id;
+  /** Whose key it is. */
+  user_id: Id;
+  label: string;
+  scope: AccessKeyScope;
+  /** Who made it (the person, or an administrator). */
+  created_by: Id;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  /** When it last authenticated a request, to the minute (written at most once a minute). */
+  last_used_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+};
+
+/** A key's metadata; never the key itself, nor its hash. */
+export type AccessKey = AccessKeyFields;
+
+export type CreatedAccessKey = AccessKeyFields & {
+  /** The key itself, shown this once. */
+  secret: string;
+};
+
+export type AccessKeyList = {
+  items: AccessKey[];
+};
+
+export type NewAccessKey = {
+  label: string;
+  /** When the key stops working; required, in the future, at most `--access-key-max-days` ahead. */
+  expires_at: string;
+  scope: {
+    permissions: AccessKeyPermission[];
+    project_ids?: Id[];
+    group_ids?: Id[];
+  };
+  /** Whose key; the caller's own when absent (another person's for administrators only). */
+  user_id?: Id;
+};
+
 export type NewSecretKey = {
   label?: string | null;
 };
@@ -426,6 +490,8 @@ export type NewRoleAssignment = {
  * `project.quota_updated` {before, after}, each {retention_days,
  * max_entries, max_bytes} · `project.blocked`, `project.unblocked` {} ·
  * `secret_key.created`, `secret_key.revoked` {project_id, label} ·
+ * `access_key.created`, `access_key.revoked` {user_id, label, scope,
+ * expires_at} ·
  * `role_assignment.created`, `role_assignment.revoked` {role,
  * scope_type, scope_id, subject_type, subject_id} ·
  * `auth.login_succeeded` {client_ip, user_agent; `method: oidc` after
@@ -443,7 +509,7 @@ export type NewRoleAssignment = {
  * A change and its audit row are committed together; a refused request
  * writes none, and neither does a refresh.
  */
-export type AuditAction = 'user.created' | 'user.updated' | 'user.blocked' | 'user.unblocked' | 'user.deleted' | 'user.password_changed' | 'user.identity_linked' | 'user.identity_unlinked' | 'group.created' | 'team.created' | 'team.member_added' | 'team.member_removed' | 'project.created' | 'project.quota_updated' | 'project.blocked' | 'project.unblocked' | 'secret_key.created' | 'secret_key.revoked' | 'role_assignment.created' | 'role_assignment.revoked' | 'sso.group_teams_set' | 'auth.login_succeeded' | 'auth.login_failed' | 'auth.logged_out' | 'auth.throttled' | 'audit.purged';
+export type AuditAction = 'user.created' | 'user.updated' | 'user.blocked' | 'user.unblocked' | 'user.deleted' | 'user.password_changed' | 'user.identity_linked' | 'user.identity_unlinked' | 'group.created' | 'team.created' | 'team.member_added' | 'team.member_removed' | 'project.created' | 'project.quota_updated' | 'project.blocked' | 'project.unblocked' | 'secret_key.created' | 'secret_key.revoked' | 'access_key.created' | 'access_key.revoked' | 'role_assignment.created' | 'role_assignment.revoked' | 'sso.group_teams_set' | 'auth.login_succeeded' | 'auth.login_failed' | 'auth.logged_out' | 'auth.throttled' | 'audit.purged';
 
 export type AuditLogEntry = {
   id: Id;

@@ -34,6 +34,8 @@ export const ACTION_LABELS: Record<AuditAction, string> = {
   'project.unblocked': 'Project unblocked',
   'secret_key.created': 'Secret key created',
   'secret_key.revoked': 'Secret key revoked',
+  'access_key.created': 'Access key created',
+  'access_key.revoked': 'Access key revoked',
   'role_assignment.created': 'Role granted',
   'role_assignment.revoked': 'Role revoked',
   'sso.group_teams_set': 'Group-to-team mapping changed',
@@ -48,7 +50,7 @@ export const ACTION_LABELS: Record<AuditAction, string> = {
 export const AUDIT_ACTIONS = Object.keys(ACTION_LABELS) as AuditAction[];
 
 /** Target types the service writes, for the target filter. */
-export const TARGET_TYPES = ['user', 'group', 'team', 'project', 'secret_key', 'role_assignment', 'auth', 'audit'] as const;
+export const TARGET_TYPES = ['user', 'group', 'team', 'project', 'secret_key', 'access_key', 'role_assignment', 'auth', 'audit'] as const;
 
 /** An audit row as the console reads it: an action it does not know (a newer service) still reads, generically. */
 export type AuditEntry = Omit<AuditLogEntry, 'action'> & { action: string };
@@ -189,6 +191,10 @@ export function describeAudit(e: AuditEntry, names: NameLookup): Part[] {
       return [actor, ` created ${keyName(meta, e.target_id)} in `, ...kindRef('project', num(meta.project_id), names)];
     case 'secret_key.revoked':
       return [actor, ` revoked ${keyName(meta, e.target_id)} of `, ...kindRef('project', num(meta.project_id), names)];
+    case 'access_key.created':
+      return [actor, ` created access ${keyName(meta, e.target_id)} for `, ref('user', num(meta.user_id), names)];
+    case 'access_key.revoked':
+      return [actor, ` revoked access ${keyName(meta, e.target_id)} of `, ref('user', num(meta.user_id), names)];
     case 'role_assignment.created': {
       const r = roleParts(meta, names);
       return [actor, ` granted ${r.role} on `, ...r.scope, ' to ', ...r.subject];

@@ -4,7 +4,7 @@
  * through PATCH (audited as `project.quota_updated` with before and after),
  * blocked and unblocked by an administrator.
  */
-import type { Page, ProjectRow } from '../storage/types-org.js';
+import type { Page, ProjectRow, Visibility } from '../storage/types-org.js';
 import type { Storage } from '../storage/storage.js';
 import { seesNothing, visibilityOf } from '../auth/rbac.js';
 import { recordAudit } from '../audit/audit.js';
@@ -48,8 +48,10 @@ export async function listVisibleProjects(
   storage: Storage,
   actor: Actor,
   filter: Page & { groupId?: number; nameContains?: string },
+  /** What may be listed when narrower than the actor's grants (an access key's scope). */
+  narrowed?: Visibility,
 ): Promise<ProjectRow[]> {
-  const visibility = visibilityOf(actor.grants);
+  const visibility = narrowed ?? visibilityOf(actor.grants);
   if (seesNothing(visibility)) return [];
   return storage.listProjects({
     limit: filter.limit,

@@ -25,6 +25,8 @@ export const AUDIT_ACTIONS = [
   'project.unblocked',
   'secret_key.created',
   'secret_key.revoked',
+  'access_key.created',
+  'access_key.revoked',
   'role_assignment.created',
   'role_assignment.revoked',
   'sso.group_teams_set',

@@ -74,6 +74,8 @@ export interface LogServiceConfig {
   /** `provider group=team id` pairs, added to the mapping administrators set. */
   oidcGroupTeams: string[];
   passwordLoginEnabled: boolean;
+  /** The longest an access key may live, in days: its `expires_at` is at most this far ahead. */
+  accessKeyMaxDays: number;
 }
 
 /** The database part alone: all that `createAdmin` needs. */
@@ -154,6 +156,7 @@ export const CONFIG_DEFAULTS: Omit<LogServiceConfig, 'jwtSecret'> = {
   oidcGroupsClaim: 'groups',
   oidcGroupTeams: [],
   passwordLoginEnabled: true,
+  accessKeyMaxDays: 365,
 };
 
 /**
@@ -233,6 +236,8 @@ export function configProblems(c: LogServiceConfig): string[] {
     problems.push('SERVICE_METRICS_TOKEN must not be empty or contain whitespace');
   }
   int('--log-max-file-bytes', c.logMaxFileBytes, 1);
+  // Ten years: an expiry is still a real date, never a way to make a key that outlives everyone.
+  int('--access-key-max-days', c.accessKeyMaxDays, 1, 3650);
   int('--log-max-files', c.logMaxFiles, 1);
   if (!['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].includes(c.logLevel)) {
     problems.push('--log-level must be one of trace, debug, info, warn (or warning), error, fatal, silent');

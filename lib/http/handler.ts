@@ -15,7 +15,8 @@ import { clientIp } from '../core/client-ip.js';
 import { DEFAULT_BODY_LIMIT, parseForm, parseJson, readBody, validateBody } from './body.js';
 import { INTERNAL_ERROR, sendBytes, sendEmpty, sendError, sendJson, sendJsonText, type Envelope } from './envelopes.js';
 import { createRouter } from './router.js';
-import { authenticateProjectKey, authenticateUser } from './authenticate.js';
+import { authenticateIngestAccessKey, authenticateProjectKey, authenticateUser, bearerOf, requireKeyPermission } from './authenticate.js';
+import { isAccessKey } from '../auth/access-keys.js';
 import type { Reply, RequestInfo, Route } from './route.js';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -113,7 +114,7 @@ function logRequestWhenDone(deps: ServiceDeps, req: IncomingMessage, res: Server
   res.once('close', () => {
     deps.observer?.requestDone(countedMethod(req.method), counted.route, res.statusCode, secondsSince(started));
     const auth = req.headers.authorization;
-    const caller = typeof auth !== 'string' ? 'anonymous' : /^Bearer\s+slk_/i.test(auth) ? 'project-key' : 'user';
+    const caller = typeof auth !== 'string' ? 'anonymous' : /^Bearer\s+slk_/i.test(auth) ? 'project-key' : /^Bearer\s+lka_/i.test(auth) ? 'access-key' : 'user';
     deps.logger.info('request', {
       method: req.method,
       path: (req.url ?? '/').split('?')[0],
@@ -196,13 +197,18 @@ async function serveRoute(deps: ServiceDeps, route: Route, request: RequestInfo,
       return route.handle({ ...request, params: pathIds(rawParams) });
     case 'user': {
       const principal = await authenticateUser(deps, request.req);
+      requireKeyPermission(principal, route.accessKey);
       if (principal.user.mustChangePassword && !route.allowDuringPasswordChange) {
         throw new LogServiceError('must_change_password', 'You must change your password before using this endpoint.');
       }
       return route.handle({ ...request, principal, params: pathIds(rawParams) });
     }
     case 'project-key': {
-      const key = await authenticateProjectKey(deps, request.req);
+      const bearer = bearerOf(request.req);
+      const key =
+        bearer !== null && isAccessKey(bearer)
+          ? await authenticateIngestAccessKey(deps, request.req, request.query, route.accessKey)
+          : await authenticateProjectKey(deps, request.req);
       return route.handle({ ...request, key, params: pathIds(rawParams) });
     }
   }

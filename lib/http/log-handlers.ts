@@ -42,7 +42,7 @@ function readBodyFormat(headers: IncomingHttpHeaders): BodyFormat {
 /** Checks in this order: scope shape → 404 → 403 → 403 `project_blocked` → the other parameters → the page. */
 export async function getLogs(ctx: UserContext): Promise<Reply> {
   const scope = readLogScope(ctx.query);
-  await requireLogScope(ctx.deps.storage, ctx.principal.grants, scope);
+  await requireLogScope(ctx.deps.storage, ctx.principal, scope);
   const { filter, page } = readLogListQuery(ctx.query, ctx.deps.cursors);
   const rows = await readLogsPage(ctx.deps.storage, scope, filter, rowsToFetch(page));
   const more = rows.length > page.limit;
@@ -54,7 +54,7 @@ export async function getLogs(ctx: UserContext): Promise<Reply> {
 /** The checks of `GET /v1/logs` in the same order, then `cursor`/`limit` refused, `buckets`, the range → the counts. */
 export async function getLogsHistogram(ctx: UserContext): Promise<Reply> {
   const scope = readLogScope(ctx.query);
-  await requireLogScope(ctx.deps.storage, ctx.principal.grants, scope);
+  await requireLogScope(ctx.deps.storage, ctx.principal, scope);
   const query = readHistogramQuery(ctx.query, ctx.deps.now());
   const counts = await readHistogram(ctx.deps.storage, scope, query);
   return { status: 200, body: histogramJson(query.grid, counts) };

@@ -11,6 +11,7 @@ import { createGroup, listVisibleGroups } from '../admin/groups.js';
 import { addTeamMember, createTeam, listTeamMembers, listTeams, removeTeamMember, requireTeamMembershipRights } from '../admin/teams.js';
 import { createProject, listVisibleProjects, setProjectBlocked, updateProjectSettings } from '../admin/projects.js';
 import { createSecretKey, listSecretKeys, revokeSecretKey } from '../admin/secret-keys.js';
+import { accessKeyVisibility } from '../admin/access-keys.js';
 import { readPageRequest, rowsToFetch, toPage } from '../core/pagination.js';
 import { queryId, queryText } from './query-params.js';
 import { BodyId, Name, OptionalLabel, Quota, RetentionDays, actorOf, optionalJson } from './org-request.js';
@@ -101,11 +102,15 @@ export async function deleteTeamMember(ctx: UserContext<'teamId' | 'userId'>): P
 export async function getProjects(ctx: UserContext): Promise<Reply> {
   const page = readPageRequest(ctx.query, 'projects', ctx.deps.cursors);
   const groupId = queryId(ctx.query, 'group_id');
-  const rows = await listVisibleProjects(ctx.deps.storage, actorOf(ctx), {
-    ...rowsToFetch(page),
-    ...(groupId === undefined ? {} : { groupId }),
-    ...nameFilter(ctx.query),
-  });
+  const key = ctx.principal.accessKey;
+  // An access key lists only what its scope names and its person may see.
+  const narrowed = key ? await accessKeyVisibility(ctx.deps.storage, ctx.principal.grants, key.scope) : undefined;
+  const rows = await listVisibleProjects(
+    ctx.deps.storage,
+    actorOf(ctx),
+    { ...rowsToFetch(page), ...(groupId === undefined ? {} : { groupId }), ...nameFilter(ctx.query) },
+    narrowed,
+  );
   return { status: 200, body: toPage(rows, page, 'projects', ctx.deps.cursors, presentProject) };
 }
 

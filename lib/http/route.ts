@@ -11,6 +11,7 @@ import type { Struct } from 'superstruct';
 import type { Envelope } from './envelopes.js';
 import type { ServiceDeps } from './service-deps.js';
 import type { AccessClaims } from '../auth/access-tokens.js';
+import type { AccessKeyPermission, AuthenticatedAccessKey } from '../auth/access-keys.js';
 import type { RoleGrant, UserRow } from '../storage/types-org.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -24,12 +25,20 @@ export interface UserPrincipal {
   user: UserRow;
   /** Effective grants, as the access token's `roles` claim carries them. */
   grants: RoleGrant[];
-  claims: AccessClaims;
+  /** The access token's claims; null when the caller used an access key. */
+  claims: AccessClaims | null;
+  /** The access key the caller used (its grants are then the user's, read fresh); null for an access token. */
+  accessKey: AuthenticatedAccessKey | null;
 }
 
-/** The secret key a `project-key` route was called with: known, not revoked, its project not blocked. */
+/**
+ * The key a `project-key` route was called with, its project not blocked:
+ * a project's secret key, or (where the route accepts one) a person's
+ * access key allowed to write to the project named by `project_id`.
+ */
 export interface AuthenticatedKey {
-  keyId: number;
+  keyId: number | null;
+  accessKeyId: number | null;
   projectId: number;
 }
 
@@ -49,6 +58,8 @@ export interface RouteInfo {
   rateLimited?: true;
   /** Every response of the route, errors included, says it must not be cached. */
   noStore?: true;
+  /** The permission a person's access key needs here; absent: access keys answer 403. */
+  accessKey?: AccessKeyPermission;
 }
 
 /** The request before credentials and path ids are read. */

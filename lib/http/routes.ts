@@ -36,6 +36,7 @@ import { getOpenApiDocument } from './openapi-handlers.js';
 import { getMetrics } from './metrics-handlers.js';
 import { getConsoleFile, getHealthz, getRoot } from './site-handlers.js';
 import { deleteUserIdentity, getAuthMethods, getOidcCallback, getOidcStart, getSsoGroupTeams, getUserIdentities, postSsoGroupTeams, postUserIdentity } from './sso-handlers.js';
+import { deleteAccessKey, getAccessKeys, postAccessKeys } from './access-key-handlers.js';
 
 export const ROUTES: readonly Route[] = [
   // Health check: no credentials, no database
@@ -75,7 +76,7 @@ export const ROUTES: readonly Route[] = [
   route({ method: 'DELETE', path: '/v1/teams/:teamId/members/:userId', auth: 'user', handle: deleteTeamMember }),
 
   // Projects and their secret keys
-  route({ method: 'GET', path: '/v1/projects', auth: 'user', handle: getProjects }),
+  route({ method: 'GET', path: '/v1/projects', auth: 'user', accessKey: 'read', handle: getProjects }),
   route({ method: 'POST', path: '/v1/groups/:groupId/projects', auth: 'user', handle: postGroupProjects }),
   route({ method: 'GET', path: '/v1/projects/:id', auth: 'user', handle: getProject }),
   route({ method: 'PATCH', path: '/v1/projects/:id', auth: 'user', handle: patchProject }),
@@ -90,17 +91,23 @@ export const ROUTES: readonly Route[] = [
   route({ method: 'DELETE', path: '/v1/role-assignments/:id', auth: 'user', handle: deleteRoleAssignment }),
   route({ method: 'GET', path: '/v1/role-assignments', auth: 'user', handle: getRoleAssignments }),
 
+  // People's access keys (an access token only: a key never makes or revokes keys)
+  route({ method: 'POST', path: '/v1/access-keys', auth: 'user', handle: postAccessKeys }),
+  route({ method: 'GET', path: '/v1/access-keys', auth: 'user', handle: getAccessKeys }),
+  route({ method: 'DELETE', path: '/v1/access-keys/:id', auth: 'user', handle: deleteAccessKey }),
+
   // Audit log
   route({ method: 'GET', path: '/v1/audit-log', auth: 'user', handle: getAuditLog }),
 
-  // Logs: ingestion with a project's secret key, query and live stream with an access token
-  route({ method: 'POST', path: '/v1/logs', auth: 'project-key', bodyLimit: 'ingest', handle: postLogs }),
-  route({ method: 'GET', path: '/v1/logs', auth: 'user', handle: getLogs }),
-  route({ method: 'GET', path: '/v1/logs/stream', auth: 'user', handle: streamLogs }),
-  route({ method: 'GET', path: '/v1/logs/histogram', auth: 'user', handle: getLogsHistogram }),
+  // Logs: ingestion with a project's secret key, query and live stream with an access token;
+  // each also with a person's access key carrying the named permission
+  route({ method: 'POST', path: '/v1/logs', auth: 'project-key', bodyLimit: 'ingest', accessKey: 'ingest', handle: postLogs }),
+  route({ method: 'GET', path: '/v1/logs', auth: 'user', accessKey: 'read', handle: getLogs }),
+  route({ method: 'GET', path: '/v1/logs/stream', auth: 'user', accessKey: 'tail', handle: streamLogs }),
+  route({ method: 'GET', path: '/v1/logs/histogram', auth: 'user', accessKey: 'read', handle: getLogsHistogram }),
 
   // OTLP/HTTP logs export (OpenTelemetry SDKs and Collectors), with a project's secret key
-  route({ method: 'POST', path: '/v1/otlp/v1/logs', auth: 'project-key', bodyLimit: 'ingest', handle: postOtlpLogs }),
+  route({ method: 'POST', path: '/v1/otlp/v1/logs', auth: 'project-key', bodyLimit: 'ingest', accessKey: 'ingest', handle: postOtlpLogs }),
 
   // This API's own description
   route({ method: 'GET', path: '/v1/openapi.json', auth: 'none', handle: getOpenApiDocument }),

@@ -10,6 +10,7 @@ import type { ServiceLogger } from '../core/logger.js';
 import type { AccessTokenService } from '../auth/access-tokens.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { Throttle } from '../auth/throttle.js';
+import type { AccessKeyUseRecorder } from '../auth/access-key-use.js';
 import type { Ingestion } from '../ingest/ingestion.js';
 import type { StreamHub } from '../live/stream-hub-types.js';
 import type { ServiceObserver } from '../core/observe.js';
@@ -27,6 +28,8 @@ export interface ServiceDeps {
   passwords: PasswordHasher;
   /** IP and subject token buckets (no-ops when rate limiting is off). */
   throttle: Throttle;
+  /** Writes access keys' `last_used_at`, at most once a minute per key. */
+  accessKeyUse: AccessKeyUseRecorder;
   /** Ingestion's body budget and group-commit queue (a 202 only after the commit). */
   ingestion: Ingestion;
   /** Open live streams (`GET /v1/logs/stream`), woken by ingestion commits. */

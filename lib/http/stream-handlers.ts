@@ -15,7 +15,7 @@ import { STREAMED, type Reply, type UserContext } from './route.js';
 /** Checks in this order: scope shape → 404 → 403 forbidden → 403 project_blocked → filters → since_id (→ Last-Event-ID). */
 export async function streamLogs(ctx: UserContext): Promise<Reply> {
   const principal = ctx.principal;
-  const checked = await requireLogScope(ctx.deps.storage, principal.grants, readLogScope(ctx.query));
+  const checked = await requireLogScope(ctx.deps.storage, principal, readLogScope(ctx.query));
   const { filter, sinceId } = readLogStreamQuery(ctx.query);
   // since_id wins; without it a reconnecting client's Last-Event-ID means the same.
   const start = sinceId ?? lastEventId(ctx.req);
@@ -28,7 +28,10 @@ export async function streamLogs(ctx: UserContext): Promise<Reply> {
     scope,
     filter,
     sinceId: start,
-    caller: { userId: principal.user.id, tokenVersion: principal.claims.tv },
+    // An access key outlives password changes (token_version), so its stream is re-checked by the key instead.
+    caller: principal.accessKey
+      ? { userId: principal.user.id, tokenVersion: null, accessKeyId: principal.accessKey.id }
+      : { userId: principal.user.id, tokenVersion: principal.claims!.tv, accessKeyId: null },
     // The handler adds CORS headers only to replies it writes itself.
     headers: createCors(ctx.deps.config.corsAllowedOrigins)(ctx.req).headers,
   });

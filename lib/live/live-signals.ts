@@ -21,6 +21,8 @@ export interface LiveNews {
   /** Entries up to `maxId` were committed for these projects (null: any project). */
   entriesCommitted(projectIds: number[] | null, maxId: number): void;
   projectBlocked(projectId: number): void;
+  /** A credential was revoked (an access key): every stream is re-checked now. */
+  credentialsRevoked(): void;
   /** The link was down for a while: news may have been missed. */
   newsMayBeMissing(): void;
 }
@@ -29,6 +31,7 @@ export interface LiveNews {
 export interface LiveSignalLink {
   publishEntries(projectIds: readonly number[], maxId: number): void;
   publishBlocked(projectId: number): void;
+  publishRevoked(): void;
   close(): Promise<void>;
 }
 
@@ -40,6 +43,7 @@ export async function linkProcesses(signals: StorageSignals, news: LiveNews, log
       const message = channel === ENTRIES_CHANNEL ? decodeEntries(payload) : decodeBlocked(payload);
       if (!message || message.sender === self) return;
       if ('maxId' in message) news.entriesCommitted(message.projectIds, message.maxId);
+      else if (message.projectId === REVOKED) news.credentialsRevoked();
       else news.projectBlocked(message.projectId);
     },
     onConnected(reconnected) {
@@ -55,6 +59,7 @@ export async function linkProcesses(signals: StorageSignals, news: LiveNews, log
   return {
     publishEntries: (projectIds, maxId) => send(ENTRIES_CHANNEL, encodeEntries(self, projectIds, maxId)),
     publishBlocked: (projectId) => send(BLOCKS_CHANNEL, `${self} ${projectId}`),
+    publishRevoked: () => send(BLOCKS_CHANNEL, `${self} ${REVOKED_TEXT}`),
     close: () => listener.close(),
   };
 }
@@ -74,8 +79,13 @@ export function decodeEntries(payload: string): { sender: string; maxId: number;
   return projectIds.every((id) => Number.isSafeInteger(id) && id > 0) ? { sender, maxId, projectIds } : null;
 }
 
+/** Sent on the blocks channel instead of a project id: "a credential was revoked", read as project id REVOKED. */
+const REVOKED_TEXT = 'revoked';
+const REVOKED = -1;
+
 export function decodeBlocked(payload: string): { sender: string; projectId: number } | null {
   const [sender, idText] = payload.split(' ');
+  if (sender && idText === REVOKED_TEXT) return { sender, projectId: REVOKED };
   const projectId = Number(idText);
   return sender && Number.isSafeInteger(projectId) && projectId > 0 ? { sender, projectId } : null;
 }

@@ -35,6 +35,8 @@ export interface StreamHubOptions {
   commitsOutOfOrder: boolean;
   /** Settles running at once (each may hold a pooled connection while it waits). Default 2. */
   maxConcurrentSettles?: number;
+  /** The service's clock, against which access keys' expiry is re-checked. Default `Date.now`. */
+  now?: () => number;
 }
 
 export interface OpenStreamRequest {
@@ -60,6 +62,8 @@ export interface StreamHub {
   entriesCommitted(committed: CommittedEntries): void;
   /** A project was just blocked: its direct streams end with `project_blocked`. */
   projectBlocked(projectId: number): void;
+  /** An access key was revoked: every stream is re-checked now, here and in other processes (not a heartbeat later). */
+  credentialsRevoked(): void;
   /** Ends every stream with `server_shutdown`; streams opened later end at once. */
   beginShutdown(): void;
   /** `beginShutdown`, then waits for reads in flight and stops listening to other processes. */

@@ -33,6 +33,7 @@ import { Horizons } from './horizons.js';
 import { ReadGate } from './read-gate.js';
 import { findInvalidStreams } from './revalidate.js';
 import { Subscription } from './subscription.js';
+import { addTo, removeFrom } from './feed-index.js';
 import type { OpenStreamRequest, StreamHub, StreamHubOptions } from './stream-hub-types.js';
 import type { CommittedEntries } from '../ingest/committed-entries.js';
 
@@ -72,6 +73,7 @@ class LiveStreamHub implements StreamHub {
   private knownMaxId = 0;
   private heartbeat: NodeJS.Timeout | null = null;
   private revalidating = false;
+  private revalidateAgain = false;
   private checkingForMissed = false;
   private shuttingDown = false;
   private link: LiveSignalLink | null = null;
@@ -110,10 +112,8 @@ class LiveStreamHub implements StreamHub {
       {
         entriesCommitted: (projectIds, maxId) => this.onEntries(projectIds, maxId),
         projectBlocked: (projectId) => this.onProjectBlocked(projectId),
-        newsMayBeMissing: () => {
-          void this.checkForMissedEntries();
-          void this.revalidate();
-        },
+        credentialsRevoked: () => void this.revalidate(),
+        newsMayBeMissing: () => void Promise.all([this.checkForMissedEntries(), this.revalidate()]),
       },
       this.logger,
     );
@@ -189,6 +189,11 @@ class LiveStreamHub implements StreamHub {
   projectBlocked(projectId: number): void {
     this.onProjectBlocked(projectId);
     this.link?.publishBlocked(projectId);
+  }
+
+  credentialsRevoked(): void {
+    void this.revalidate();
+    this.link?.publishRevoked();
   }
 
   beginShutdown(): void {
@@ -353,16 +358,22 @@ class LiveStreamHub implements StreamHub {
 
   /** Ends the streams whose caller or project no longer qualifies. */
   private async revalidate(): Promise<void> {
-    if (this.revalidating || this.subs.size === 0) return;
+    // A request during a check (a revocation just signalled) runs one more check after it.
+    if (this.revalidating) return void (this.revalidateAgain = true);
+    if (this.subs.size === 0) return;
     this.revalidating = true;
     try {
-      const verdicts = await findInvalidStreams(this.db, this.subs);
+      const verdicts = await findInvalidStreams(this.db, this.subs, (this.options.now ?? Date.now)());
       for (const [sub, reason] of verdicts) sub.end(reason);
     } catch (err) {
       // Unknown is not revoked: the streams stay until a check succeeds.
       this.logger.warn('live streams: re-validation failed; retrying at the next heartbeat', { error: String(err) });
     } finally {
       this.revalidating = false;
+      if (this.revalidateAgain) {
+        this.revalidateAgain = false;
+        void this.revalidate();
+      }
     }
   }
 
@@ -383,17 +394,4 @@ class LiveStreamHub implements StreamHub {
       this.checkingForMissed = false;
     }
   }
-}
-
-function addTo(index: Map<number, Set<Feed>>, id: number, feed: Feed): void {
-  const set = index.get(id);
-  if (set) set.add(feed);
-  else index.set(id, new Set([feed]));
-}
-
-function removeFrom(index: Map<number, Set<Feed>>, id: number, feed: Feed): void {
-  const set = index.get(id);
-  if (!set) return;
-  set.delete(feed);
-  if (set.size === 0) index.delete(id);
 }

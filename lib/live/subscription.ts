@@ -25,8 +25,10 @@ import type { LiveScope } from './live-scope.js';
 /** Who opened the stream, as re-validation needs it. */
 export interface StreamCaller {
   userId: number;
-  /** `tv` of the access token the stream was opened with. */
-  tokenVersion: number;
+  /** `tv` of the access token the stream was opened with; null when it was opened with an access key. */
+  tokenVersion: number | null;
+  /** The access key the stream was opened with, re-checked (revoked, expired) at every heartbeat; null (or absent) for an access token. */
+  accessKeyId?: number | null;
 }
 
 /** Heartbeats in a row a paused stream may see before it is closed (so one to two intervals of silence). */

@@ -58,6 +58,13 @@ export interface ReadOps {
   listSecretKeys(projectId: number): Promise<Org.SecretKeyRow[]>;
   findSecretKeyByHash(keyHash: string): Promise<Org.SecretKeyLookup | null>;
 
+  getAccessKey(id: number): Promise<Org.AccessKeyRow | null>;
+  /** The user's access keys, newest first, revoked and expired ones included. */
+  listAccessKeys(userId: number): Promise<Org.AccessKeyRow[]>;
+  findAccessKeyByHash(keyHash: string): Promise<Org.AccessKeyRow | null>;
+  /** The key with its person and their effective grants, in one statement (every request made with a key reads this). */
+  findAccessKeyHolder(keyHash: string): Promise<Org.AccessKeyHolder | null>;
+
   getRoleAssignment(id: number): Promise<Org.RoleAssignmentRow | null>;
   /** Unpaginated, newest first. */
   listRoleAssignments(filter: Org.RoleAssignmentFilter): Promise<Org.RoleAssignmentRow[]>;
@@ -188,6 +195,12 @@ export interface WriteOps extends ReadOps {
    */
   revokeSecretKey(id: number, now: number): Promise<Org.SecretKeyRow | null>;
 
+  insertAccessKey(row: Org.NewAccessKey): Promise<Org.AccessKeyRow>;
+  /** Sets revoked_at on a key not yet revoked and returns it; null when it already was (or does not exist). */
+  revokeAccessKey(id: number, now: number): Promise<Org.AccessKeyRow | null>;
+  /** Sets last_used_at (only ever forward). */
+  touchAccessKey(id: number, now: number): Promise<void>;
+
   insertRoleAssignment(row: Org.NewRoleAssignment): Promise<Org.RoleAssignmentRow>;
   /** false when no such assignment existed (e.g. a concurrent revocation won). */
   deleteRoleAssignment(id: number): Promise<boolean>;
@@ -295,4 +308,4 @@ export interface ConnectionStats {
 }
 
 /** The schema version this build creates and understands. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;

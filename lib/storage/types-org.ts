@@ -113,6 +113,32 @@ export interface SecretKeyRow {
   revokedAt: number | null;
 }
 
+/**
+ * A person's access key as stored: never the key, only its hash (which
+ * stays in storage: `findAccessKeyByHash` looks it up, no row carries it).
+ * `scope` is JSON text that auth/access-keys.ts writes and reads.
+ */
+export interface AccessKeyRow {
+  id: number;
+  userId: number;
+  label: string;
+  scope: string;
+  createdBy: number;
+  createdAt: number;
+  expiresAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+/** An access key found by its hash with its person and the person's effective grants, read in one statement. */
+export interface AccessKeyHolder {
+  key: AccessKeyRow;
+  user: UserRow;
+  grants: RoleGrant[];
+}
+
+export type NewAccessKey = Omit<AccessKeyRow, 'id' | 'lastUsedAt' | 'revokedAt'> & { keyHash: string };
+
 export interface RoleAssignmentRow {
   id: number;
   subjectType: SubjectType;

@@ -45,6 +45,8 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   /** Kill the process (and fail) after this long. Default 30 s. */
   timeoutMs?: number;
+  /** Written to the process's standard input, which is then closed (default: no standard input). */
+  input?: string | Buffer;
 }
 
 /** Runs `logkeep <args>` to completion. */
@@ -68,7 +70,8 @@ export interface RunningBin {
 /** Starts `logkeep <args>` and returns a handle on it. */
 export function startBin(args: readonly string[], options: RunOptions = {}): RunningBin {
   assertBinBuilt();
-  const child = spawn(process.execPath, [BIN_PATH, ...args], { env: binEnvironment(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN_PATH, ...args], { env: binEnvironment(options.env), stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  if (options.input !== undefined) child.stdin?.end(options.input);
   let stdout = '';
   let stderr = '';
   const listeners = new Set<() => void>();

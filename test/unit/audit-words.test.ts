@@ -67,6 +67,14 @@ const EXAMPLES: Record<string, [AuditEntry, string]> = {
     row('secret_key.revoked', { target_type: 'secret_key', target_id: 4, metadata: { project_id: 7, label: null } }),
     'admin revoked key #4 of project payments',
   ],
+  'access_key.created': [
+    row('access_key.created', { target_type: 'access_key', target_id: 6, metadata: { user_id: 2, label: 'ci', scope: {}, expires_at: '2027-01-01T00:00:00.000Z' } }),
+    'admin created access key #6 "ci" for alice',
+  ],
+  'access_key.revoked': [
+    row('access_key.revoked', { target_type: 'access_key', target_id: 6, metadata: { user_id: 3, label: null } }),
+    'admin revoked access key #6 of bob',
+  ],
   'role_assignment.created': [
     row('role_assignment.created', {
       target_type: 'role_assignment',

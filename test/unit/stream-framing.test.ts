@@ -86,6 +86,8 @@ describe('cross-process signal payloads', () => {
     for (const bad of ['', 'me', 'me x 1', 'me 5 1,a', 'me 5 0']) assert.equal(decodeEntries(bad), null, bad);
     assert.deepEqual(decodeBlocked('me 12'), { sender: 'me', projectId: 12 });
     for (const bad of ['', 'me', 'me x', 'me -1']) assert.equal(decodeBlocked(bad), null, bad);
+    // "a credential was revoked": no project, every stream re-checked.
+    assert.ok((decodeBlocked('me revoked')?.projectId ?? 0) < 0);
   });
 });
 

@@ -147,6 +147,28 @@ INSERT INTO break_glass_accounts (user_id)
   ON CONFLICT DO NOTHING;
 `;
 
+/**
+ * Access keys: a person's scoped, expiring credential for scripts and
+ * agents. Only the SHA-256 hash of a key is stored; `scope` is JSON text
+ * (its permissions and the projects and groups it is narrowed to), read
+ * and checked by auth/access-keys.ts. Listed per user, hence the index.
+ */
+const SCHEMA_V5 = `
+CREATE TABLE access_keys (
+  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  user_id BIGINT NOT NULL REFERENCES users (id),
+  label TEXT NOT NULL,
+  key_hash TEXT NOT NULL CONSTRAINT access_keys_key_hash_key UNIQUE,
+  scope TEXT NOT NULL,
+  created_by BIGINT NOT NULL REFERENCES users (id),
+  created_at BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL,
+  last_used_at BIGINT NULL,
+  revoked_at BIGINT NULL
+);
+CREATE INDEX access_keys_user ON access_keys (user_id, id);
+`;
+
 /** Every step, in order. Append; never edit a step once it is on main (databases already ran it). */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
@@ -171,6 +193,12 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     version: 4,
     async up(t) {
       await t.none(SCHEMA_V4);
+    },
+  },
+  {
+    version: 5,
+    async up(t) {
+      await t.none(SCHEMA_V5);
     },
   },
 ];

@@ -133,6 +133,30 @@ export class PostgresReads implements ReadOps {
     return this.db.oneOrNone<Org.SecretKeyLookup>(sql.FIND_SECRET_KEY_BY_HASH, [keyHash]);
   }
 
+  getAccessKey(id: number): Promise<Org.AccessKeyRow | null> {
+    return this.db.oneOrNone<Org.AccessKeyRow>(sql.SELECT_ACCESS_KEY, [id]);
+  }
+
+  listAccessKeys(userId: number): Promise<Org.AccessKeyRow[]> {
+    return this.db.any<Org.AccessKeyRow>(sql.LIST_ACCESS_KEYS, [userId]);
+  }
+
+  findAccessKeyByHash(keyHash: string): Promise<Org.AccessKeyRow | null> {
+    return this.db.oneOrNone<Org.AccessKeyRow>(sql.FIND_ACCESS_KEY_BY_HASH, [keyHash]);
+  }
+
+  async findAccessKeyHolder(keyHash: string): Promise<Org.AccessKeyHolder | null> {
+    const row = await this.db.oneOrNone<Record<string, unknown>>(sql.FIND_ACCESS_KEY_HOLDER, [keyHash]);
+    if (!row) return null;
+    const { keyId, keyLabel, keyScope, keyCreatedBy, keyCreatedAt, keyExpiresAt, keyLastUsedAt, keyRevokedAt, grants, ...user } = row;
+    const key = { id: keyId, userId: user.id, label: keyLabel, scope: keyScope, createdBy: keyCreatedBy, createdAt: keyCreatedAt, expiresAt: keyExpiresAt };
+    return {
+      key: { ...key, lastUsedAt: keyLastUsedAt, revokedAt: keyRevokedAt } as Org.AccessKeyRow,
+      user: user as unknown as Org.UserRow,
+      grants: grants as Org.RoleGrant[],
+    };
+  }
+
   getRoleAssignment(id: number): Promise<Org.RoleAssignmentRow | null> {
     return this.db.oneOrNone<Org.RoleAssignmentRow>(sql.SELECT_ROLE_ASSIGNMENT, [id]);
   }

@@ -131,6 +131,25 @@ export const INSERT_SECRET_KEY = `INSERT INTO secret_keys (project_id, label, ke
 export const REVOKE_SECRET_KEY = `UPDATE secret_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL
   RETURNING ${Columns.SECRET_KEY}`;
 
+// Access keys
+export const SELECT_ACCESS_KEY = `SELECT ${Columns.ACCESS_KEY} FROM access_keys WHERE id = $1`;
+export const LIST_ACCESS_KEYS = `SELECT ${Columns.ACCESS_KEY} FROM access_keys WHERE user_id = $1 ORDER BY id DESC`;
+export const FIND_ACCESS_KEY_BY_HASH = `SELECT ${Columns.ACCESS_KEY} FROM access_keys WHERE key_hash = $1`;
+/** The key, its person (user columns as `row-columns.ts` names them) and their grants as JSON. */
+export const FIND_ACCESS_KEY_HOLDER = `SELECT u.*, k.id AS "keyId", k.label AS "keyLabel", k.scope AS "keyScope", k.created_by AS "keyCreatedBy", k.created_at AS "keyCreatedAt",
+    k.expires_at AS "keyExpiresAt", k.last_used_at AS "keyLastUsedAt", k.revoked_at AS "keyRevokedAt",
+    (SELECT coalesce(json_agg(g), '[]'::json) FROM (${effectiveGrantsOf('k.user_id')}) g) AS "grants"
+  FROM access_keys k JOIN (SELECT ${Columns.USER} FROM users) u ON u.id = k.user_id
+  WHERE k.key_hash = $1`;
+export const INSERT_ACCESS_KEY = `INSERT INTO access_keys (user_id, label, key_hash, scope, created_by, created_at, expires_at)
+  VALUES ($(userId), $(label), $(keyHash), $(scope), $(createdBy), $(createdAt), $(expiresAt))
+  RETURNING ${Columns.ACCESS_KEY}`;
+/** Keeps the first revocation time. */
+export const REVOKE_ACCESS_KEY = `UPDATE access_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL
+  RETURNING ${Columns.ACCESS_KEY}`;
+/** Only ever forward: of two processes touching a key, the later time stays. */
+export const TOUCH_ACCESS_KEY = `UPDATE access_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)`;
+
 // Role assignments
 export const SELECT_ROLE_ASSIGNMENT = `SELECT ${Columns.ROLE_ASSIGNMENT} FROM role_assignments WHERE id = $1`;
 export const LIST_ROLE_ASSIGNMENTS = `SELECT ${Columns.ROLE_ASSIGNMENT} FROM role_assignments
@@ -147,12 +166,16 @@ export const LIST_ROLE_ASSIGNMENTS = `SELECT ${Columns.ROLE_ASSIGNMENT} FROM rol
  * orders by code point, as SQLite's BINARY collation does, whatever the
  * database's locale.
  */
-export const EFFECTIVE_GRANTS = `SELECT role, scope_type, scope_id FROM (
+/** The effective grants of the user whose id `user` names (a parameter or a column). */
+function effectiveGrantsOf(user: string): string {
+  return `SELECT role, scope_type, scope_id FROM (
     SELECT DISTINCT role, scope_type, scope_id FROM role_assignments
-    WHERE (subject_type = 'user' AND subject_id = $1)
-       OR (subject_type = 'team' AND subject_id IN (SELECT team_id FROM team_members WHERE user_id = $1))
+    WHERE (subject_type = 'user' AND subject_id = ${user})
+       OR (subject_type = 'team' AND subject_id IN (SELECT team_id FROM team_members WHERE user_id = ${user}))
   ) grants
   ORDER BY role COLLATE "C", scope_type COLLATE "C", scope_id NULLS FIRST`;
+}
+export const EFFECTIVE_GRANTS = effectiveGrantsOf('$1');
 /** Owners of each group as (group, user) pairs, a person once: direct grants plus team members. */
 const GROUP_OWNERS = `SELECT ra.scope_id AS group_id, ra.subject_id AS user_id FROM role_assignments ra
     WHERE ra.role = 'owner' AND ra.scope_type = 'group' AND ra.subject_type = 'user'

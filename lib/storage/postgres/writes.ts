@@ -167,6 +167,18 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
     return this.db.oneOrNone<Org.SecretKeyRow>(sql.REVOKE_SECRET_KEY, [id, now]);
   }
 
+  insertAccessKey(row: Org.NewAccessKey): Promise<Org.AccessKeyRow> {
+    return this.mayConflict((q) => q.one<Org.AccessKeyRow>(sql.INSERT_ACCESS_KEY, row));
+  }
+
+  revokeAccessKey(id: number, now: number): Promise<Org.AccessKeyRow | null> {
+    return this.db.oneOrNone<Org.AccessKeyRow>(sql.REVOKE_ACCESS_KEY, [id, now]);
+  }
+
+  async touchAccessKey(id: number, now: number): Promise<void> {
+    await this.db.none(sql.TOUCH_ACCESS_KEY, [id, now]);
+  }
+
   insertRoleAssignment(row: Org.NewRoleAssignment): Promise<Org.RoleAssignmentRow> {
     return this.db.one<Org.RoleAssignmentRow>(sql.INSERT_ROLE_ASSIGNMENT, row);
   }

@@ -17,6 +17,8 @@ export const PROJECT = `id, group_id AS "groupId", name, retention_days AS "rete
   max_bytes AS "maxBytes", is_blocked AS "isBlocked", created_at AS "createdAt", entry_count AS "entryCount",
   total_bytes AS "totalBytes"`;
 export const SECRET_KEY = `id, project_id AS "projectId", label, created_at AS "createdAt", revoked_at AS "revokedAt"`;
+export const ACCESS_KEY = `id, user_id AS "userId", label, scope, created_by AS "createdBy", created_at AS "createdAt",
+  expires_at AS "expiresAt", last_used_at AS "lastUsedAt", revoked_at AS "revokedAt"`;
 export const ROLE_ASSIGNMENT = `id, subject_type AS "subjectType", subject_id AS "subjectId", role, scope_type AS "scopeType",
   scope_id AS "scopeId", created_at AS "createdAt"`;
 /** metadata stays JSON text here; each backend's ops parse it. */

@@ -133,6 +133,28 @@ INSERT OR IGNORE INTO break_glass_accounts (user_id)
   WHERE action = 'user.created' AND actor_user_id IS NULL AND target_id IN (SELECT id FROM users);
 `;
 
+/**
+ * Access keys: a person's scoped, expiring credential for scripts and
+ * agents. Only the SHA-256 hash of a key is stored; `scope` is JSON text
+ * (its permissions and the projects and groups it is narrowed to), read
+ * and checked by auth/access-keys.ts. Listed per user, hence the index.
+ */
+const SCHEMA_V5 = `
+CREATE TABLE access_keys (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  user_id INTEGER NOT NULL REFERENCES users (id),
+  label TEXT NOT NULL,
+  key_hash TEXT NOT NULL UNIQUE,
+  scope TEXT NOT NULL,
+  created_by INTEGER NOT NULL REFERENCES users (id),
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  last_used_at INTEGER NULL,
+  revoked_at INTEGER NULL
+);
+CREATE INDEX access_keys_user ON access_keys (user_id, id);
+`;
+
 /** Every step, in order. Append; never edit a step once it is on main (databases already ran it). */
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
@@ -157,6 +179,12 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     version: 4,
     async up(db) {
       await db.exec(SCHEMA_V4);
+    },
+  },
+  {
+    version: 5,
+    async up(db) {
+      await db.exec(SCHEMA_V5);
     },
   },
 ];

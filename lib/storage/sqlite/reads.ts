@@ -13,6 +13,8 @@ import type { LogRow, LogSelection } from '../types-logs.js';
 import type { ReadOps } from '../storage.js';
 import type { SqlExecutor } from './connection.js';
 import {
+  toAccessKey,
+  toAccessKeyHolder,
   toAudit,
   toGroup,
   toGroupOwnerCount,
@@ -148,6 +150,25 @@ export class SqliteReads implements ReadOps {
   async findSecretKeyByHash(keyHash: string): Promise<Org.SecretKeyLookup | null> {
     const row = await this.db.get(sql.FIND_SECRET_KEY_BY_HASH, [keyHash]);
     return row ? toSecretKeyLookup(row) : null;
+  }
+
+  async getAccessKey(id: number): Promise<Org.AccessKeyRow | null> {
+    const row = await this.db.get(sql.SELECT_ACCESS_KEY, [id]);
+    return row ? toAccessKey(row) : null;
+  }
+
+  async listAccessKeys(userId: number): Promise<Org.AccessKeyRow[]> {
+    return (await this.db.all(sql.LIST_ACCESS_KEYS, [userId])).map(toAccessKey);
+  }
+
+  async findAccessKeyByHash(keyHash: string): Promise<Org.AccessKeyRow | null> {
+    const row = await this.db.get(sql.FIND_ACCESS_KEY_BY_HASH, [keyHash]);
+    return row ? toAccessKey(row) : null;
+  }
+
+  async findAccessKeyHolder(keyHash: string): Promise<Org.AccessKeyHolder | null> {
+    const row = await this.db.get(sql.FIND_ACCESS_KEY_HOLDER, [keyHash]);
+    return row ? toAccessKeyHolder(row) : null;
   }
 
   async getRoleAssignment(id: number): Promise<Org.RoleAssignmentRow | null> {

@@ -5,6 +5,8 @@
  * and the audit metadata (kept as JSON text).
  */
 import type {
+  AccessKeyHolder,
+  AccessKeyRow,
   AuditRow,
   GroupOwnerCount,
   GroupRow,
@@ -41,9 +43,30 @@ export const toGroup = withBooleans<GroupRow>();
 export const toTeam = withBooleans<TeamRow>();
 export const toTeamMember = withBooleans<TeamMemberRow>();
 export const toSecretKey = withBooleans<SecretKeyRow>();
+export const toAccessKey = withBooleans<AccessKeyRow>();
 export const toRoleAssignment = withBooleans<RoleAssignmentRow>();
 export const toRoleGrant = withBooleans<RoleGrant>();
 export const toGroupOwnerCount = withBooleans<GroupOwnerCount>();
+
+/** A key's row with its person's columns and their grants (JSON text). */
+export function toAccessKeyHolder(row: SqlRow): AccessKeyHolder {
+  const { keyId, keyLabel, keyScope, keyCreatedBy, keyCreatedAt, keyExpiresAt, keyLastUsedAt, keyRevokedAt, grants, ...user } = row;
+  return {
+    key: {
+      id: keyId as number,
+      userId: user.id as number,
+      label: keyLabel as string,
+      scope: keyScope as string,
+      createdBy: keyCreatedBy as number,
+      createdAt: keyCreatedAt as number,
+      expiresAt: keyExpiresAt as number,
+      lastUsedAt: keyLastUsedAt as number | null,
+      revokedAt: keyRevokedAt as number | null,
+    },
+    user: toUser(user),
+    grants: JSON.parse(grants as string) as RoleGrant[],
+  };
+}
 
 export function toAudit(row: SqlRow): AuditRow {
   return { ...(row as Omit<AuditRow, 'metadata'>), metadata: JSON.parse(row.metadata as string) as Record<string, unknown> };

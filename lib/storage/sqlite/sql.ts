@@ -115,6 +115,26 @@ export const INSERT_SECRET_KEY = `INSERT INTO secret_keys (project_id, label, ke
 export const REVOKE_SECRET_KEY = `UPDATE secret_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL
   RETURNING ${Columns.SECRET_KEY}`;
 
+// ---- access keys -----------------------------------------------------------------
+
+export const SELECT_ACCESS_KEY = `SELECT ${Columns.ACCESS_KEY} FROM access_keys WHERE id = ?`;
+export const LIST_ACCESS_KEYS = `SELECT ${Columns.ACCESS_KEY} FROM access_keys WHERE user_id = ? ORDER BY id DESC`;
+export const FIND_ACCESS_KEY_BY_HASH = `SELECT ${Columns.ACCESS_KEY} FROM access_keys WHERE key_hash = ?`;
+/** Params: hash. The key, its person (user columns as `row-columns.ts` names them) and their grants as JSON text. */
+export const FIND_ACCESS_KEY_HOLDER = `SELECT u.*, k.id AS "keyId", k.label AS "keyLabel", k.scope AS "keyScope", k.created_by AS "keyCreatedBy", k.created_at AS "keyCreatedAt",
+    k.expires_at AS "keyExpiresAt", k.last_used_at AS "keyLastUsedAt", k.revoked_at AS "keyRevokedAt",
+    (SELECT json_group_array(json_object('role', role, 'scope_type', scope_type, 'scope_id', scope_id)) FROM (${effectiveGrantsOf('k.user_id')})) AS "grants"
+  FROM access_keys k JOIN (SELECT ${Columns.USER} FROM users) u ON u.id = k.user_id
+  WHERE k.key_hash = ?`;
+export const INSERT_ACCESS_KEY = `INSERT INTO access_keys (user_id, label, key_hash, scope, created_by, created_at, expires_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?)
+  RETURNING ${Columns.ACCESS_KEY}`;
+/** Params: now, id. The first revocation time is kept. */
+export const REVOKE_ACCESS_KEY = `UPDATE access_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL
+  RETURNING ${Columns.ACCESS_KEY}`;
+/** Params: now, id, now. */
+export const TOUCH_ACCESS_KEY = `UPDATE access_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`;
+
 // ---- role assignments ------------------------------------------------------------
 
 export const SELECT_ROLE_ASSIGNMENT = `SELECT ${Columns.ROLE_ASSIGNMENT} FROM role_assignments WHERE id = ?`;
@@ -133,10 +153,14 @@ export const LIST_ROLE_ASSIGNMENTS = `SELECT ${Columns.ROLE_ASSIGNMENT} FROM rol
          OR (scope_type = 'project' AND scope_id IN (SELECT id FROM projects WHERE group_id = ?)))
   ORDER BY id DESC`;
 /** Params: user id twice. Direct grants plus those of the user's teams. */
-export const EFFECTIVE_GRANTS = `SELECT DISTINCT role, scope_type, scope_id FROM role_assignments
-  WHERE (subject_type = 'user' AND subject_id = ?)
-     OR (subject_type = 'team' AND subject_id IN (SELECT team_id FROM team_members WHERE user_id = ?))
+/** The effective grants of the user whose id `user` names (a parameter or a column). */
+function effectiveGrantsOf(user: string): string {
+  return `SELECT DISTINCT role, scope_type, scope_id FROM role_assignments
+  WHERE (subject_type = 'user' AND subject_id = ${user})
+     OR (subject_type = 'team' AND subject_id IN (SELECT team_id FROM team_members WHERE user_id = ${user}))
   ORDER BY role, scope_type, scope_id`;
+}
+export const EFFECTIVE_GRANTS = effectiveGrantsOf('?');
 /**
  * Params: JSON group ids. UNION deduplicates (group, user) pairs, so a
  * person who owns directly and through a team counts once; deleted

@@ -8,7 +8,7 @@ import * as SsoRows from './sso.js';
 import type * as Org from '../types-org.js';
 import type { LogEntryOutcome, LogIngestRequest } from '../types-logs.js';
 import type { WriteOps } from '../storage.js';
-import { one, toAudit, toGroup, toProject, toRefreshToken, toRoleAssignment, toSecretKey, toTeam, toUser } from './row-mappers.js';
+import { one, toAudit, toGroup, toProject, toAccessKey, toRefreshToken, toRoleAssignment, toSecretKey, toTeam, toUser } from './row-mappers.js';
 import { change, flag, jsonIds } from './params.js';
 import * as sql from './sql.js';
 import * as LogEntries from './log-entries.js';
@@ -121,6 +121,20 @@ export class SqliteWrites extends SqliteReads implements WriteOps {
   async revokeSecretKey(id: number, now: number): Promise<Org.SecretKeyRow | null> {
     const row = await this.db.get(sql.REVOKE_SECRET_KEY, [now, id]);
     return row ? toSecretKey(row) : null;
+  }
+
+  async insertAccessKey(row: Org.NewAccessKey): Promise<Org.AccessKeyRow> {
+    const inserted = await this.db.get(sql.INSERT_ACCESS_KEY, [row.userId, row.label, row.keyHash, row.scope, row.createdBy, row.createdAt, row.expiresAt]);
+    return one(inserted, toAccessKey, 'inserted access key');
+  }
+
+  async revokeAccessKey(id: number, now: number): Promise<Org.AccessKeyRow | null> {
+    const row = await this.db.get(sql.REVOKE_ACCESS_KEY, [now, id]);
+    return row ? toAccessKey(row) : null;
+  }
+
+  async touchAccessKey(id: number, now: number): Promise<void> {
+    await this.db.run(sql.TOUCH_ACCESS_KEY, [now, id, now]);
   }
 
   async insertRoleAssignment(row: Org.NewRoleAssignment): Promise<Org.RoleAssignmentRow> {

@@ -1,5 +1,5 @@
 /**
- * People's access keys over HTTP on both backends: created for oneself
+ * People's access keys over HTTP, on one backend per file: created for oneself
  * (administrators for anyone) with a label, a bounded expiry and a scope;
  * shown once and stored as a hash; listed and revoked by their person and
  * administrators, each change audited. A key works only on the log routes
@@ -12,7 +12,7 @@
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
-import { describeEachBackend } from '../support/backends.js';
+import { describeEachBackend, type BackendName } from '../support/backends.js';
 import { api, startService, type RunningService } from '../support/service.js';
 import { assertStatus, auditRows, createActor, createGroup, createKey, createProject, grant, refreshActor, signInAdmin, type TestActor } from '../support/actors.js';
 import { ingestAll } from '../support/logs.js';
@@ -25,7 +25,12 @@ const DAY_MS = 86_400_000;
 const HEARTBEAT_S = 1;
 const entry = (event: string) => ({ level: 'info', event, timestamp: '2026-01-01T00:00:00Z' });
 
-describeEachBackend('access keys', (backend) => {
+/** The suite on one backend (access-keys-file.test.ts, access-keys-server.test.ts: a file each keeps each within the runner's time per file). */
+export function accessKeysSuite(only: BackendName): void {
+  describeEachBackend('access keys', (backend) => accessKeyCases(backend), [only]);
+}
+
+function accessKeyCases(backend: BackendName): void {
   let svc: RunningService;
   let url: string;
   let admin: TestActor;
@@ -295,4 +300,4 @@ describeEachBackend('access keys', (backend) => {
     assertStatus(await api(url, 'PATCH', `/v1/users/${holder.id}`, { token: admin.token, json: { password: 'a-new-temporary-1' } }), 200);
     assertStatus(await query(key.secret, `project_id=${projectA}`), 403, 'must_change_password');
   });
-});
+}

@@ -1,6 +1,6 @@
 /**
  * The client commands of the built `logkeep` program, run as processes
- * against a real service on both backends: `login` (a 0600 file, profiles,
+ * against a real service (cli-file.test.ts, cli-server.test.ts): `login` (a 0600 file, profiles,
  * a password sign-in kept as a rotating refresh token), `query` (table,
  * NDJSON, JSON, paging, errors in words with their exit codes), `ingest`
  * (NDJSON, JSON arrays and standard input, in batches, every rejection named
@@ -8,7 +8,7 @@
  * prints every entry exactly once, in order, across dropped connections and
  * a restart of the service.
  */
-import { after, before, it } from 'node:test';
+import { after, before, it as test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -72,7 +72,19 @@ function postOnFreshConnection(target: string, token: string, body: unknown): Pr
   });
 }
 
-describeEachBackend('logkeep client commands', (backend: BackendName) => {
+/**
+ * The suite on one backend, in two parts: `sign-in` (login, query, errors)
+ * and `data` (ingest, export, tail), a file each, so each stays within the
+ * runner's time per file however busy the machine (every case starts the
+ * program as a process). The `data` part runs on LOGKEEP_URL/LOGKEEP_KEY.
+ */
+export function cliSuite(only: BackendName, part: 'sign-in' | 'data'): void {
+  describeEachBackend(`logkeep client commands, ${part}`, (backend) => cliCases(backend, part), [only]);
+}
+
+function cliCases(backend: BackendName, part: 'sign-in' | 'data'): void {
+  /** A case of this file's part only. */
+  const it = (name: string, part_: 'sign-in' | 'data', fn: () => Promise<void>) => (part_ === part ? test(name, fn) : undefined);
   let database: TestDatabase;
   let svc: RestartableService;
   let url: string;
@@ -97,7 +109,14 @@ describeEachBackend('logkeep client commands', (backend: BackendName) => {
   /** Runs the bin with the test's config file and no LOGKEEP_* from outside. */
   const cli = (args: string[], options: { env?: Record<string, string | undefined>; input?: string; timeoutMs?: number } = {}): Promise<BinResult> =>
     runBin(args, {
-      env: { LOGKEEP_CONFIG: configFile, LOGKEEP_URL: undefined, LOGKEEP_KEY: undefined, LOGKEEP_PROFILE: undefined, NO_COLOR: '1', ...options.env },
+      env: {
+        LOGKEEP_CONFIG: configFile,
+        LOGKEEP_URL: part === 'data' ? url : undefined,
+        LOGKEEP_KEY: part === 'data' ? key : undefined,
+        LOGKEEP_PROFILE: undefined,
+        NO_COLOR: '1',
+        ...options.env,
+      },
       ...(options.input === undefined ? {} : { input: options.input }),
       timeoutMs: options.timeoutMs ?? 60_000,
     });
@@ -132,7 +151,7 @@ describeEachBackend('logkeep client commands', (backend: BackendName) => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('login stores the URL and key in a file created 0600, per profile', async () => {
+  it('login stores the URL and key in a file created 0600, per profile', 'sign-in', async () => {
     const stored = await cli(['login', '--url', url, '--key-stdin'], { input: `${key}\n` });
     assert.equal(stored.code, EXIT.ok, stored.stderr);
     assert.equal(statSync(configFile).mode & 0o777, 0o600);
@@ -149,7 +168,7 @@ describeEachBackend('logkeep client commands', (backend: BackendName) => {
     assert.match(missing.stderr, /logkeep login/);
   });
 
-  it('query prints a table, NDJSON or JSON, pages past 200 and names the cursor to continue', async () => {
+  it('query prints a table, NDJSON or JSON, pages past 200 and names the cursor to continue', 'sign-in', async () => {
     const table = await cli(['query', '--project', String(projectA), '--level', 'error', '--limit', '5']);
     assert.equal(table.code, EXIT.ok, table.stderr);
     assert.match(table.stdout, /seed 250/);
@@ -172,7 +191,7 @@ describeEachBackend('logkeep client commands', (backend: BackendName) => {
     assert.equal(rest.stdout.trim().split('\n').length, 21, 'the cursor continues the same query');
   });
 
-  it('says errors in words with the HTTP code, and exits with the documented code', async () => {
+  it('says errors in words with the HTTP code, and exits with the documented code', 'sign-in', async () => {
     const forbidden = await cli(['query', '--project', String(projectC)]);
     assert.equal(forbidden.code, EXIT.forbidden);
     assert.match(forbidden.stderr, /HTTP 403 forbidden: No role of yours covers this project\./);
@@ -194,7 +213,7 @@ describeEachBackend('logkeep client commands', (backend: BackendName) => {
     assert.match(unreachable.stderr, /cannot reach http:\/\/127\.0\.0\.1:1/);
   });
 
-  it('login with a password keeps a rotating refresh token, never the password', async () => {
+  it('login with a password keeps a rotating refresh token, never the password', 'sign-in', async () => {
     const res = await cli(['login', '--url', url, '--username', owner.username, '--password-stdin', '--profile', 'person'], { input: `${owner.password}\n` });
     assert.equal(res.code, EXIT.ok, res.stderr);
     const first = JSON.parse(readFileSync(configFile, 'utf8')).profiles.person;
@@ -208,7 +227,7 @@ describeEachBackend('logkeep client commands', (backend: BackendName) => {
     assert.match(wrong.stderr, /invalid_grant/);
   });
 
-  it('ingest sends NDJSON, JSON arrays and standard input in batches, naming every rejection by its line', async () => {
+  it('ingest sends NDJSON, JSON arrays and standard input in batches, naming every rejection by its line', 'data', async () => {
     const projectB = await createProject(url, admin.token, groupG, `ingest-${backend}`);
     const ndjsonFile = join(dir, 'entries.ndjson');
     const many = Array.from({ length: 2500 }, (_, i) => JSON.stringify(entry(`bulk ${i}`)));
@@ -234,7 +253,7 @@ describeEachBackend('logkeep client commands', (backend: BackendName) => {
     assert.match(refused.stderr, /HTTP 403 forbidden/);
   });
 
-  it('export writes every entry as NDJSON (gzip on request) and resumes from a printed cursor', async () => {
+  it('export writes every entry as NDJSON (gzip on request) and resumes from a printed cursor', 'data', async () => {
     const file = join(dir, 'export.ndjson.gz');
     const res = await cli(['export', '--project', String(projectA), '--gzip', '--output', file]);
     assert.equal(res.code, EXIT.ok, res.stderr);
@@ -249,7 +268,7 @@ describeEachBackend('logkeep client commands', (backend: BackendName) => {
     assert.deepEqual(rest.map((e) => e.event), Array.from({ length: 200 }, (_, i) => `seed ${199 - i}`));
   });
 
-  it('tail prints every entry exactly once, in order, across dropped connections and a restart of the service', async () => {
+  it('tail prints every entry exactly once, in order, across dropped connections and a restart of the service', 'data', async () => {
     const projectT = await createProject(url, admin.token, groupG, `tail-${backend}`);
     const secret = (await createKey(url, admin.token, projectT)).secret;
     const total = 300;
@@ -297,4 +316,4 @@ describeEachBackend('logkeep client commands', (backend: BackendName) => {
       tail.kill();
     }
   });
-});
+}

@@ -1,0 +1,4 @@
+/** The client commands' data part against the file backend (see cli-commands.ts). */
+import { cliSuite } from './cli-commands.js';
+
+cliSuite('file', 'data');

@@ -1,0 +1,4 @@
+/** The client commands' sign-in part against the server backend (see cli-commands.ts). */
+import { cliSuite } from './cli-commands.js';
+
+cliSuite('server', 'sign-in');

@@ -7,8 +7,9 @@
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend } from '../support/backends.js';
-import { api, login, startService, TEST_SCRYPT_LOG_N, type RunningService } from '../support/service.js';
-import { assertStatus, createActor, signInAdmin, type TestActor } from '../support/actors.js';
+import { serviceWithAdmin } from '../support/fixture.js';
+import { api, login, TEST_SCRYPT_LOG_N } from '../support/service.js';
+import { assertStatus, createActor } from '../support/actors.js';
 import { openDatabase } from '../support/identity.js';
 import { lockWaiters } from '../support/postgres.js';
 import { changeOwnPassword, deleteOwnAccount } from '../../lib/admin/account.js';
@@ -21,20 +22,19 @@ import type { Storage } from '../../lib/storage/storage.js';
 const ORIGIN = { clientIp: '127.0.0.1', path: '/v1/auth/change-password' };
 
 describeEachBackend('password change racing an admin reset', (backend) => {
-  let svc: RunningService;
-  let url: string;
-  let admin: TestActor;
   let db: Storage;
   let hasher: PasswordHasher;
   /** Runs while the new password is being hashed, after the current one was confirmed. */
   let duringHash: () => Promise<void> = async () => {};
   let deps: ServiceDeps;
 
+  after(async () => {
+    await hasher.close();
+    await db.close();
+  });
+  const app = serviceWithAdmin(backend);
   before(async () => {
-    svc = await startService(backend);
-    url = svc.url;
-    admin = await signInAdmin(url);
-    db = await openDatabase(svc);
+    db = await openDatabase(app.svc);
     hasher = createPasswordHasher({ logN: TEST_SCRYPT_LOG_N });
     const hooked: PasswordHasher = {
       verify: (stored, password) => hasher.verify(stored, password),
@@ -53,11 +53,6 @@ describeEachBackend('password change racing an admin reset', (backend) => {
       now: Date.now,
     } as unknown as ServiceDeps;
   });
-  after(async () => {
-    await hasher.close();
-    await db.close();
-    await svc.stop({ dropDatabase: true });
-  });
 
   async function userRow(id: number) {
     const row = await db.getUserById(id);
@@ -66,15 +61,15 @@ describeEachBackend('password change racing an admin reset', (backend) => {
   }
 
   async function signsIn(username: string, password: string): Promise<boolean> {
-    const res = await api(url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username, password } });
+    const res = await api(app.url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username, password } });
     return res.status === 200;
   }
 
   it('an admin reset made while the new password hashes is kept, with must_change_password', async () => {
-    const user = await createActor(url, admin.token, 'race-reset');
+    const user = await createActor(app.url, app.admin.token, 'race-reset');
     const seen = await userRow(user.id);
     duringHash = async () => {
-      assertStatus(await api(url, 'PATCH', `/v1/users/${user.id}`, { token: admin.token, json: { password: 'reset-by-admin-1' } }), 200);
+      assertStatus(await api(app.url, 'PATCH', `/v1/users/${user.id}`, { token: app.admin.token, json: { password: 'reset-by-admin-1' } }), 200);
     };
     await assert.rejects(changeOwnPassword(deps, seen, { currentPassword: user.password, newPassword: 'chosen-by-user-1' }, ORIGIN), {
       code: 'unauthorized',
@@ -82,16 +77,16 @@ describeEachBackend('password change racing an admin reset', (backend) => {
     });
     duringHash = async () => {};
     assert.equal(await signsIn(user.username, 'chosen-by-user-1'), false);
-    const after = await login(url, user.username, 'reset-by-admin-1');
-    assertStatus(await api(url, 'GET', '/v1/groups', { token: after.access_token }), 403, 'must_change_password');
+    const after = await login(app.url, user.username, 'reset-by-admin-1');
+    assertStatus(await api(app.url, 'GET', '/v1/groups', { token: after.access_token }), 403, 'must_change_password');
     assert.equal((await userRow(user.id)).mustChangePassword, true);
   });
 
   it('a block made while the new password hashes is kept too, and the password is unchanged', async () => {
-    const user = await createActor(url, admin.token, 'race-block');
+    const user = await createActor(app.url, app.admin.token, 'race-block');
     const seen = await userRow(user.id);
     duringHash = async () => {
-      assertStatus(await api(url, 'POST', `/v1/users/${user.id}/block`, { token: admin.token }), 200);
+      assertStatus(await api(app.url, 'POST', `/v1/users/${user.id}/block`, { token: app.admin.token }), 200);
     };
     await assert.rejects(changeOwnPassword(deps, seen, { currentPassword: user.password, newPassword: 'chosen-by-user-1' }, ORIGIN), { status: 401 });
     duringHash = async () => {};
@@ -99,23 +94,23 @@ describeEachBackend('password change racing an admin reset', (backend) => {
   });
 
   it('a deletion confirmed with a password reset meanwhile is refused', async () => {
-    const user = await createActor(url, admin.token, 'race-delete');
+    const user = await createActor(app.url, app.admin.token, 'race-delete');
     const seen = await userRow(user.id);
     // Deletion hashes nothing new: the reset lands between the confirmation (read above) and the write.
-    assertStatus(await api(url, 'PATCH', `/v1/users/${user.id}`, { token: admin.token, json: { password: 'reset-by-admin-1' } }), 200);
+    assertStatus(await api(app.url, 'PATCH', `/v1/users/${user.id}`, { token: app.admin.token, json: { password: 'reset-by-admin-1' } }), 200);
     await assert.rejects(deleteOwnAccount(deps, { ...seen }, user.password, ORIGIN), { status: 401 });
     assert.equal((await userRow(user.id)).deletedAt, null);
   });
 
   it('without interference the change still goes through', async () => {
-    const user = await createActor(url, admin.token, 'race-none');
+    const user = await createActor(app.url, app.admin.token, 'race-none');
     await changeOwnPassword(deps, await userRow(user.id), { currentPassword: user.password, newPassword: 'chosen-by-user-1' }, ORIGIN);
     assert.equal(await signsIn(user.username, 'chosen-by-user-1'), true);
   });
 
   if (backend === 'server') {
     it('a reset still uncommitted when the change writes is waited for, then wins', async () => {
-      const user = await createActor(url, admin.token, 'race-locked');
+      const user = await createActor(app.url, app.admin.token, 'race-locked');
       const seen = await userRow(user.id);
       const resetHash = await hasher.hash('reset-by-admin-2');
       let release!: () => void;
@@ -139,7 +134,7 @@ describeEachBackend('password change racing an admin reset', (backend) => {
         (err: { status?: number }) => err.status,
       );
       // The change's transaction now waits for the reset's row lock; let the reset commit.
-      await lockWaiters(svc.database.config.dbServerDatabase!, 1);
+      await lockWaiters(app.svc.database.config.dbServerDatabase!, 1);
       release();
       await resetting;
       duringHash = async () => {};

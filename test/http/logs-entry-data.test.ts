@@ -7,11 +7,11 @@
  * filter it answers 400 naming the parameter; and `q` and the exact-match
  * filters are bounded, with the same answers on both backends.
  */
-import { after, before, it } from 'node:test';
+import { after, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend } from '../support/backends.js';
-import { startService, type RunningService } from '../support/service.js';
-import { assertStatus, createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
+import { serviceWithAdmin } from '../support/fixture.js';
+import { assertStatus } from '../support/actors.js';
 import { ingest, ingestAll, queryLogs, submittedPart } from '../support/logs.js';
 import { assertOpen, openRawStream, type RawStream } from '../support/sse.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
@@ -37,44 +37,30 @@ function nested(depth: number, word: string): Record<string, unknown> {
 const NUL_FILTERS = ['category', 'logger', 'session_id', 'request_id', 'connection_generation', 'tool_call_id', 'message_id', 'operation_id', 'context.a.b', 'q'];
 
 describeEachBackend('log entry data: nesting, U+0000 and query bounds', (backend) => {
-  let svc: RunningService;
-  let url: string;
-  let admin: TestActor;
-  let groupId: number;
   const open: RawStream[] = [];
 
-  const newProject = async (name: string) => {
-    const projectId = await createProject(url, admin.token, groupId, name);
-    return { projectId, secret: (await createKey(url, admin.token, projectId)).secret };
-  };
   const list = async (projectId: number, params: [string, string][]) => {
-    const res = await queryLogs(url, admin.token, [['project_id', String(projectId)], ...params]);
+    const res = await queryLogs(app.url, app.admin.token, [['project_id', String(projectId)], ...params]);
     assertStatus(res, 200);
     return res.body.items as any[];
   };
   const stream = async (projectId: number, params: [string, string][]) => {
     const qs = new URLSearchParams([['project_id', String(projectId)], ...params]).toString();
-    const s = assertOpen(await openRawStream(url, `/v1/logs/stream?${qs}`, { token: admin.token }));
+    const s = assertOpen(await openRawStream(app.url, `/v1/logs/stream?${qs}`, { token: app.admin.token }));
     open.push(s);
     return s;
   };
 
-  before(async () => {
-    svc = await startService(backend);
-    url = svc.url;
-    admin = await signInAdmin(url);
-    groupId = await createGroup(url, admin.token, 'entry-data');
-  });
   after(async () => {
     for (const s of open) s.close();
-    await svc.stop({ dropDatabase: true });
   });
+  const app = serviceWithAdmin(backend, { group: 'entry-data' });
 
   it('accepts an entry nesting 100 levels, refuses 101 and 5,000 by index, and stores the rest of the batch', async () => {
-    const { projectId, secret } = await newProject('depth');
+    const { project: projectId, secret } = await app.newProject('depth');
     const batch = [nested(100, 'depthword'), nested(101, 'depthword'), entry({ event: 'depthword after' })].map((e) => JSON.stringify(e));
     batch.splice(2, 0, deepText(5000, 'nested 5000', 'depthword'));
-    const res = await ingest(url, secret, `[${batch.join(',')}]`);
+    const res = await ingest(app.url, secret, `[${batch.join(',')}]`);
     assertStatus(res, 202);
     assert.equal(res.body.accepted, 2);
     assert.deepEqual(
@@ -94,11 +80,11 @@ describeEachBackend('log entry data: nesting, U+0000 and query bounds', (backend
   });
 
   it('searches and streams past a 5,000-deep entry stored before nesting was bounded', async () => {
-    const { projectId, secret } = await newProject('old-deep');
+    const { project: projectId, secret } = await app.newProject('old-deep');
     // Written to storage directly, as an older release stored it.
     const depth = 5000;
     const body = deepText(depth, 'deep marker', 'bottom').replace('"inner"', '"ctx":{"id":"a-1"},"inner"');
-    const storage = await openStorage(svc.database.config, { logger: silentLogger });
+    const storage = await openStorage(app.svc.database.config, { logger: silentLogger });
     try {
       const terms = ['deep', 'marker', 'bottom', exactTerm(['ctx', 'id'], 'a-1'), exactTerm(['timestamp'], TS)].join(' ');
       const prepared = { body, bytes: Buffer.byteLength(body), level: 1, timestamp: Date.parse(TS), terms };
@@ -107,14 +93,14 @@ describeEachBackend('log entry data: nesting, U+0000 and query bounds', (backend
     } finally {
       await storage.close();
     }
-    await ingestAll(url, secret, [entry({ event: 'later marker', ctx: { id: 'a-1' } })]);
+    await ingestAll(app.url, secret, [entry({ event: 'later marker', ctx: { id: 'a-1' } })]);
 
     const byQ = await list(projectId, [['q', 'marker']]);
     assert.deepEqual(
       byQ.map((i) => i.event),
       ['later marker', 'deep marker'],
     );
-    const listed = await queryLogs(url, admin.token, [
+    const listed = await queryLogs(app.url, app.admin.token, [
       ['project_id', String(projectId)],
       ['q', 'bottom'],
     ]);
@@ -135,7 +121,7 @@ describeEachBackend('log entry data: nesting, U+0000 and query bounds', (backend
       ['since_id', '0'],
     ]);
     await s.waitForLogs(2);
-    await ingestAll(url, secret, [entry({ event: 'third marker' })]);
+    await ingestAll(app.url, secret, [entry({ event: 'third marker' })]);
     const logs = await s.waitForLogs(3);
     assert.deepEqual(
       logs.map((l) => l.event),
@@ -144,12 +130,12 @@ describeEachBackend('log entry data: nesting, U+0000 and query bounds', (backend
   });
 
   it('stores U+0000 in keys and values as sent, returns it through the list and the stream, and finds the entry by q', async () => {
-    const { projectId, secret } = await newProject('nul');
+    const { project: projectId, secret } = await app.newProject('nul');
     const submitted = [
       entry({ event: 'nul\u0000event', category: 'c\u0000at', 'k\u0000ey': 'v\u0000al', nested: { 'a\u0000': ['x\u0000y', { '\u0000': '\u0000' }] } }),
       entry({ event: 'second', session_id: '\u0000' }),
     ];
-    const res = await ingest(url, secret, submitted);
+    const res = await ingest(app.url, secret, submitted);
     assertStatus(res, 202);
     assert.deepEqual(res.body, { accepted: 2, rejected: [], rejected_count: 0 });
     const items = (await list(projectId, [])).reverse();
@@ -176,30 +162,30 @@ describeEachBackend('log entry data: nesting, U+0000 and query bounds', (backend
   });
 
   it('answers 400 naming the parameter for U+0000 in any filter of the list and the stream', async () => {
-    const { projectId } = await newProject('nul-filters');
+    const { project: projectId } = await app.newProject('nul-filters');
     const cases: [string, string][] = [...NUL_FILTERS.map((f): [string, string] => [f, 'x\u0000y']), ['context.a\u0000b', '1'], ['level', '\u0000'], ['from', '\u0000'], ['cursor', '\u0000'], ['limit', '1\u0000']];
     for (const [field, value] of cases) {
       const params: [string, string][] = [
         ['project_id', String(projectId)],
         [field, value],
       ];
-      const res = await queryLogs(url, admin.token, params);
+      const res = await queryLogs(app.url, app.admin.token, params);
       assertStatus(res, 400, 'invalid_request');
       assert.deepEqual(res.body.details, { field, reason: 'invalid' }, `list ${JSON.stringify(field)}`);
       if (field === 'cursor' || field === 'limit') continue;
-      const s = await openRawStream(url, `/v1/logs/stream?${new URLSearchParams(params).toString()}`, { token: admin.token });
+      const s = await openRawStream(app.url, `/v1/logs/stream?${new URLSearchParams(params).toString()}`, { token: app.admin.token });
       assert.equal(s.status, 400, `stream ${JSON.stringify(field)}`);
       assert.deepEqual((s as { body: any }).body.details, { field, reason: 'invalid' });
     }
-    const s = await openRawStream(url, `/v1/logs/stream?project_id=${projectId}&since_id=1%00`, { token: admin.token });
+    const s = await openRawStream(app.url, `/v1/logs/stream?project_id=${projectId}&since_id=1%00`, { token: app.admin.token });
     assert.equal(s.status, 400);
     assert.deepEqual((s as { body: any }).body.details, { field: 'since_id', reason: 'invalid' });
   });
 
   it('bounds q at 16 words with prefixes of 2 characters or more, and exact-match filters at 16, on the list and the stream', async () => {
-    const { projectId, secret } = await newProject('bounds');
+    const { project: projectId, secret } = await app.newProject('bounds');
     const words = Array.from({ length: 16 }, (_, i) => `w${i}`);
-    await ingestAll(url, secret, [entry({ event: words.join(' '), ...Object.fromEntries(words.map((w) => [w, 'v'])) }), entry({ event: 'w0 only' })]);
+    await ingestAll(app.url, secret, [entry({ event: words.join(' '), ...Object.fromEntries(words.map((w) => [w, 'v'])) }), entry({ event: 'w0 only' })]);
     const contextOf = (n: number) => words.slice(0, n).map((w): [string, string] => [`context.${w}`, 'v']);
     // At the bounds: answered.
     assert.equal((await list(projectId, [['q', words.join(' ')]])).length, 1);
@@ -213,12 +199,12 @@ describeEachBackend('log entry data: nesting, U+0000 and query bounds', (backend
       [[['category', 'c'], ...contextOf(15), ['context.w15', 'v']], 'context.w15', /at most 16 exact-match filters/],
     ];
     for (const [params, field, message] of refused) {
-      const res = await queryLogs(url, admin.token, [['project_id', String(projectId)], ...params]);
+      const res = await queryLogs(app.url, app.admin.token, [['project_id', String(projectId)], ...params]);
       assertStatus(res, 400, 'invalid_request');
       assert.deepEqual(res.body.details, { field, reason: 'invalid' });
       assert.match(res.body.message, message);
       const qs = new URLSearchParams([['project_id', String(projectId)], ...params]).toString();
-      const s = await openRawStream(url, `/v1/logs/stream?${qs}`, { token: admin.token });
+      const s = await openRawStream(app.url, `/v1/logs/stream?${qs}`, { token: app.admin.token });
       assert.equal(s.status, 400);
       assert.deepEqual((s as { body: any }).body, res.body);
     }

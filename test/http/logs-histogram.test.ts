@@ -6,11 +6,12 @@
  * filter of the list, each answer checked against the reference matcher
  * and against what `GET /v1/logs` returns.
  */
-import { after, before, it } from 'node:test';
+import { before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend } from '../support/backends.js';
-import { api, startService, type ApiResponse, type RunningService } from '../support/service.js';
-import { assertStatus, createActor, createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
+import { serviceWithAdmin } from '../support/fixture.js';
+import { api, type ApiResponse } from '../support/service.js';
+import { assertStatus, createActor, createGroup, createKey, createProject } from '../support/actors.js';
 import { fixtureQueries, ingestAll, LEVELS, mixedEntries, queryAllPages, referenceMatches } from '../support/logs.js';
 
 const FIXTURE_SIZE = 160;
@@ -31,9 +32,6 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const zero = () => ({ debug: 0, info: 0, warning: 0, error: 0, critical: 0 });
 
 describeEachBackend('GET /v1/logs/histogram', (backend) => {
-  let svc: RunningService;
-  let url: string;
-  let admin: TestActor;
   let groupG: number;
   let groupH: number;
   let projectA: number;
@@ -43,26 +41,23 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
   let keyC: string;
   const fixture = mixedEntries(FIXTURE_SIZE, 11);
 
+  const app = serviceWithAdmin(backend, { now: () => NOW });
   before(async () => {
-    svc = await startService(backend, { now: () => NOW });
-    url = svc.url;
-    admin = await signInAdmin(url);
-    groupG = await createGroup(url, admin.token, 'G');
-    groupH = await createGroup(url, admin.token, 'H');
-    projectA = await createProject(url, admin.token, groupG, 'A');
-    projectB = await createProject(url, admin.token, groupG, 'B');
-    projectC = await createProject(url, admin.token, groupH, 'C');
-    keyA = (await createKey(url, admin.token, projectA)).secret;
-    const keyB = (await createKey(url, admin.token, projectB)).secret;
-    keyC = (await createKey(url, admin.token, projectC)).secret;
-    await ingestAll(url, keyA, fixture);
-    await ingestAll(url, keyB, mixedEntries(40, 12));
+    groupG = await createGroup(app.url, app.admin.token, 'G');
+    groupH = await createGroup(app.url, app.admin.token, 'H');
+    projectA = await createProject(app.url, app.admin.token, groupG, 'A');
+    projectB = await createProject(app.url, app.admin.token, groupG, 'B');
+    projectC = await createProject(app.url, app.admin.token, groupH, 'C');
+    keyA = (await createKey(app.url, app.admin.token, projectA)).secret;
+    const keyB = (await createKey(app.url, app.admin.token, projectB)).secret;
+    keyC = (await createKey(app.url, app.admin.token, projectC)).secret;
+    await ingestAll(app.url, keyA, fixture);
+    await ingestAll(app.url, keyB, mixedEntries(40, 12));
   });
-  after(() => svc.stop({ dropDatabase: true }));
 
   it('checks the scope as GET /v1/logs does (shape, 404, 403 forbidden, 403 project_blocked), then filters, cursor/limit, buckets, the range', async () => {
-    const outsider = await createActor(url, admin.token, `h-outsider-${backend}`, { grants: [{ role: 'user', scope_type: 'group', scope_id: groupH }] });
-    const h = (token: string, qs: string) => histogram(url, token, qs);
+    const outsider = await createActor(app.url, app.admin.token, `h-outsider-${backend}`, { grants: [{ role: 'user', scope_type: 'group', scope_id: groupH }] });
+    const h = (token: string, qs: string) => histogram(app.url, token, qs);
     for (const qs of ['', 'buckets=0', 'project_id=1&group_id=1']) {
       const res = await h(outsider.token, qs);
       assertStatus(res, 400, 'invalid_request', qs);
@@ -75,9 +70,9 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
     assertStatus(await h(outsider.token, `group_id=${groupG}&limit=5`), 403, 'forbidden');
     assertStatus(await h(outsider.token, `project_id=${projectC}`), 200);
 
-    const blocked = await createProject(url, admin.token, groupH, 'blocked-scope');
-    assertStatus(await api(url, 'POST', `/v1/projects/${blocked}/block`, { token: admin.token }), 200);
-    assertStatus(await h(admin.token, `project_id=${blocked}&buckets=0&cursor=x`), 403, 'project_blocked');
+    const blocked = await createProject(app.url, app.admin.token, groupH, 'blocked-scope');
+    assertStatus(await api(app.url, 'POST', `/v1/projects/${blocked}/block`, { token: app.admin.token }), 200);
+    assertStatus(await h(app.admin.token, `project_id=${blocked}&buckets=0&cursor=x`), 403, 'project_blocked');
     assertStatus(await h(outsider.token, `project_id=${blocked}`), 403, 'project_blocked');
 
     const p = `project_id=${projectA}`;
@@ -102,37 +97,37 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
       ['from=1900-01-01T00:00:00Z&to=2001-01-01T00:00:00Z', 'from', 'invalid'],
     ];
     for (const [qs, field, reason] of fields) {
-      const res = await h(admin.token, `${p}&${qs}`);
+      const res = await h(app.admin.token, `${p}&${qs}`);
       assertStatus(res, 400, 'invalid_request', qs);
       assert.deepEqual(res.body.details, { field, reason }, qs);
     }
     // Several problems: the filters first (level before from), then cursor, then buckets.
-    assert.equal((await h(admin.token, `${p}&buckets=0&cursor=x&from=x&level=x`)).body.details.field, 'level');
-    assert.equal((await h(admin.token, `${p}&buckets=0&cursor=x&from=x`)).body.details.field, 'from');
-    assert.equal((await h(admin.token, `${p}&buckets=0&limit=2`)).body.details.field, 'limit');
-    assert.equal((await h(admin.token, `${p}&buckets=0&from=2030-01-01T00:00:00Z`)).body.details.field, 'buckets');
-    assertStatus(await h(admin.token, `${p}&buckets=1`), 200);
-    assertStatus(await h(admin.token, `${p}&buckets=500`), 200);
+    assert.equal((await h(app.admin.token, `${p}&buckets=0&cursor=x&from=x&level=x`)).body.details.field, 'level');
+    assert.equal((await h(app.admin.token, `${p}&buckets=0&cursor=x&from=x`)).body.details.field, 'from');
+    assert.equal((await h(app.admin.token, `${p}&buckets=0&limit=2`)).body.details.field, 'limit');
+    assert.equal((await h(app.admin.token, `${p}&buckets=0&from=2030-01-01T00:00:00Z`)).body.details.field, 'buckets');
+    assertStatus(await h(app.admin.token, `${p}&buckets=1`), 200);
+    assertStatus(await h(app.admin.token, `${p}&buckets=500`), 200);
   });
 
   it('reads through global, group and project grants exactly as GET /v1/logs does', async () => {
-    const groupReader = await createActor(url, admin.token, `h-group-reader-${backend}`, { grants: [{ role: 'user', scope_type: 'group', scope_id: groupG }] });
-    const projectReader = await createActor(url, admin.token, `h-project-reader-${backend}`, { grants: [{ role: 'user', scope_type: 'project', scope_id: projectA }] });
-    const globalReader = await createActor(url, admin.token, `h-global-reader-${backend}`, { grants: [{ role: 'user', scope_type: 'global' }] });
-    assertStatus(await histogram(url, groupReader.token, `project_id=${projectA}`), 200);
-    assertStatus(await histogram(url, groupReader.token, `group_id=${groupG}`), 200);
-    assertStatus(await histogram(url, groupReader.token, `project_id=${projectC}`), 403, 'forbidden');
-    assertStatus(await histogram(url, groupReader.token, `group_id=${groupH}`), 403, 'forbidden');
-    assertStatus(await histogram(url, projectReader.token, `project_id=${projectA}`), 200);
-    assertStatus(await histogram(url, projectReader.token, `project_id=${projectB}`), 403, 'forbidden');
-    assertStatus(await histogram(url, projectReader.token, `group_id=${groupG}`), 403, 'forbidden');
-    assertStatus(await histogram(url, globalReader.token, `group_id=${groupH}`), 200);
-    assertStatus(await histogram(url, null as unknown as string, `project_id=${projectA}`), 401, 'unauthorized');
-    assertStatus(await histogram(url, keyA, `project_id=${projectA}`), 401, 'unauthorized');
+    const groupReader = await createActor(app.url, app.admin.token, `h-group-reader-${backend}`, { grants: [{ role: 'user', scope_type: 'group', scope_id: groupG }] });
+    const projectReader = await createActor(app.url, app.admin.token, `h-project-reader-${backend}`, { grants: [{ role: 'user', scope_type: 'project', scope_id: projectA }] });
+    const globalReader = await createActor(app.url, app.admin.token, `h-global-reader-${backend}`, { grants: [{ role: 'user', scope_type: 'global' }] });
+    assertStatus(await histogram(app.url, groupReader.token, `project_id=${projectA}`), 200);
+    assertStatus(await histogram(app.url, groupReader.token, `group_id=${groupG}`), 200);
+    assertStatus(await histogram(app.url, groupReader.token, `project_id=${projectC}`), 403, 'forbidden');
+    assertStatus(await histogram(app.url, groupReader.token, `group_id=${groupH}`), 403, 'forbidden');
+    assertStatus(await histogram(app.url, projectReader.token, `project_id=${projectA}`), 200);
+    assertStatus(await histogram(app.url, projectReader.token, `project_id=${projectB}`), 403, 'forbidden');
+    assertStatus(await histogram(app.url, projectReader.token, `group_id=${groupG}`), 403, 'forbidden');
+    assertStatus(await histogram(app.url, globalReader.token, `group_id=${groupH}`), 200);
+    assertStatus(await histogram(app.url, null as unknown as string, `project_id=${projectA}`), 401, 'unauthorized');
+    assertStatus(await histogram(app.url, keyA, `project_id=${projectA}`), 401, 'unauthorized');
   });
 
   it('covers the last 24 hours by default, in 30-minute buckets aligned on the half hour, zeros included', async () => {
-    const res = await histogram(url, admin.token, `project_id=${projectA}`);
+    const res = await histogram(app.url, app.admin.token, `project_id=${projectA}`);
     assertStatus(res, 200);
     const step = 1_800_000;
     const first = Math.floor((NOW - 86_400_000) / step) * step;
@@ -146,7 +141,7 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
       assert.deepEqual(b.counts, zero());
     });
     // Only `to`: the day before it.
-    const onlyTo = await histogram(url, admin.token, `project_id=${projectA}&to=2025-03-01T12:00:00Z&buckets=24`);
+    const onlyTo = await histogram(app.url, app.admin.token, `project_id=${projectA}&to=2025-03-01T12:00:00Z&buckets=24`);
     assert.equal(onlyTo.body.from, '2025-02-28T12:00:00.000Z');
     assert.equal(onlyTo.body.to, '2025-03-01T14:00:00.000Z');
     assert.equal(onlyTo.body.bucket_seconds, 7200);
@@ -155,7 +150,7 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
 
   it('picks the smallest nice step that fits, aligned down, and widens to whole days for long ranges', async () => {
     const grid = async (from: string, to: string, buckets?: number) => {
-      const res = await histogram(url, admin.token, `project_id=${projectC}&from=${from}&to=${to}${buckets === undefined ? '' : `&buckets=${buckets}`}`);
+      const res = await histogram(app.url, app.admin.token, `project_id=${projectC}&from=${from}&to=${to}${buckets === undefined ? '' : `&buckets=${buckets}`}`);
       assertStatus(res, 200, undefined, `${from} ${to} ${buckets}`);
       return { from: res.body.from, to: res.body.to, step: res.body.bucket_seconds, count: res.body.buckets.length };
     };
@@ -179,7 +174,7 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
 
   it('answers every grid around the epoch and at the far ends of time at once, one bucket over 1970-01-01 with a 400 naming buckets, and stays up', async () => {
     // Once a hang: one bucket over a range holding the epoch searched for a whole-day step for ever.
-    const hang = await histogram(url, admin.token, `project_id=${projectC}&to=1970-01-01T00:00:00.000Z&buckets=1`);
+    const hang = await histogram(app.url, app.admin.token, `project_id=${projectC}&to=1970-01-01T00:00:00.000Z&buckets=1`);
     assertStatus(hang, 400);
     assert.deepEqual(hang.body.details, { field: 'buckets', reason: 'invalid' });
     for (const [from, to, buckets] of [
@@ -192,20 +187,20 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
       ['1920-01-01T00:00:00Z', '2019-01-01T00:00:00Z', 2],
       ['1920-01-01T00:00:00Z', '2019-01-01T00:00:00Z', 500],
     ] as const) {
-      const res = await histogram(url, admin.token, `project_id=${projectC}&from=${from}&to=${to}&buckets=${buckets}`);
+      const res = await histogram(app.url, app.admin.token, `project_id=${projectC}&from=${from}&to=${to}&buckets=${buckets}`);
       assertStatus(res, 200, undefined, `${from} ${to} ${buckets}`);
       assert.ok(res.body.buckets.length <= buckets);
       assert.ok(Date.parse(res.body.from) <= Date.parse(from) && Date.parse(res.body.to) > Date.parse(to));
     }
-    const health = await api(url, 'GET', '/healthz');
+    const health = await api(app.url, 'GET', '/healthz');
     assertStatus(health, 200);
   });
 
   it('counts an entry on a bucket edge in the bucket it starts, and only entries inside from..to (both inclusive)', async () => {
-    const project = await createProject(url, admin.token, groupH, `edges-${backend}`);
-    const key = (await createKey(url, admin.token, project)).secret;
+    const project = await createProject(app.url, app.admin.token, groupH, `edges-${backend}`);
+    const key = (await createKey(app.url, app.admin.token, project)).secret;
     const at = (timestamp: string, level: string) => ({ level, event: 'edge', timestamp });
-    await ingestAll(url, key, [
+    await ingestAll(app.url, key, [
       at('2025-04-01T09:59:59.999Z', 'info'),
       at('2025-04-01T10:00:00.000Z', 'info'),
       at('2025-04-01T10:00:59.999Z', 'error'),
@@ -213,7 +208,7 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
       at('2025-04-01T10:02:00.000Z', 'critical'),
       at('2025-04-01T10:02:00.001Z', 'critical'),
     ]);
-    const res = await histogram(url, admin.token, `project_id=${project}&from=2025-04-01T10:00:00Z&to=2025-04-01T10:02:00Z&buckets=3`);
+    const res = await histogram(app.url, app.admin.token, `project_id=${project}&from=2025-04-01T10:00:00Z&to=2025-04-01T10:02:00Z&buckets=3`);
     assertStatus(res, 200);
     assert.deepEqual(res.body, {
       from: '2025-04-01T10:00:00.000Z',
@@ -226,15 +221,15 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
       ],
     });
     // A range that starts inside a bucket counts only from there.
-    const inside = await histogram(url, admin.token, `project_id=${project}&from=2025-04-01T10:00:00.001Z&to=2025-04-01T10:02:00.001Z&buckets=3`);
+    const inside = await histogram(app.url, app.admin.token, `project_id=${project}&from=2025-04-01T10:00:00.001Z&to=2025-04-01T10:02:00.001Z&buckets=3`);
     assert.deepEqual(
       inside.body.buckets.map((b: any) => b.counts),
       [{ ...zero(), error: 1 }, { ...zero(), debug: 1 }, { ...zero(), critical: 2 }],
     );
     // The same with a text filter (counted entry by entry).
-    const text = await histogram(url, admin.token, `project_id=${project}&from=2025-04-01T10:00:00Z&to=2025-04-01T10:02:00Z&buckets=3&q=edge`);
+    const text = await histogram(app.url, app.admin.token, `project_id=${project}&from=2025-04-01T10:00:00Z&to=2025-04-01T10:02:00Z&buckets=3&q=edge`);
     assert.deepEqual(text.body, res.body);
-    const none = await histogram(url, admin.token, `project_id=${project}&from=2025-04-01T10:00:00Z&to=2025-04-01T10:02:00Z&buckets=3&q=nothing`);
+    const none = await histogram(app.url, app.admin.token, `project_id=${project}&from=2025-04-01T10:00:00Z&to=2025-04-01T10:02:00Z&buckets=3&q=nothing`);
     assert.deepEqual(
       none.body.buckets.map((b: any) => b.counts),
       [zero(), zero(), zero()],
@@ -242,18 +237,18 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
   });
 
   it('counts whole hours, whole minutes and the partial minutes at either end exactly: sub-minute buckets, many batches into one minute, a level filter', async () => {
-    const project = await createProject(url, admin.token, groupH, `minutes-${backend}`);
-    const key = (await createKey(url, admin.token, project)).secret;
+    const project = await createProject(app.url, app.admin.token, groupH, `minutes-${backend}`);
+    const key = (await createKey(app.url, app.admin.token, project)).secret;
     const base = Date.UTC(2025, 4, 1, 10, 0);
     let s = 5;
     const rnd = () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     const entry = (ts: number, i: number) => ({ level: LEVELS[Math.floor(rnd() * LEVELS.length)]!, event: `minute ${i}`, timestamp: iso(ts) });
     // Twelve minutes at scattered milliseconds in one batch, then forty batches into minute 3 alone.
     const entries = Array.from({ length: 300 }, (_, i) => entry(base + Math.floor(rnd() * 12 * 60_000), i));
-    await ingestAll(url, key, entries);
+    await ingestAll(app.url, key, entries);
     for (let b = 0; b < 40; b++) {
       const batch = Array.from({ length: 3 }, (_, i) => entry(base + 3 * 60_000 + Math.floor(rnd() * 60_000), 1000 + 3 * b + i));
-      await ingestAll(url, key, batch);
+      await ingestAll(app.url, key, batch);
       entries.push(...batch);
     }
     const at = (minute: number, ms = 0) => iso(base + minute * 60_000 + ms);
@@ -272,7 +267,7 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
     let counted = 0;
     for (const [from, to, buckets, level] of cases) {
       const params: [string, string][] = [['project_id', String(project)], ['from', from], ['to', to], ['buckets', String(buckets)], ...(level ? [['level', level] as [string, string]] : [])];
-      const res = await histogram(url, admin.token, params);
+      const res = await histogram(app.url, app.admin.token, params);
       assertStatus(res, 200);
       const stepMs = res.body.bucket_seconds * 1000;
       const origin = Date.parse(res.body.from);
@@ -294,42 +289,42 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
   });
 
   it('answers zeros for every bucket of an empty range, of an empty project and of a group whose projects are all blocked', async () => {
-    const empty = await histogram(url, admin.token, `project_id=${projectA}&from=2020-01-01T00:00:00Z&to=2020-01-01T00:59:59Z&buckets=4`);
+    const empty = await histogram(app.url, app.admin.token, `project_id=${projectA}&from=2020-01-01T00:00:00Z&to=2020-01-01T00:59:59Z&buckets=4`);
     assert.equal(empty.body.bucket_seconds, 900);
     assert.deepEqual(
       empty.body.buckets.map((b: any) => b.counts),
       [zero(), zero(), zero(), zero()],
     );
-    const lonely = await createGroup(url, admin.token, `lonely-${backend}`);
-    const only = await createProject(url, admin.token, lonely, 'only');
-    await ingestAll(url, (await createKey(url, admin.token, only)).secret, mixedEntries(10, 3));
-    assertStatus(await api(url, 'POST', `/v1/projects/${only}/block`, { token: admin.token }), 200);
-    const res = await histogram(url, admin.token, [['group_id', String(lonely)], ...WHOLE, ['buckets', '3']]);
+    const lonely = await createGroup(app.url, app.admin.token, `lonely-${backend}`);
+    const only = await createProject(app.url, app.admin.token, lonely, 'only');
+    await ingestAll(app.url, (await createKey(app.url, app.admin.token, only)).secret, mixedEntries(10, 3));
+    assertStatus(await api(app.url, 'POST', `/v1/projects/${only}/block`, { token: app.admin.token }), 200);
+    const res = await histogram(app.url, app.admin.token, [['group_id', String(lonely)], ...WHOLE, ['buckets', '3']]);
     assertStatus(res, 200);
     assert.deepEqual(
       res.body.buckets.map((b: any) => b.counts),
       [zero(), zero(), zero()],
     );
-    const noEntries = await histogram(url, admin.token, [['group_id', String(groupH)], ...WHOLE]);
+    const noEntries = await histogram(app.url, app.admin.token, [['group_id', String(groupH)], ...WHOLE]);
     assert.ok(noEntries.body.buckets.every((b: any) => LEVELS.every((l) => b.counts[l] === 0)));
   });
 
   it('counts every filter alone and combined exactly as the reference matcher and GET /v1/logs do', async () => {
     let nonEmpty = 0;
     for (const params of fixtureQueries()) {
-      const total = await checkAgainstReference(url, admin.token, projectA, fixture, params);
+      const total = await checkAgainstReference(app.url, app.admin.token, projectA, fixture, params);
       if (total > 0) nonEmpty += 1;
     }
     assert.ok(nonEmpty > 40, `only ${nonEmpty} queries counted anything`);
   });
 
   it('counts exactly over a range too large to read entry by entry, where text filters go through the search index', async () => {
-    const project = await createProject(url, admin.token, groupH, `large-${backend}`);
-    const key = (await createKey(url, admin.token, project)).secret;
+    const project = await createProject(app.url, app.admin.token, groupH, `large-${backend}`);
+    const key = (await createKey(app.url, app.admin.token, project)).secret;
     // More entries in the range than the list reads one by one (4,000), in two batches.
     const large = mixedEntries(4400, 23);
-    await ingestAll(url, key, large.slice(0, 2200));
-    await ingestAll(url, key, large.slice(2200));
+    await ingestAll(app.url, key, large.slice(0, 2200));
+    await ingestAll(app.url, key, large.slice(2200));
     const range: [string, string][] = [
       ['from', '2025-02-28T23:00:00Z'],
       ['to', '2025-03-04T02:00:00Z'],
@@ -339,22 +334,22 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
     let nonEmpty = 0;
     for (const params of textual) {
       const ranged = params.some(([k]) => k === 'from' || k === 'to') ? params : [...params, ...range];
-      if ((await checkAgainstReference(url, admin.token, project, large, ranged)) > 0) nonEmpty += 1;
+      if ((await checkAgainstReference(app.url, app.admin.token, project, large, ranged)) > 0) nonEmpty += 1;
     }
     assert.ok(nonEmpty > 25, `only ${nonEmpty} queries counted anything`);
   });
 
   it('counts a group over its unblocked projects only', async () => {
-    const group = await histogram(url, admin.token, [['group_id', String(groupG)], ...WHOLE, ['buckets', '3']]);
-    const a = await histogram(url, admin.token, [['project_id', String(projectA)], ...WHOLE, ['buckets', '3']]);
-    const b = await histogram(url, admin.token, [['project_id', String(projectB)], ...WHOLE, ['buckets', '3']]);
+    const group = await histogram(app.url, app.admin.token, [['group_id', String(groupG)], ...WHOLE, ['buckets', '3']]);
+    const a = await histogram(app.url, app.admin.token, [['project_id', String(projectA)], ...WHOLE, ['buckets', '3']]);
+    const b = await histogram(app.url, app.admin.token, [['project_id', String(projectB)], ...WHOLE, ['buckets', '3']]);
     const sum = a.body.buckets.map((bucket: any, i: number) => Object.fromEntries(LEVELS.map((l) => [l, bucket.counts[l] + b.body.buckets[i].counts[l]])));
     assert.deepEqual(
       group.body.buckets.map((x: any) => x.counts),
       sum,
     );
     assert.ok(sum.some((c: any) => c.info > 0));
-    await ingestAll(url, keyC, mixedEntries(5, 99));
+    await ingestAll(app.url, keyC, mixedEntries(5, 99));
   });
 });
 

@@ -5,13 +5,13 @@
  * nothing for the idle timeout is answered 408 `request_timeout` and its
  * connection closed, while a slow body that keeps sending is served.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, request, type ClientRequest } from 'node:http';
 import type { Socket } from 'node:net';
 import { describeEachBackend } from '../support/backends.js';
-import { startService, type RunningService } from '../support/service.js';
-import { assertStatus, createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
+import { serviceWithAdmin } from '../support/fixture.js';
+import { assertStatus } from '../support/actors.js';
 import { ingest } from '../support/logs.js';
 import { rawConnect, type RawConnection } from '../support/raw-http.js';
 
@@ -64,33 +64,24 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 describeEachBackend('fair ingestion', (backend) => {
-  let admin: TestActor;
-  const keyOf = async (url: string, groupId: number, name: string) => (await createKey(url, admin.token, await createProject(url, admin.token, groupId, name))).secret;
 
   describe('with the default body limit and idle timeout', () => {
-    let svc: RunningService;
-    let groupId: number;
-    before(async () => {
-      svc = await startService(backend);
-      admin = await signInAdmin(svc.url);
-      groupId = await createGroup(svc.url, admin.token, 'fair');
-    });
-    after(() => svc.stop({ dropDatabase: true }));
+    const app = serviceWithAdmin(backend, { group: 'fair' });
 
     it("answers another project's batch promptly while one key's three chunked bodies stall", async () => {
-      const stalling = await keyOf(svc.url, groupId, 'stalling');
-      const other = await keyOf(svc.url, groupId, 'other');
-      const stalled = [0, 1, 2].map(() => openPost(svc.url, stalling, { 'transfer-encoding': 'chunked' }, '[{"level":"info",'));
+      const stalling = (await app.newProject('stalling')).secret;
+      const other = (await app.newProject('other')).secret;
+      const stalled = [0, 1, 2].map(() => openPost(app.url, stalling, { 'transfer-encoding': 'chunked' }, '[{"level":"info",'));
       // Let the server start reading all three.
       await sleep(200);
       try {
-        const res = await within(ingest(svc.url, other, [entry(1), entry(2)]), 2000, 'the other project');
+        const res = await within(ingest(app.url, other, [entry(1), entry(2)]), 2000, 'the other project');
         assertStatus(res, 202);
         assert.equal(res.body.accepted, 2);
         // And a batch over 1 MiB, read into the spare buffer.
         const big = JSON.stringify(Array.from({ length: 20_000 }, (_, i) => entry(i)));
         assert.ok(big.length > 1024 * 1024);
-        const bigRes = await within(ingest(svc.url, other, big), 5000, 'the other project, 1 MiB+');
+        const bigRes = await within(ingest(app.url, other, big), 5000, 'the other project, 1 MiB+');
         assertStatus(bigRes, 202);
         assert.equal(bigRes.body.accepted, 20_000);
       } finally {
@@ -100,18 +91,11 @@ describeEachBackend('fair ingestion', (backend) => {
   });
 
   describe('with the default body limit, beside bodies that trickle', () => {
-    let svc: RunningService;
-    let groupId: number;
-    before(async () => {
-      svc = await startService(backend);
-      admin = await signInAdmin(svc.url);
-      groupId = await createGroup(svc.url, admin.token, 'trickle');
-    });
-    after(() => svc.stop({ dropDatabase: true }));
+    const app = serviceWithAdmin(backend, { group: 'trickle' });
 
     /** A raw `POST /v1/logs` that sends `head` of its body, then one more byte every `everyMs` (under the 10 s idle timeout). */
     async function trickle(secret: string, framing: 'chunked' | number, everyMs: number) {
-      const conn: RawConnection = await rawConnect(svc.url);
+      const conn: RawConnection = await rawConnect(app.url);
       const length = framing === 'chunked' ? 'Transfer-Encoding: chunked' : `Content-Length: ${framing}`;
       const piece = (text: string) => (framing === 'chunked' ? `${text.length.toString(16)}\r\n${text}\r\n` : text);
       conn.write(`POST /v1/logs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${secret}\r\n${length}\r\n\r\n${piece('[')}`);
@@ -136,8 +120,8 @@ describeEachBackend('fair ingestion', (backend) => {
     }
 
     it("answers another project's 3 MiB batch within seconds while bodies trickle a byte every 2 s, and the trickles still finish", async (t) => {
-      const slow = await keyOf(svc.url, groupId, 'trickling');
-      const other = await keyOf(svc.url, groupId, 'other');
+      const slow = (await app.newProject('trickling')).secret;
+      const other = (await app.newProject('other')).secret;
       // Each may still grow to ~10 MB: the budget (10 MiB + 2 MiB) had no room for 3 MiB beside what it reserved for them.
       const tricklers = [await trickle(slow, 'chunked', 2000), await trickle(slow, 10_000_000, 2000)];
       try {
@@ -145,7 +129,7 @@ describeEachBackend('fair ingestion', (backend) => {
         const big = JSON.stringify(Array.from({ length: 45_000 }, (_, i) => entry(i)));
         assert.ok(big.length > 3 * 1024 * 1024);
         const started = Date.now();
-        const res = await within(ingest(svc.url, other, big), 10_000, 'the 3 MiB batch beside the trickles');
+        const res = await within(ingest(app.url, other, big), 10_000, 'the 3 MiB batch beside the trickles');
         assertStatus(res, 202);
         assert.equal(res.body.accepted, 45_000);
         // About a rate window plus a review; the bound is far from both, and far below the 120 s a trickle may live.
@@ -163,19 +147,12 @@ describeEachBackend('fair ingestion', (backend) => {
 
   describe('with a short idle timeout', () => {
     const IDLE_MS = 300;
-    let svc: RunningService;
-    let groupId: number;
-    before(async () => {
-      svc = await startService(backend, { ingestBodyIdleMs: IDLE_MS });
-      admin = await signInAdmin(svc.url);
-      groupId = await createGroup(svc.url, admin.token, 'idle');
-    });
-    after(() => svc.stop({ dropDatabase: true }));
+    const app = serviceWithAdmin(backend, { group: 'idle', ingestBodyIdleMs: IDLE_MS });
 
     it('answers 408 request_timeout and closes the connection when a body stops sending, chunked or declared', async () => {
-      const key = await keyOf(svc.url, groupId, 'idle');
-      const chunked = openPost(svc.url, key, { 'transfer-encoding': 'chunked' }, '[{"level":"info",');
-      const declared = openPost(svc.url, key, { 'content-length': '1000' }, '');
+      const key = (await app.newProject('idle')).secret;
+      const chunked = openPost(app.url, key, { 'transfer-encoding': 'chunked' }, '[{"level":"info",');
+      const declared = openPost(app.url, key, { 'content-length': '1000' }, '');
       for (const post of [chunked, declared]) {
         const answer = await within(post.answer, 10_000, 'the stalled body');
         assert.equal(answer.status, 408);
@@ -185,13 +162,13 @@ describeEachBackend('fair ingestion', (backend) => {
         await within(answer.closed, 5000, 'closing the connection');
       }
       // Their bytes went back: the project ingests as usual.
-      assertStatus(await ingest(svc.url, key, [entry(1)]), 202);
+      assertStatus(await ingest(app.url, key, [entry(1)]), 202);
     });
 
     it('serves a slow body that keeps sending, however long it takes in all', async () => {
-      const key = await keyOf(svc.url, groupId, 'slow');
+      const key = (await app.newProject('slow')).secret;
       const text = JSON.stringify([entry(1), entry(2), entry(3)]);
-      const post = openPost(svc.url, key, { 'transfer-encoding': 'chunked' }, '');
+      const post = openPost(app.url, key, { 'transfer-encoding': 'chunked' }, '');
       // Pieces IDLE_MS / 3 apart: in all several idle timeouts long, never idle for one.
       const pieces = text.match(/.{1,12}/gs)!;
       for (const piece of pieces) {

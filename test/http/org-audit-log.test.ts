@@ -4,32 +4,27 @@
  * newest first, the 400s for an unknown action and malformed filters, and
  * the retention policy fields.
  */
-import { after, before, it } from 'node:test';
+import { before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend } from '../support/backends.js';
-import { api, startService, type RunningService } from '../support/service.js';
+import { serviceWithAdmin } from '../support/fixture.js';
+import { api, startService } from '../support/service.js';
 import { assertStatus, createActor, createGroup, createTeam, signInAdmin, type TestActor } from '../support/actors.js';
 
 const ENTRY_KEYS = ['action', 'actor_user_id', 'created_at', 'id', 'metadata', 'target_id', 'target_type'];
 
 describeEachBackend('audit log', (backend) => {
-  let svc: RunningService;
-  let url: string;
-  let admin: TestActor;
   let owner: TestActor;
   let groupIds: number[];
+  const app = serviceWithAdmin(backend, { settings: { auditRetentionDays: 400, authEventRetentionDays: 90 } });
   before(async () => {
-    svc = await startService(backend, { settings: { auditRetentionDays: 400, authEventRetentionDays: 90 } });
-    url = svc.url;
-    admin = await signInAdmin(url);
     groupIds = [];
-    for (const name of ['audit-a', 'audit-b', 'audit-c']) groupIds.push(await createGroup(url, admin.token, name));
-    owner = await createActor(url, admin.token, 'audit-owner', { grants: [{ role: 'owner', scope_type: 'group', scope_id: groupIds[0]! }] });
-    await createTeam(url, owner.token, groupIds[0]!, 'audit-team');
+    for (const name of ['audit-a', 'audit-b', 'audit-c']) groupIds.push(await createGroup(app.url, app.admin.token, name));
+    owner = await createActor(app.url, app.admin.token, 'audit-owner', { grants: [{ role: 'owner', scope_type: 'group', scope_id: groupIds[0]! }] });
+    await createTeam(app.url, owner.token, groupIds[0]!, 'audit-team');
   });
-  after(() => svc.stop({ dropDatabase: true }));
 
-  const get = (query: string) => api(url, 'GET', `/v1/audit-log${query}`, { token: admin.token });
+  const get = (query: string) => api(app.url, 'GET', `/v1/audit-log${query}`, { token: app.admin.token });
 
   it('answers entries newest first with the retention policy in force', async () => {
     const res = await get('');
@@ -97,7 +92,7 @@ describeEachBackend('audit log', (backend) => {
       cursor = res.body.next_cursor;
     } while (cursor);
     assert.deepEqual(seen, all);
-    const groupsPage = await api(url, 'GET', '/v1/groups?limit=1', { token: admin.token });
+    const groupsPage = await api(app.url, 'GET', '/v1/groups?limit=1', { token: app.admin.token });
     assertStatus(await get(`?cursor=${encodeURIComponent(groupsPage.body.next_cursor)}`), 400, 'invalid_request');
   });
 
@@ -119,7 +114,7 @@ describeEachBackend('audit log', (backend) => {
   });
 
   it('is for admins only: a global owner is refused', async () => {
-    const globalOwner = await createActor(url, admin.token, 'audit-global-owner', { grants: [{ role: 'owner', scope_type: 'global' }] });
-    assertStatus(await api(url, 'GET', '/v1/audit-log', { token: globalOwner.token }), 403, 'forbidden');
+    const globalOwner = await createActor(app.url, app.admin.token, 'audit-global-owner', { grants: [{ role: 'owner', scope_type: 'global' }] });
+    assertStatus(await api(app.url, 'GET', '/v1/audit-log', { token: globalOwner.token }), 403, 'forbidden');
   });
 });

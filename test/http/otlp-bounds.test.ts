@@ -10,15 +10,16 @@
  * - a time out of range refuses only its record (it used to be a 500 for
  *   the whole export).
  */
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import protobuf from 'protobufjs';
 import { describeEachBackend } from '../support/backends.js';
-import { api, startService, type RunningService } from '../support/service.js';
+import { serviceWithAdmin } from '../support/fixture.js';
+import { api } from '../support/service.js';
 import { assertDocumentedResponse } from '../support/openapi.js';
-import { assertStatus, createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
+import { assertStatus } from '../support/actors.js';
 import { ingest, queryAllPages } from '../support/logs.js';
 import { OTLP } from '../../lib/ingest/otlp/otlp-schema.js';
 import { MAX_OTLP_GROUPS, OTLP_STORED_BYTES_BASE, OTLP_STORED_BYTES_PER_BODY_BYTE, storedBytesBudget } from '../../lib/ingest/otlp/otlp-request.js';
@@ -100,25 +101,10 @@ function ordinaryBatch(tag: string): unknown[] {
 }
 
 describeEachBackend('OTLP export bounds', (backend) => {
-  let svc: RunningService;
-  let url: string;
-  let admin: TestActor;
-  let groupId: number;
+  const app = serviceWithAdmin(backend, { group: 'otlp-bounds', settings: { maxIngestBodyBytes: BODY_LIMIT } });
 
-  before(async () => {
-    svc = await startService(backend, { settings: { maxIngestBodyBytes: BODY_LIMIT } });
-    url = svc.url;
-    admin = await signInAdmin(url);
-    groupId = await createGroup(url, admin.token, 'otlp-bounds');
-  });
-  after(() => svc.stop({ dropDatabase: true }));
-
-  async function newProject(name: string): Promise<{ project: number; secret: string }> {
-    const project = await createProject(url, admin.token, groupId, name);
-    return { project, secret: (await createKey(url, admin.token, project)).secret };
-  }
   async function usage(project: number): Promise<{ entries: number; bytes: number }> {
-    const res = await api(url, 'GET', `/v1/projects/${project}`, { token: admin.token });
+    const res = await api(app.url, 'GET', `/v1/projects/${project}`, { token: app.admin.token });
     assertStatus(res, 200);
     return { entries: res.body.entry_count, bytes: res.body.total_bytes };
   }
@@ -127,8 +113,8 @@ describeEachBackend('OTLP export bounds', (backend) => {
     it(`holds a gzip ${encoding} export with a 1 MiB resource attribute over 120 empty records to ${OTLP_STORED_BYTES_PER_BODY_BYTE} × its decoded body + ${OTLP_STORED_BYTES_BASE} bytes`, async () => {
       const body = encode({ resourceLogs: [{ resource: { attributes: attributes({ padding: 'x'.repeat(1024 * 1024) }) }, scopeLogs: [{ logRecords: Array.from({ length: 120 }, () => ({})) }] }] }, encoding);
       assert.ok(gzipSync(body).length < 4096, 'a few kilobytes sent');
-      const { project, secret } = await newProject(`copied-resource-${encoding}`);
-      const res = await postExport(url, secret, encoding, body, true);
+      const { project, secret } = await app.newProject(`copied-resource-${encoding}`);
+      const res = await postExport(app.url, secret, encoding, body, true);
       assert.equal(res.status, 200);
       const rejected = Number(res.body.partialSuccess.rejectedLogRecords);
       assert.ok(rejected > 0 && rejected < 120, `${rejected} refused`);
@@ -155,8 +141,8 @@ describeEachBackend('OTLP export bounds', (backend) => {
     const manyRecords = { resourceLogs: [{ resource: { attributes: fewAttributes }, scopeLogs: [{ scope: { name: 'http' }, logRecords: Array.from({ length: 5000 }, (_, i) => record(i, 'GET /healthz 200 ')) }] }] };
     for (const [name, json, count] of [['sdk', sdkBatch, 512], ['thousands', manyRecords, 5000]] as const) {
       for (const encoding of ['protobuf', 'json'] as const) {
-        const { project, secret } = await newProject(`ordinary-${name}-${encoding}`);
-        const res = await postExport(url, secret, encoding, encode(json, encoding), true);
+        const { project, secret } = await app.newProject(`ordinary-${name}-${encoding}`);
+        const res = await postExport(app.url, secret, encoding, encode(json, encoding), true);
         assert.equal(res.status, 200);
         assert.deepEqual(res.body, {}, `${name} ${encoding}: nothing refused`);
         assert.equal((await usage(project)).entries, count);
@@ -166,12 +152,12 @@ describeEachBackend('OTLP export bounds', (backend) => {
 
   it(`refuses 450,000 empty ScopeLogs (gzip protobuf, prepared on the worker) with 400, while three batches of another project prepared beside it get 202`, async () => {
     const body = emptyScopeLogs(450_000);
-    const exporter = await newProject('empty-scopes-worker');
-    const other = await newProject('beside-empty-scopes');
+    const exporter = await app.newProject('empty-scopes-worker');
+    const other = await app.newProject('beside-empty-scopes');
     assert.ok(gzipSync(body).length < 2048 && body.length < 1024 * 1024);
     const batches = ['a', 'b', 'c'].map(ordinaryBatch);
     const { result, maxDelayMs } = await withLoopDelay(() =>
-      Promise.all([postExport(url, exporter.secret, 'protobuf', body, true), healthzDuring(url, 20), ...batches.map((batch) => ingest(url, other.secret, batch))]),
+      Promise.all([postExport(app.url, exporter.secret, 'protobuf', body, true), healthzDuring(app.url, 20), ...batches.map((batch) => ingest(app.url, other.secret, batch))]),
     );
     const [exported, health, ...ingested] = result;
     for (const res of ingested) {
@@ -189,8 +175,8 @@ describeEachBackend('OTLP export bounds', (backend) => {
 
   it('refuses 2,000,000 empty ScopeLogs (4 KiB of gzip protobuf) with 400, the event loop free meanwhile', async () => {
     const body = emptyScopeLogs(2_000_000);
-    const { project, secret } = await newProject('empty-scopes-inline');
-    const { result, maxDelayMs } = await withLoopDelay(() => Promise.all([postExport(url, secret, 'protobuf', body, true), healthzDuring(url, 20)]));
+    const { project, secret } = await app.newProject('empty-scopes-inline');
+    const { result, maxDelayMs } = await withLoopDelay(() => Promise.all([postExport(app.url, secret, 'protobuf', body, true), healthzDuring(app.url, 20)]));
     assert.equal(result[0].status, 400);
     assert.match(result[0].body.message, /more than 100000 ResourceLogs and ScopeLogs/);
     assert.equal(result[1], 200);
@@ -205,12 +191,12 @@ describeEachBackend('OTLP export bounds', (backend) => {
       Buffer.from(`{"resourceLogs":[{"scopeLogs":[${empties(3_400_000)}]}]}`),
       Buffer.from(`{"resourceLogs":[${empties(3_400_000)}]}`),
     ];
-    const exporter = await newProject('empty-scopes-json');
-    const other = await newProject('beside-empty-scopes-json');
+    const exporter = await app.newProject('empty-scopes-json');
+    const other = await app.newProject('beside-empty-scopes-json');
     for (const body of bodies) {
       assert.ok(body.length <= BODY_LIMIT);
       const { result, maxDelayMs } = await withLoopDelay(() =>
-        Promise.all([postExport(url, exporter.secret, 'json', body, true), healthzDuring(url, 20), ingest(url, other.secret, ordinaryBatch('json'))]),
+        Promise.all([postExport(app.url, exporter.secret, 'json', body, true), healthzDuring(app.url, 20), ingest(app.url, other.secret, ordinaryBatch('json'))]),
       );
       const [exported, health, beside] = result;
       assert.equal(exported.status, 400, `${body.length} bytes`);
@@ -223,7 +209,7 @@ describeEachBackend('OTLP export bounds', (backend) => {
   });
 
   it('refuses only the record whose OTLP/JSON time is out of range, storing the others (no 500)', async () => {
-    const { project, secret } = await newProject('time-range-json');
+    const { project, secret } = await app.newProject('time-range-json');
     const good = (text: string, extra: Record<string, unknown> = {}) => ({ timeUnixNano: NANOS, body: { stringValue: text }, ...extra });
     const records = [
       { timeUnixNano: 9e21, body: { stringValue: 'far future' } },
@@ -235,11 +221,11 @@ describeEachBackend('OTLP export bounds', (backend) => {
       { timeUnixNano: '18446744073709551615', body: { stringValue: 'largest uint64' } },
       good('good two'),
     ];
-    const res = await postExport(url, secret, 'json', Buffer.from(JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: records }] }] })));
+    const res = await postExport(app.url, secret, 'json', Buffer.from(JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: records }] }] })));
     assert.equal(res.status, 200);
     assert.equal(res.body.partialSuccess.rejectedLogRecords, '5');
     assert.match(res.body.partialSuccess.errorMessage, /^5 of 8 log records were rejected; .*record 0: 'timeUnixNano' must be a count of nanoseconds from 0 to 18446744073709551615/);
-    const { items } = await queryAllPages(url, admin.token, [['project_id', String(project)]], 100);
+    const { items } = await queryAllPages(app.url, app.admin.token, [['project_id', String(project)]], 100);
     assert.deepEqual(items.map((i) => [i.event, i.timestamp]).sort(), [
       ['good one', '2025-01-02T03:04:05.678Z'],
       ['good two', '2025-01-02T03:04:05.678Z'],
@@ -248,7 +234,7 @@ describeEachBackend('OTLP export bounds', (backend) => {
   });
 
   it('stores protobuf times up to the largest fixed64 beside a good record (no 500)', async () => {
-    const { project, secret } = await newProject('time-range-protobuf');
+    const { project, secret } = await app.newProject('time-range-protobuf');
     const text = (s: string) => field(5, field(1, Buffer.from(s)));
     const records = [
       Buffer.concat([fixed64(1, 2n ** 64n - 1n), text('largest')]),
@@ -257,10 +243,10 @@ describeEachBackend('OTLP export bounds', (backend) => {
       Buffer.concat([fixed64(1, 2n ** 63n), text('high bit')]),
     ];
     const body = field(1, field(2, Buffer.concat(records.map((r) => field(2, r)))));
-    const res = await postExport(url, secret, 'protobuf', body);
+    const res = await postExport(app.url, secret, 'protobuf', body);
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, {});
-    const { items } = await queryAllPages(url, admin.token, [['project_id', String(project)]], 100);
+    const { items } = await queryAllPages(app.url, app.admin.token, [['project_id', String(project)]], 100);
     assert.deepEqual(items.map((i) => [i.event, i.timestamp]).sort(), [
       ['good', '2025-01-02T03:04:05.678Z'],
       ['high bit', '2262-04-11T23:47:16.854Z'],

@@ -6,13 +6,14 @@
  * content type or encoding, 413 over the limit (a gzip bomb too), 401 as
  * on POST /v1/logs (revoked key), 403 project_blocked before the body.
  */
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import { describeEachBackend } from '../support/backends.js';
-import { api, startService, type ApiResponse, type RunningService } from '../support/service.js';
+import { serviceWithAdmin } from '../support/fixture.js';
+import { api, type ApiResponse } from '../support/service.js';
 import { assertDocumentedResponse } from '../support/openapi.js';
-import { assertStatus, createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
+import { assertStatus } from '../support/actors.js';
 import { queryAllPages } from '../support/logs.js';
 import { gzipOfZeros } from '../support/compressed.js';
 import protobuf from 'protobufjs';
@@ -85,26 +86,10 @@ function decodeResponse(bytes: Buffer): { rejectedLogRecords?: number; errorMess
 }
 
 describeEachBackend('POST /v1/otlp/v1/logs', (backend) => {
-  let svc: RunningService;
-  let url: string;
-  let admin: TestActor;
-  let groupId: number;
+  const app = serviceWithAdmin(backend, { group: 'otlp', settings: { maxIngestBodyBytes: BODY_LIMIT } });
 
-  before(async () => {
-    svc = await startService(backend, { settings: { maxIngestBodyBytes: BODY_LIMIT } });
-    url = svc.url;
-    admin = await signInAdmin(url);
-    groupId = await createGroup(url, admin.token, 'otlp');
-  });
-  after(() => svc.stop({ dropDatabase: true }));
-
-  async function newProject(name: string, quotas: Record<string, number> = {}): Promise<{ project: number; secret: string; keyId: number }> {
-    const project = await createProject(url, admin.token, groupId, name, quotas);
-    const key = await createKey(url, admin.token, project);
-    return { project, secret: key.secret, keyId: key.id };
-  }
   async function stored(project: number): Promise<any[]> {
-    const { items } = await queryAllPages(url, admin.token, [['project_id', String(project)]], 100);
+    const { items } = await queryAllPages(app.url, app.admin.token, [['project_id', String(project)]], 100);
     return items;
   }
 
@@ -114,8 +99,8 @@ describeEachBackend('POST /v1/otlp/v1/logs', (backend) => {
     const maybeGzip = (body: Buffer) => (gzip ? gzipSync(body) : body);
 
     it(`stores a ${how}protobuf export and answers an empty protobuf ExportLogsServiceResponse`, async () => {
-      const { project, secret } = await newProject(`proto-${gzip}`);
-      const res = await postBinary(url, secret, maybeGzip(protobufOf(exportOf(['one', 'two', 'three']))), { 'content-type': 'application/x-protobuf', ...encodingHeaders });
+      const { project, secret } = await app.newProject(`proto-${gzip}`);
+      const res = await postBinary(app.url, secret, maybeGzip(protobufOf(exportOf(['one', 'two', 'three']))), { 'content-type': 'application/x-protobuf', ...encodingHeaders });
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('content-type'), 'application/x-protobuf');
       assert.equal(decodeResponse(res.bytes), null);
@@ -125,8 +110,8 @@ describeEachBackend('POST /v1/otlp/v1/logs', (backend) => {
     });
 
     it(`stores a ${how}OTLP/JSON export and answers {}`, async () => {
-      const { project, secret } = await newProject(`json-${gzip}`);
-      const res = await postJson(url, secret, maybeGzip(Buffer.from(JSON.stringify(exportOf(['alpha', 'beta'])))), encodingHeaders);
+      const { project, secret } = await app.newProject(`json-${gzip}`);
+      const res = await postJson(app.url, secret, maybeGzip(Buffer.from(JSON.stringify(exportOf(['alpha', 'beta'])))), encodingHeaders);
       assertStatus(res, 200);
       assert.deepEqual(res.body, {});
       assert.deepEqual((await stored(project)).map((i) => [i.event, i.request_id]).sort(), [['alpha', 'req-0'], ['beta', 'req-1']]);
@@ -134,15 +119,15 @@ describeEachBackend('POST /v1/otlp/v1/logs', (backend) => {
   }
 
   it('answers partial success under an entry quota: the first records stored, the rest counted in rejectedLogRecords', async () => {
-    const { project, secret } = await newProject('quota-json', { max_entries: 3 });
-    const res = await postJson(url, secret, exportOf(['q0', 'q1', 'q2', 'q3', 'q4']));
+    const { project, secret } = await app.newProject('quota-json', { max_entries: 3 });
+    const res = await postJson(app.url, secret, exportOf(['q0', 'q1', 'q2', 'q3', 'q4']));
     assertStatus(res, 200);
     assert.equal(res.body.partialSuccess.rejectedLogRecords, '2');
     assert.match(res.body.partialSuccess.errorMessage, /^2 of 5 log records were rejected; 2 over a quota, 0 invalid; the first, record 3: .*max_entries/);
     assert.deepEqual((await stored(project)).map((i) => i.event).sort(), ['q0', 'q1', 'q2']);
 
-    const proto = await newProject('quota-proto', { max_entries: 1 });
-    const binary = await postBinary(url, proto.secret, protobufOf(exportOf(['p0', 'p1', 'p2'])), { 'content-type': 'application/x-protobuf' });
+    const proto = await app.newProject('quota-proto', { max_entries: 1 });
+    const binary = await postBinary(app.url, proto.secret, protobufOf(exportOf(['p0', 'p1', 'p2'])), { 'content-type': 'application/x-protobuf' });
     assert.equal(binary.status, 200);
     const partial = decodeResponse(binary.bytes);
     assert.equal(partial?.rejectedLogRecords, 2);
@@ -151,20 +136,20 @@ describeEachBackend('POST /v1/otlp/v1/logs', (backend) => {
   });
 
   it('refuses a record that fails entry validation in partial_success and stores the others', async () => {
-    const { project, secret } = await newProject('invalid-record');
-    const res = await postJson(url, secret, exportOf(['kept', deepBody(120), 'also kept']));
+    const { project, secret } = await app.newProject('invalid-record');
+    const res = await postJson(app.url, secret, exportOf(['kept', deepBody(120), 'also kept']));
     assertStatus(res, 200);
     assert.equal(res.body.partialSuccess.rejectedLogRecords, '1');
     assert.match(res.body.partialSuccess.errorMessage, /record 1: The entry nests objects and arrays more than 100 levels deep/);
     assert.deepEqual((await stored(project)).map((i) => i.event).sort(), ['also kept', 'kept']);
 
     // Protobuf: a body nesting 60 arrays is 120 nested messages, past the decoder's limit of 100.
-    const proto = await newProject('invalid-record-proto');
+    const proto = await app.newProject('invalid-record-proto');
     const okRecord = (text: string) => field(2, field(5, field(1, Buffer.from(text))));
     let deep = field(1, Buffer.from('bottom'));
     for (let i = 0; i < 60; i++) deep = field(5, field(1, deep));
     const bytes = field(1, field(2, Buffer.concat([okRecord('kept'), field(2, field(5, deep)), okRecord('kept too')])));
-    const binary = await postBinary(url, proto.secret, bytes, { 'content-type': 'application/x-protobuf' });
+    const binary = await postBinary(app.url, proto.secret, bytes, { 'content-type': 'application/x-protobuf' });
     assert.equal(binary.status, 200);
     const partial = decodeResponse(binary.bytes);
     assert.equal(partial?.rejectedLogRecords, 1);
@@ -176,8 +161,8 @@ describeEachBackend('POST /v1/otlp/v1/logs', (backend) => {
     const bodies: unknown[] = Array.from({ length: 300 }, (_, i) => `record ${i} ${'x'.repeat(100)}`);
     const bytes = protobufOf(exportOf(bodies));
     assert.ok(bytes.length > 32 * 1024 && bytes.length < BODY_LIMIT, `protobuf body of ${bytes.length} bytes`);
-    const proto = await newProject('large-proto');
-    const binary = await postBinary(url, proto.secret, bytes, { 'content-type': 'application/x-protobuf' });
+    const proto = await app.newProject('large-proto');
+    const binary = await postBinary(app.url, proto.secret, bytes, { 'content-type': 'application/x-protobuf' });
     assert.equal(binary.status, 200);
     assert.equal(decodeResponse(binary.bytes), null);
     const protoItems = await stored(proto.project);
@@ -188,8 +173,8 @@ describeEachBackend('POST /v1/otlp/v1/logs', (backend) => {
     bodies[7] = deepBody(120);
     const text = JSON.stringify(exportOf(bodies.slice(0, 200)));
     assert.ok(text.length > 32 * 1024 && text.length < BODY_LIMIT, `OTLP/JSON body of ${text.length} bytes`);
-    const json = await newProject('large-json');
-    const res = await postJson(url, json.secret, Buffer.from(text));
+    const json = await app.newProject('large-json');
+    const res = await postJson(app.url, json.secret, Buffer.from(text));
     assertStatus(res, 200);
     assert.equal(res.body.partialSuccess.rejectedLogRecords, '1');
     assert.match(res.body.partialSuccess.errorMessage, /record 7: The entry nests objects and arrays more than 100 levels deep/);
@@ -197,64 +182,64 @@ describeEachBackend('POST /v1/otlp/v1/logs', (backend) => {
 
     // Refused as a whole, storing nothing: a large body that is not an export.
     const garbage = Buffer.concat([bytes.subarray(0, 40 * 1024), Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f])]);
-    const refused = await newProject('large-undecodable');
-    const bad = await postBinary(url, refused.secret, garbage, { 'content-type': 'application/x-protobuf' });
+    const refused = await app.newProject('large-undecodable');
+    const bad = await postBinary(app.url, refused.secret, garbage, { 'content-type': 'application/x-protobuf' });
     assert.equal(bad.status, 400);
     assert.equal(JSON.parse(bad.bytes.toString()).error, 'invalid_request');
-    assertStatus(await postJson(url, refused.secret, Buffer.from(text.slice(0, -3))), 400, 'invalid_request');
+    assertStatus(await postJson(app.url, refused.secret, Buffer.from(text.slice(0, -3))), 400, 'invalid_request');
     assert.deepEqual(await stored(refused.project), []);
   });
 
   it('answers 400 for a body that is not an export in its content type, or does not decompress, storing nothing', async () => {
-    const { project, secret } = await newProject('undecodable');
-    const proto = await postBinary(url, secret, Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f]), { 'content-type': 'application/x-protobuf' });
+    const { project, secret } = await app.newProject('undecodable');
+    const proto = await postBinary(app.url, secret, Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f]), { 'content-type': 'application/x-protobuf' });
     assert.equal(proto.status, 400);
     assert.equal(JSON.parse(proto.bytes.toString()).error, 'invalid_request');
-    assertStatus(await postJson(url, secret, '{"resourceLogs": ['), 400, 'invalid_request');
-    assertStatus(await postJson(url, secret, { resourceLogs: 'no' }), 400, 'invalid_request');
-    assertStatus(await postJson(url, secret, Buffer.from('not gzip at all'), { 'content-encoding': 'gzip' }), 400, 'invalid_request');
+    assertStatus(await postJson(app.url, secret, '{"resourceLogs": ['), 400, 'invalid_request');
+    assertStatus(await postJson(app.url, secret, { resourceLogs: 'no' }), 400, 'invalid_request');
+    assertStatus(await postJson(app.url, secret, Buffer.from('not gzip at all'), { 'content-encoding': 'gzip' }), 400, 'invalid_request');
     assert.deepEqual(await stored(project), []);
   });
 
   it('answers 415 for a content type other than protobuf or JSON, and for an unknown encoding', async () => {
-    const { secret } = await newProject('unsupported');
-    const text = await postBinary(url, secret, 'hello', { 'content-type': 'text/plain' });
+    const { secret } = await app.newProject('unsupported');
+    const text = await postBinary(app.url, secret, 'hello', { 'content-type': 'text/plain' });
     assert.equal(text.status, 415);
     assert.equal(JSON.parse(text.bytes.toString()).error, 'unsupported_media_type');
-    assertStatus(await postJson(url, secret, exportOf(['x']), { 'content-encoding': 'compress' }), 415, 'unsupported_media_type');
+    assertStatus(await postJson(app.url, secret, exportOf(['x']), { 'content-encoding': 'compress' }), 415, 'unsupported_media_type');
   });
 
   it('answers 413 over the body limit, also when a small gzip body inflates past it', async () => {
-    const { project, secret } = await newProject('too-large');
+    const { project, secret } = await app.newProject('too-large');
     const big = exportOf(Array.from({ length: 400 }, (_, i) => `${'x'.repeat(200)} ${i}`));
-    assertStatus(await postJson(url, secret, big), 413, 'payload_too_large');
+    assertStatus(await postJson(app.url, secret, big), 413, 'payload_too_large');
     const bomb = await gzipOfZeros(16 * 1024 * 1024);
-    const res = await postBinary(url, secret, bomb, { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' });
+    const res = await postBinary(app.url, secret, bomb, { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' });
     assert.equal(res.status, 413);
     assert.deepEqual(await stored(project), []);
   });
 
   it('answers 401 as POST /v1/logs does: no key, an access token, an unknown or a revoked key', async () => {
     const body = exportOf(['x']);
-    assertStatus(await postJson(url, null, body), 401, 'unauthorized');
-    assertStatus(await postJson(url, admin.token, body), 401, 'unauthorized');
-    assertStatus(await postJson(url, 'slk_not-a-real-key', body), 401, 'unauthorized');
-    const { project, secret, keyId } = await newProject('revoked');
-    assertStatus(await postJson(url, secret, body), 200);
-    assertStatus(await api(url, 'DELETE', `/v1/projects/${project}/secret-keys/${keyId}`, { token: admin.token }), 204);
-    assertStatus(await postJson(url, secret, body), 401, 'unauthorized');
-    assertStatus(await postJson(url, secret, 'x'.repeat(BODY_LIMIT + 1)), 401, 'unauthorized');
+    assertStatus(await postJson(app.url, null, body), 401, 'unauthorized');
+    assertStatus(await postJson(app.url, app.admin.token, body), 401, 'unauthorized');
+    assertStatus(await postJson(app.url, 'slk_not-a-real-key', body), 401, 'unauthorized');
+    const { project, secret, keyId } = await app.newProject('revoked');
+    assertStatus(await postJson(app.url, secret, body), 200);
+    assertStatus(await api(app.url, 'DELETE', `/v1/projects/${project}/secret-keys/${keyId}`, { token: app.admin.token }), 204);
+    assertStatus(await postJson(app.url, secret, body), 401, 'unauthorized');
+    assertStatus(await postJson(app.url, secret, 'x'.repeat(BODY_LIMIT + 1)), 401, 'unauthorized');
   });
 
   it('answers 403 project_blocked before reading the body, then stores again after unblock', async () => {
-    const { project, secret } = await newProject('blocked');
-    assertStatus(await api(url, 'POST', `/v1/projects/${project}/block`, { token: admin.token }), 200);
-    assertStatus(await postJson(url, secret, exportOf(['x'])), 403, 'project_blocked');
-    assertStatus(await postJson(url, secret, 'not json'), 403, 'project_blocked');
-    const proto = await postBinary(url, secret, protobufOf(exportOf(['x'])), { 'content-type': 'application/x-protobuf' });
+    const { project, secret } = await app.newProject('blocked');
+    assertStatus(await api(app.url, 'POST', `/v1/projects/${project}/block`, { token: app.admin.token }), 200);
+    assertStatus(await postJson(app.url, secret, exportOf(['x'])), 403, 'project_blocked');
+    assertStatus(await postJson(app.url, secret, 'not json'), 403, 'project_blocked');
+    const proto = await postBinary(app.url, secret, protobufOf(exportOf(['x'])), { 'content-type': 'application/x-protobuf' });
     assert.equal(proto.status, 403);
-    assertStatus(await api(url, 'POST', `/v1/projects/${project}/unblock`, { token: admin.token }), 200);
-    assertStatus(await postJson(url, secret, exportOf(['after'])), 200);
+    assertStatus(await api(app.url, 'POST', `/v1/projects/${project}/unblock`, { token: app.admin.token }), 200);
+    assertStatus(await postJson(app.url, secret, exportOf(['after'])), 200);
     assert.deepEqual((await stored(project)).map((i) => i.event), ['after']);
   });
 });

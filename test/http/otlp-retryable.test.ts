@@ -5,14 +5,15 @@
  * client retries it) and nothing is stored; once the database accepts
  * writes again, the same export is stored.
  */
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { open as openSqliteFile } from 'sqlite';
 import sqlite3 from 'sqlite3';
 import pgPromise from 'pg-promise';
 import { describeEachBackend, type TestDatabase } from '../support/backends.js';
-import { api, startService, type RunningService } from '../support/service.js';
-import { assertStatus, createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
+import { serviceWithAdmin } from '../support/fixture.js';
+import { api } from '../support/service.js';
+import { assertStatus, createGroup, createKey, createProject } from '../support/actors.js';
 import { queryAllPages } from '../support/logs.js';
 
 const pgp = pgPromise({ noWarnings: true });
@@ -49,30 +50,23 @@ async function execute(database: TestDatabase, statements: string[]): Promise<vo
 }
 
 describeEachBackend('POST /v1/otlp/v1/logs: a failed commit', (backend) => {
-  let svc: RunningService;
-  let admin: TestActor;
-
-  before(async () => {
-    svc = await startService(backend);
-    admin = await signInAdmin(svc.url);
-  });
-  after(() => svc.stop({ dropDatabase: true }));
+  const app = serviceWithAdmin(backend);
 
   it('is 503 with Retry-After, storing nothing, and the retry is stored once the database accepts writes', async () => {
-    const project = await createProject(svc.url, admin.token, await createGroup(svc.url, admin.token, 'retry'), 'retry');
-    const { secret } = await createKey(svc.url, admin.token, project);
+    const project = await createProject(app.url, app.admin.token, await createGroup(app.url, app.admin.token, 'retry'), 'retry');
+    const { secret } = await createKey(app.url, app.admin.token, project);
     const body = { resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: 'retried' } }] }] }] };
-    const send = () => api(svc.url, 'POST', '/v1/otlp/v1/logs', { token: secret, json: body });
+    const send = () => api(app.url, 'POST', '/v1/otlp/v1/logs', { token: secret, json: body });
 
-    await execute(svc.database, REFUSE[backend]);
+    await execute(app.svc.database, REFUSE[backend]);
     const refused = await send();
     assertStatus(refused, 503, 'temporarily_unavailable');
     assert.equal(refused.headers.get('retry-after'), '5');
     assert.doesNotMatch(refused.text, /refused by the test|log_blocks/, 'no internals in the answer');
 
-    await execute(svc.database, ACCEPT[backend]);
+    await execute(app.svc.database, ACCEPT[backend]);
     assertStatus(await send(), 200);
-    const { items } = await queryAllPages(svc.url, admin.token, [['project_id', String(project)]], 100);
+    const { items } = await queryAllPages(app.url, app.admin.token, [['project_id', String(project)]], 100);
     assert.deepEqual(items.map((i) => i.event), ['retried']);
   });
 });

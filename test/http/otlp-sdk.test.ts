@@ -15,8 +15,8 @@ import { OTLPLogExporter as JsonExporter } from '@opentelemetry/exporter-logs-ot
 import { OTLPLogExporter as ProtoExporter } from '@opentelemetry/exporter-logs-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { describeEachBackend } from '../support/backends.js';
-import { startService, type RunningService } from '../support/service.js';
-import { createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
+import { serviceWithAdmin } from '../support/fixture.js';
+import { createGroup, createKey, createProject } from '../support/actors.js';
 import { queryAllPages } from '../support/logs.js';
 import { assertOpen, openRawStream, type RawStream } from '../support/sse.js';
 
@@ -59,30 +59,26 @@ async function ship(shipper: Shipper, base: string, secret: string): Promise<voi
 }
 
 describeEachBackend('OpenTelemetry SDK → POST /v1/otlp/v1/logs', (backend) => {
-  let svc: RunningService;
-  let admin: TestActor;
   const projects = new Map<string, number>();
   const streams = new Map<string, RawStream>();
 
-  before(async () => {
-    svc = await startService(backend);
-    admin = await signInAdmin(svc.url);
-    const group = await createGroup(svc.url, admin.token, 'otel');
-    for (const shipper of SHIPPERS) {
-      const project = await createProject(svc.url, admin.token, group, `otel-${shipper.name}`);
-      const { secret } = await createKey(svc.url, admin.token, project);
-      projects.set(shipper.name, project);
-      streams.set(shipper.name, assertOpen(await openRawStream(svc.url, `/v1/logs/stream?project_id=${project}`, { token: admin.token })));
-      await ship(shipper, svc.url, secret);
-    }
-  });
   after(async () => {
     for (const stream of streams.values()) stream.close();
-    await svc.stop({ dropDatabase: true });
+  });
+  const app = serviceWithAdmin(backend);
+  before(async () => {
+    const group = await createGroup(app.url, app.admin.token, 'otel');
+    for (const shipper of SHIPPERS) {
+      const project = await createProject(app.url, app.admin.token, group, `otel-${shipper.name}`);
+      const { secret } = await createKey(app.url, app.admin.token, project);
+      projects.set(shipper.name, project);
+      streams.set(shipper.name, assertOpen(await openRawStream(app.url, `/v1/logs/stream?project_id=${project}`, { token: app.admin.token })));
+      await ship(shipper, app.url, secret);
+    }
   });
 
   async function find(shipper: Shipper, params: [string, string][] = []): Promise<any[]> {
-    const { items } = await queryAllPages(svc.url, admin.token, [['project_id', String(projects.get(shipper.name))], ...params], 100);
+    const { items } = await queryAllPages(app.url, app.admin.token, [['project_id', String(projects.get(shipper.name))], ...params], 100);
     return items;
   }
 

@@ -6,36 +6,31 @@
  * rows that the audit log shows like any other.
  */
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
-import { createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
+import { it } from 'node:test';
+import { createGroup, createKey, createProject } from '../support/actors.js';
 import { describeEachBackend, type BackendName } from '../support/backends.js';
+import { serviceWithAdmin } from '../support/fixture.js';
 import { ingestAll } from '../support/logs.js';
-import { api, startService, type RunningService } from '../support/service.js';
+import { api } from '../support/service.js';
 
 const DAY = 86_400_000;
 
 describeEachBackend('retention through the service', (backend: BackendName) => {
-  let running: RunningService;
   /** Added to the real clock. Access tokens expire on the service's clock, so every move refreshes the admin's. */
   let offset = 0;
   const now = () => Date.now() + offset;
-  let admin: TestActor;
 
-  before(async () => {
     // Only runPurgeOnce() purges here, so each pass's report is exactly this test's.
-    running = await startService(backend, { now, scheduledPurge: false, settings: { auditRetentionDays: 30, authEventRetentionDays: 7 } });
-    admin = await signInAdmin(running.url);
-  });
-  after(() => running.stop({ dropDatabase: true }));
+  const app = serviceWithAdmin(backend, { now, scheduledPurge: false, settings: { auditRetentionDays: 30, authEventRetentionDays: 7 } });
 
   async function usage(projectId: number): Promise<{ entry_count: number; total_bytes: number }> {
-    const res = await api(running.url, 'GET', `/v1/projects/${projectId}`, { token: admin.token });
+    const res = await api(app.url, 'GET', `/v1/projects/${projectId}`, { token: app.admin.token });
     assert.equal(res.status, 200, res.text);
     return { entry_count: res.body.entry_count, total_bytes: res.body.total_bytes };
   }
 
   async function events(projectId: number): Promise<string[]> {
-    const res = await api(running.url, 'GET', `/v1/logs?project_id=${projectId}&limit=100`, { token: admin.token });
+    const res = await api(app.url, 'GET', `/v1/logs?project_id=${projectId}&limit=100`, { token: app.admin.token });
     assert.equal(res.status, 200, res.text);
     return res.body.items.map((item: { event: string }) => item.event).sort();
   }
@@ -51,27 +46,27 @@ describeEachBackend('retention through the service', (backend: BackendName) => {
   }
 
   async function refreshAdmin(): Promise<void> {
-    const res = await api(running.url, 'POST', '/v1/auth/token', { form: { grant_type: 'refresh_token', refresh_token: admin.refreshToken } });
+    const res = await api(app.url, 'POST', '/v1/auth/token', { form: { grant_type: 'refresh_token', refresh_token: app.admin.refreshToken } });
     assert.equal(res.status, 200, res.text);
-    admin.token = res.body.access_token;
-    admin.refreshToken = res.body.refresh_token;
+    app.admin.token = res.body.access_token;
+    app.admin.refreshToken = res.body.refresh_token;
   }
 
   const entry = (event: string) => ({ level: 'info', event, timestamp: '2026-01-01T00:00:00Z' });
 
   it('purges each project by its retention and both audit classes, and the API shows the result', async () => {
-    const url = running.url;
-    const groupId = await createGroup(url, admin.token, 'retention');
-    const shortId = await createProject(url, admin.token, groupId, 'short', { retention_days: 1 });
-    const longId = await createProject(url, admin.token, groupId, 'long', { retention_days: 60 });
-    const shortKey = await createKey(url, admin.token, shortId);
-    const longKey = await createKey(url, admin.token, longId);
+    const url = app.url;
+    const groupId = await createGroup(url, app.admin.token, 'retention');
+    const shortId = await createProject(url, app.admin.token, groupId, 'short', { retention_days: 1 });
+    const longId = await createProject(url, app.admin.token, groupId, 'long', { retention_days: 60 });
+    const shortKey = await createKey(url, app.admin.token, shortId);
+    const longKey = await createKey(url, app.admin.token, longId);
     await ingestAll(url, shortKey.secret, [entry('old one'), entry('old two'), entry('old three')]);
     await ingestAll(url, longKey.secret, [entry('kept one'), entry('kept two')]);
 
     await moveClockTo(2);
     await ingestAll(url, shortKey.secret, [entry('new one')]);
-    const first = await running.service.runPurgeOnce();
+    const first = await app.svc.service.runPurgeOnce();
     assert.equal(first.ran, true);
     assert.equal(first.logEntries, 3);
     assert.deepEqual(await events(shortId), ['new one']);
@@ -81,7 +76,7 @@ describeEachBackend('retention through the service', (backend: BackendName) => {
     assert.deepEqual(await usage(longId), { entry_count: 2, total_bytes: bytesOf(entry('kept one')) + bytesOf(entry('kept two')) });
     assert.deepEqual(first.audit, { auth: 0, admin: 0 }, 'no audit row is old enough yet');
 
-    const before = await api(url, 'GET', '/v1/audit-log?limit=200', { token: admin.token });
+    const before = await api(url, 'GET', '/v1/audit-log?limit=200', { token: app.admin.token });
     assert.equal(before.status, 200, before.text);
     assert.equal(before.body.audit_retention_days, 30);
     assert.equal(before.body.auth_event_retention_days, 7);
@@ -90,13 +85,13 @@ describeEachBackend('retention through the service', (backend: BackendName) => {
     assert.ok(authRows > 0 && adminRows > 0);
 
     await moveClockTo(40);
-    const second = await running.service.runPurgeOnce();
+    const second = await app.svc.service.runPurgeOnce();
     assert.deepEqual(second.audit, { auth: authRows, admin: adminRows });
     assert.equal(second.logEntries, 1, 'the short project\'s last entry expired too');
     assert.deepEqual(await usage(shortId), { entry_count: 0, total_bytes: 0 });
     assert.equal((await usage(longId)).entry_count, 2);
 
-    const after = await api(url, 'GET', '/v1/audit-log?limit=200', { token: admin.token });
+    const after = await api(url, 'GET', '/v1/audit-log?limit=200', { token: app.admin.token });
     assert.equal(after.status, 200, after.text);
     const purged = after.body.items.filter((row: { action: string }) => row.action === 'audit.purged');
     assert.equal(purged.length, 2);
@@ -113,20 +108,20 @@ describeEachBackend('retention through the service', (backend: BackendName) => {
     // Only the purge's own rows remain.
     assert.equal(after.body.items.length, 2);
 
-    const third = await running.service.runPurgeOnce();
+    const third = await app.svc.service.runPurgeOnce();
     assert.deepEqual(third.audit, { auth: 0, admin: 0 });
-    const unchanged = await api(url, 'GET', '/v1/audit-log?action=audit.purged', { token: admin.token });
+    const unchanged = await api(url, 'GET', '/v1/audit-log?action=audit.purged', { token: app.admin.token });
     assert.equal(unchanged.body.items.length, 2, 'a pass that removes nothing writes no audit.purged row');
   });
 
   it('keeps histograms exact through a purge: purged entries leave their minutes, newer entries of the same minutes stay counted', async () => {
-    const url = running.url;
-    const groupId = await createGroup(url, admin.token, 'retention-minutes');
-    const projectId = await createProject(url, admin.token, groupId, 'minutes', { retention_days: 1 });
-    const key = await createKey(url, admin.token, projectId);
+    const url = app.url;
+    const groupId = await createGroup(url, app.admin.token, 'retention-minutes');
+    const projectId = await createProject(url, app.admin.token, groupId, 'minutes', { retention_days: 1 });
+    const key = await createKey(url, app.admin.token, projectId);
     const at = (second: number, level: string, event: string) => ({ level, event, timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString() });
     const histogram = async (params: string) => {
-      const res = await api(url, 'GET', `/v1/logs/histogram?project_id=${projectId}&${params}`, { token: admin.token });
+      const res = await api(url, 'GET', `/v1/logs/histogram?project_id=${projectId}&${params}`, { token: app.admin.token });
       assert.equal(res.status, 200, res.text);
       return res.body.buckets.map((b: { counts: Record<string, number> }) => Object.fromEntries(Object.entries(b.counts).filter(([, n]) => n > 0)));
     };
@@ -140,7 +135,7 @@ describeEachBackend('retention through the service', (backend: BackendName) => {
     assert.deepEqual(await histogram(minutes), [{ info: 1 }, { error: 3 }, { warning: 1 }, { info: 1 }, {}]);
     assert.deepEqual(await histogram(hours), [{}, { info: 2, error: 3, warning: 1 }, {}]);
 
-    const purged = await running.service.runPurgeOnce();
+    const purged = await app.svc.service.runPurgeOnce();
     assert.equal(purged.logEntries, 4);
     assert.deepEqual(await histogram(minutes), [{}, { error: 1 }, {}, { info: 1 }, {}]);
     assert.deepEqual(await histogram(partial), [{}, { error: 1 }, {}, { info: 1 }]);
@@ -148,7 +143,7 @@ describeEachBackend('retention through the service', (backend: BackendName) => {
     assert.deepEqual(await histogram(hours), [{}, { info: 1, error: 1 }, {}]);
     // The rest expires too: every minute is empty again.
     await moveClockTo(day + 4);
-    assert.equal((await running.service.runPurgeOnce()).logEntries, 2);
+    assert.equal((await app.svc.service.runPurgeOnce()).logEntries, 2);
     assert.deepEqual(await histogram(minutes), [{}, {}, {}, {}, {}]);
     assert.deepEqual(await histogram(hours), [{}, {}, {}]);
   });

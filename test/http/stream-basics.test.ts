@@ -8,8 +8,9 @@
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend } from '../support/backends.js';
-import { api, startService, type RunningService } from '../support/service.js';
-import { assertStatus, createActor, createGroup, createKey, createProject, signInAdmin, type TestActor } from '../support/actors.js';
+import { serviceWithAdmin } from '../support/fixture.js';
+import { api } from '../support/service.js';
+import { assertStatus, createActor, createGroup, createKey, createProject, type TestActor } from '../support/actors.js';
 import { ingestAll, queryLogs } from '../support/logs.js';
 import { assertOpen, authedEventSource, openRawStream, type RawStream } from '../support/sse.js';
 import { waitUntil } from '../support/wait.js';
@@ -17,9 +18,6 @@ import { waitUntil } from '../support/wait.js';
 const ORIGIN = 'https://app.example';
 
 describeEachBackend('live stream: refusals, frames, heartbeats', (backend) => {
-  let svc: RunningService;
-  let url: string;
-  let admin: TestActor;
   let member: TestActor;
   let groupG: number;
   let groupH: number;
@@ -30,27 +28,24 @@ describeEachBackend('live stream: refusals, frames, heartbeats', (backend) => {
   const open: RawStream[] = [];
 
   const stream = async (path: string, token: string, headers?: Record<string, string>) => {
-    const s = assertOpen(await openRawStream(url, path, { token, ...(headers ? { headers } : {}) }));
+    const s = assertOpen(await openRawStream(app.url, path, { token, ...(headers ? { headers } : {}) }));
     open.push(s);
     return s;
   };
 
-  before(async () => {
-    svc = await startService(backend, { settings: { sseHeartbeatIntervalSeconds: 1, corsAllowedOrigins: [ORIGIN] } });
-    url = svc.url;
-    admin = await signInAdmin(url);
-    groupG = await createGroup(url, admin.token, 'G');
-    groupH = await createGroup(url, admin.token, 'H');
-    projectA = await createProject(url, admin.token, groupG, 'A');
-    projectBlocked = await createProject(url, admin.token, groupG, 'blocked');
-    projectH = await createProject(url, admin.token, groupH, 'H1');
-    keyA = (await createKey(url, admin.token, projectA)).secret;
-    assertStatus(await api(url, 'POST', `/v1/projects/${projectBlocked}/block`, { token: admin.token }), 200);
-    member = await createActor(url, admin.token, `member-${backend}`, { grants: [{ role: 'user', scope_type: 'group', scope_id: groupG }] });
-  });
   after(async () => {
     for (const s of open) s.close();
-    await svc.stop({ dropDatabase: true });
+  });
+  const app = serviceWithAdmin(backend, { settings: { sseHeartbeatIntervalSeconds: 1, corsAllowedOrigins: [ORIGIN] } });
+  before(async () => {
+    groupG = await createGroup(app.url, app.admin.token, 'G');
+    groupH = await createGroup(app.url, app.admin.token, 'H');
+    projectA = await createProject(app.url, app.admin.token, groupG, 'A');
+    projectBlocked = await createProject(app.url, app.admin.token, groupG, 'blocked');
+    projectH = await createProject(app.url, app.admin.token, groupH, 'H1');
+    keyA = (await createKey(app.url, app.admin.token, projectA)).secret;
+    assertStatus(await api(app.url, 'POST', `/v1/projects/${projectBlocked}/block`, { token: app.admin.token }), 200);
+    member = await createActor(app.url, app.admin.token, `member-${backend}`, { grants: [{ role: 'user', scope_type: 'group', scope_id: groupG }] });
   });
 
   it('answers every refusal of GET /v1/logs identically, as plain JSON, in the same order', async () => {
@@ -72,9 +67,9 @@ describeEachBackend('live stream: refusals, frames, heartbeats', (backend) => {
       [`group_id=${groupG}&q=***`, 400, 'invalid_request'],
     ];
     for (const [qs, status, code] of cases) {
-      const listed = await queryLogs(url, member.token, qs);
+      const listed = await queryLogs(app.url, member.token, qs);
       assertStatus(listed, status, code, `GET /v1/logs?${qs}`);
-      const refused = await openRawStream(url, `/v1/logs/stream?${qs}`, { token: member.token });
+      const refused = await openRawStream(app.url, `/v1/logs/stream?${qs}`, { token: member.token });
       assert.ok(!('frames' in refused), `stream ?${qs} must not open`);
       assert.equal(refused.status, status, `stream ?${qs}: ${refused.text}`);
       assert.match(refused.headers.get('content-type') ?? '', /^application\/json/);
@@ -84,25 +79,25 @@ describeEachBackend('live stream: refusals, frames, heartbeats', (backend) => {
 
   it('refuses bad credentials and the forced password change like every JWT route', async () => {
     for (const token of [undefined, 'not-a-jwt', keyA]) {
-      const refused = await openRawStream(url, `/v1/logs/stream?project_id=${projectA}`, token === undefined ? {} : { token });
+      const refused = await openRawStream(app.url, `/v1/logs/stream?project_id=${projectA}`, token === undefined ? {} : { token });
       assert.equal(refused.status, 401);
       assert.ok(!('frames' in refused));
       assert.equal(refused.body.error, 'unauthorized');
     }
-    const created = await api(url, 'POST', '/v1/users', { token: admin.token, json: { username: `fresh-${backend}`, password: 'temporary-pass-1' } });
+    const created = await api(app.url, 'POST', '/v1/users', { token: app.admin.token, json: { username: `fresh-${backend}`, password: 'temporary-pass-1' } });
     assertStatus(created, 201);
-    const fresh = await api(url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username: `fresh-${backend}`, password: 'temporary-pass-1' } });
-    const refused = await openRawStream(url, `/v1/logs/stream?project_id=${projectA}`, { token: fresh.body.access_token });
+    const fresh = await api(app.url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username: `fresh-${backend}`, password: 'temporary-pass-1' } });
+    const refused = await openRawStream(app.url, `/v1/logs/stream?project_id=${projectA}`, { token: fresh.body.access_token });
     assert.equal(refused.status, 403);
     assert.equal(!('frames' in refused) && refused.body.error, 'must_change_password');
   });
 
   it('checks since_id and then Last-Event-ID last; since_id wins over the header', async () => {
-    const bad = await openRawStream(url, `/v1/logs/stream?project_id=${projectA}&since_id=-1`, { token: member.token });
+    const bad = await openRawStream(app.url, `/v1/logs/stream?project_id=${projectA}&since_id=-1`, { token: member.token });
     assert.equal(bad.status, 400);
     assert.ok(!('frames' in bad));
     assert.deepEqual(bad.body.details, { field: 'since_id', reason: 'invalid' });
-    const badHeader = await openRawStream(url, `/v1/logs/stream?project_id=${projectA}`, { token: member.token, headers: { 'last-event-id': 'abc' } });
+    const badHeader = await openRawStream(app.url, `/v1/logs/stream?project_id=${projectA}`, { token: member.token, headers: { 'last-event-id': 'abc' } });
     assert.equal(badHeader.status, 400);
     assert.ok(!('frames' in badHeader));
     assert.deepEqual(badHeader.body.details, { field: 'Last-Event-ID', reason: 'invalid' });
@@ -125,9 +120,9 @@ describeEachBackend('live stream: refusals, frames, heartbeats', (backend) => {
       { level: 'error', event: 'ünïcødé 数据库', timestamp: '2025-01-01T00:00:01+02:00', nested: { deep: [1, { x: null }] }, category: 'db' },
     ];
     Object.defineProperty(tricky[1]!, '__proto__', { value: { kept: true }, enumerable: true, writable: true, configurable: true });
-    await ingestAll(url, keyA, tricky);
+    await ingestAll(app.url, keyA, tricky);
     await s.waitForLogs(2);
-    const listed = await queryLogs(url, member.token, `project_id=${projectA}`);
+    const listed = await queryLogs(app.url, member.token, `project_id=${projectA}`);
     assertStatus(listed, 200);
     const frames = s.frames.filter((f) => f.event === 'log');
     assert.deepEqual(
@@ -157,9 +152,9 @@ describeEachBackend('live stream: refusals, frames, heartbeats', (backend) => {
   });
 
   it('works with the eventsource client: log events with ids, then a terminal end event', async () => {
-    const project = await createProject(url, admin.token, groupG, `es-${backend}`);
-    const key = (await createKey(url, admin.token, project)).secret;
-    const source = authedEventSource(`${url}/v1/logs/stream?project_id=${project}`, member.token);
+    const project = await createProject(app.url, app.admin.token, groupG, `es-${backend}`);
+    const key = (await createKey(app.url, app.admin.token, project)).secret;
+    const source = authedEventSource(`${app.url}/v1/logs/stream?project_id=${project}`, member.token);
     try {
       const received: { id: string; entry: any }[] = [];
       let ended: string | null = null;
@@ -172,7 +167,7 @@ describeEachBackend('live stream: refusals, frames, heartbeats', (backend) => {
         source.onopen = () => resolve();
         source.onerror = (e) => reject(new Error(`eventsource error: ${e.message}`));
       });
-      await ingestAll(url, key, [
+      await ingestAll(app.url, key, [
         { level: 'info', event: 'one', timestamp: '2025-01-01T00:00:00Z' },
         { level: 'info', event: 'two', timestamp: '2025-01-01T00:00:00Z' },
       ]);
@@ -182,7 +177,7 @@ describeEachBackend('live stream: refusals, frames, heartbeats', (backend) => {
         ['one', 'two'],
       );
       assert.ok(received.every((r) => r.id === String(r.entry.id) && r.entry.project_id === project));
-      assertStatus(await api(url, 'POST', `/v1/projects/${project}/block`, { token: admin.token }), 200);
+      assertStatus(await api(app.url, 'POST', `/v1/projects/${project}/block`, { token: app.admin.token }), 200);
       await waitUntil(() => ended !== null, 'the end event');
       assert.equal(ended, 'project_blocked');
     } finally {

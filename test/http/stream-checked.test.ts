@@ -10,8 +10,8 @@
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend } from '../support/backends.js';
-import { startService, type RunningService } from '../support/service.js';
-import { createTwoProjectGroup, signInAdmin, type TestActor } from '../support/actors.js';
+import { serviceWithAdmin } from '../support/fixture.js';
+import { createTwoProjectGroup, type TestActor } from '../support/actors.js';
 import { ingestAll, queryAllPages } from '../support/logs.js';
 import { assertOpen, openRawStream, type RawStream } from '../support/sse.js';
 
@@ -23,8 +23,6 @@ const noise = (tag: string, count: number) => Array.from({ length: count }, (_, 
 const match = (tag: string) => ({ level: 'warning', event: `needle ${tag}`, timestamp: new Date().toISOString(), kind: 'needle' });
 
 describeEachBackend('live stream: filters matching nothing for a while', (backend) => {
-  let svc: RunningService;
-  let url: string;
   let member: TestActor;
   let groupG: number;
   let projectA: number;
@@ -35,12 +33,12 @@ describeEachBackend('live stream: filters matching nothing for a while', (backen
 
   const stream = async (params: [string, string][], lastEventId: number) => {
     const path = `/v1/logs/stream?${new URLSearchParams(params).toString()}`;
-    const s = assertOpen(await openRawStream(url, path, { token: member.token, headers: { 'last-event-id': String(lastEventId) } }));
+    const s = assertOpen(await openRawStream(app.url, path, { token: member.token, headers: { 'last-event-id': String(lastEventId) } }));
     open.push(s);
     return s;
   };
   /** GET /v1/logs ids for the parameters, oldest first. */
-  const listedIds = async (params: [string, string][]) => (await queryAllPages(url, member.token, params, 200)).items.map((i) => i.id as number).reverse();
+  const listedIds = async (params: [string, string][]) => (await queryAllPages(app.url, member.token, params, 200)).items.map((i) => i.id as number).reverse();
   /** The ids of the `id:` lines received, in order. */
   const sentIds = (s: RawStream) => s.frames.filter((f) => f.event === 'log').map((f) => Number(f.id));
   const assertStreamed = async (s: RawStream, expected: number[], label: string) => {
@@ -54,23 +52,20 @@ describeEachBackend('live stream: filters matching nothing for a while', (backen
     );
   };
 
-  before(async () => {
-    svc = await startService(backend);
-    url = svc.url;
-    const admin = await signInAdmin(url);
-    ({ groupG, projectA, projectB, keyA, keyB, member } = await createTwoProjectGroup(url, admin.token, `reader-${backend}`));
-  });
   after(async () => {
     for (const s of open) s.close();
-    await svc.stop({ dropDatabase: true });
+  });
+  const app = serviceWithAdmin(backend);
+  before(async () => {
+    ({ groupG, projectA, projectB, keyA, keyB, member } = await createTwoProjectGroup(app.url, app.admin.token, `reader-${backend}`));
   });
 
   it('from Last-Event-ID 0 over a long non-matching history, each match is sent once and resuming misses nothing', async () => {
     // Several pages' worth of history in both projects, with a few matches inside.
-    await ingestAll(url, keyA, [match('early A'), ...noise('a0', 300)]);
-    await ingestAll(url, keyB, noise('b0', 300));
-    await ingestAll(url, keyA, [...noise('a1', 250), match('middle A'), ...noise('a2', 200)]);
-    await ingestAll(url, keyB, noise('b1', 300));
+    await ingestAll(app.url, keyA, [match('early A'), ...noise('a0', 300)]);
+    await ingestAll(app.url, keyB, noise('b0', 300));
+    await ingestAll(app.url, keyA, [...noise('a1', 250), match('middle A'), ...noise('a2', 200)]);
+    await ingestAll(app.url, keyB, noise('b1', 300));
 
     const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
     const queries: [string, string][][] = [
@@ -88,11 +83,11 @@ describeEachBackend('live stream: filters matching nothing for a while', (backen
     // Ingestions that match nothing, then one match in each project, a few times over.
     for (let round = 0; round < 3; round++) {
       for (let i = 0; i < 4; i++) {
-        await ingestAll(url, keyA, noise(`live a r${round} ${i}`, 20));
-        await ingestAll(url, keyB, noise(`live b r${round} ${i}`, 20));
+        await ingestAll(app.url, keyA, noise(`live a r${round} ${i}`, 20));
+        await ingestAll(app.url, keyB, noise(`live b r${round} ${i}`, 20));
       }
-      await ingestAll(url, keyA, [match(`live A ${round}`)]);
-      await ingestAll(url, keyB, [...noise(`live b r${round} tail`, 5), match(`live B ${round}`)]);
+      await ingestAll(app.url, keyA, [match(`live A ${round}`)]);
+      await ingestAll(app.url, keyB, [...noise(`live b r${round} tail`, 5), match(`live B ${round}`)]);
       const expected = await Promise.all(queries.map((q) => listedIds(q)));
       await Promise.all(streams.map((s, i) => assertStreamed(s, expected[i]!, `round ${round} of ${new URLSearchParams(queries[i]!).toString()}`)));
     }
@@ -100,9 +95,9 @@ describeEachBackend('live stream: filters matching nothing for a while', (backen
     // Resuming from the last entry sent (what an EventSource sends) misses nothing, and repeats nothing.
     const resumed = await Promise.all(streams.map((s, i) => stream(queries[i]!, sentIds(s).at(-1)!)));
     for (const s of streams) s.close();
-    await ingestAll(url, keyB, noise('after resume', 30));
-    await ingestAll(url, keyA, [...noise('after resume', 30), match('after resume A')]);
-    await ingestAll(url, keyB, [match('after resume B')]);
+    await ingestAll(app.url, keyB, noise('after resume', 30));
+    await ingestAll(app.url, keyA, [...noise('after resume', 30), match('after resume A')]);
+    await ingestAll(app.url, keyB, [match('after resume B')]);
     const final = await Promise.all(queries.map((q) => listedIds(q)));
     await Promise.all(
       resumed.map((s, i) => {
@@ -122,7 +117,7 @@ describeEachBackend('live stream: filters matching nothing for a while', (backen
     ];
     await Promise.all(
       [keyA, keyB].map(async (key, k) => {
-        for (let b = 0; b < 30; b++) await ingestAll(url, key, batch(`w${k}`, b));
+        for (let b = 0; b < 30; b++) await ingestAll(app.url, key, batch(`w${k}`, b));
       }),
     );
     const ofGroup = await listedIds([['group_id', String(groupG)], ['q', 'rare']]);

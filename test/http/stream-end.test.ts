@@ -9,8 +9,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend } from '../support/backends.js';
-import { api, startService, TEST_JWT_SECRET, type RunningService } from '../support/service.js';
-import { assertStatus, createActor, createGroup, createKey, createProject, grant, signInAdmin, type TestActor } from '../support/actors.js';
+import { serviceWithAdmin } from '../support/fixture.js';
+import { api, TEST_JWT_SECRET } from '../support/service.js';
+import { assertStatus, createActor, createGroup, createKey, createProject, grant, type TestActor } from '../support/actors.js';
 import { ingestAll } from '../support/logs.js';
 import { assertOpen, openRawStream, type RawStream } from '../support/sse.js';
 import { createAccessTokenService } from '../../lib/auth/access-tokens.js';
@@ -22,9 +23,6 @@ const HEARTBEAT_S = 1;
 
 describeEachBackend('live stream: end reasons', (backend) => {
   describe('re-validation at every heartbeat', () => {
-    let svc: RunningService;
-    let url: string;
-    let admin: TestActor;
     let groupG: number;
     let projectA: number;
     let userCount = 0;
@@ -33,53 +31,50 @@ describeEachBackend('live stream: end reasons', (backend) => {
     let clockOffset = 0;
 
     const stream = async (token: string, query = `group_id=${groupG}`) => {
-      const s = assertOpen(await openRawStream(url, `/v1/logs/stream?${query}`, { token }));
+      const s = assertOpen(await openRawStream(app.url, `/v1/logs/stream?${query}`, { token }));
       open.push(s);
       await s.waitFor((x) => x.text.length > 0, 5_000, 'the opening comment');
       return s;
     };
-    const viewer = () => createActor(url, admin.token, `viewer${++userCount}-${backend}`, { grants: [{ role: 'user', scope_type: 'group', scope_id: groupG }] });
+    const viewer = () => createActor(app.url, app.admin.token, `viewer${++userCount}-${backend}`, { grants: [{ role: 'user', scope_type: 'group', scope_id: groupG }] });
     const assertEnds = async (s: RawStream, reason: string) => {
       await s.waitClosed(HEARTBEAT_S * 1000 * 4);
       assert.equal(s.endReason(), reason);
       assert.match(s.text, new RegExp(`event: end\\ndata: \\{"reason":"${reason}"\\}\\n\\n$`), 'the end frame is the last thing sent');
     };
 
-    before(async () => {
-      svc = await startService(backend, { settings: { sseHeartbeatIntervalSeconds: HEARTBEAT_S }, now: () => Date.now() + clockOffset });
-      url = svc.url;
-      admin = await signInAdmin(url);
-      groupG = await createGroup(url, admin.token, 'G');
-      projectA = await createProject(url, admin.token, groupG, 'A');
-    });
     after(async () => {
       for (const s of open) s.close();
-      await svc.stop({ dropDatabase: true });
+    });
+    const app = serviceWithAdmin(backend, { settings: { sseHeartbeatIntervalSeconds: HEARTBEAT_S }, now: () => Date.now() + clockOffset });
+    before(async () => {
+      groupG = await createGroup(app.url, app.admin.token, 'G');
+      projectA = await createProject(app.url, app.admin.token, groupG, 'A');
     });
 
     it('ends with token_revoked when the user is blocked', async () => {
       const user = await viewer();
       const s = await stream(user.token);
-      assertStatus(await api(url, 'POST', `/v1/users/${user.id}/block`, { token: admin.token }), 200);
+      assertStatus(await api(app.url, 'POST', `/v1/users/${user.id}/block`, { token: app.admin.token }), 200);
       await assertEnds(s, 'token_revoked');
     });
 
     it('ends with token_revoked when the grant is revoked', async () => {
-      const user = await createActor(url, admin.token, `granted-${backend}`);
-      const assignment = await grant(url, admin.token, { type: 'user', id: user.id }, { role: 'user', scope_type: 'project', scope_id: projectA });
-      const fresh = await signInFresh(url, user);
+      const user = await createActor(app.url, app.admin.token, `granted-${backend}`);
+      const assignment = await grant(app.url, app.admin.token, { type: 'user', id: user.id }, { role: 'user', scope_type: 'project', scope_id: projectA });
+      const fresh = await signInFresh(app.url, user);
       const s = await stream(fresh, `project_id=${projectA}`);
-      assertStatus(await api(url, 'DELETE', `/v1/role-assignments/${assignment}`, { token: admin.token }), 204);
+      assertStatus(await api(app.url, 'DELETE', `/v1/role-assignments/${assignment}`, { token: app.admin.token }), 204);
       await assertEnds(s, 'token_revoked');
     });
 
     it('ends with token_revoked when the grant is gone from storage even though token_version stayed', async () => {
-      const user = await createActor(url, admin.token, `silent-${backend}`);
-      const assignment = await grant(url, admin.token, { type: 'user', id: user.id }, { role: 'user', scope_type: 'group', scope_id: groupG });
-      const fresh = await signInFresh(url, user);
+      const user = await createActor(app.url, app.admin.token, `silent-${backend}`);
+      const assignment = await grant(app.url, app.admin.token, { type: 'user', id: user.id }, { role: 'user', scope_type: 'group', scope_id: groupG });
+      const fresh = await signInFresh(app.url, user);
       const s = await stream(fresh);
       // Straight in the database: no token_version bump, so only the fresh grant check can notice.
-      const db = await openStorage(svc.database.config, { logger: silentLogger });
+      const db = await openStorage(app.svc.database.config, { logger: silentLogger });
       try {
         await db.write((tx) => tx.deleteRoleAssignment(assignment));
       } finally {
@@ -91,7 +86,7 @@ describeEachBackend('live stream: end reasons', (backend) => {
     it('ends with token_revoked when the user changes password', async () => {
       const user = await viewer();
       const s = await stream(user.token);
-      const changed = await api(url, 'POST', '/v1/auth/change-password', {
+      const changed = await api(app.url, 'POST', '/v1/auth/change-password', {
         token: user.token,
         json: { current_password: user.password, new_password: `${user.password}-next` },
       });
@@ -111,48 +106,42 @@ describeEachBackend('live stream: end reasons', (backend) => {
       const s = await stream(shortLived.token);
       // The service's clock moves past the token's expiry; the other tokens have minutes left.
       clockOffset += 3_000;
-      assertStatus(await api(url, 'GET', '/v1/groups', { token: shortLived.token }), 401, 'unauthorized', 'the token has expired');
+      assertStatus(await api(app.url, 'GET', '/v1/groups', { token: shortLived.token }), 401, 'unauthorized', 'the token has expired');
       const pingsAtExpiry = s.comments.filter((c) => c === 'ping').length;
       await s.waitFor((x) => x.comments.filter((c) => c === 'ping').length > pingsAtExpiry, 10_000, 'a heartbeat after the expiry');
       assert.equal(s.closed, false, 'the stream is still open');
-      const key = (await createKey(url, admin.token, projectA)).secret;
-      await ingestAll(url, key, [{ level: 'info', event: 'after expiry', timestamp: '2025-01-01T00:00:00Z' }]);
+      const key = (await createKey(app.url, app.admin.token, projectA)).secret;
+      await ingestAll(app.url, key, [{ level: 'info', event: 'after expiry', timestamp: '2025-01-01T00:00:00Z' }]);
       const [entry] = await s.waitForLogs(1);
       assert.equal(entry.event, 'after expiry');
     });
   });
 
   describe('immediate ends (heartbeat far away)', () => {
-    let svc: RunningService;
-    let url: string;
-    let admin: TestActor;
     let groupG: number;
     const open: RawStream[] = [];
 
     const stream = async (query: string) => {
-      const s = assertOpen(await openRawStream(url, `/v1/logs/stream?${query}`, { token: admin.token }));
+      const s = assertOpen(await openRawStream(app.url, `/v1/logs/stream?${query}`, { token: app.admin.token }));
       open.push(s);
       await s.waitFor((x) => x.text.length > 0, 5_000, 'the opening comment');
       return s;
     };
 
-    before(async () => {
-      svc = await startService(backend, { settings: { sseHeartbeatIntervalSeconds: 3600 } });
-      url = svc.url;
-      admin = await signInAdmin(url);
-      groupG = await createGroup(url, admin.token, 'G');
-    });
     after(async () => {
       for (const s of open) s.close();
-      await svc.stop({ dropDatabase: true });
+    });
+    const app = serviceWithAdmin(backend, { settings: { sseHeartbeatIntervalSeconds: 3600 } });
+    before(async () => {
+      groupG = await createGroup(app.url, app.admin.token, 'G');
     });
 
     it('ends direct streams of a project with project_blocked as soon as it is blocked', async () => {
-      const project = await createProject(url, admin.token, groupG, 'to-block');
-      const other = await createProject(url, admin.token, groupG, 'stays');
+      const project = await createProject(app.url, app.admin.token, groupG, 'to-block');
+      const other = await createProject(app.url, app.admin.token, groupG, 'stays');
       const direct = [await stream(`project_id=${project}`), await stream(`project_id=${project}&level=error&since_id=0`)];
       const unaffected = [await stream(`project_id=${other}`), await stream(`group_id=${groupG}`)];
-      assertStatus(await api(url, 'POST', `/v1/projects/${project}/block`, { token: admin.token }), 200);
+      assertStatus(await api(app.url, 'POST', `/v1/projects/${project}/block`, { token: app.admin.token }), 200);
       for (const s of direct) {
         await s.waitClosed(2_000);
         assert.equal(s.endReason(), 'project_blocked');
@@ -162,9 +151,9 @@ describeEachBackend('live stream: end reasons', (backend) => {
     });
 
     it('ends every stream with server_shutdown on shutdown, and a stream opened afterwards at once', async () => {
-      const project = await createProject(url, admin.token, groupG, 'shutdown');
+      const project = await createProject(app.url, app.admin.token, groupG, 'shutdown');
       const streams = [await stream(`project_id=${project}`), await stream(`group_id=${groupG}&q=anything`)];
-      svc.service.beginShutdown();
+      app.svc.service.beginShutdown();
       for (const s of streams) {
         await s.waitClosed(2_000);
         assert.equal(s.endReason(), 'server_shutdown');

@@ -8,8 +8,9 @@
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend } from '../support/backends.js';
-import { api, startService, type RunningService } from '../support/service.js';
-import { assertStatus, createKey, createProject, createTwoProjectGroup, signInAdmin, type TestActor } from '../support/actors.js';
+import { serviceWithAdmin } from '../support/fixture.js';
+import { api } from '../support/service.js';
+import { assertStatus, createKey, createProject, createTwoProjectGroup, type TestActor } from '../support/actors.js';
 import { fixtureQueries, ingestAll, mixedEntries, queryAllPages } from '../support/logs.js';
 import { assertOpen, openRawStream, type RawStream } from '../support/sse.js';
 
@@ -17,9 +18,6 @@ import { assertOpen, openRawStream, type RawStream } from '../support/sse.js';
 const SETTLE_MS = 300;
 
 describeEachBackend('live stream: the same entries as GET /v1/logs', (backend) => {
-  let svc: RunningService;
-  let url: string;
-  let admin: TestActor;
   let member: TestActor;
   let groupG: number;
   let projectA: number;
@@ -29,12 +27,12 @@ describeEachBackend('live stream: the same entries as GET /v1/logs', (backend) =
   const open: RawStream[] = [];
 
   const stream = async (params: [string, string][]) => {
-    const s = assertOpen(await openRawStream(url, `/v1/logs/stream?${new URLSearchParams(params).toString()}`, { token: member.token }));
+    const s = assertOpen(await openRawStream(app.url, `/v1/logs/stream?${new URLSearchParams(params).toString()}`, { token: member.token }));
     open.push(s);
     return s;
   };
   /** GET /v1/logs ids for the parameters, oldest first. */
-  const listedIds = async (params: [string, string][]) => (await queryAllPages(url, member.token, params, 200)).items.map((i) => i.id as number).reverse();
+  const listedIds = async (params: [string, string][]) => (await queryAllPages(app.url, member.token, params, 200)).items.map((i) => i.id as number).reverse();
   const streamedIds = (s: RawStream) => s.logs().map((e) => e.id as number);
 
   /** Waits for the stream to hold `expected`, lets extra frames show up, and compares exactly. */
@@ -44,16 +42,13 @@ describeEachBackend('live stream: the same entries as GET /v1/logs', (backend) =
     assert.deepEqual(streamedIds(s), expected, label);
   };
 
-  before(async () => {
     // One user holds hundreds of streams open at once here, far past the default caps.
-    svc = await startService(backend, { settings: { sseMaxStreams: 10_000, sseMaxStreamsPerUser: 10_000 } });
-    url = svc.url;
-    admin = await signInAdmin(url);
-    ({ groupG, projectA, projectB, keyA, keyB, member } = await createTwoProjectGroup(url, admin.token, `viewer-${backend}`));
-  });
   after(async () => {
     for (const s of open) s.close();
-    await svc.stop({ dropDatabase: true });
+  });
+  const app = serviceWithAdmin(backend, { settings: { sseMaxStreams: 10_000, sseMaxStreamsPerUser: 10_000 } });
+  before(async () => {
+    ({ groupG, projectA, projectB, keyA, keyB, member } = await createTwoProjectGroup(app.url, app.admin.token, `viewer-${backend}`));
   });
 
   it('live and replayed, every filter alone and combined matches GET /v1/logs exactly', async () => {
@@ -68,8 +63,8 @@ describeEachBackend('live stream: the same entries as GET /v1/logs', (backend) =
     // group streams interleave projects and projects interleave commits.
     const fixture = mixedEntries(120, 11);
     for (let i = 0; i < fixture.length; i += 30) {
-      await ingestAll(url, keyA, fixture.slice(i, i + 30));
-      await ingestAll(url, keyB, fixture.slice(i, i + 15));
+      await ingestAll(app.url, keyA, fixture.slice(i, i + 30));
+      await ingestAll(app.url, keyB, fixture.slice(i, i + 15));
     }
     const expected = await Promise.all(scoped.map((params) => listedIds(params)));
     assert.ok(expected.some((ids) => ids.length > 0) && expected.some((ids) => ids.length === 0), 'the fixture both matches and misses');
@@ -83,20 +78,20 @@ describeEachBackend('live stream: the same entries as GET /v1/logs', (backend) =
 
   it('a group stream leaves blocked projects out, also in replay, and takes them back once unblocked', async () => {
     const entry = (event: string) => ({ level: 'info', event, timestamp: '2025-01-01T00:00:00Z' });
-    await ingestAll(url, keyB, [entry('b-before-block')]);
+    await ingestAll(app.url, keyB, [entry('b-before-block')]);
     const live = await stream([['group_id', String(groupG)]]);
-    assertStatus(await api(url, 'POST', `/v1/projects/${projectB}/block`, { token: admin.token }), 200);
+    assertStatus(await api(app.url, 'POST', `/v1/projects/${projectB}/block`, { token: app.admin.token }), 200);
     const replay = await stream([['group_id', String(groupG)], ['since_id', '0']]);
     const listedWhileBlocked = await listedIds([['group_id', String(groupG)]]);
     await assertStreamed(replay, listedWhileBlocked, 'replay while B is blocked');
     assert.ok(replay.logs().every((e) => e.project_id !== projectB));
 
-    await ingestAll(url, keyA, [entry('a-while-b-blocked')]);
+    await ingestAll(app.url, keyA, [entry('a-while-b-blocked')]);
     await live.waitFor((x) => x.logs().some((e) => e.event === 'a-while-b-blocked'), 10_000, 'the entry of A');
     assert.equal(live.endReason(), null, 'blocking a project of the group does not end a group stream');
 
-    assertStatus(await api(url, 'POST', `/v1/projects/${projectB}/unblock`, { token: admin.token }), 200);
-    await ingestAll(url, keyB, [entry('b-after-unblock')]);
+    assertStatus(await api(app.url, 'POST', `/v1/projects/${projectB}/unblock`, { token: app.admin.token }), 200);
+    await ingestAll(app.url, keyB, [entry('b-after-unblock')]);
     await live.waitFor((x) => x.logs().some((e) => e.event === 'b-after-unblock'), 10_000, 'the entry of B after unblocking');
     assert.deepEqual(
       live.logs().map((e) => e.event),
@@ -109,9 +104,9 @@ describeEachBackend('live stream: the same entries as GET /v1/logs', (backend) =
 
   it('a group stream takes in projects created after it opened', async () => {
     const live = await stream([['group_id', String(groupG)], ['q', 'latecomer']]);
-    const projectLate = await createProject(url, admin.token, groupG, 'late');
-    const keyLate = (await createKey(url, admin.token, projectLate)).secret;
-    await ingestAll(url, keyLate, [{ level: 'warning', event: 'latecomer arrives', timestamp: '2025-01-01T00:00:00Z' }]);
+    const projectLate = await createProject(app.url, app.admin.token, groupG, 'late');
+    const keyLate = (await createKey(app.url, app.admin.token, projectLate)).secret;
+    await ingestAll(app.url, keyLate, [{ level: 'warning', event: 'latecomer arrives', timestamp: '2025-01-01T00:00:00Z' }]);
     const [entry] = await live.waitForLogs(1);
     assert.equal(entry.project_id, projectLate);
     assert.equal(entry.event, 'latecomer arrives');

@@ -319,6 +319,43 @@ export type ProjectWithUsage = ProjectFields & {
 
 export type ProjectPage = Page<Project>;
 
+/**
+ * Filters of `GET /v1/logs` as a query string (`level`, `from`, `to`,
+ * `q`, `category`, `logger`, the correlation ids, `context.<path>`),
+ * at most 4,096 characters; `''` matches every entry of the scope.
+ */
+export type SavedQuery = string;
+
+export type SavedSearch = {
+  id: Id;
+  name: string;
+  /** The project searched, or null for a group's search. */
+  project_id: Id | null;
+  /** The group searched (every unblocked project of it), or null for a project's search. */
+  group_id: Id | null;
+  query: SavedQuery;
+  author_user_id: Id;
+  /** Whether you may rename, change or delete it (its author, owners of its project or group, administrators). */
+  can_change: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+};
+
+export type SavedSearchPage = Page<SavedSearch>;
+
+/** Exactly one of `project_id` and `group_id`. */
+export type NewSavedSearch = {
+  name: Name;
+  project_id?: Id | null;
+  group_id?: Id | null;
+  query?: SavedQuery;
+};
+
+export type SavedSearchPatch = {
+  name?: Name;
+  query?: SavedQuery;
+};
+
 export type NewProject = {
   name: Name;
   retention_days: RetentionDays;
@@ -401,12 +438,14 @@ export type NewRoleAssignment = {
  * {client_ip, user_agent} (only when a live refresh token was revoked) ·
  * `auth.throttled` {key_kind: ip or subject, path, client_ip}, once per
  * throttling episode · `audit.purged` {scope: admin or auth,
- * deleted_count, older_than}.
+ * deleted_count, older_than} · `saved_search.created` {name,
+ * project_id, group_id, query} · `saved_search.updated`
+ * {changed_fields} · `saved_search.deleted` {name}.
  *
  * A change and its audit row are committed together; a refused request
  * writes none, and neither does a refresh.
  */
-export type AuditAction = 'user.created' | 'user.updated' | 'user.blocked' | 'user.unblocked' | 'user.deleted' | 'user.password_changed' | 'group.created' | 'team.created' | 'team.member_added' | 'team.member_removed' | 'project.created' | 'project.quota_updated' | 'project.blocked' | 'project.unblocked' | 'secret_key.created' | 'secret_key.revoked' | 'role_assignment.created' | 'role_assignment.revoked' | 'auth.login_succeeded' | 'auth.login_failed' | 'auth.logged_out' | 'auth.throttled' | 'audit.purged';
+export type AuditAction = 'user.created' | 'user.updated' | 'user.blocked' | 'user.unblocked' | 'user.deleted' | 'user.password_changed' | 'group.created' | 'team.created' | 'team.member_added' | 'team.member_removed' | 'project.created' | 'project.quota_updated' | 'project.blocked' | 'project.unblocked' | 'secret_key.created' | 'secret_key.revoked' | 'role_assignment.created' | 'role_assignment.revoked' | 'auth.login_succeeded' | 'auth.login_failed' | 'auth.logged_out' | 'auth.throttled' | 'audit.purged' | 'saved_search.created' | 'saved_search.updated' | 'saved_search.deleted';
 
 export type AuditLogEntry = {
   id: Id;

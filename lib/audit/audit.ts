@@ -30,6 +30,9 @@ export const AUDIT_ACTIONS = [
   'auth.logged_out',
   'auth.throttled',
   'audit.purged',
+  'saved_search.created',
+  'saved_search.updated',
+  'saved_search.deleted',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -28,6 +28,7 @@ import {
 } from './routes-org.js';
 import { deleteRoleAssignment, getRoleAssignments, postRoleAssignments } from './routes-roles.js';
 import { getAuditLog } from './routes-audit.js';
+import { deleteSavedSearchRoute, getSavedSearch, getSavedSearches, patchSavedSearch, postSavedSearches } from './routes-saved-searches.js';
 import { getLogs, getLogsHistogram, postLogs } from './routes-logs.js';
 import { streamLogs } from './routes-stream.js';
 import { postOtlpLogs } from './routes-otlp.js';
@@ -82,6 +83,13 @@ export const ROUTES: readonly Route[] = [
   route({ method: 'GET', path: '/v1/logs', auth: 'user', handle: getLogs }),
   route({ method: 'GET', path: '/v1/logs/stream', auth: 'user', handle: streamLogs }),
   route({ method: 'GET', path: '/v1/logs/histogram', auth: 'user', handle: getLogsHistogram }),
+
+  // Saved searches
+  route({ method: 'POST', path: '/v1/saved-searches', auth: 'user', handle: postSavedSearches }),
+  route({ method: 'GET', path: '/v1/saved-searches', auth: 'user', handle: getSavedSearches }),
+  route({ method: 'GET', path: '/v1/saved-searches/:id', auth: 'user', handle: getSavedSearch }),
+  route({ method: 'PATCH', path: '/v1/saved-searches/:id', auth: 'user', handle: patchSavedSearch }),
+  route({ method: 'DELETE', path: '/v1/saved-searches/:id', auth: 'user', handle: deleteSavedSearchRoute }),
 
   // OTLP/HTTP logs export (OpenTelemetry SDKs and Collectors), with a project's secret key
   route({ method: 'POST', path: '/v1/otlp/v1/logs', auth: 'project-key', bodyLimit: 'ingest', handle: postOtlpLogs }),

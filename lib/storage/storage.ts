@@ -17,6 +17,7 @@
  */
 import type { StorageSignals } from './storage-signals.js';
 import type * as Org from './types-org.js';
+import type * as Saved from './types-alerts.js';
 import type { HistogramCounts, HistogramGrid, LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from './types-logs.js';
 import type { AuditPurgeChunk, ExpiredLogScope, PurgedLogChunk } from './types-retention.js';
 
@@ -72,6 +73,10 @@ export interface ReadOps {
   groupsOwnedBy(userId: number): Promise<Org.GroupRow[]>;
 
   listAudit(filter: Org.AuditFilter): Promise<Org.AuditRow[]>;
+
+  getSavedSearch(id: number): Promise<Saved.SavedSearchRow | null>;
+  /** Saved searches whose scope the visibility covers, newest first. */
+  listSavedSearches(filter: Saved.SavedSearchFilter): Promise<Saved.SavedSearchRow[]>;
 
   /**
    * Log entries matching the selection, newest first (largest id first),
@@ -183,6 +188,12 @@ export interface WriteOps extends ReadOps {
 
   insertAudit(row: Org.NewAudit): Promise<Org.AuditRow>;
 
+  /** The owning group is filled in from the scope. */
+  insertSavedSearch(search: Saved.NewSavedSearch): Promise<Saved.SavedSearchRow>;
+  updateSavedSearch(id: number, changes: Saved.SavedSearchChanges): Promise<Saved.SavedSearchRow>;
+  /** false when it did not exist (a concurrent delete won). */
+  deleteSavedSearch(id: number): Promise<boolean>;
+
   /**
    * Serialises owner-reducing changes per group until the transaction
    * ends, so two concurrent revocations cannot each see the other's owner
@@ -264,4 +275,4 @@ export interface ConnectionStats {
 }
 
 /** The schema version this build creates and understands. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;

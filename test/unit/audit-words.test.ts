@@ -99,6 +99,18 @@ const EXAMPLES: Record<string, [AuditEntry, string]> = {
     }),
     'retention deleted 12 sign-in audit rows older than 2025-12-01T00:00:00.000Z',
   ],
+  'saved_search.created': [
+    row('saved_search.created', { target_type: 'saved_search', target_id: 4, metadata: { name: 'Disk errors', project_id: 7, group_id: null, query: 'q=disk' } }),
+    'admin saved the search "Disk errors" on project payments',
+  ],
+  'saved_search.updated': [
+    row('saved_search.updated', { target_type: 'saved_search', target_id: 4, metadata: { changed_fields: ['name', 'query'] } }),
+    'admin changed the name and filters of saved search #4',
+  ],
+  'saved_search.deleted': [
+    row('saved_search.deleted', { target_type: 'saved_search', target_id: 4, metadata: { name: 'Disk errors' } }),
+    'admin deleted the saved search "Disk errors"',
+  ],
 };
 
 describe('audit rows in words', () => {

@@ -11,6 +11,7 @@ import { SCHEMA_VERSION } from '../storage.js';
 import { StorageUnavailableError } from '../../core/errors.js';
 import { runMigrations, type Migration } from '../schema/run-migrations.js';
 import { sharedTablesV1, type SchemaDialect } from '../schema/schema-v1.js';
+import { savedSearchTables } from '../schema/schema-saved-searches.js';
 
 /** What a step runs against: the migration transaction. */
 export type MigrationTask = ITask<unknown>;
@@ -96,6 +97,9 @@ INSERT INTO log_rollup (project_id, span, start, level, n)
 ANALYZE log_rollup;
 `;
 
+/** Saved searches (and what is built on them): see schema/schema-saved-searches.ts. */
+const SCHEMA_SAVED_SEARCHES = savedSearchTables(POSTGRES_TYPES);
+
 /** Every step, in order. Append; never edit a released step. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
@@ -114,6 +118,12 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     version: 3,
     async up(t) {
       await t.none(SCHEMA_V3);
+    },
+  },
+  {
+    version: 4,
+    async up(t) {
+      await t.none(SCHEMA_SAVED_SEARCHES);
     },
   },
 ];

@@ -13,6 +13,8 @@ import * as sql from './sql.js';
 import * as LogEntries from './log-entries.js';
 import * as Retention from './retention.js';
 import * as Histogram from './histogram.js';
+import * as SavedSearches from './saved-searches.js';
+import type { SavedSearchFilter, SavedSearchRow } from '../types-alerts.js';
 import type { HistogramCounts, HistogramGrid } from '../types-logs.js';
 
 /** An audit row as selected: metadata still JSON text. */
@@ -170,6 +172,14 @@ export class PostgresReads implements ReadOps {
       limit: filter.limit,
     });
     return rows.map(toAudit);
+  }
+
+  getSavedSearch(id: number): Promise<SavedSearchRow | null> {
+    return SavedSearches.getSavedSearch(this.db, id);
+  }
+
+  listSavedSearches(filter: SavedSearchFilter): Promise<SavedSearchRow[]> {
+    return SavedSearches.listSavedSearches(this.db, filter);
   }
 
   queryLogs(selection: LogSelection, page: Org.Page): Promise<LogRow[]> {

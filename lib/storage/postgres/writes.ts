@@ -17,6 +17,8 @@ import { PostgresReads, toAudit, type StoredAuditRow } from './reads.js';
 import * as sql from './sql.js';
 import * as LogEntries from './log-entries.js';
 import * as Retention from './retention.js';
+import * as SavedSearches from './saved-searches.js';
+import type { NewSavedSearch, SavedSearchChanges, SavedSearchRow } from '../types-alerts.js';
 
 /** Whether a change set carries a key (undefined counts as absent), and its value. */
 function change<C extends object, K extends keyof C>(changes: C, key: K): [boolean, Exclude<C[K], undefined> | null] {
@@ -193,6 +195,18 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
 
   async lockGroups(groupIds: number[]): Promise<void> {
     if (groupIds.length > 0) await this.db.any(sql.LOCK_GROUPS, [groupIds]);
+  }
+
+  insertSavedSearch(search: NewSavedSearch): Promise<SavedSearchRow> {
+    return SavedSearches.insertSavedSearch(this.db, search);
+  }
+
+  updateSavedSearch(id: number, changes: SavedSearchChanges): Promise<SavedSearchRow> {
+    return SavedSearches.updateSavedSearch(this.db, id, changes);
+  }
+
+  deleteSavedSearch(id: number): Promise<boolean> {
+    return SavedSearches.deleteSavedSearch(this.db, id);
   }
 
   /** Entries this transaction stored (for the pending-list cleaner, once committed). */

@@ -22,3 +22,5 @@ export const ROLE_ASSIGNMENT = `id, subject_type AS "subjectType", subject_id AS
 /** metadata stays JSON text here; each backend's ops parse it. */
 export const AUDIT = `id, actor_user_id AS "actorUserId", action, target_type AS "targetType", target_id AS "targetId",
   metadata, created_at AS "createdAt"`;
+export const SAVED_SEARCH = `id, name, project_id AS "projectId", group_id AS "groupId", owner_group_id AS "ownerGroupId", query,
+  author_user_id AS "authorUserId", created_at AS "createdAt", updated_at AS "updatedAt"`;

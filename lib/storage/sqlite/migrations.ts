@@ -8,6 +8,7 @@ import type { Database } from 'sqlite';
 import { SCHEMA_VERSION } from '../storage.js';
 import { runMigrations, type Migration } from '../schema/run-migrations.js';
 import { sharedTablesV1, type SchemaDialect } from '../schema/schema-v1.js';
+import { savedSearchTables } from '../schema/schema-saved-searches.js';
 
 export type SqliteMigration = Migration<Database>;
 
@@ -83,6 +84,9 @@ INSERT INTO log_rollup (project_id, span, start, level, n)
   FROM log_rollup WHERE span = 60000 GROUP BY project_id, hour, level;
 `;
 
+/** Saved searches (and what is built on them): see schema/schema-saved-searches.ts. */
+const SCHEMA_SAVED_SEARCHES = savedSearchTables(SQLITE_TYPES);
+
 /** Every step, in order. Append; never edit a released step. */
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
@@ -101,6 +105,12 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     version: 3,
     async up(db) {
       await db.exec(SCHEMA_V3);
+    },
+  },
+  {
+    version: 4,
+    async up(db) {
+      await db.exec(SCHEMA_SAVED_SEARCHES);
     },
   },
 ];

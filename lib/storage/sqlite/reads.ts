@@ -30,6 +30,8 @@ import * as sql from './sql.js';
 import * as LogEntries from './log-entries.js';
 import * as Retention from './retention.js';
 import * as Histogram from './histogram.js';
+import * as SavedSearches from './saved-searches.js';
+import type { SavedSearchFilter, SavedSearchRow } from '../types-alerts.js';
 import type { HistogramCounts, HistogramGrid } from '../types-logs.js';
 import { NO_UPPER_ID } from '../types-logs.js';
 
@@ -199,6 +201,14 @@ export class SqliteReads implements ReadOps {
     }
     const statement = [sql.LIST_AUDIT_BASE, where.length ? `WHERE ${where.join(' AND ')}` : '', sql.LIST_AUDIT_TAIL].join(' ');
     return (await this.db.all(statement, [...params, filter.limit])).map(toAudit);
+  }
+
+  getSavedSearch(id: number): Promise<SavedSearchRow | null> {
+    return SavedSearches.getSavedSearch(this.db, id);
+  }
+
+  listSavedSearches(filter: SavedSearchFilter): Promise<SavedSearchRow[]> {
+    return SavedSearches.listSavedSearches(this.db, filter);
   }
 
   queryLogs(selection: LogSelection, page: Org.Page): Promise<LogRow[]> {

@@ -11,6 +11,8 @@ import { change, flag, jsonIds } from './params.js';
 import * as sql from './sql.js';
 import * as LogEntries from './log-entries.js';
 import * as Retention from './retention.js';
+import * as SavedSearches from './saved-searches.js';
+import type { NewSavedSearch, SavedSearchChanges, SavedSearchRow } from '../types-alerts.js';
 import { SqliteReads } from './reads.js';
 
 export class SqliteWrites extends SqliteReads implements WriteOps {
@@ -152,6 +154,18 @@ export class SqliteWrites extends SqliteReads implements WriteOps {
       row.createdAt,
     ]);
     return one(inserted, toAudit, 'inserted audit row');
+  }
+
+  insertSavedSearch(search: NewSavedSearch): Promise<SavedSearchRow> {
+    return SavedSearches.insertSavedSearch(this.db, search);
+  }
+
+  updateSavedSearch(id: number, changes: SavedSearchChanges): Promise<SavedSearchRow> {
+    return SavedSearches.updateSavedSearch(this.db, id, changes);
+  }
+
+  deleteSavedSearch(id: number): Promise<boolean> {
+    return SavedSearches.deleteSavedSearch(this.db, id);
   }
 
   /** Write transactions are already serialised on the one writer connection. */

@@ -19,6 +19,7 @@ import { bootstrapFirstAdmin, type CreatedAdmin } from './admin/create-admin.js'
 import type { ServiceDeps } from './http/service-deps.js';
 import { createIngestion } from './ingest/ingestion.js';
 import { createStreamHub } from './live/stream-hub.js';
+import { AlertEngine } from './alerts/alert-engine.js';
 import { startPurgeJob } from './ops/purge-job.js';
 import type { PurgeReport } from './ops/purge.js';
 import { createServiceMetrics } from './metrics/service-metrics.js';
@@ -76,6 +77,12 @@ export interface LogService {
    */
   runPurgeOnce(): Promise<PurgeReport>;
   /**
+   * Operator and test hook: ends every alert quiet period and window due
+   * by the service's clock now (their timers do it otherwise), after the
+   * evaluations in flight.
+   */
+  runAlertsDue(): Promise<void>;
+  /**
    * Ends every live stream with `end` `server_shutdown` and ends new ones at
    * once. Call it when the server stops accepting connections, so stopping
    * never waits for open streams; `close()` does it too.
@@ -118,6 +125,8 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
       // A settle may wait on ingestion in flight holding a pooled connection: leave most to requests.
       maxConcurrentSettles: Math.max(1, Math.floor(config.dbServerPoolSize / 4)),
     });
+    const alerts = new AlertEngine({ storage, logger, now, ...(storage.signals ? { signals: storage.signals } : {}) });
+    await alerts.start();
     const deps: ServiceDeps = {
       config,
       storage,
@@ -134,6 +143,7 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
       }),
       ingestion: createIngestion(storage, config, logger, { observer, ...(options.ingestBodyIdleMs === undefined ? {} : { bodyIdleMs: options.ingestBodyIdleMs }) }),
       liveStreams,
+      alerts,
       logger,
       now,
       ...(metrics === null ? {} : { observer, metrics: metrics.endpoint }),
@@ -141,6 +151,8 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
     metrics?.watch({ storage, ingestion: deps.ingestion, liveStreams, passwords: hasher });
     // Streams read what each commit stored, in this process and, through storage signals, in others.
     deps.ingestion.queue.onCommit((committed) => liveStreams.entriesCommitted(committed));
+    // Alert rules are evaluated on the same committed entries, by the process that committed them.
+    deps.ingestion.queue.onCommit((committed) => alerts.entriesCommitted(committed));
     const handler = createHandler(deps, allRoutes(), {
       ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
       // The IP bucket is spent before the body is read or anyone is authenticated.
@@ -160,6 +172,7 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
       config,
       bootstrapAdmin,
       runPurgeOnce: () => purge.runOnce(),
+      runAlertsDue: () => alerts.runDue(),
       beginShutdown: () => liveStreams.beginShutdown(),
       async close() {
         if (closed) return;
@@ -170,6 +183,7 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
         // Pending ingestion commits finish (and are answered) before the database closes.
         await deps.ingestion.close();
         await liveStreams.close();
+        await alerts.close();
         await hasher.close();
         await storage.close();
       },

@@ -343,6 +343,83 @@ export type SavedSearch = {
 
 export type SavedSearchPage = Page<SavedSearch>;
 
+/** Seconds, 60 to 86,400. */
+export type AlertPeriod = number;
+
+export type AlertRule = {
+  id: Id;
+  saved_search_id: Id;
+  name: string;
+  kind: 'any_match' | 'threshold';
+  /** any_match only (null otherwise). */
+  quiet_seconds: AlertPeriod | null;
+  /** threshold only (null otherwise). */
+  window_seconds: AlertPeriod | null;
+  /** threshold only (null otherwise); 1 to 1,000,000. */
+  threshold: number | null;
+  enabled: boolean;
+  author_user_id: Id;
+  /**
+   * `firing` from a notification until the rule is quiet again (any_match:
+   * a quiet period without matches; threshold: resolved); `ok` otherwise.
+   */
+  state: 'ok' | 'firing';
+  state_since: Timestamp;
+  /**
+   * Why an enabled rule cannot notify now, or null: `project_blocked`
+   * (its project is blocked) or `author_lost_access` (its author is
+   * blocked, deleted or may no longer read the search's scope).
+   */
+  paused_reason: 'project_blocked' | 'author_lost_access' | null;
+  /** Whether you may change or delete it (owners of the group, administrators). */
+  can_change: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+};
+
+export type AlertRulePage = Page<AlertRule>;
+
+export type NewAlertRule = {
+  saved_search_id: Id;
+  name: Name;
+  kind: 'any_match' | 'threshold';
+  /** Required for any_match, refused for threshold. */
+  quiet_seconds?: AlertPeriod | null;
+  /** Required for threshold, refused for any_match. */
+  window_seconds?: AlertPeriod | null;
+  /** Required for threshold, refused for any_match. */
+  threshold?: number | null;
+  enabled?: boolean;
+};
+
+export type AlertRulePatch = {
+  name?: Name;
+  quiet_seconds?: AlertPeriod | null;
+  window_seconds?: AlertPeriod | null;
+  threshold?: number | null;
+  enabled?: boolean;
+};
+
+export type AlertNotification = {
+  id: Id;
+  rule_id: Id;
+  /**
+   * `fired`: the first match (any_match) or the threshold reached;
+   * `repeated`: the matches of a quiet period after a notification
+   * (any_match); `resolved`: the count fell back below the threshold.
+   */
+  kind: 'fired' | 'repeated' | 'resolved';
+  window_start: Timestamp;
+  window_end: Timestamp;
+  /** Entries that matched in the window (threshold), or since the last notification (any_match). */
+  count: number;
+  /** The first 10 matching entries, as `GET /v1/logs` answers them (none for `resolved`). */
+  entries: LogEntry[];
+  created_at: Timestamp;
+};
+
+export type AlertNotificationPage = Page<AlertNotification>;
+
 /** Exactly one of `project_id` and `group_id`. */
 export type NewSavedSearch = {
   name: Name;
@@ -440,12 +517,14 @@ export type NewRoleAssignment = {
  * throttling episode · `audit.purged` {scope: admin or auth,
  * deleted_count, older_than} · `saved_search.created` {name,
  * project_id, group_id, query} · `saved_search.updated`
- * {changed_fields} · `saved_search.deleted` {name}.
+ * {changed_fields} · `saved_search.deleted` {name} ·
+ * `alert_rule.created` {name, saved_search_id, kind} ·
+ * `alert_rule.updated` {changed_fields} · `alert_rule.deleted` {name}.
  *
  * A change and its audit row are committed together; a refused request
  * writes none, and neither does a refresh.
  */
-export type AuditAction = 'user.created' | 'user.updated' | 'user.blocked' | 'user.unblocked' | 'user.deleted' | 'user.password_changed' | 'group.created' | 'team.created' | 'team.member_added' | 'team.member_removed' | 'project.created' | 'project.quota_updated' | 'project.blocked' | 'project.unblocked' | 'secret_key.created' | 'secret_key.revoked' | 'role_assignment.created' | 'role_assignment.revoked' | 'auth.login_succeeded' | 'auth.login_failed' | 'auth.logged_out' | 'auth.throttled' | 'audit.purged' | 'saved_search.created' | 'saved_search.updated' | 'saved_search.deleted';
+export type AuditAction = 'user.created' | 'user.updated' | 'user.blocked' | 'user.unblocked' | 'user.deleted' | 'user.password_changed' | 'group.created' | 'team.created' | 'team.member_added' | 'team.member_removed' | 'project.created' | 'project.quota_updated' | 'project.blocked' | 'project.unblocked' | 'secret_key.created' | 'secret_key.revoked' | 'role_assignment.created' | 'role_assignment.revoked' | 'auth.login_succeeded' | 'auth.login_failed' | 'auth.logged_out' | 'auth.throttled' | 'audit.purged' | 'saved_search.created' | 'saved_search.updated' | 'saved_search.deleted' | 'alert_rule.created' | 'alert_rule.updated' | 'alert_rule.deleted';
 
 export type AuditLogEntry = {
   id: Id;

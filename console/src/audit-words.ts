@@ -42,13 +42,16 @@ export const ACTION_LABELS: Record<AuditAction, string> = {
   'saved_search.created': 'Search saved',
   'saved_search.updated': 'Saved search changed',
   'saved_search.deleted': 'Saved search deleted',
+  'alert_rule.created': 'Alert rule created',
+  'alert_rule.updated': 'Alert rule changed',
+  'alert_rule.deleted': 'Alert rule deleted',
 };
 
 /** Every action, for the filter: the keys of the labels. */
 export const AUDIT_ACTIONS = Object.keys(ACTION_LABELS) as AuditAction[];
 
 /** Target types the service writes, for the target filter. */
-export const TARGET_TYPES = ['user', 'group', 'team', 'project', 'secret_key', 'role_assignment', 'auth', 'audit', 'saved_search'] as const;
+export const TARGET_TYPES = ['user', 'group', 'team', 'project', 'secret_key', 'role_assignment', 'auth', 'audit', 'saved_search', 'alert_rule'] as const;
 
 /** An audit row as the console reads it: an action it does not know (a newer service) still reads, generically. */
 export type AuditEntry = Omit<AuditLogEntry, 'action'> & { action: string };
@@ -231,6 +234,19 @@ export function describeAudit(e: AuditEntry, names: NameLookup): Part[] {
     case 'saved_search.deleted': {
       const name = str(meta.name);
       return [actor, ` deleted the saved search ${name ? `"${name}"` : `#${e.target_id}`}`];
+    }
+    case 'alert_rule.created': {
+      const name = str(meta.name);
+      const kind = meta.kind === 'threshold' ? 'threshold' : 'any-match';
+      return [actor, ` created the ${kind} alert rule ${name ? `"${name}"` : `#${e.target_id}`} on saved search #${num(meta.saved_search_id) ?? '?'}`];
+    }
+    case 'alert_rule.updated': {
+      const fields = Array.isArray(meta.changed_fields) ? meta.changed_fields.map((f) => String(f).replace(/_/g, ' ')) : [];
+      return [actor, ` changed the ${fields.length ? list(fields) : 'details'} of alert rule #${e.target_id}`];
+    }
+    case 'alert_rule.deleted': {
+      const name = str(meta.name);
+      return [actor, ` deleted the alert rule ${name ? `"${name}"` : `#${e.target_id}`}`];
     }
     default:
       return [actor, ` did ${e.action} on ${e.target_type}${e.target_id === null ? '' : ` #${e.target_id}`}`];

@@ -54,7 +54,7 @@ export function parseSavedQuery(query: string): LogFilter {
 }
 
 /** Whether the caller may read the search's scope (and so see the search). */
-export function maySeeSavedSearch(grants: readonly RoleGrant[], row: SavedSearchRow): boolean {
+export function maySeeSavedSearch(grants: readonly RoleGrant[], row: Pick<SavedSearchRow, 'projectId' | 'ownerGroupId'>): boolean {
   return row.projectId !== null ? canSeeProject(grants, { id: row.projectId, groupId: row.ownerGroupId }) : canSeeGroup(grants, row.ownerGroupId);
 }
 

@@ -33,6 +33,9 @@ export const AUDIT_ACTIONS = [
   'saved_search.created',
   'saved_search.updated',
   'saved_search.deleted',
+  'alert_rule.created',
+  'alert_rule.updated',
+  'alert_rule.deleted',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -106,6 +106,8 @@ export async function patchSavedSearch(ctx: UserContext<'id'>): Promise<Reply> {
     { ...(body.name === undefined ? {} : { name: body.name }), ...(query === undefined ? {} : { query }) },
     ctx.deps.now(),
   );
+  // Its rules now match the new filters.
+  if (query !== undefined) ctx.deps.alerts.rulesChanged();
   return { status: 200, body: presentSavedSearch(updated, actor) };
 }
 
@@ -113,5 +115,7 @@ export async function deleteSavedSearchRoute(ctx: UserContext<'id'>): Promise<Re
   const actor = actorOf(ctx);
   const row = await requireSavedSearch(ctx.deps.storage, actor, ctx.params.id, 'change');
   await deleteSavedSearch(ctx.deps.storage, actor, row, ctx.deps.now());
+  // Its rules went with it.
+  ctx.deps.alerts.rulesChanged();
   return { status: 204 };
 }

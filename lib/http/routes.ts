@@ -28,6 +28,7 @@ import {
 } from './routes-org.js';
 import { deleteRoleAssignment, getRoleAssignments, postRoleAssignments } from './routes-roles.js';
 import { getAuditLog } from './routes-audit.js';
+import { deleteAlertRuleRoute, getAlertNotifications, getAlertRule, getAlertRules, patchAlertRule, postAlertRules } from './routes-alert-rules.js';
 import { deleteSavedSearchRoute, getSavedSearch, getSavedSearches, patchSavedSearch, postSavedSearches } from './routes-saved-searches.js';
 import { getLogs, getLogsHistogram, postLogs } from './routes-logs.js';
 import { streamLogs } from './routes-stream.js';
@@ -90,6 +91,14 @@ export const ROUTES: readonly Route[] = [
   route({ method: 'GET', path: '/v1/saved-searches/:id', auth: 'user', handle: getSavedSearch }),
   route({ method: 'PATCH', path: '/v1/saved-searches/:id', auth: 'user', handle: patchSavedSearch }),
   route({ method: 'DELETE', path: '/v1/saved-searches/:id', auth: 'user', handle: deleteSavedSearchRoute }),
+
+  // Alert rules on saved searches, and their notifications
+  route({ method: 'POST', path: '/v1/alert-rules', auth: 'user', handle: postAlertRules }),
+  route({ method: 'GET', path: '/v1/alert-rules', auth: 'user', handle: getAlertRules }),
+  route({ method: 'GET', path: '/v1/alert-rules/:id', auth: 'user', handle: getAlertRule }),
+  route({ method: 'PATCH', path: '/v1/alert-rules/:id', auth: 'user', handle: patchAlertRule }),
+  route({ method: 'DELETE', path: '/v1/alert-rules/:id', auth: 'user', handle: deleteAlertRuleRoute }),
+  route({ method: 'GET', path: '/v1/alert-rules/:id/notifications', auth: 'user', handle: getAlertNotifications }),
 
   // OTLP/HTTP logs export (OpenTelemetry SDKs and Collectors), with a project's secret key
   route({ method: 'POST', path: '/v1/otlp/v1/logs', auth: 'project-key', bodyLimit: 'ingest', handle: postOtlpLogs }),

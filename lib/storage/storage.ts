@@ -77,6 +77,16 @@ export interface ReadOps {
   getSavedSearch(id: number): Promise<Saved.SavedSearchRow | null>;
   /** Saved searches whose scope the visibility covers, newest first. */
   listSavedSearches(filter: Saved.SavedSearchFilter): Promise<Saved.SavedSearchRow[]>;
+  /** A rule with its saved search's scope and query. */
+  getAlertRule(id: number): Promise<Saved.AlertRuleRow | null>;
+  /** Rules of saved searches whose scope the visibility covers, newest first. */
+  listAlertRules(filter: Saved.AlertRuleFilter): Promise<Saved.AlertRuleRow[]>;
+  /** Every enabled rule, by id (what the evaluation loads). */
+  listEnabledAlertRules(): Promise<Saved.AlertRuleRow[]>;
+  /** A threshold rule's matches per second from `fromSecond` on, oldest first. */
+  alertCounts(ruleId: number, fromSecond: number): Promise<Saved.AlertCountBucket[]>;
+  /** A rule's notifications, newest first. */
+  listAlertNotifications(ruleId: number, page: Org.Page): Promise<Saved.AlertNotificationRow[]>;
 
   /**
    * Log entries matching the selection, newest first (largest id first),
@@ -193,6 +203,25 @@ export interface WriteOps extends ReadOps {
   updateSavedSearch(id: number, changes: Saved.SavedSearchChanges): Promise<Saved.SavedSearchRow>;
   /** false when it did not exist (a concurrent delete won). */
   deleteSavedSearch(id: number): Promise<boolean>;
+
+  insertAlertRule(rule: Saved.NewAlertRule): Promise<Saved.AlertRuleRow>;
+  updateAlertRule(id: number, changes: Saved.AlertRuleChanges): Promise<Saved.AlertRuleRow>;
+  /** false when it did not exist. Its counts and notifications go with it. */
+  deleteAlertRule(id: number): Promise<boolean>;
+  /**
+   * The rule as committed now, held until the transaction ends, so one
+   * evaluation at a time, in any process, decides its next notification:
+   * PostgreSQL locks the row (`FOR UPDATE`); SQLite already runs one write
+   * transaction at a time.
+   */
+  lockAlertRule(id: number): Promise<Saved.AlertRuleRow | null>;
+  setAlertRuleStatus(id: number, status: Saved.AlertRuleStatus): Promise<void>;
+  /** Adds matches to a threshold rule's per-second counts. */
+  addAlertCounts(ruleId: number, buckets: readonly Saved.AlertCountBucket[]): Promise<void>;
+  /** Drops a rule's counts before `beforeSecond` (all of them with null). */
+  pruneAlertCounts(ruleId: number, beforeSecond: number | null): Promise<void>;
+  /** Inserts the notification unless the rule already has one of its kind for that window start (then null). */
+  insertAlertNotification(row: Saved.NewAlertNotification): Promise<Saved.AlertNotificationRow | null>;
 
   /**
    * Serialises owner-reducing changes per group until the transaction

@@ -47,3 +47,87 @@ export interface SavedSearchFilter extends Page {
   /** Searches of projects visible here and of groups in `groupIds`. */
   visibility: Visibility;
 }
+
+export type AlertRuleKind = 'any_match' | 'threshold';
+export type AlertRuleState = 'ok' | 'firing';
+
+/** The settings of a rule, as created and changed through the API. */
+export interface AlertRuleSettings {
+  name: string;
+  kind: AlertRuleKind;
+  /** any_match: at most one notification per this many seconds. */
+  quietSeconds: number | null;
+  /** threshold: the sliding window, in seconds. */
+  windowSeconds: number | null;
+  /** threshold: the number of matches in the window that fires it. */
+  threshold: number | null;
+  enabled: boolean;
+}
+
+/** Where a rule stands now; changed only by the evaluation, under the rule's row lock. */
+export interface AlertRuleStatus {
+  state: AlertRuleState;
+  stateSince: number;
+  /** any_match: no notification before this instant (epoch ms; 0 when none was sent). */
+  quietUntil: number;
+  /** any_match: matches since the last notification, not yet notified. */
+  pendingCount: number;
+  /** The smallest id among them, or null. */
+  pendingFirstId: number | null;
+  /** Why the rule does not fire now (`author_lost_access`), or null. */
+  pausedReason: string | null;
+}
+
+/** A rule with its saved search's scope and query. */
+export interface AlertRuleRow extends AlertRuleSettings, AlertRuleStatus {
+  id: number;
+  savedSearchId: number;
+  authorUserId: number;
+  createdAt: number;
+  updatedAt: number;
+  /** From the saved search. */
+  projectId: number | null;
+  groupId: number | null;
+  ownerGroupId: number;
+  query: string;
+}
+
+export interface NewAlertRule extends AlertRuleSettings {
+  savedSearchId: number;
+  authorUserId: number;
+  createdAt: number;
+}
+
+export type AlertRuleChanges = Partial<AlertRuleSettings> & { updatedAt: number };
+
+export interface AlertRuleFilter extends Page {
+  savedSearchId?: number;
+  /** Rules of saved searches whose scope this covers. */
+  visibility: Visibility;
+}
+
+/** Matches of a threshold rule received in one second. */
+export interface AlertCountBucket {
+  /** Epoch seconds of the entries' receipt. */
+  second: number;
+  n: number;
+  /** The smallest entry id among them. */
+  firstId: number;
+}
+
+export type AlertNotificationKind = 'fired' | 'repeated' | 'resolved';
+
+export interface AlertNotificationRow {
+  id: number;
+  ruleId: number;
+  kind: AlertNotificationKind;
+  /** The window the count covers (epoch ms, inclusive). */
+  windowStart: number;
+  windowEnd: number;
+  matchCount: number;
+  /** Up to 10 matching entries as stored, JSON text of an array of entry objects with their ids. */
+  entries: string;
+  createdAt: number;
+}
+
+export type NewAlertNotification = Omit<AlertNotificationRow, 'id'>;

@@ -111,6 +111,18 @@ const EXAMPLES: Record<string, [AuditEntry, string]> = {
     row('saved_search.deleted', { target_type: 'saved_search', target_id: 4, metadata: { name: 'Disk errors' } }),
     'admin deleted the saved search "Disk errors"',
   ],
+  'alert_rule.created': [
+    row('alert_rule.created', { target_type: 'alert_rule', target_id: 8, metadata: { name: 'Page me', saved_search_id: 4, kind: 'threshold' } }),
+    'admin created the threshold alert rule "Page me" on saved search #4',
+  ],
+  'alert_rule.updated': [
+    row('alert_rule.updated', { target_type: 'alert_rule', target_id: 8, metadata: { changed_fields: ['enabled', 'window_seconds'] } }),
+    'admin changed the enabled and window seconds of alert rule #8',
+  ],
+  'alert_rule.deleted': [
+    row('alert_rule.deleted', { target_type: 'alert_rule', target_id: 8, metadata: { name: 'Page me' } }),
+    'admin deleted the alert rule "Page me"',
+  ],
 };
 
 describe('audit rows in words', () => {

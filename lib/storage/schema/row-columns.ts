@@ -24,3 +24,12 @@ export const AUDIT = `id, actor_user_id AS "actorUserId", action, target_type AS
   metadata, created_at AS "createdAt"`;
 export const SAVED_SEARCH = `id, name, project_id AS "projectId", group_id AS "groupId", owner_group_id AS "ownerGroupId", query,
   author_user_id AS "authorUserId", created_at AS "createdAt", updated_at AS "updatedAt"`;
+/** A rule joined with its saved search (`r`, `s`). */
+export const ALERT_RULE = `r.id, r.saved_search_id AS "savedSearchId", r.name, r.kind, r.quiet_seconds AS "quietSeconds",
+  r.window_seconds AS "windowSeconds", r.threshold, r.enabled, r.author_user_id AS "authorUserId",
+  r.created_at AS "createdAt", r.updated_at AS "updatedAt", r.state, r.state_since AS "stateSince",
+  r.quiet_until AS "quietUntil", r.pending_count AS "pendingCount", r.pending_first_id AS "pendingFirstId",
+  r.paused_reason AS "pausedReason", s.project_id AS "projectId", s.group_id AS "groupId",
+  s.owner_group_id AS "ownerGroupId", s.query`;
+export const ALERT_NOTIFICATION = `id, rule_id AS "ruleId", kind, window_start AS "windowStart", window_end AS "windowEnd",
+  match_count AS "matchCount", entries, created_at AS "createdAt"`;

@@ -26,5 +26,52 @@ CREATE TABLE saved_searches (
 CREATE INDEX saved_searches_project ON saved_searches (project_id, id);
 CREATE INDEX saved_searches_group ON saved_searches (group_id, id);
 CREATE INDEX saved_searches_owner_group ON saved_searches (owner_group_id, id);
+
+-- Alert rules on a saved search, with where each stands (state, the
+-- any-match quiet period and what matched during it), changed by the
+-- evaluation under the rule's row lock.
+CREATE TABLE alert_rules (
+  id ${id},
+  saved_search_id ${int64} NOT NULL REFERENCES saved_searches (id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('any_match', 'threshold')),
+  quiet_seconds ${int64} NULL,
+  window_seconds ${int64} NULL,
+  threshold ${int64} NULL,
+  enabled ${d.flag('enabled', true)},
+  author_user_id ${int64} NOT NULL REFERENCES users (id),
+  created_at ${int64} NOT NULL,
+  updated_at ${int64} NOT NULL,
+  state TEXT NOT NULL DEFAULT 'ok' CHECK (state IN ('ok', 'firing')),
+  state_since ${int64} NOT NULL,
+  quiet_until ${int64} NOT NULL DEFAULT 0,
+  pending_count ${int64} NOT NULL DEFAULT 0,
+  pending_first_id ${int64} NULL,
+  paused_reason TEXT NULL
+);
+CREATE INDEX alert_rules_search ON alert_rules (saved_search_id, id);
+
+-- A threshold rule's matches per second of receipt, inside its window.
+CREATE TABLE alert_counts (
+  rule_id ${int64} NOT NULL REFERENCES alert_rules (id) ON DELETE CASCADE,
+  at_second ${int64} NOT NULL,
+  n ${int64} NOT NULL,
+  first_id ${int64} NOT NULL,
+  PRIMARY KEY (rule_id, at_second)
+);
+
+-- Each notification once: one row per rule, kind and window.
+CREATE TABLE alert_notifications (
+  id ${id},
+  rule_id ${int64} NOT NULL REFERENCES alert_rules (id) ON DELETE CASCADE,
+  kind TEXT NOT NULL CHECK (kind IN ('fired', 'repeated', 'resolved')),
+  window_start ${int64} NOT NULL,
+  window_end ${int64} NOT NULL,
+  match_count ${int64} NOT NULL,
+  entries TEXT NOT NULL,
+  created_at ${int64} NOT NULL,
+  ${d.named('alert_notifications_window_key')}UNIQUE (rule_id, kind, window_start)
+);
+CREATE INDEX alert_notifications_rule ON alert_notifications (rule_id, id);
 `;
 }

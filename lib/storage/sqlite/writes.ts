@@ -12,6 +12,8 @@ import * as sql from './sql.js';
 import * as LogEntries from './log-entries.js';
 import * as Retention from './retention.js';
 import * as SavedSearches from './saved-searches.js';
+import * as AlertRules from './alert-rules.js';
+import type * as Alerts from '../types-alerts.js';
 import type { NewSavedSearch, SavedSearchChanges, SavedSearchRow } from '../types-alerts.js';
 import { SqliteReads } from './reads.js';
 
@@ -166,6 +168,39 @@ export class SqliteWrites extends SqliteReads implements WriteOps {
 
   deleteSavedSearch(id: number): Promise<boolean> {
     return SavedSearches.deleteSavedSearch(this.db, id);
+  }
+
+  insertAlertRule(rule: Alerts.NewAlertRule): Promise<Alerts.AlertRuleRow> {
+    return AlertRules.insertAlertRule(this.db, rule);
+  }
+
+  updateAlertRule(id: number, changes: Alerts.AlertRuleChanges): Promise<Alerts.AlertRuleRow> {
+    return AlertRules.updateAlertRule(this.db, id, changes);
+  }
+
+  deleteAlertRule(id: number): Promise<boolean> {
+    return AlertRules.deleteAlertRule(this.db, id);
+  }
+
+  lockAlertRule(id: number): Promise<Alerts.AlertRuleRow | null> {
+    // The writer transaction already excludes every other writer.
+    return AlertRules.getAlertRule(this.db, id);
+  }
+
+  setAlertRuleStatus(id: number, status: Alerts.AlertRuleStatus): Promise<void> {
+    return AlertRules.setAlertRuleStatus(this.db, id, status);
+  }
+
+  addAlertCounts(ruleId: number, buckets: readonly Alerts.AlertCountBucket[]): Promise<void> {
+    return AlertRules.addAlertCounts(this.db, ruleId, buckets);
+  }
+
+  pruneAlertCounts(ruleId: number, beforeSecond: number | null): Promise<void> {
+    return AlertRules.pruneAlertCounts(this.db, ruleId, beforeSecond);
+  }
+
+  insertAlertNotification(row: Alerts.NewAlertNotification): Promise<Alerts.AlertNotificationRow | null> {
+    return AlertRules.insertAlertNotification(this.db, row);
   }
 
   /** Write transactions are already serialised on the one writer connection. */

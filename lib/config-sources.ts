@@ -113,6 +113,10 @@ export const SETTINGS: readonly SettingSpec[] = [
   setting('bootstrapAdminUsername', 'string', 'Username of the first administrator'),
   setting('bootstrapAdminPassword', 'secret', 'Password of the first administrator (unset: generated and printed once)'),
   setting('consoleEnabled', 'boolean', 'Serve the web console at /console/'),
+  setting('publicUrl', 'optional-string', 'The address people reach logkeep at, for links in alerts (unset: no links)'),
+  setting('alertAllowPrivateTargets', 'boolean', 'Let alert destinations resolve to loopback, private, link-local or metadata addresses'),
+  setting('alertSmtpUrl', 'secret', 'SMTP server for alert e-mail, smtp:// or smtps:// (unset: no e-mail destinations)'),
+  setting('alertEmailFrom', 'optional-string', 'From address of alert e-mail (required with SERVICE_ALERT_SMTP_URL)'),
 ];
 
 /** The settings with a flag, by flag name. */

@@ -20,6 +20,8 @@ import type { ServiceDeps } from './http/service-deps.js';
 import { createIngestion } from './ingest/ingestion.js';
 import { createStreamHub } from './live/stream-hub.js';
 import { AlertEngine } from './alerts/alert-engine.js';
+import { Deliveries } from './alerts/delivery.js';
+import { createSealer } from './alerts/sealed.js';
 import { startPurgeJob } from './ops/purge-job.js';
 import type { PurgeReport } from './ops/purge.js';
 import { createServiceMetrics } from './metrics/service-metrics.js';
@@ -79,7 +81,8 @@ export interface LogService {
   /**
    * Operator and test hook: ends every alert quiet period and window due
    * by the service's clock now (their timers do it otherwise), after the
-   * evaluations in flight.
+   * evaluations in flight, then makes every delivery attempt due and waits
+   * for them.
    */
   runAlertsDue(): Promise<void>;
   /**
@@ -126,7 +129,22 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
       maxConcurrentSettles: Math.max(1, Math.floor(config.dbServerPoolSize / 4)),
     });
     const alerts = new AlertEngine({ storage, logger, now, ...(storage.signals ? { signals: storage.signals } : {}) });
+    const deliveries = new Deliveries({
+      storage,
+      logger,
+      now,
+      sealer: createSealer(config.jwtSecret),
+      allowPrivateTargets: config.alertAllowPrivateTargets,
+      publicUrl: config.publicUrl,
+      smtpUrl: config.alertSmtpUrl,
+      emailFrom: config.alertEmailFrom,
+    });
+    // The process that records a notification sends it at once; the sweep takes up the rest.
+    alerts.onNotification(({ notification }) => {
+      if (notification.deliveryState === 'pending') deliveries.enqueue(notification.id);
+    });
     await alerts.start();
+    deliveries.start();
     const deps: ServiceDeps = {
       config,
       storage,
@@ -172,7 +190,10 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
       config,
       bootstrapAdmin,
       runPurgeOnce: () => purge.runOnce(),
-      runAlertsDue: () => alerts.runDue(),
+      async runAlertsDue() {
+        await alerts.runDue();
+        await deliveries.runDue();
+      },
       beginShutdown: () => liveStreams.beginShutdown(),
       async close() {
         if (closed) return;
@@ -184,6 +205,7 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
         await deps.ingestion.close();
         await liveStreams.close();
         await alerts.close();
+        await deliveries.close();
         await hasher.close();
         await storage.close();
       },

@@ -371,6 +371,8 @@ export type AlertRule = {
    * blocked, deleted or may no longer read the search's scope).
    */
   paused_reason: 'project_blocked' | 'author_lost_access' | null;
+  /** Where notifications go, or null (they are only recorded). */
+  destination: AlertDestination | null;
   /** Whether you may change or delete it (owners of the group, administrators). */
   can_change: boolean;
   created_at: Timestamp;
@@ -390,6 +392,8 @@ export type NewAlertRule = {
   /** Required for threshold, refused for any_match. */
   threshold?: number | null;
   enabled?: boolean;
+  /** Where notifications go; null or absent, they are only recorded. In a PATCH, replaces the destination (a webhook gets a new secret). */
+  destination?: NewAlertDestination | null;
 };
 
 export type AlertRulePatch = {
@@ -398,6 +402,34 @@ export type AlertRulePatch = {
   window_seconds?: AlertPeriod | null;
   threshold?: number | null;
   enabled?: boolean;
+  /** Where notifications go; null or absent, they are only recorded. In a PATCH, replaces the destination (a webhook gets a new secret). */
+  destination?: NewAlertDestination | null;
+};
+
+export type AlertDestination = {
+  type: 'webhook' | 'slack' | 'email';
+  /** A webhook's URL without its query, a Slack URL's origin only (the URL is its credential), or the e-mail addresses. */
+  label: string;
+  /**
+   * A webhook's signing secret (`whsec_…`), only in the answer that
+   * set the destination: it is never shown again. Each delivery
+   * carries `X-Logkeep-Signature: t=<unix seconds>,v1=<hex
+   * HMAC-SHA256 of "<t>.<body>" keyed with it>`.
+   */
+  secret?: string;
+};
+
+/**
+ * `webhook` (JSON, signed) and `slack` (an incoming-webhook URL) take
+ * `url`, http or https without credentials; a host that is, or
+ * resolves to, a loopback, private, link-local or metadata address is
+ * refused unless the operator allows it. `email` takes `to`, 1 to 10
+ * addresses, and needs an SMTP server configured.
+ */
+export type NewAlertDestination = {
+  type: 'webhook' | 'slack' | 'email';
+  url?: string;
+  to?: string[];
 };
 
 export type AlertNotification = {
@@ -416,6 +448,23 @@ export type AlertNotification = {
   /** The first 10 matching entries, as `GET /v1/logs` answers them (none for `resolved`). */
   entries: LogEntry[];
   created_at: Timestamp;
+  delivery: AlertDelivery;
+};
+
+/**
+ * `none`: the rule had no destination. `pending`: not delivered yet
+ * (retried with doubling waits from 5 seconds). `delivered`. `failed`:
+ * given up an hour after the notification, or at once when the
+ * destination can no longer be read.
+ */
+export type AlertDelivery = {
+  state: 'none' | 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  /** When a pending delivery is tried again, or null. */
+  next_attempt_at: Timestamp | null;
+  /** The last failure in words (never a URL or secret), or null. */
+  last_error: string | null;
+  delivered_at: Timestamp | null;
 };
 
 export type AlertNotificationPage = Page<AlertNotification>;
@@ -518,7 +567,7 @@ export type NewRoleAssignment = {
  * deleted_count, older_than} · `saved_search.created` {name,
  * project_id, group_id, query} · `saved_search.updated`
  * {changed_fields} · `saved_search.deleted` {name} ·
- * `alert_rule.created` {name, saved_search_id, kind} ·
+ * `alert_rule.created` {name, saved_search_id, kind, destination_type} ·
  * `alert_rule.updated` {changed_fields} · `alert_rule.deleted` {name}.
  *
  * A change and its audit row are committed together; a refused request

@@ -8,7 +8,7 @@ import { forbidden, invalidRequest, notFound } from '../core/errors.js';
 import { canManageGroup, seesNothing, visibilityOf } from '../auth/rbac.js';
 import { recordAudit } from '../audit/audit.js';
 import type { Storage, ReadOps } from '../storage/storage.js';
-import type { AlertRuleKind, AlertRuleRow, AlertRuleSettings, SavedSearchRow } from '../storage/types-alerts.js';
+import type { AlertDestinationColumns, AlertRuleKind, AlertRuleRow, AlertRuleSettings, SavedSearchRow } from '../storage/types-alerts.js';
 import type { Page } from '../storage/types-org.js';
 import { maySeeSavedSearch, type AlertActor } from './saved-searches.js';
 
@@ -71,15 +71,25 @@ export function checkRuleSettings(kind: AlertRuleKind, settings: Omit<AlertRuleS
   }
 }
 
+/** No destination: notifications are only recorded. */
+export const NO_DESTINATION: AlertDestinationColumns = { destinationType: null, destinationLabel: null, destinationSealed: null };
+
 /** Inserts the rule and its `alert_rule.created` row; 400 when the search has as many rules as allowed. */
-export function createAlertRule(storage: Storage, actor: AlertActor, search: SavedSearchRow, settings: AlertRuleSettings, now: number): Promise<AlertRuleRow> {
+export function createAlertRule(
+  storage: Storage,
+  actor: AlertActor,
+  search: SavedSearchRow,
+  settings: AlertRuleSettings,
+  destination: AlertDestinationColumns,
+  now: number,
+): Promise<AlertRuleRow> {
   checkRuleSettings(settings.kind, settings);
   return storage.write(async (tx) => {
     const existing = await tx.listAlertRules({ savedSearchId: search.id, visibility: { all: true }, limit: MAX_RULES_PER_SEARCH });
     if (existing.length >= MAX_RULES_PER_SEARCH) {
       throw invalidRequest(`A saved search carries at most ${MAX_RULES_PER_SEARCH} alert rules.`, 'saved_search_id', 'invalid');
     }
-    const row = await tx.insertAlertRule({ ...settings, savedSearchId: search.id, authorUserId: actor.userId, createdAt: now });
+    const row = await tx.insertAlertRule({ ...settings, ...destination, savedSearchId: search.id, authorUserId: actor.userId, createdAt: now });
     await recordAudit(
       tx,
       {
@@ -87,7 +97,7 @@ export function createAlertRule(storage: Storage, actor: AlertActor, search: Sav
         action: 'alert_rule.created',
         targetType: 'alert_rule',
         targetId: row.id,
-        metadata: { name: row.name, saved_search_id: search.id, kind: row.kind },
+        metadata: { name: row.name, saved_search_id: search.id, kind: row.kind, destination_type: row.destinationType },
       },
       now,
     );
@@ -109,8 +119,19 @@ const FIELD_NAMES: Record<keyof RuleFields, string> = {
   enabled: 'enabled',
 };
 
-/** Applies a PATCH; `alert_rule.updated` names the fields that changed, and a change of nothing writes nothing. */
-export function updateAlertRule(storage: Storage, actor: AlertActor, id: number, fields: RuleFields, now: number): Promise<AlertRuleRow> {
+/**
+ * Applies a PATCH; `alert_rule.updated` names the fields that changed, and
+ * a change of nothing writes nothing. A destination given replaces the
+ * rule's (null removes it) and always counts as a change.
+ */
+export function updateAlertRule(
+  storage: Storage,
+  actor: AlertActor,
+  id: number,
+  fields: RuleFields,
+  destination: AlertDestinationColumns | undefined,
+  now: number,
+): Promise<AlertRuleRow> {
   return storage.write(async (tx) => {
     const current = await tx.getAlertRule(id);
     if (!current) throw notFound('No such alert rule.');
@@ -120,9 +141,10 @@ export function updateAlertRule(storage: Storage, actor: AlertActor, id: number,
     }
     const next = { ...current, ...changes };
     checkRuleSettings(current.kind, next);
-    const changed = Object.keys(changes) as (keyof RuleFields)[];
+    const changed = (Object.keys(changes) as (keyof RuleFields)[]).map((k) => FIELD_NAMES[k]);
+    if (destination !== undefined) changed.push('destination');
     if (changed.length === 0) return current;
-    const updated = await tx.updateAlertRule(id, { ...changes, updatedAt: now });
+    const updated = await tx.updateAlertRule(id, { ...changes, ...(destination === undefined ? {} : { destination }), updatedAt: now });
     await recordAudit(
       tx,
       {
@@ -130,7 +152,7 @@ export function updateAlertRule(storage: Storage, actor: AlertActor, id: number,
         action: 'alert_rule.updated',
         targetType: 'alert_rule',
         targetId: id,
-        metadata: { changed_fields: changed.map((k) => FIELD_NAMES[k]).sort() },
+        metadata: { changed_fields: changed.sort() },
       },
       now,
     );

@@ -197,7 +197,7 @@ export async function dueOf(db: ReadOps, row: AlertRuleRow, now: number): Promis
 async function record(
   tx: WriteOps,
   row: AlertRuleRow,
-  notification: NewAlertNotification,
+  notification: Omit<NewAlertNotification, 'deliveryState'>,
   next: Omit<AlertRuleStatus, 'pausedReason'>,
 ): Promise<RecordedNotification | null> {
   const paused = await pausedReason(tx, row);
@@ -207,7 +207,8 @@ async function record(
   }
   const status: AlertRuleStatus = { ...next, pausedReason: null };
   await tx.setAlertRuleStatus(row.id, status);
-  const inserted = await tx.insertAlertNotification(notification);
+  // Without a destination a notification is only recorded.
+  const inserted = await tx.insertAlertNotification({ ...notification, deliveryState: row.destinationType === null ? 'none' : 'pending' });
   return inserted ? { rule: { ...row, ...status }, notification: inserted } : null;
 }
 

@@ -58,6 +58,14 @@ export interface LogServiceConfig {
   bootstrapAdminUsername: string;
   bootstrapAdminPassword: string | null;
   consoleEnabled: boolean;
+  /** The address people reach logkeep at (`https://logs.example.com`), for links sent outside it; null: no links. */
+  publicUrl: string | null;
+  /** Let alert destinations resolve to loopback, private, link-local or metadata addresses. */
+  alertAllowPrivateTargets: boolean;
+  /** The SMTP server alert e-mail goes through (`smtps://user:password@host:465`); null: no e-mail destinations. */
+  alertSmtpUrl: string | null;
+  /** The From address of alert e-mail. */
+  alertEmailFrom: string | null;
 }
 
 /** The database part alone: all that `createAdmin` needs. */
@@ -127,6 +135,10 @@ export const CONFIG_DEFAULTS: Omit<LogServiceConfig, 'jwtSecret'> = {
   bootstrapAdminUsername: 'admin',
   bootstrapAdminPassword: null,
   consoleEnabled: true,
+  publicUrl: null,
+  alertAllowPrivateTargets: false,
+  alertSmtpUrl: null,
+  alertEmailFrom: null,
 };
 
 /**
@@ -214,7 +226,25 @@ export function configProblems(c: LogServiceConfig): string[] {
       problems.push('SERVICE_BOOTSTRAP_ADMIN_PASSWORD must be at least 8 characters and at most 72 bytes in UTF-8');
     }
   }
+  if (c.publicUrl !== null && !isPublicUrl(c.publicUrl)) {
+    problems.push('--public-url must be an http or https URL without query or fragment, such as https://logs.example.com');
+  }
+  if (c.alertSmtpUrl !== null && !/^smtps?:\/\/[^\s]+$/.test(c.alertSmtpUrl)) {
+    // Name the variable, never the value (it may hold a password).
+    problems.push('SERVICE_ALERT_SMTP_URL must be an smtp:// or smtps:// URL');
+  }
+  if (c.alertEmailFrom !== null && !/^[^\s@]+@[^\s@]+$/.test(c.alertEmailFrom)) problems.push('--alert-email-from must be an e-mail address');
+  if (c.alertSmtpUrl !== null && c.alertEmailFrom === null) problems.push('--alert-email-from is required when SERVICE_ALERT_SMTP_URL is set');
   return problems;
+}
+
+function isPublicUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.search === '' && url.hash === '' && url.username === '' && url.password === '';
+  } catch {
+    return false;
+  }
 }
 
 /** The checks `create-admin` needs: the database settings alone. */

@@ -6,10 +6,10 @@
  * the same way before reading a body. Every change reloads the rules the
  * evaluation holds, in every process.
  */
-import { boolean, enums, nullable, optional, size, integer, type } from 'superstruct';
+import { array, boolean, enums, nullable, optional, size, integer, string, type } from 'superstruct';
 import { readPageRequest, rowsToFetch, toPage } from '../core/pagination.js';
 import { isoTimestamp } from '../core/timestamps.js';
-import { forbidden } from '../core/errors.js';
+import { forbidden, invalidRequest } from '../core/errors.js';
 import { requireSavedSearch, type AlertActor } from '../alerts/saved-searches.js';
 import {
   MAX_PERIOD_SECONDS,
@@ -21,7 +21,12 @@ import {
   mayManageRules,
   requireAlertRule,
   updateAlertRule,
+  NO_DESTINATION,
 } from '../alerts/alert-rules.js';
+import { MAX_DESTINATION_URL_LENGTH, MAX_EMAIL_RECIPIENTS, prepareDestination, type DestinationInput } from '../alerts/destinations.js';
+import { createSealer } from '../alerts/sealed.js';
+import type { AlertDestinationColumns } from '../storage/types-alerts.js';
+import type { ServiceDeps } from './service-deps.js';
 import { pausedReason } from '../alerts/rule-decisions.js';
 import type { ReadOps } from '../storage/storage.js';
 import type { AlertNotificationRow, AlertRuleRow } from '../storage/types-alerts.js';
@@ -34,6 +39,14 @@ const NOTIFICATIONS_CURSOR = 'alert_notifications';
 
 const Period = nullable(size(integer(), MIN_PERIOD_SECONDS, MAX_PERIOD_SECONDS));
 const Threshold = nullable(size(integer(), 1, MAX_THRESHOLD));
+/** Where notifications go; null or absent: they are only recorded. */
+const Destination = nullable(
+  type({
+    type: enums(['webhook', 'slack', 'email'] as const),
+    url: optional(size(string(), 1, MAX_DESTINATION_URL_LENGTH)),
+    to: optional(size(array(size(string(), 1, 254)), 1, MAX_EMAIL_RECIPIENTS)),
+  }),
+);
 const NewRuleBody = type({
   saved_search_id: BodyId,
   name: Name,
@@ -42,6 +55,7 @@ const NewRuleBody = type({
   window_seconds: optional(Period),
   threshold: optional(Threshold),
   enabled: optional(boolean()),
+  destination: optional(Destination),
 });
 const RulePatchBody = type({
   name: optional(Name),
@@ -49,7 +63,27 @@ const RulePatchBody = type({
   window_seconds: optional(Period),
   threshold: optional(Threshold),
   enabled: optional(boolean()),
+  destination: optional(Destination),
 });
+
+type DestinationBody = { type: 'webhook' | 'slack' | 'email'; url?: string | undefined; to?: string[] | undefined } | null;
+
+/** A destination body checked and sealed; the webhook's secret to show once. */
+async function destinationOf(deps: ServiceDeps, body: DestinationBody): Promise<{ columns: AlertDestinationColumns; secret: string | null }> {
+  if (body === null) return { columns: NO_DESTINATION, secret: null };
+  let input: DestinationInput;
+  if (body.type === 'email') {
+    if (body.to === undefined) throw invalidRequest('An email destination needs `to`.', 'destination.to', 'required');
+    input = { type: 'email', to: body.to };
+  } else {
+    if (body.url === undefined) throw invalidRequest(`A ${body.type} destination needs \`url\`.`, 'destination.url', 'required');
+    input = { type: body.type, url: body.url };
+  }
+  return prepareDestination(input, createSealer(deps.config.jwtSecret), {
+    allowPrivateTargets: deps.config.alertAllowPrivateTargets,
+    emailEnabled: deps.config.alertSmtpUrl !== null,
+  });
+}
 
 /** A rule as answered: its settings, where it stands, and why it does not fire if it cannot. */
 async function presentRule(db: ReadOps, row: AlertRuleRow, actor: AlertActor) {
@@ -66,10 +100,16 @@ async function presentRule(db: ReadOps, row: AlertRuleRow, actor: AlertActor) {
     state: row.state,
     state_since: isoTimestamp(row.stateSince),
     paused_reason: row.enabled ? await pausedReason(db, row) : null,
+    destination: row.destinationType === null ? null : { type: row.destinationType, label: row.destinationLabel ?? '' },
     can_change: mayManageRules(actor, row),
     created_at: isoTimestamp(row.createdAt),
     updated_at: isoTimestamp(row.updatedAt),
   };
+}
+
+/** The answer that set a webhook carries its signing secret, this once. */
+function withSecret<T extends { destination: { type: string; label: string } | null }>(rule: T, secret: string | null): T {
+  return secret === null || rule.destination === null ? rule : { ...rule, destination: { ...rule.destination, secret } };
 }
 
 function presentNotification(row: AlertNotificationRow) {
@@ -82,6 +122,13 @@ function presentNotification(row: AlertNotificationRow) {
     count: row.matchCount,
     entries: JSON.parse(row.entries) as unknown[],
     created_at: isoTimestamp(row.createdAt),
+    delivery: {
+      state: row.deliveryState,
+      attempts: row.attempts,
+      next_attempt_at: row.deliveryState === 'pending' && row.nextAttemptAt > 0 ? isoTimestamp(row.nextAttemptAt) : null,
+      last_error: row.lastError,
+      delivered_at: row.deliveredAt === null ? null : isoTimestamp(row.deliveredAt),
+    },
   };
 }
 
@@ -90,6 +137,7 @@ export async function postAlertRules(ctx: UserContext): Promise<Reply> {
   const body = await ctx.json(NewRuleBody);
   const search = await requireSavedSearch(ctx.deps.storage, actor, body.saved_search_id, 'see');
   if (!mayManageRules(actor, search)) throw forbidden('Only owners of the group and administrators may create alert rules.');
+  const destination = await destinationOf(ctx.deps, body.destination ?? null);
   const row = await createAlertRule(
     ctx.deps.storage,
     actor,
@@ -102,10 +150,11 @@ export async function postAlertRules(ctx: UserContext): Promise<Reply> {
       threshold: body.threshold ?? null,
       enabled: body.enabled ?? true,
     },
+    destination.columns,
     ctx.deps.now(),
   );
   ctx.deps.alerts.rulesChanged();
-  return { status: 201, body: await presentRule(ctx.deps.storage, row, actor) };
+  return { status: 201, body: withSecret(await presentRule(ctx.deps.storage, row, actor), destination.secret) };
 }
 
 export async function getAlertRules(ctx: UserContext): Promise<Reply> {
@@ -128,6 +177,7 @@ export async function patchAlertRule(ctx: UserContext<'id'>): Promise<Reply> {
   const actor = actorOf(ctx);
   const row = await requireAlertRule(ctx.deps.storage, actor, ctx.params.id, 'manage');
   const body = await ctx.json(RulePatchBody);
+  const destination = body.destination === undefined ? undefined : await destinationOf(ctx.deps, body.destination);
   const updated = await updateAlertRule(
     ctx.deps.storage,
     actor,
@@ -139,10 +189,11 @@ export async function patchAlertRule(ctx: UserContext<'id'>): Promise<Reply> {
       ...(body.threshold === undefined ? {} : { threshold: body.threshold }),
       ...(body.enabled === undefined ? {} : { enabled: body.enabled }),
     },
+    destination?.columns,
     ctx.deps.now(),
   );
   ctx.deps.alerts.rulesChanged();
-  return { status: 200, body: await presentRule(ctx.deps.storage, updated, actor) };
+  return { status: 200, body: withSecret(await presentRule(ctx.deps.storage, updated, actor), destination?.secret ?? null) };
 }
 
 export async function deleteAlertRuleRoute(ctx: UserContext<'id'>): Promise<Reply> {

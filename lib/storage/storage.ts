@@ -87,6 +87,8 @@ export interface ReadOps {
   alertCounts(ruleId: number, fromSecond: number): Promise<Saved.AlertCountBucket[]>;
   /** A rule's notifications, newest first. */
   listAlertNotifications(ruleId: number, page: Org.Page): Promise<Saved.AlertNotificationRow[]>;
+  /** Ids of notifications waiting to be sent whose time has come and that nobody holds, oldest due first. */
+  dueDeliveries(now: number, limit: number): Promise<number[]>;
 
   /**
    * Log entries matching the selection, newest first (largest id first),
@@ -222,6 +224,14 @@ export interface WriteOps extends ReadOps {
   pruneAlertCounts(ruleId: number, beforeSecond: number | null): Promise<void>;
   /** Inserts the notification unless the rule already has one of its kind for that window start (then null). */
   insertAlertNotification(row: Saved.NewAlertNotification): Promise<Saved.AlertNotificationRow | null>;
+  /**
+   * Holds a pending notification whose time has come for one sender until
+   * `leaseUntil`, and returns it with its rule; null when it is not
+   * pending, not due, or held. Atomic: of two claims, in any process, one wins.
+   */
+  claimDelivery(id: number, now: number, leaseUntil: number): Promise<Saved.ClaimedDelivery | null>;
+  /** Records an attempt's outcome and lets go of the notification. */
+  finishDelivery(id: number, status: Saved.DeliveryStatus): Promise<void>;
 
   /**
    * Serialises owner-reducing changes per group until the transaction

@@ -64,6 +64,17 @@ export interface AlertRuleSettings {
   enabled: boolean;
 }
 
+export type DestinationType = 'webhook' | 'slack' | 'email';
+
+/** Where a rule's notifications go; null fields: nowhere (they are only recorded). */
+export interface AlertDestinationColumns {
+  destinationType: DestinationType | null;
+  /** What answers show: a webhook's URL, a Slack URL's host, e-mail addresses. */
+  destinationLabel: string | null;
+  /** The destination's settings (URL, signing secret, addresses), sealed (alerts/sealed.ts). */
+  destinationSealed: string | null;
+}
+
 /** Where a rule stands now; changed only by the evaluation, under the rule's row lock. */
 export interface AlertRuleStatus {
   state: AlertRuleState;
@@ -79,7 +90,7 @@ export interface AlertRuleStatus {
 }
 
 /** A rule with its saved search's scope and query. */
-export interface AlertRuleRow extends AlertRuleSettings, AlertRuleStatus {
+export interface AlertRuleRow extends AlertRuleSettings, AlertRuleStatus, AlertDestinationColumns {
   id: number;
   savedSearchId: number;
   authorUserId: number;
@@ -92,13 +103,13 @@ export interface AlertRuleRow extends AlertRuleSettings, AlertRuleStatus {
   query: string;
 }
 
-export interface NewAlertRule extends AlertRuleSettings {
+export interface NewAlertRule extends AlertRuleSettings, AlertDestinationColumns {
   savedSearchId: number;
   authorUserId: number;
   createdAt: number;
 }
 
-export type AlertRuleChanges = Partial<AlertRuleSettings> & { updatedAt: number };
+export type AlertRuleChanges = Partial<AlertRuleSettings> & { updatedAt: number; destination?: AlertDestinationColumns };
 
 export interface AlertRuleFilter extends Page {
   savedSearchId?: number;
@@ -116,8 +127,20 @@ export interface AlertCountBucket {
 }
 
 export type AlertNotificationKind = 'fired' | 'repeated' | 'resolved';
+export type DeliveryState = 'none' | 'pending' | 'delivered' | 'failed';
 
-export interface AlertNotificationRow {
+/** Where a notification's delivery stands. */
+export interface DeliveryStatus {
+  deliveryState: DeliveryState;
+  attempts: number;
+  /** Not before this instant (epoch ms). */
+  nextAttemptAt: number;
+  /** The last failure in words, or null. */
+  lastError: string | null;
+  deliveredAt: number | null;
+}
+
+export interface AlertNotificationRow extends DeliveryStatus {
   id: number;
   ruleId: number;
   kind: AlertNotificationKind;
@@ -130,4 +153,10 @@ export interface AlertNotificationRow {
   createdAt: number;
 }
 
-export type NewAlertNotification = Omit<AlertNotificationRow, 'id'>;
+export type NewAlertNotification = Omit<AlertNotificationRow, 'id' | keyof DeliveryStatus> & { deliveryState: 'none' | 'pending' };
+
+/** A notification held for sending, with its rule's destination. */
+export interface ClaimedDelivery {
+  notification: AlertNotificationRow;
+  rule: AlertRuleRow;
+}

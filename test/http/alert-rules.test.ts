@@ -20,6 +20,7 @@ const RULE_KEYS = [
   'author_user_id',
   'can_change',
   'created_at',
+  'destination',
   'enabled',
   'id',
   'kind',
@@ -116,13 +117,14 @@ describeEachBackend('alert rules', (backend) => {
         state: 'ok',
         state_since: 'x',
         paused_reason: null,
+        destination: null,
         can_change: true,
         created_at: 'x',
         updated_at: 'x',
       },
     );
     const [audit] = await auditRows(url, admin.token, { action: 'alert_rule.created', target_id: created.id });
-    assert.deepEqual([audit.actor_user_id, audit.metadata], [owner.id, { name: 'tell me', saved_search_id: search, kind: 'any_match' }]);
+    assert.deepEqual([audit.actor_user_id, audit.metadata], [owner.id, { name: 'tell me', saved_search_id: search, kind: 'any_match', destination_type: null }]);
     const byAdmin = await createRule(admin, { saved_search_id: search, name: 'admin made', kind: 'threshold', window_seconds: 600, threshold: 5, enabled: false });
     // A reader of the search sees both, and may change neither.
     const list = await api(url, 'GET', `/v1/alert-rules?saved_search_id=${search}`, { token: member.token });

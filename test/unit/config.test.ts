@@ -68,9 +68,9 @@ const SPEC_FLAGS = [
   '--rate-limit-refill-per-minute', '--rate-limit-max-keys', '--trusted-proxy-hops', '--cors-allowed-origins',
   '--audit-retention-days', '--auth-event-retention-days', '--audit-purge-batch-size', '--db-read-pool-size',
   '--sse-heartbeat-interval-seconds', '--sse-max-streams', '--sse-max-streams-per-user', '--metrics-enabled', '--log-level', '--log-format', '--log-file', '--log-max-file-bytes', '--log-max-files',
-  '--bootstrap-admin-enabled', '--bootstrap-admin-username', '--console-enabled',
+  '--bootstrap-admin-enabled', '--bootstrap-admin-username', '--console-enabled', '--public-url', '--alert-allow-private-targets', '--alert-email-from',
 ];
-const SPEC_SECRETS = ['SERVICE_DB_SERVER_PASSWORD', 'SERVICE_JWT_SECRET', 'SERVICE_METRICS_TOKEN', 'SERVICE_BOOTSTRAP_ADMIN_PASSWORD'];
+const SPEC_SECRETS = ['SERVICE_DB_SERVER_PASSWORD', 'SERVICE_JWT_SECRET', 'SERVICE_METRICS_TOKEN', 'SERVICE_BOOTSTRAP_ADMIN_PASSWORD', 'SERVICE_ALERT_SMTP_URL'];
 
 describe('the settings table', () => {
   it('has exactly the documented flags, and the secrets without a flag', () => {

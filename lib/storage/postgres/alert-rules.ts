@@ -13,6 +13,8 @@ import type {
   AlertRuleFilter,
   AlertRuleRow,
   AlertRuleStatus,
+  ClaimedDelivery,
+  DeliveryStatus,
   NewAlertNotification,
   NewAlertRule,
 } from '../types-alerts.js';
@@ -30,9 +32,10 @@ export const LIST_ALERT_RULES = `SELECT ${Columns.ALERT_RULE} ${FROM_RULES}
   ORDER BY r.id DESC LIMIT $(limit)`;
 export const LIST_ENABLED_ALERT_RULES = `SELECT ${Columns.ALERT_RULE} ${FROM_RULES} WHERE r.enabled ORDER BY r.id`;
 export const INSERT_ALERT_RULE = `INSERT INTO alert_rules
-  (saved_search_id, name, kind, quiet_seconds, window_seconds, threshold, enabled, author_user_id, created_at, updated_at, state_since)
+  (saved_search_id, name, kind, quiet_seconds, window_seconds, threshold, enabled, author_user_id, created_at, updated_at, state_since,
+   destination_type, destination_label, destination_sealed)
   VALUES ($(savedSearchId), $(name), $(kind), $(quietSeconds), $(windowSeconds), $(threshold), $(enabled), $(authorUserId),
-          $(createdAt), $(createdAt), $(createdAt))
+          $(createdAt), $(createdAt), $(createdAt), $(destinationType), $(destinationLabel), $(destinationSealed))
   RETURNING id`;
 export const UPDATE_ALERT_RULE = `UPDATE alert_rules SET
     name = CASE WHEN $(setName) THEN $(name)::text ELSE name END,
@@ -40,6 +43,9 @@ export const UPDATE_ALERT_RULE = `UPDATE alert_rules SET
     window_seconds = CASE WHEN $(setWindowSeconds) THEN $(windowSeconds)::bigint ELSE window_seconds END,
     threshold = CASE WHEN $(setThreshold) THEN $(threshold)::bigint ELSE threshold END,
     enabled = CASE WHEN $(setEnabled) THEN $(enabled)::boolean ELSE enabled END,
+    destination_type = CASE WHEN $(setDestination) THEN $(destinationType)::text ELSE destination_type END,
+    destination_label = CASE WHEN $(setDestination) THEN $(destinationLabel)::text ELSE destination_label END,
+    destination_sealed = CASE WHEN $(setDestination) THEN $(destinationSealed)::text ELSE destination_sealed END,
     updated_at = $(updatedAt)
   WHERE id = $(id)`;
 export const DELETE_ALERT_RULE = `DELETE FROM alert_rules WHERE id = $1`;
@@ -54,12 +60,21 @@ export const DELETE_ALERT_COUNTS = `DELETE FROM alert_counts WHERE rule_id = $1`
 export const ALERT_COUNTS = `SELECT at_second AS second, n, first_id AS "firstId" FROM alert_counts
   WHERE rule_id = $1 AND at_second >= $2 ORDER BY at_second`;
 export const INSERT_ALERT_NOTIFICATION = `INSERT INTO alert_notifications
-  (rule_id, kind, window_start, window_end, match_count, entries, created_at)
-  VALUES ($(ruleId), $(kind), $(windowStart), $(windowEnd), $(matchCount), $(entries), $(createdAt))
+  (rule_id, kind, window_start, window_end, match_count, entries, created_at, delivery_state)
+  VALUES ($(ruleId), $(kind), $(windowStart), $(windowEnd), $(matchCount), $(entries), $(createdAt), $(deliveryState))
   ON CONFLICT (rule_id, kind, window_start) DO NOTHING
   RETURNING ${Columns.ALERT_NOTIFICATION}`;
 export const LIST_ALERT_NOTIFICATIONS = `SELECT ${Columns.ALERT_NOTIFICATION} FROM alert_notifications
   WHERE rule_id = $(ruleId) AND ($(beforeId)::bigint IS NULL OR id < $(beforeId)) ORDER BY id DESC LIMIT $(limit)`;
+
+/** Takes a pending delivery for one sender until `leaseUntil` (atomic: of two claims, one wins). */
+export const CLAIM_DELIVERY = `UPDATE alert_notifications SET lease_until = $(leaseUntil)
+  WHERE id = $(id) AND delivery_state = 'pending' AND lease_until <= $(now) AND next_attempt_at <= $(now)
+  RETURNING ${Columns.ALERT_NOTIFICATION}`;
+export const FINISH_DELIVERY = `UPDATE alert_notifications SET delivery_state = $(deliveryState), attempts = $(attempts),
+  next_attempt_at = $(nextAttemptAt), last_error = $(lastError), delivered_at = $(deliveredAt), lease_until = 0 WHERE id = $(id)`;
+export const DUE_DELIVERIES = `SELECT id FROM alert_notifications
+  WHERE delivery_state = 'pending' AND next_attempt_at <= $1 AND lease_until <= $1 ORDER BY next_attempt_at LIMIT $2`;
 
 export function getAlertRule(db: SqlExecutor, id: number): Promise<AlertRuleRow | null> {
   return db.oneOrNone<AlertRuleRow>(SELECT_ALERT_RULE, [id]);
@@ -105,6 +120,10 @@ export async function updateAlertRule(db: SqlExecutor, id: number, changes: Aler
     threshold: changes.threshold ?? null,
     setEnabled: changes.enabled !== undefined,
     enabled: changes.enabled ?? null,
+    setDestination: changes.destination !== undefined,
+    destinationType: changes.destination?.destinationType ?? null,
+    destinationLabel: changes.destination?.destinationLabel ?? null,
+    destinationSealed: changes.destination?.destinationSealed ?? null,
     updatedAt: changes.updatedAt,
   });
   const row = await getAlertRule(db, id);
@@ -140,4 +159,19 @@ export function insertAlertNotification(db: SqlExecutor, n: NewAlertNotification
 
 export function listAlertNotifications(db: SqlExecutor, ruleId: number, page: Page): Promise<AlertNotificationRow[]> {
   return db.any<AlertNotificationRow>(LIST_ALERT_NOTIFICATIONS, { ruleId, beforeId: page.beforeId ?? null, limit: page.limit });
+}
+
+export async function claimDelivery(db: SqlExecutor, id: number, now: number, leaseUntil: number): Promise<ClaimedDelivery | null> {
+  const notification = await db.oneOrNone<AlertNotificationRow>(CLAIM_DELIVERY, { id, now, leaseUntil });
+  if (!notification) return null;
+  const rule = await getAlertRule(db, notification.ruleId);
+  return rule ? { notification, rule } : null;
+}
+
+export async function finishDelivery(db: SqlExecutor, id: number, s: DeliveryStatus): Promise<void> {
+  await db.none(FINISH_DELIVERY, { id, ...s });
+}
+
+export async function dueDeliveries(db: SqlExecutor, now: number, limit: number): Promise<number[]> {
+  return (await db.any<{ id: number }>(DUE_DELIVERIES, [now, limit])).map((r) => r.id);
 }

@@ -239,6 +239,14 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
     return AlertRules.pruneAlertCounts(this.db, ruleId, beforeSecond);
   }
 
+  claimDelivery(id: number, now: number, leaseUntil: number): Promise<Alerts.ClaimedDelivery | null> {
+    return AlertRules.claimDelivery(this.db, id, now, leaseUntil);
+  }
+
+  finishDelivery(id: number, status: Alerts.DeliveryStatus): Promise<void> {
+    return AlertRules.finishDelivery(this.db, id, status);
+  }
+
   insertAlertNotification(row: Alerts.NewAlertNotification): Promise<Alerts.AlertNotificationRow | null> {
     return AlertRules.insertAlertNotification(this.db, row);
   }

@@ -47,7 +47,12 @@ CREATE TABLE alert_rules (
   quiet_until ${int64} NOT NULL DEFAULT 0,
   pending_count ${int64} NOT NULL DEFAULT 0,
   pending_first_id ${int64} NULL,
-  paused_reason TEXT NULL
+  paused_reason TEXT NULL,
+  -- Where notifications go: the kind, what answers show of it, and its
+  -- settings sealed with a key derived from the service's secret.
+  destination_type TEXT NULL CHECK (destination_type IN ('webhook', 'slack', 'email')),
+  destination_label TEXT NULL,
+  destination_sealed TEXT NULL
 );
 CREATE INDEX alert_rules_search ON alert_rules (saved_search_id, id);
 
@@ -70,8 +75,18 @@ CREATE TABLE alert_notifications (
   match_count ${int64} NOT NULL,
   entries TEXT NOT NULL,
   created_at ${int64} NOT NULL,
+  -- Delivery: 'none' without a destination; 'pending' until it is
+  -- delivered or given up ('failed'). One process at a time holds it
+  -- (lease_until) while sending.
+  delivery_state TEXT NOT NULL CHECK (delivery_state IN ('none', 'pending', 'delivered', 'failed')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at ${int64} NOT NULL DEFAULT 0,
+  lease_until ${int64} NOT NULL DEFAULT 0,
+  last_error TEXT NULL,
+  delivered_at ${int64} NULL,
   ${d.named('alert_notifications_window_key')}UNIQUE (rule_id, kind, window_start)
 );
 CREATE INDEX alert_notifications_rule ON alert_notifications (rule_id, id);
+CREATE INDEX alert_notifications_pending ON alert_notifications (delivery_state, next_attempt_at);
 `;
 }

@@ -12,6 +12,8 @@ import type {
   AlertRuleFilter,
   AlertRuleRow,
   AlertRuleStatus,
+  ClaimedDelivery,
+  DeliveryStatus,
   NewAlertNotification,
   NewAlertRule,
 } from '../types-alerts.js';
@@ -33,8 +35,9 @@ export const LIST_ALERT_RULES = `SELECT ${Columns.ALERT_RULE} ${FROM_RULES}
   ORDER BY r.id DESC LIMIT ?`;
 export const LIST_ENABLED_ALERT_RULES = `SELECT ${Columns.ALERT_RULE} ${FROM_RULES} WHERE r.enabled = 1 ORDER BY r.id`;
 export const INSERT_ALERT_RULE = `INSERT INTO alert_rules
-  (saved_search_id, name, kind, quiet_seconds, window_seconds, threshold, enabled, author_user_id, created_at, updated_at, state_since)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  (saved_search_id, name, kind, quiet_seconds, window_seconds, threshold, enabled, author_user_id, created_at, updated_at, state_since,
+   destination_type, destination_label, destination_sealed)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   RETURNING id`;
 export const UPDATE_ALERT_RULE = `UPDATE alert_rules SET
   name = CASE WHEN ? THEN ? ELSE name END,
@@ -42,6 +45,9 @@ export const UPDATE_ALERT_RULE = `UPDATE alert_rules SET
   window_seconds = CASE WHEN ? THEN ? ELSE window_seconds END,
   threshold = CASE WHEN ? THEN ? ELSE threshold END,
   enabled = CASE WHEN ? THEN ? ELSE enabled END,
+  destination_type = CASE WHEN ? THEN ? ELSE destination_type END,
+  destination_label = CASE WHEN ? THEN ? ELSE destination_label END,
+  destination_sealed = CASE WHEN ? THEN ? ELSE destination_sealed END,
   updated_at = ?
   WHERE id = ?`;
 export const DELETE_ALERT_RULE = `DELETE FROM alert_rules WHERE id = ?`;
@@ -54,11 +60,20 @@ export const DELETE_ALERT_COUNTS = `DELETE FROM alert_counts WHERE rule_id = ?`;
 export const ALERT_COUNTS = `SELECT at_second AS second, n, first_id AS "firstId" FROM alert_counts
   WHERE rule_id = ? AND at_second >= ? ORDER BY at_second`;
 export const INSERT_ALERT_NOTIFICATION = `INSERT INTO alert_notifications
-  (rule_id, kind, window_start, window_end, match_count, entries, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+  (rule_id, kind, window_start, window_end, match_count, entries, created_at, delivery_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (rule_id, kind, window_start) DO NOTHING
   RETURNING ${Columns.ALERT_NOTIFICATION}`;
 export const LIST_ALERT_NOTIFICATIONS = `SELECT ${Columns.ALERT_NOTIFICATION} FROM alert_notifications
   WHERE rule_id = ? AND id < ? ORDER BY id DESC LIMIT ?`;
+
+/** Takes a pending delivery for one sender until `leaseUntil`; params: lease until, id, now, now. */
+export const CLAIM_DELIVERY = `UPDATE alert_notifications SET lease_until = ?
+  WHERE id = ? AND delivery_state = 'pending' AND lease_until <= ? AND next_attempt_at <= ?
+  RETURNING ${Columns.ALERT_NOTIFICATION}`;
+export const FINISH_DELIVERY = `UPDATE alert_notifications SET delivery_state = ?, attempts = ?, next_attempt_at = ?, last_error = ?,
+  delivered_at = ?, lease_until = 0 WHERE id = ?`;
+export const DUE_DELIVERIES = `SELECT id FROM alert_notifications
+  WHERE delivery_state = 'pending' AND next_attempt_at <= ? AND lease_until <= ? ORDER BY next_attempt_at LIMIT ?`;
 
 const toRule = withBooleans<AlertRuleRow>(['enabled']);
 const toNotification = withBooleans<AlertNotificationRow>();
@@ -101,6 +116,9 @@ export async function insertAlertRule(db: SqlExecutor, rule: NewAlertRule): Prom
     rule.createdAt,
     rule.createdAt,
     rule.createdAt,
+    rule.destinationType,
+    rule.destinationLabel,
+    rule.destinationSealed,
   ]);
   const inserted = row ? await getAlertRule(db, row.id as number) : null;
   if (!inserted) throw new Error('inserted alert rule not found');
@@ -115,6 +133,9 @@ export async function updateAlertRule(db: SqlExecutor, id: number, changes: Aler
     ...change(has('windowSeconds'), changes.windowSeconds),
     ...change(has('threshold'), changes.threshold),
     ...change(has('enabled'), changes.enabled === undefined ? null : flag(changes.enabled)),
+    ...change(has('destination'), changes.destination?.destinationType),
+    ...change(has('destination'), changes.destination?.destinationLabel),
+    ...change(has('destination'), changes.destination?.destinationSealed),
     changes.updatedAt,
     id,
   ]);
@@ -145,10 +166,26 @@ export async function alertCounts(db: SqlExecutor, ruleId: number, fromSecond: n
 }
 
 export async function insertAlertNotification(db: SqlExecutor, n: NewAlertNotification): Promise<AlertNotificationRow | null> {
-  const row = await db.get(INSERT_ALERT_NOTIFICATION, [n.ruleId, n.kind, n.windowStart, n.windowEnd, n.matchCount, n.entries, n.createdAt]);
+  const row = await db.get(INSERT_ALERT_NOTIFICATION, [n.ruleId, n.kind, n.windowStart, n.windowEnd, n.matchCount, n.entries, n.createdAt, n.deliveryState]);
   return row ? toNotification(row) : null;
 }
 
 export async function listAlertNotifications(db: SqlExecutor, ruleId: number, page: Page): Promise<AlertNotificationRow[]> {
   return (await db.all(LIST_ALERT_NOTIFICATIONS, [ruleId, page.beforeId ?? NO_UPPER_ID, page.limit])).map(toNotification);
+}
+
+export async function claimDelivery(db: SqlExecutor, id: number, now: number, leaseUntil: number): Promise<ClaimedDelivery | null> {
+  const row = await db.get(CLAIM_DELIVERY, [leaseUntil, id, now, now]);
+  if (!row) return null;
+  const notification = toNotification(row);
+  const rule = await getAlertRule(db, notification.ruleId);
+  return rule ? { notification, rule } : null;
+}
+
+export async function finishDelivery(db: SqlExecutor, id: number, s: DeliveryStatus): Promise<void> {
+  await db.run(FINISH_DELIVERY, [s.deliveryState, s.attempts, s.nextAttemptAt, s.lastError, s.deliveredAt, id]);
+}
+
+export async function dueDeliveries(db: SqlExecutor, now: number, limit: number): Promise<number[]> {
+  return (await db.all(DUE_DELIVERIES, [now, now, limit])).map((r) => r.id as number);
 }

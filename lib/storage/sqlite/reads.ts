@@ -232,6 +232,10 @@ export class SqliteReads implements ReadOps {
     return AlertRules.listAlertNotifications(this.db, ruleId, page);
   }
 
+  dueDeliveries(now: number, limit: number): Promise<number[]> {
+    return AlertRules.dueDeliveries(this.db, now, limit);
+  }
+
   queryLogs(selection: LogSelection, page: Org.Page): Promise<LogRow[]> {
     return LogEntries.queryLogs(this.db, selection, page);
   }

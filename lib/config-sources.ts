@@ -125,6 +125,9 @@ export const SETTINGS: readonly SettingSpec[] = [
   setting('oidcGroupTeams', 'list', 'Comma-separated <provider group>=<team id> pairs: provider groups kept in step with teams'),
   setting('passwordLoginEnabled', 'boolean', 'Allow password sign-in (off: only create-admin accounts use passwords)'),
   setting('accessKeyMaxDays', 'integer', 'Longest lifetime of an access key, in days (1 to 3650)'),
+  setting('alertAllowPrivateTargets', 'boolean', 'Let alert destinations resolve to loopback, private, link-local or metadata addresses'),
+  setting('alertSmtpUrl', 'secret', 'SMTP server for alert e-mail, smtp:// or smtps:// (unset: no e-mail destinations)'),
+  setting('alertEmailFrom', 'optional-string', 'From address of alert e-mail (required with SERVICE_ALERT_SMTP_URL)'),
 ];
 
 /** The settings with a flag, by flag name. */

@@ -21,6 +21,9 @@ import { bootstrapFirstAdmin, type CreatedAdmin } from './admin/create-admin.js'
 import type { ServiceDeps } from './http/service-deps.js';
 import { createIngestion } from './ingest/ingestion.js';
 import { createStreamHub } from './live/stream-hub.js';
+import { AlertEngine } from './alerts/alert-engine.js';
+import { Deliveries } from './alerts/delivery.js';
+import { createSealer } from './alerts/sealed.js';
 import { startPurgeJob } from './ops/purge-job.js';
 import type { PurgeReport } from './ops/purge.js';
 import { createServiceMetrics } from './metrics/service-metrics.js';
@@ -86,6 +89,13 @@ export interface LogService {
    */
   runPurgeOnce(): Promise<PurgeReport>;
   /**
+   * Operator and test hook: ends every alert quiet period and window due
+   * by the service's clock now (their timers do it otherwise), after the
+   * evaluations in flight, then makes every delivery attempt due and waits
+   * for them.
+   */
+  runAlertsDue(): Promise<void>;
+  /**
    * Ends every live stream with `end` `server_shutdown` and ends new ones at
    * once. Call it when the server stops accepting connections, so stopping
    * never waits for open streams; `close()` does it too.
@@ -130,6 +140,23 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
       maxConcurrentSettles: Math.max(1, Math.floor(config.dbServerPoolSize / 4)),
     });
     const consoleAssets = config.consoleEnabled ? loadConsoleAssets(logger, options.console?.dir, { reload: options.console?.reload ?? false }) : null;
+    const alerts = new AlertEngine({ storage, logger, now, ...(storage.signals ? { signals: storage.signals } : {}) });
+    const deliveries = new Deliveries({
+      storage,
+      logger,
+      now,
+      sealer: createSealer(config.jwtSecret),
+      allowPrivateTargets: config.alertAllowPrivateTargets,
+      publicUrl: config.publicUrl,
+      smtpUrl: config.alertSmtpUrl,
+      emailFrom: config.alertEmailFrom,
+    });
+    // The process that records a notification sends it at once; the sweep takes up the rest.
+    alerts.onNotification(({ notification }) => {
+      if (notification.deliveryState === 'pending') deliveries.enqueue(notification.id);
+    });
+    await alerts.start();
+    deliveries.start();
     const deps: ServiceDeps = {
       config,
       storage,
@@ -147,6 +174,7 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
       }),
       ingestion: createIngestion(storage, config, logger, { observer, ...(options.ingestBodyIdleMs === undefined ? {} : { bodyIdleMs: options.ingestBodyIdleMs }) }),
       liveStreams,
+      alerts,
       logger,
       now,
       ...(metrics === null ? {} : { observer, metrics: metrics.endpoint }),
@@ -158,6 +186,8 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
     metrics?.watch({ storage, ingestion: deps.ingestion, liveStreams, passwords: hasher });
     // Streams read what each commit stored, in this process and, through storage signals, in others.
     deps.ingestion.queue.onCommit((committed) => liveStreams.entriesCommitted(committed));
+    // Alert rules are evaluated on the same committed entries, by the process that committed them.
+    deps.ingestion.queue.onCommit((committed) => alerts.entriesCommitted(committed));
     const handler = createHandler(deps, allRoutes(), {
       ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
       // The IP bucket is spent before the body is read or anyone is authenticated.
@@ -177,6 +207,10 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
       config,
       bootstrapAdmin,
       runPurgeOnce: () => purge.runOnce(),
+      async runAlertsDue() {
+        await alerts.runDue();
+        await deliveries.runDue();
+      },
       beginShutdown: () => liveStreams.beginShutdown(),
       async close() {
         if (closed) return;
@@ -187,6 +221,8 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
         // Pending ingestion commits finish (and are answered) before the database closes.
         await deps.ingestion.close();
         await liveStreams.close();
+        await alerts.close();
+        await deliveries.close();
         await hasher.close();
         await storage.close();
       },

@@ -25,7 +25,7 @@ export const LAYERS = [
   ['ingest'],
   ['logs'],
   ['live'],
-  ['admin', 'ops'],
+  ['admin', 'ops', 'alerts'],
   ['metrics'],
   ['http'],
   ['(root)'],

@@ -354,6 +354,169 @@ export type ProjectWithUsage = ProjectFields & {
 
 export type ProjectPage = Page<Project>;
 
+/**
+ * Filters of `GET /v1/logs` as a query string (`level`, `from`, `to`,
+ * `q`, `category`, `logger`, the correlation ids, `context.<path>`),
+ * at most 4,096 characters; `''` matches every entry of the scope.
+ */
+export type SavedQuery = string;
+
+export type SavedSearch = {
+  id: Id;
+  name: string;
+  /** The project searched, or null for a group's search. */
+  project_id: Id | null;
+  /** The group searched (every unblocked project of it), or null for a project's search. */
+  group_id: Id | null;
+  query: SavedQuery;
+  author_user_id: Id;
+  /** Whether you may rename, change or delete it (its author, owners of its project or group, administrators). */
+  can_change: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+};
+
+export type SavedSearchPage = Page<SavedSearch>;
+
+/** Seconds, 60 to 86,400. */
+export type AlertPeriod = number;
+
+export type AlertRule = {
+  id: Id;
+  saved_search_id: Id;
+  name: string;
+  kind: 'any_match' | 'threshold';
+  /** any_match only (null otherwise). */
+  quiet_seconds: AlertPeriod | null;
+  /** threshold only (null otherwise). */
+  window_seconds: AlertPeriod | null;
+  /** threshold only (null otherwise); 1 to 1,000,000. */
+  threshold: number | null;
+  enabled: boolean;
+  author_user_id: Id;
+  /**
+   * `firing` from a notification until the rule is quiet again (any_match:
+   * a quiet period without matches; threshold: resolved); `ok` otherwise.
+   */
+  state: 'ok' | 'firing';
+  state_since: Timestamp;
+  /**
+   * Why an enabled rule cannot notify now, or null: `project_blocked`
+   * (its project is blocked) or `author_lost_access` (its author is
+   * blocked, deleted or may no longer read the search's scope).
+   */
+  paused_reason: 'project_blocked' | 'author_lost_access' | null;
+  /** Where notifications go, or null (they are only recorded). */
+  destination: AlertDestination | null;
+  /** Whether you may change or delete it (owners of the group, administrators). */
+  can_change: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+};
+
+export type AlertRulePage = Page<AlertRule>;
+
+export type NewAlertRule = {
+  saved_search_id: Id;
+  name: Name;
+  kind: 'any_match' | 'threshold';
+  /** Required for any_match, refused for threshold. */
+  quiet_seconds?: AlertPeriod | null;
+  /** Required for threshold, refused for any_match. */
+  window_seconds?: AlertPeriod | null;
+  /** Required for threshold, refused for any_match. */
+  threshold?: number | null;
+  enabled?: boolean;
+  /** Where notifications go; null or absent, they are only recorded. In a PATCH, replaces the destination (a webhook gets a new secret). */
+  destination?: NewAlertDestination | null;
+};
+
+export type AlertRulePatch = {
+  name?: Name;
+  quiet_seconds?: AlertPeriod | null;
+  window_seconds?: AlertPeriod | null;
+  threshold?: number | null;
+  enabled?: boolean;
+  /** Where notifications go; null or absent, they are only recorded. In a PATCH, replaces the destination (a webhook gets a new secret). */
+  destination?: NewAlertDestination | null;
+};
+
+export type AlertDestination = {
+  type: 'webhook' | 'slack' | 'email';
+  /** A webhook's URL without its query, a Slack URL's origin only (the URL is its credential), or the e-mail addresses. */
+  label: string;
+  /**
+   * A webhook's signing secret (`whsec_…`), only in the answer that
+   * set the destination: it is never shown again. Each delivery
+   * carries `X-Logkeep-Signature: t=<unix seconds>,v1=<hex
+   * HMAC-SHA256 of "<t>.<body>" keyed with it>`.
+   */
+  secret?: string;
+};
+
+/**
+ * `webhook` (JSON, signed) and `slack` (an incoming-webhook URL) take
+ * `url`, http or https without credentials; a host that is, or
+ * resolves to, a loopback, private, link-local or metadata address is
+ * refused unless the operator allows it. `email` takes `to`, 1 to 10
+ * addresses, and needs an SMTP server configured.
+ */
+export type NewAlertDestination = {
+  type: 'webhook' | 'slack' | 'email';
+  url?: string;
+  to?: string[];
+};
+
+export type AlertNotification = {
+  id: Id;
+  rule_id: Id;
+  /**
+   * `fired`: the first match (any_match) or the threshold reached;
+   * `repeated`: the matches of a quiet period after a notification
+   * (any_match); `resolved`: the count fell back below the threshold.
+   */
+  kind: 'fired' | 'repeated' | 'resolved';
+  window_start: Timestamp;
+  window_end: Timestamp;
+  /** Entries that matched in the window (threshold), or since the last notification (any_match). */
+  count: number;
+  /** The first 10 matching entries, as `GET /v1/logs` answers them (none for `resolved`). */
+  entries: LogEntry[];
+  created_at: Timestamp;
+  delivery: AlertDelivery;
+};
+
+/**
+ * `none`: the rule had no destination. `pending`: not delivered yet
+ * (retried with doubling waits from 5 seconds). `delivered`. `failed`:
+ * given up an hour after the notification, or at once when the
+ * destination can no longer be read.
+ */
+export type AlertDelivery = {
+  state: 'none' | 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  /** When a pending delivery is tried again, or null. */
+  next_attempt_at: Timestamp | null;
+  /** The last failure in words (never a URL or secret), or null. */
+  last_error: string | null;
+  delivered_at: Timestamp | null;
+};
+
+export type AlertNotificationPage = Page<AlertNotification>;
+
+/** Exactly one of `project_id` and `group_id`. */
+export type NewSavedSearch = {
+  name: Name;
+  project_id?: Id | null;
+  group_id?: Id | null;
+  query?: SavedQuery;
+};
+
+export type SavedSearchPatch = {
+  name?: Name;
+  query?: SavedQuery;
+};
+
 export type NewProject = {
   name: Name;
   retention_days: RetentionDays;
@@ -504,12 +667,16 @@ export type NewRoleAssignment = {
  * {client_ip, user_agent} (only when a live refresh token was revoked) ·
  * `auth.throttled` {key_kind: ip or subject, path, client_ip}, once per
  * throttling episode · `audit.purged` {scope: admin or auth,
- * deleted_count, older_than}.
+ * deleted_count, older_than} · `saved_search.created` {name,
+ * project_id, group_id, query} · `saved_search.updated`
+ * {changed_fields} · `saved_search.deleted` {name} ·
+ * `alert_rule.created` {name, saved_search_id, kind, destination_type} ·
+ * `alert_rule.updated` {changed_fields} · `alert_rule.deleted` {name}.
  *
  * A change and its audit row are committed together; a refused request
  * writes none, and neither does a refresh.
  */
-export type AuditAction = 'user.created' | 'user.updated' | 'user.blocked' | 'user.unblocked' | 'user.deleted' | 'user.password_changed' | 'user.identity_linked' | 'user.identity_unlinked' | 'group.created' | 'team.created' | 'team.member_added' | 'team.member_removed' | 'project.created' | 'project.quota_updated' | 'project.blocked' | 'project.unblocked' | 'secret_key.created' | 'secret_key.revoked' | 'access_key.created' | 'access_key.revoked' | 'role_assignment.created' | 'role_assignment.revoked' | 'sso.group_teams_set' | 'auth.login_succeeded' | 'auth.login_failed' | 'auth.logged_out' | 'auth.throttled' | 'audit.purged';
+export type AuditAction = 'user.created' | 'user.updated' | 'user.blocked' | 'user.unblocked' | 'user.deleted' | 'user.password_changed' | 'user.identity_linked' | 'user.identity_unlinked' | 'group.created' | 'team.created' | 'team.member_added' | 'team.member_removed' | 'project.created' | 'project.quota_updated' | 'project.blocked' | 'project.unblocked' | 'secret_key.created' | 'secret_key.revoked' | 'access_key.created' | 'access_key.revoked' | 'role_assignment.created' | 'role_assignment.revoked' | 'sso.group_teams_set' | 'auth.login_succeeded' | 'auth.login_failed' | 'auth.logged_out' | 'auth.throttled' | 'audit.purged' | 'saved_search.created' | 'saved_search.updated' | 'saved_search.deleted' | 'alert_rule.created' | 'alert_rule.updated' | 'alert_rule.deleted';
 
 export type AuditLogEntry = {
   id: Id;

@@ -44,13 +44,19 @@ export const ACTION_LABELS: Record<AuditAction, string> = {
   'auth.logged_out': 'Signed out',
   'auth.throttled': 'Sign-in attempts throttled',
   'audit.purged': 'Old audit rows purged',
+  'saved_search.created': 'Search saved',
+  'saved_search.updated': 'Saved search changed',
+  'saved_search.deleted': 'Saved search deleted',
+  'alert_rule.created': 'Alert rule created',
+  'alert_rule.updated': 'Alert rule changed',
+  'alert_rule.deleted': 'Alert rule deleted',
 };
 
 /** Every action, for the filter: the keys of the labels. */
 export const AUDIT_ACTIONS = Object.keys(ACTION_LABELS) as AuditAction[];
 
 /** Target types the service writes, for the target filter. */
-export const TARGET_TYPES = ['user', 'group', 'team', 'project', 'secret_key', 'access_key', 'role_assignment', 'auth', 'audit'] as const;
+export const TARGET_TYPES = ['user', 'group', 'team', 'project', 'secret_key', 'access_key', 'role_assignment', 'auth', 'audit', 'saved_search', 'alert_rule'] as const;
 
 /** An audit row as the console reads it: an action it does not know (a newer service) still reads, generically. */
 export type AuditEntry = Omit<AuditLogEntry, 'action'> & { action: string };
@@ -229,6 +235,33 @@ export function describeAudit(e: AuditEntry, names: NameLookup): Part[] {
       const kind = meta.scope === 'auth' ? 'sign-in' : 'administration';
       const older = str(meta.older_than);
       return [`retention deleted ${count.toLocaleString('en-US')} ${kind} audit ${count === 1 ? 'row' : 'rows'}${older ? ` older than ${older}` : ''}`];
+    }
+    case 'saved_search.created': {
+      const name = str(meta.name);
+      const projectId = num(meta.project_id);
+      const scope = projectId !== null ? kindRef('project', projectId, names) : group(num(meta.group_id));
+      return [actor, ` saved the search ${name ? `"${name}"` : `#${e.target_id}`} on `, ...scope];
+    }
+    case 'saved_search.updated': {
+      const fields = Array.isArray(meta.changed_fields) ? meta.changed_fields.map((f) => (f === 'query' ? 'filters' : String(f))) : [];
+      return [actor, ` changed the ${fields.length ? list(fields) : 'details'} of saved search #${e.target_id}`];
+    }
+    case 'saved_search.deleted': {
+      const name = str(meta.name);
+      return [actor, ` deleted the saved search ${name ? `"${name}"` : `#${e.target_id}`}`];
+    }
+    case 'alert_rule.created': {
+      const name = str(meta.name);
+      const kind = meta.kind === 'threshold' ? 'threshold' : 'any-match';
+      return [actor, ` created the ${kind} alert rule ${name ? `"${name}"` : `#${e.target_id}`} on saved search #${num(meta.saved_search_id) ?? '?'}`];
+    }
+    case 'alert_rule.updated': {
+      const fields = Array.isArray(meta.changed_fields) ? meta.changed_fields.map((f) => String(f).replace(/_/g, ' ')) : [];
+      return [actor, ` changed the ${fields.length ? list(fields) : 'details'} of alert rule #${e.target_id}`];
+    }
+    case 'alert_rule.deleted': {
+      const name = str(meta.name);
+      return [actor, ` deleted the alert rule ${name ? `"${name}"` : `#${e.target_id}`}`];
     }
     default:
       return [actor, ` did ${e.action} on ${e.target_type}${e.target_id === null ? '' : ` #${e.target_id}`}`];

@@ -11,6 +11,7 @@ import { href, navigate, route } from './router';
 import { administers, isAdmin } from './rights';
 import { clearScopes } from './scope';
 import { AccountPage } from './pages/account';
+import { AlertsPage } from './pages/alerts';
 import { AuditPage } from './pages/audit';
 import { ForcedChangePage } from './pages/change-password';
 import { GroupPage } from './pages/group';
@@ -45,6 +46,7 @@ export const PAGES: Record<string, PageSpec> = {
   audit: { title: 'Audit log', component: AuditPage, nav: true, allowed: isAdmin },
   'sso-teams': { title: 'Single sign-on', component: SsoTeamsPage, nav: true, allowed: (s) => isAdmin(s) && authMethods.value?.sso != null },
   'first-run': { title: 'Set up a first project', component: FirstRunPage, nav: false, allowed: isAdmin },
+  alerts: { title: 'Alerts', component: AlertsPage, nav: true },
   account: { title: 'Account', component: AccountPage, nav: true },
 };
 

@@ -35,6 +35,12 @@ export const AUDIT_ACTIONS = [
   'auth.logged_out',
   'auth.throttled',
   'audit.purged',
+  'saved_search.created',
+  'saved_search.updated',
+  'saved_search.deleted',
+  'alert_rule.created',
+  'alert_rule.updated',
+  'alert_rule.deleted',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -76,6 +76,12 @@ export interface LogServiceConfig {
   passwordLoginEnabled: boolean;
   /** The longest an access key may live, in days: its `expires_at` is at most this far ahead. */
   accessKeyMaxDays: number;
+  /** Let alert destinations resolve to loopback, private, link-local or metadata addresses. */
+  alertAllowPrivateTargets: boolean;
+  /** The SMTP server alert e-mail goes through (`smtps://user:password@host:465`); null: no e-mail destinations. */
+  alertSmtpUrl: string | null;
+  /** The From address of alert e-mail. */
+  alertEmailFrom: string | null;
 }
 
 /** The database part alone: all that `createAdmin` needs. */
@@ -157,6 +163,9 @@ export const CONFIG_DEFAULTS: Omit<LogServiceConfig, 'jwtSecret'> = {
   oidcGroupTeams: [],
   passwordLoginEnabled: true,
   accessKeyMaxDays: 365,
+  alertAllowPrivateTargets: false,
+  alertSmtpUrl: null,
+  alertEmailFrom: null,
 };
 
 /**
@@ -252,6 +261,12 @@ export function configProblems(c: LogServiceConfig): string[] {
     }
   }
   problems.push(...ssoConfigProblems(c));
+  if (c.alertSmtpUrl !== null && !/^smtps?:\/\/[^\s]+$/.test(c.alertSmtpUrl)) {
+    // Name the variable, never the value (it may hold a password).
+    problems.push('SERVICE_ALERT_SMTP_URL must be an smtp:// or smtps:// URL');
+  }
+  if (c.alertEmailFrom !== null && !/^[^\s@]+@[^\s@]+$/.test(c.alertEmailFrom)) problems.push('--alert-email-from must be an e-mail address');
+  if (c.alertSmtpUrl !== null && c.alertEmailFrom === null) problems.push('--alert-email-from is required when SERVICE_ALERT_SMTP_URL is set');
   return problems;
 }
 

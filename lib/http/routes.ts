@@ -37,6 +37,8 @@ import { getMetrics } from './metrics-handlers.js';
 import { getConsoleFile, getHealthz, getRoot } from './site-handlers.js';
 import { deleteUserIdentity, getAuthMethods, getOidcCallback, getOidcStart, getSsoGroupTeams, getUserIdentities, postSsoGroupTeams, postUserIdentity } from './sso-handlers.js';
 import { deleteAccessKey, getAccessKeys, postAccessKeys } from './access-key-handlers.js';
+import { deleteAlertRuleRoute, getAlertNotifications, getAlertRule, getAlertRules, patchAlertRule, postAlertRules } from './alert-rule-handlers.js';
+import { deleteSavedSearchRoute, getSavedSearch, getSavedSearches, patchSavedSearch, postSavedSearches } from './saved-search-handlers.js';
 
 export const ROUTES: readonly Route[] = [
   // Health check: no credentials, no database
@@ -105,6 +107,21 @@ export const ROUTES: readonly Route[] = [
   route({ method: 'GET', path: '/v1/logs', auth: 'user', accessKey: 'read', handle: getLogs }),
   route({ method: 'GET', path: '/v1/logs/stream', auth: 'user', accessKey: 'tail', handle: streamLogs }),
   route({ method: 'GET', path: '/v1/logs/histogram', auth: 'user', accessKey: 'read', handle: getLogsHistogram }),
+
+  // Saved searches
+  route({ method: 'POST', path: '/v1/saved-searches', auth: 'user', handle: postSavedSearches }),
+  route({ method: 'GET', path: '/v1/saved-searches', auth: 'user', handle: getSavedSearches }),
+  route({ method: 'GET', path: '/v1/saved-searches/:id', auth: 'user', handle: getSavedSearch }),
+  route({ method: 'PATCH', path: '/v1/saved-searches/:id', auth: 'user', handle: patchSavedSearch }),
+  route({ method: 'DELETE', path: '/v1/saved-searches/:id', auth: 'user', handle: deleteSavedSearchRoute }),
+
+  // Alert rules on saved searches, and their notifications
+  route({ method: 'POST', path: '/v1/alert-rules', auth: 'user', handle: postAlertRules }),
+  route({ method: 'GET', path: '/v1/alert-rules', auth: 'user', handle: getAlertRules }),
+  route({ method: 'GET', path: '/v1/alert-rules/:id', auth: 'user', handle: getAlertRule }),
+  route({ method: 'PATCH', path: '/v1/alert-rules/:id', auth: 'user', handle: patchAlertRule }),
+  route({ method: 'DELETE', path: '/v1/alert-rules/:id', auth: 'user', handle: deleteAlertRuleRoute }),
+  route({ method: 'GET', path: '/v1/alert-rules/:id/notifications', auth: 'user', handle: getAlertNotifications }),
 
   // OTLP/HTTP logs export (OpenTelemetry SDKs and Collectors), with a project's secret key
   route({ method: 'POST', path: '/v1/otlp/v1/logs', auth: 'project-key', bodyLimit: 'ingest', accessKey: 'ingest', handle: postOtlpLogs }),

@@ -13,6 +13,7 @@ import type { Throttle } from '../auth/throttle.js';
 import type { AccessKeyUseRecorder } from '../auth/access-key-use.js';
 import type { Ingestion } from '../ingest/ingestion.js';
 import type { StreamHub } from '../live/stream-hub-types.js';
+import type { AlertEngine } from '../alerts/alert-engine.js';
 import type { ServiceObserver } from '../core/observe.js';
 import type { MetricsEndpoint } from '../metrics/service-metrics.js';
 import type { ConsoleAssets } from './console-assets.js';
@@ -34,6 +35,8 @@ export interface ServiceDeps {
   ingestion: Ingestion;
   /** Open live streams (`GET /v1/logs/stream`), woken by ingestion commits. */
   liveStreams: StreamHub;
+  /** Alert rules, evaluated as ingestion commits; told when rules change. */
+  alerts: AlertEngine;
   logger: ServiceLogger;
   /** Told of every answered request (metrics); absent: nothing is counted. */
   observer?: ServiceObserver;

@@ -18,6 +18,7 @@
 import type { StorageSignals } from './storage-signals.js';
 import type * as Org from './types-org.js';
 import type * as Sso from './types-sso.js';
+import type * as Saved from './types-alerts.js';
 import type { HistogramCounts, HistogramGrid, LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from './types-logs.js';
 import type { AuditPurgeChunk, ExpiredLogScope, PurgedLogChunk } from './types-retention.js';
 
@@ -92,6 +93,21 @@ export interface ReadOps {
   syncedTeamIdsOfUser(userId: number): Promise<number[]>;
   /** Whether the account was made outside the API (first administrator, `create-admin`): it may use its password when password sign-in is off. */
   isBreakGlassAccount(userId: number): Promise<boolean>;
+  getSavedSearch(id: number): Promise<Saved.SavedSearchRow | null>;
+  /** Saved searches whose scope the visibility covers, newest first. */
+  listSavedSearches(filter: Saved.SavedSearchFilter): Promise<Saved.SavedSearchRow[]>;
+  /** A rule with its saved search's scope and query. */
+  getAlertRule(id: number): Promise<Saved.AlertRuleRow | null>;
+  /** Rules of saved searches whose scope the visibility covers, newest first. */
+  listAlertRules(filter: Saved.AlertRuleFilter): Promise<Saved.AlertRuleRow[]>;
+  /** Every enabled rule, by id (what the evaluation loads). */
+  listEnabledAlertRules(): Promise<Saved.AlertRuleRow[]>;
+  /** A threshold rule's matches per second from `fromSecond` on, oldest first. */
+  alertCounts(ruleId: number, fromSecond: number): Promise<Saved.AlertCountBucket[]>;
+  /** A rule's notifications, newest first. */
+  listAlertNotifications(ruleId: number, page: Org.Page): Promise<Saved.AlertNotificationRow[]>;
+  /** Ids of notifications waiting to be sent whose time has come and that nobody holds, oldest due first. */
+  dueDeliveries(now: number, limit: number): Promise<number[]>;
 
   /**
    * Log entries matching the selection, newest first (largest id first),
@@ -226,6 +242,38 @@ export interface WriteOps extends ReadOps {
   markBreakGlassAccount(userId: number): Promise<void>;
   /** Records (true) or forgets (false) that single sign-on made this membership. */
   setSyncedMembership(teamId: number, userId: number, synced: boolean): Promise<void>;
+  /** The owning group is filled in from the scope. */
+  insertSavedSearch(search: Saved.NewSavedSearch): Promise<Saved.SavedSearchRow>;
+  updateSavedSearch(id: number, changes: Saved.SavedSearchChanges): Promise<Saved.SavedSearchRow>;
+  /** false when it did not exist (a concurrent delete won). */
+  deleteSavedSearch(id: number): Promise<boolean>;
+
+  insertAlertRule(rule: Saved.NewAlertRule): Promise<Saved.AlertRuleRow>;
+  updateAlertRule(id: number, changes: Saved.AlertRuleChanges): Promise<Saved.AlertRuleRow>;
+  /** false when it did not exist. Its counts and notifications go with it. */
+  deleteAlertRule(id: number): Promise<boolean>;
+  /**
+   * The rule as committed now, held until the transaction ends, so one
+   * evaluation at a time, in any process, decides its next notification:
+   * PostgreSQL locks the row (`FOR UPDATE`); SQLite already runs one write
+   * transaction at a time.
+   */
+  lockAlertRule(id: number): Promise<Saved.AlertRuleRow | null>;
+  setAlertRuleStatus(id: number, status: Saved.AlertRuleStatus): Promise<void>;
+  /** Adds matches to a threshold rule's per-second counts. */
+  addAlertCounts(ruleId: number, buckets: readonly Saved.AlertCountBucket[]): Promise<void>;
+  /** Drops a rule's counts before `beforeSecond` (all of them with null). */
+  pruneAlertCounts(ruleId: number, beforeSecond: number | null): Promise<void>;
+  /** Inserts the notification unless the rule already has one of its kind for that window start (then null). */
+  insertAlertNotification(row: Saved.NewAlertNotification): Promise<Saved.AlertNotificationRow | null>;
+  /**
+   * Holds a pending notification whose time has come for one sender until
+   * `leaseUntil`, and returns it with its rule; null when it is not
+   * pending, not due, or held. Atomic: of two claims, in any process, one wins.
+   */
+  claimDelivery(id: number, now: number, leaseUntil: number): Promise<Saved.ClaimedDelivery | null>;
+  /** Records an attempt's outcome and lets go of the notification. */
+  finishDelivery(id: number, status: Saved.DeliveryStatus): Promise<void>;
 
   /**
    * Serialises owner-reducing changes per group until the transaction
@@ -308,4 +356,4 @@ export interface ConnectionStats {
 }
 
 /** The schema version this build creates and understands. */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;

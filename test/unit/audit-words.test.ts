@@ -110,6 +110,30 @@ const EXAMPLES: Record<string, [AuditEntry, string]> = {
     }),
     'retention deleted 12 sign-in audit rows older than 2025-12-01T00:00:00.000Z',
   ],
+  'saved_search.created': [
+    row('saved_search.created', { target_type: 'saved_search', target_id: 4, metadata: { name: 'Disk errors', project_id: 7, group_id: null, query: 'q=disk' } }),
+    'admin saved the search "Disk errors" on project payments',
+  ],
+  'saved_search.updated': [
+    row('saved_search.updated', { target_type: 'saved_search', target_id: 4, metadata: { changed_fields: ['name', 'query'] } }),
+    'admin changed the name and filters of saved search #4',
+  ],
+  'saved_search.deleted': [
+    row('saved_search.deleted', { target_type: 'saved_search', target_id: 4, metadata: { name: 'Disk errors' } }),
+    'admin deleted the saved search "Disk errors"',
+  ],
+  'alert_rule.created': [
+    row('alert_rule.created', { target_type: 'alert_rule', target_id: 8, metadata: { name: 'Page me', saved_search_id: 4, kind: 'threshold' } }),
+    'admin created the threshold alert rule "Page me" on saved search #4',
+  ],
+  'alert_rule.updated': [
+    row('alert_rule.updated', { target_type: 'alert_rule', target_id: 8, metadata: { changed_fields: ['enabled', 'window_seconds'] } }),
+    'admin changed the enabled and window seconds of alert rule #8',
+  ],
+  'alert_rule.deleted': [
+    row('alert_rule.deleted', { target_type: 'alert_rule', target_id: 8, metadata: { name: 'Page me' } }),
+    'admin deleted the alert rule "Page me"',
+  ],
 };
 
 describe('audit rows in words', () => {

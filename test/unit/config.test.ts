@@ -71,9 +71,9 @@ const SPEC_FLAGS = [
   '--bootstrap-admin-enabled', '--bootstrap-admin-username', '--console-enabled',
   '--public-url', '--oidc-issuer', '--oidc-client-id', '--oidc-scopes', '--oidc-provider-name', '--oidc-auto-create',
   '--oidc-admin-claim', '--oidc-groups-claim', '--oidc-group-teams', '--password-login-enabled',
-  '--access-key-max-days',
+  '--access-key-max-days', '--alert-allow-private-targets', '--alert-email-from',
 ];
-const SPEC_SECRETS = ['SERVICE_DB_SERVER_PASSWORD', 'SERVICE_JWT_SECRET', 'SERVICE_METRICS_TOKEN', 'SERVICE_BOOTSTRAP_ADMIN_PASSWORD', 'SERVICE_OIDC_CLIENT_SECRET'];
+const SPEC_SECRETS = ['SERVICE_DB_SERVER_PASSWORD', 'SERVICE_JWT_SECRET', 'SERVICE_METRICS_TOKEN', 'SERVICE_BOOTSTRAP_ADMIN_PASSWORD', 'SERVICE_OIDC_CLIENT_SECRET', 'SERVICE_ALERT_SMTP_URL'];
 
 describe('the settings table', () => {
   it('has exactly the documented flags, and the secrets without a flag', () => {

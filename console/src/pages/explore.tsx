@@ -15,6 +15,7 @@ import { VolumeChart } from '../components/volume-chart';
 import { useLiveFollow } from '../hooks/use-live-follow';
 import { useLogPages } from '../hooks/use-log-pages';
 import { FirstRunOffer, offersFirstRun } from './first-run';
+import { SaveSearch } from './alerts';
 import type { LiveState } from '../live';
 import { hasScope, queryIdentity, serviceParams } from '../query';
 import { navigate, refreshTick, route } from '../router';
@@ -130,6 +131,7 @@ export function ExplorePage() {
                 </span>
               </>
             ) : null}
+            <SaveSearch params={params} filters={query} />
             {fresh > 0 ? (
               <button
                 type="button"

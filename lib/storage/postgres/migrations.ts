@@ -11,6 +11,7 @@ import { SCHEMA_VERSION } from '../storage.js';
 import { StorageUnavailableError } from '../../core/errors.js';
 import { runMigrations, type Migration } from '../schema/run-migrations.js';
 import { sharedTablesV1, type SchemaDialect } from '../schema/schema-v1.js';
+import { savedSearchTables } from '../schema/schema-saved-searches.js';
 
 /** What a step runs against: the migration transaction. */
 export type MigrationTask = ITask<unknown>;
@@ -169,6 +170,9 @@ CREATE TABLE access_keys (
 CREATE INDEX access_keys_user ON access_keys (user_id, id);
 `;
 
+/** Saved searches (and what is built on them): see schema/schema-saved-searches.ts. */
+const SCHEMA_V6 = savedSearchTables(POSTGRES_TYPES);
+
 /** Every step, in order. Append; never edit a step once it is on main (databases already ran it). */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
@@ -199,6 +203,12 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     version: 5,
     async up(t) {
       await t.none(SCHEMA_V5);
+    },
+  },
+  {
+    version: 6,
+    async up(t) {
+      await t.none(SCHEMA_V6);
     },
   },
 ];

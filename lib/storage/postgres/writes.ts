@@ -19,6 +19,10 @@ import { PostgresReads, toAudit, type StoredAuditRow } from './reads.js';
 import * as sql from './sql.js';
 import * as LogEntries from './log-entries.js';
 import * as Retention from './retention.js';
+import * as SavedSearches from './saved-searches.js';
+import * as AlertRules from './alert-rules.js';
+import type * as Alerts from '../types-alerts.js';
+import type { NewSavedSearch, SavedSearchChanges, SavedSearchRow } from '../types-alerts.js';
 
 /** Whether a change set carries a key (undefined counts as absent), and its value. */
 function change<C extends object, K extends keyof C>(changes: C, key: K): [boolean, Exclude<C[K], undefined> | null] {
@@ -207,6 +211,58 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
 
   async lockGroups(groupIds: number[]): Promise<void> {
     if (groupIds.length > 0) await this.db.any(sql.LOCK_GROUPS, [groupIds]);
+  }
+
+  insertSavedSearch(search: NewSavedSearch): Promise<SavedSearchRow> {
+    return SavedSearches.insertSavedSearch(this.db, search);
+  }
+
+  updateSavedSearch(id: number, changes: SavedSearchChanges): Promise<SavedSearchRow> {
+    return SavedSearches.updateSavedSearch(this.db, id, changes);
+  }
+
+  deleteSavedSearch(id: number): Promise<boolean> {
+    return SavedSearches.deleteSavedSearch(this.db, id);
+  }
+
+  insertAlertRule(rule: Alerts.NewAlertRule): Promise<Alerts.AlertRuleRow> {
+    return AlertRules.insertAlertRule(this.db, rule);
+  }
+
+  updateAlertRule(id: number, changes: Alerts.AlertRuleChanges): Promise<Alerts.AlertRuleRow> {
+    return AlertRules.updateAlertRule(this.db, id, changes);
+  }
+
+  deleteAlertRule(id: number): Promise<boolean> {
+    return AlertRules.deleteAlertRule(this.db, id);
+  }
+
+  lockAlertRule(id: number): Promise<Alerts.AlertRuleRow | null> {
+    return AlertRules.lockAlertRule(this.db, id);
+  }
+
+  setAlertRuleStatus(id: number, status: Alerts.AlertRuleStatus): Promise<void> {
+    return AlertRules.setAlertRuleStatus(this.db, id, status);
+  }
+
+  addAlertCounts(ruleId: number, buckets: readonly Alerts.AlertCountBucket[]): Promise<void> {
+    return AlertRules.addAlertCounts(this.db, ruleId, buckets);
+  }
+
+  pruneAlertCounts(ruleId: number, beforeSecond: number | null): Promise<void> {
+    return AlertRules.pruneAlertCounts(this.db, ruleId, beforeSecond);
+  }
+
+  claimDelivery(id: number, now: number, leaseUntil: number): Promise<Alerts.ClaimedDelivery | null> {
+    return AlertRules.claimDelivery(this.db, id, now, leaseUntil);
+  }
+
+  finishDelivery(id: number, status: Alerts.DeliveryStatus): Promise<void> {
+    return AlertRules.finishDelivery(this.db, id, status);
+  }
+
+  insertAlertNotification(row: Alerts.NewAlertNotification): Promise<Alerts.AlertNotificationRow | null> {
+    return AlertRules.insertAlertNotification(this.db, row);
   }
 
   /** Entries this transaction stored (for the pending-list cleaner, once committed). */

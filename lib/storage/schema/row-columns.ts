@@ -24,3 +24,16 @@ export const ROLE_ASSIGNMENT = `id, subject_type AS "subjectType", subject_id AS
 /** metadata stays JSON text here; each backend's ops parse it. */
 export const AUDIT = `id, actor_user_id AS "actorUserId", action, target_type AS "targetType", target_id AS "targetId",
   metadata, created_at AS "createdAt"`;
+export const SAVED_SEARCH = `id, name, project_id AS "projectId", group_id AS "groupId", owner_group_id AS "ownerGroupId", query,
+  author_user_id AS "authorUserId", created_at AS "createdAt", updated_at AS "updatedAt"`;
+/** A rule joined with its saved search (`r`, `s`). */
+export const ALERT_RULE = `r.id, r.saved_search_id AS "savedSearchId", r.name, r.kind, r.quiet_seconds AS "quietSeconds",
+  r.window_seconds AS "windowSeconds", r.threshold, r.enabled, r.author_user_id AS "authorUserId",
+  r.created_at AS "createdAt", r.updated_at AS "updatedAt", r.state, r.state_since AS "stateSince",
+  r.quiet_until AS "quietUntil", r.pending_count AS "pendingCount", r.pending_first_id AS "pendingFirstId",
+  r.paused_reason AS "pausedReason", s.project_id AS "projectId", s.group_id AS "groupId",
+  s.owner_group_id AS "ownerGroupId", s.query, r.destination_type AS "destinationType",
+  r.destination_label AS "destinationLabel", r.destination_sealed AS "destinationSealed"`;
+export const ALERT_NOTIFICATION = `id, rule_id AS "ruleId", kind, window_start AS "windowStart", window_end AS "windowEnd",
+  match_count AS "matchCount", entries, created_at AS "createdAt", delivery_state AS "deliveryState", attempts,
+  next_attempt_at AS "nextAttemptAt", last_error AS "lastError", delivered_at AS "deliveredAt"`;

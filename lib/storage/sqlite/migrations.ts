@@ -8,6 +8,7 @@ import type { Database } from 'sqlite';
 import { SCHEMA_VERSION } from '../storage.js';
 import { runMigrations, type Migration } from '../schema/run-migrations.js';
 import { sharedTablesV1, type SchemaDialect } from '../schema/schema-v1.js';
+import { savedSearchTables } from '../schema/schema-saved-searches.js';
 
 export type SqliteMigration = Migration<Database>;
 
@@ -155,6 +156,9 @@ CREATE TABLE access_keys (
 CREATE INDEX access_keys_user ON access_keys (user_id, id);
 `;
 
+/** Saved searches (and what is built on them): see schema/schema-saved-searches.ts. */
+const SCHEMA_V6 = savedSearchTables(SQLITE_TYPES);
+
 /** Every step, in order. Append; never edit a step once it is on main (databases already ran it). */
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
@@ -185,6 +189,12 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     version: 5,
     async up(db) {
       await db.exec(SCHEMA_V5);
+    },
+  },
+  {
+    version: 6,
+    async up(db) {
+      await db.exec(SCHEMA_V6);
     },
   },
 ];

@@ -34,6 +34,9 @@ import * as sql from './sql.js';
 import * as LogEntries from './log-entries.js';
 import * as Retention from './retention.js';
 import * as Histogram from './histogram.js';
+import * as SavedSearches from './saved-searches.js';
+import * as AlertRules from './alert-rules.js';
+import type { AlertCountBucket, AlertNotificationRow, AlertRuleFilter, AlertRuleRow, SavedSearchFilter, SavedSearchRow } from '../types-alerts.js';
 import type { HistogramCounts, HistogramGrid } from '../types-logs.js';
 import { NO_UPPER_ID } from '../types-logs.js';
 
@@ -222,6 +225,38 @@ export class SqliteReads implements ReadOps {
     }
     const statement = [sql.LIST_AUDIT_BASE, where.length ? `WHERE ${where.join(' AND ')}` : '', sql.LIST_AUDIT_TAIL].join(' ');
     return (await this.db.all(statement, [...params, filter.limit])).map(toAudit);
+  }
+
+  getSavedSearch(id: number): Promise<SavedSearchRow | null> {
+    return SavedSearches.getSavedSearch(this.db, id);
+  }
+
+  listSavedSearches(filter: SavedSearchFilter): Promise<SavedSearchRow[]> {
+    return SavedSearches.listSavedSearches(this.db, filter);
+  }
+
+  getAlertRule(id: number): Promise<AlertRuleRow | null> {
+    return AlertRules.getAlertRule(this.db, id);
+  }
+
+  listAlertRules(filter: AlertRuleFilter): Promise<AlertRuleRow[]> {
+    return AlertRules.listAlertRules(this.db, filter);
+  }
+
+  listEnabledAlertRules(): Promise<AlertRuleRow[]> {
+    return AlertRules.listEnabledAlertRules(this.db);
+  }
+
+  alertCounts(ruleId: number, fromSecond: number): Promise<AlertCountBucket[]> {
+    return AlertRules.alertCounts(this.db, ruleId, fromSecond);
+  }
+
+  listAlertNotifications(ruleId: number, page: Org.Page): Promise<AlertNotificationRow[]> {
+    return AlertRules.listAlertNotifications(this.db, ruleId, page);
+  }
+
+  dueDeliveries(now: number, limit: number): Promise<number[]> {
+    return AlertRules.dueDeliveries(this.db, now, limit);
   }
 
   queryLogs(selection: LogSelection, page: Org.Page): Promise<LogRow[]> {

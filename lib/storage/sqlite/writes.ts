@@ -13,6 +13,10 @@ import { change, flag, jsonIds } from './params.js';
 import * as sql from './sql.js';
 import * as LogEntries from './log-entries.js';
 import * as Retention from './retention.js';
+import * as SavedSearches from './saved-searches.js';
+import * as AlertRules from './alert-rules.js';
+import type * as Alerts from '../types-alerts.js';
+import type { NewSavedSearch, SavedSearchChanges, SavedSearchRow } from '../types-alerts.js';
 import { SqliteReads } from './reads.js';
 
 export class SqliteWrites extends SqliteReads implements WriteOps {
@@ -168,6 +172,59 @@ export class SqliteWrites extends SqliteReads implements WriteOps {
       row.createdAt,
     ]);
     return one(inserted, toAudit, 'inserted audit row');
+  }
+
+  insertSavedSearch(search: NewSavedSearch): Promise<SavedSearchRow> {
+    return SavedSearches.insertSavedSearch(this.db, search);
+  }
+
+  updateSavedSearch(id: number, changes: SavedSearchChanges): Promise<SavedSearchRow> {
+    return SavedSearches.updateSavedSearch(this.db, id, changes);
+  }
+
+  deleteSavedSearch(id: number): Promise<boolean> {
+    return SavedSearches.deleteSavedSearch(this.db, id);
+  }
+
+  insertAlertRule(rule: Alerts.NewAlertRule): Promise<Alerts.AlertRuleRow> {
+    return AlertRules.insertAlertRule(this.db, rule);
+  }
+
+  updateAlertRule(id: number, changes: Alerts.AlertRuleChanges): Promise<Alerts.AlertRuleRow> {
+    return AlertRules.updateAlertRule(this.db, id, changes);
+  }
+
+  deleteAlertRule(id: number): Promise<boolean> {
+    return AlertRules.deleteAlertRule(this.db, id);
+  }
+
+  lockAlertRule(id: number): Promise<Alerts.AlertRuleRow | null> {
+    // The writer transaction already excludes every other writer.
+    return AlertRules.getAlertRule(this.db, id);
+  }
+
+  setAlertRuleStatus(id: number, status: Alerts.AlertRuleStatus): Promise<void> {
+    return AlertRules.setAlertRuleStatus(this.db, id, status);
+  }
+
+  addAlertCounts(ruleId: number, buckets: readonly Alerts.AlertCountBucket[]): Promise<void> {
+    return AlertRules.addAlertCounts(this.db, ruleId, buckets);
+  }
+
+  pruneAlertCounts(ruleId: number, beforeSecond: number | null): Promise<void> {
+    return AlertRules.pruneAlertCounts(this.db, ruleId, beforeSecond);
+  }
+
+  claimDelivery(id: number, now: number, leaseUntil: number): Promise<Alerts.ClaimedDelivery | null> {
+    return AlertRules.claimDelivery(this.db, id, now, leaseUntil);
+  }
+
+  finishDelivery(id: number, status: Alerts.DeliveryStatus): Promise<void> {
+    return AlertRules.finishDelivery(this.db, id, status);
+  }
+
+  insertAlertNotification(row: Alerts.NewAlertNotification): Promise<Alerts.AlertNotificationRow | null> {
+    return AlertRules.insertAlertNotification(this.db, row);
   }
 
   /** Write transactions are already serialised on the one writer connection. */

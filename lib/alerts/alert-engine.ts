@@ -1,0 +1,317 @@
+/**
+ * Alert evaluation, as entries commit. Each process evaluates the entries
+ * its own ingestion commits (the committed-entries path the live streams
+ * use: rows matched in memory, never read back, never polled), so across
+ * several processes on one PostgreSQL every entry is counted once, by the
+ * process that stored it. What a rule decides is decided in the database,
+ * under the rule's row lock (`lockAlertRule`): one evaluation at a time,
+ * in any process, moves a rule's state and inserts its notification, and a
+ * notification is unique per rule, kind and window, so it is recorded
+ * exactly once.
+ *
+ * - any_match: the first matching entry notifies (`fired`); matches during
+ *   the quiet period that follows are counted, and when it ends, a
+ *   `repeated` notification carries their number (and starts another
+ *   quiet period); a quiet period without matches returns the rule to `ok`.
+ * - threshold: matches are counted per second of receipt; when those of
+ *   the last `window_seconds` reach `threshold`, it notifies `fired`; when
+ *   they fall back below, `resolved`.
+ *
+ * Quiet periods and resolutions end on a timer every process sets from the
+ * rule's stored state (so a restart, or another process, takes over);
+ * whichever runs first does the work under the lock, the others find
+ * nothing left to do. Rule changes reach the other processes through
+ * storage signals; each reloads the enabled rules.
+ */
+import { randomBytes } from 'node:crypto';
+import type { ServiceLogger } from '../core/logger.js';
+import type { CommittedEntries, CommittedRow } from '../ingest/committed-entries.js';
+import { holdsTerms } from '../search/log-terms.js';
+import type { Storage, WriteOps } from '../storage/storage.js';
+import type { SignalListener, StorageSignals } from '../storage/storage-signals.js';
+import type { AlertRuleRow } from '../storage/types-alerts.js';
+import {
+  NOTIFICATION_ENTRIES,
+  decideMatches,
+  decideTimeUp,
+  dueOf,
+  loadRule,
+  ruleMatches,
+  type Decision,
+  type LoadedRule,
+  type PendingMatches,
+  type RecordedNotification,
+} from './rule-decisions.js';
+
+export type { RecordedNotification };
+
+/**
+ * The longest a due-time timer waits before looking again: a clock that
+ * jumps (or a test's clock) is noticed within this, and nothing waits on
+ * a timer set days ahead.
+ */
+const MAX_TIMER_MS = 60_000;
+/** Cross-process channel: "the rules changed, reload them". */
+export const RULES_CHANNEL = 'logkeep_alert_rules';
+
+export interface AlertEngineOptions {
+  storage: Storage;
+  logger: ServiceLogger;
+  now: () => number;
+  /** Present with the server backend: rule changes to and from other processes. */
+  signals?: StorageSignals;
+}
+
+export class AlertEngine {
+  private readonly storage: Storage;
+  private readonly logger: ServiceLogger;
+  private readonly now: () => number;
+  private rules = new Map<number, LoadedRule>();
+  private byProject = new Map<number, LoadedRule[]>();
+  private byGroup = new Map<number, LoadedRule[]>();
+  /** Project → group; a project never changes group. */
+  private readonly groupOfProject = new Map<number, number>();
+  private pending = new Map<number, PendingMatches>();
+  /** Rules with a quiet period or a resolution ahead: when to look again. */
+  private readonly due = new Map<number, number>();
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  /** Group lookups of projects first seen in a commit, before their rows are matched. */
+  private readonly lookups = new Set<Promise<void>>();
+  private reloadWanted = false;
+  private closed = false;
+  private listener: SignalListener | null = null;
+  private readonly self = randomBytes(9).toString('base64url');
+  private readonly listeners: ((recorded: RecordedNotification) => void)[] = [];
+
+  constructor(private readonly options: AlertEngineOptions) {
+    this.storage = options.storage;
+    this.logger = options.logger;
+    this.now = options.now;
+  }
+
+  /** Loads the rules and sets the timers their stored state calls for; listens for other processes' changes. */
+  async start(): Promise<void> {
+    if (this.options.signals) {
+      this.listener = await this.options.signals.listen([RULES_CHANNEL], {
+        onMessage: (_channel, payload) => {
+          if (payload !== this.self) this.rulesChanged(false);
+        },
+        onConnected: (reconnected) => {
+          if (reconnected) this.rulesChanged(false);
+        },
+      });
+    }
+    await this.reload();
+  }
+
+  /** Called with every notification once it is committed (delivery). */
+  onNotification(listener: (recorded: RecordedNotification) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Rules were created, changed or deleted (here: tell the other processes too). */
+  rulesChanged(tellOthers = true): void {
+    if (tellOthers && this.options.signals) {
+      this.options.signals.notify(RULES_CHANNEL, this.self).catch((err: unknown) => {
+        this.logger.warn('alerts: cannot tell other processes that rules changed', { error: String(err) });
+      });
+    }
+    this.reloadWanted = true;
+    this.kick();
+  }
+
+  /** Enabled rules loaded now. */
+  get activeRules(): number {
+    return this.rules.size;
+  }
+
+  /** An ingestion transaction of this process committed these entries: match them now, decide in the background. */
+  entriesCommitted(committed: CommittedEntries): void {
+    if (this.rules.size === 0 || this.closed) return;
+    const unknown: number[] = [];
+    for (const projectId of committed.projectIds) {
+      const direct = this.byProject.get(projectId) ?? [];
+      const groupId = this.groupOfProject.get(projectId);
+      if (groupId === undefined && this.byGroup.size > 0) unknown.push(projectId);
+      const viaGroup = groupId === undefined ? [] : (this.byGroup.get(groupId) ?? []);
+      for (const rule of [...direct, ...viaGroup]) this.match(rule, committed, projectId);
+    }
+    if (unknown.length > 0) {
+      // Rows must be taken while the listener runs: decode them now, look the groups up after.
+      const rows = new Map(unknown.map((id) => [id, committed.rows([id])] as const));
+      const lookup = this.matchNewProjects(rows);
+      this.lookups.add(lookup);
+      void lookup.finally(() => this.lookups.delete(lookup));
+    }
+    this.kick();
+  }
+
+  /** Runs every quiet period and resolution due by now (operator and test hook); waits for evaluations in flight. */
+  async runDue(): Promise<void> {
+    await this.drain();
+    const now = this.now();
+    for (const [ruleId, at] of [...this.due]) {
+      if (at <= now) await this.guard(() => this.timeUp(ruleId));
+    }
+    this.schedule();
+    await this.drain();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.drain();
+    await this.listener?.close();
+  }
+
+  private async drain(): Promise<void> {
+    while (this.running || this.lookups.size > 0) {
+      await Promise.all([this.running, ...this.lookups]);
+    }
+  }
+
+  private kick(): void {
+    if (this.running || this.closed) return;
+    this.running = this.work().finally(() => {
+      this.running = null;
+      if ((this.pending.size > 0 || this.reloadWanted) && !this.closed) this.kick();
+    });
+  }
+
+  /** One pass: reload if asked, then every rule with matches, one transaction each. */
+  private async work(): Promise<void> {
+    if (this.reloadWanted) {
+      this.reloadWanted = false;
+      await this.guard(() => this.reload());
+    }
+    const batch = this.pending;
+    this.pending = new Map();
+    for (const [ruleId, matches] of batch) {
+      if (this.closed) return;
+      await this.guard(() => this.evaluate(ruleId, matches));
+    }
+    this.schedule();
+  }
+
+  private async guard(fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      this.logger.error('alerts: evaluating a rule failed', { error: String(err) });
+    }
+  }
+
+  private async reload(): Promise<void> {
+    const rows = await this.storage.listEnabledAlertRules();
+    const rules = new Map<number, LoadedRule>();
+    const byProject = new Map<number, LoadedRule[]>();
+    const byGroup = new Map<number, LoadedRule[]>();
+    for (const row of rows) {
+      const loaded = loadRule(row);
+      if (!loaded) continue;
+      rules.set(row.id, loaded);
+      const index = loaded.scope.kind === 'project' ? byProject : byGroup;
+      const key = loaded.scope.kind === 'project' ? loaded.scope.projectId : loaded.scope.groupId;
+      index.set(key, [...(index.get(key) ?? []), loaded]);
+      if (row.projectId !== null) this.groupOfProject.set(row.projectId, row.ownerGroupId);
+    }
+    this.rules = rules;
+    this.byProject = byProject;
+    this.byGroup = byGroup;
+    for (const ruleId of [...this.due.keys()]) if (!rules.has(ruleId)) this.due.delete(ruleId);
+    for (const rule of rules.values()) {
+      const due = await dueOf(this.storage, rule.row, this.now());
+      if (due === null) this.due.delete(rule.row.id);
+      else this.due.set(rule.row.id, due);
+    }
+    this.schedule();
+  }
+
+  private async matchNewProjects(rowsByProject: Map<number, readonly CommittedRow[]>): Promise<void> {
+    try {
+      for (const [projectId, rows] of rowsByProject) {
+        const project = await this.storage.getProject(projectId);
+        if (!project) continue;
+        this.groupOfProject.set(projectId, project.groupId);
+        for (const rule of this.byGroup.get(project.groupId) ?? []) this.takeRows(rule, rows.filter((r) => ruleMatches(rule, r)));
+      }
+    } catch (err) {
+      this.logger.warn('alerts: cannot look up the group of new projects', { error: String(err) });
+    }
+    this.kick();
+  }
+
+  private match(rule: LoadedRule, committed: CommittedEntries, projectId: number): void {
+    if (rule.empty) return;
+    const mayMatch = rule.terms ? (text: string) => holdsTerms(text, rule.terms!) : undefined;
+    this.takeRows(
+      rule,
+      committed.rows([projectId], mayMatch).filter((r) => ruleMatches(rule, r)),
+    );
+  }
+
+  private takeRows(rule: LoadedRule, rows: readonly CommittedRow[]): void {
+    if (rows.length === 0) return;
+    let p = this.pending.get(rule.row.id);
+    if (!p) {
+      p = { count: 0, firstId: Number.MAX_SAFE_INTEGER, rows: [], seconds: new Map() };
+      this.pending.set(rule.row.id, p);
+    }
+    p.count += rows.length;
+    for (const row of rows) {
+      if (row.id < p.firstId) p.firstId = row.id;
+      const second = Math.floor(row.receivedAt / 1000);
+      const bucket = p.seconds.get(second);
+      if (bucket) {
+        bucket.n += 1;
+        if (row.id < bucket.firstId) bucket.firstId = row.id;
+      } else p.seconds.set(second, { second, n: 1, firstId: row.id });
+    }
+    p.rows = [...p.rows, ...rows.slice(0, NOTIFICATION_ENTRIES)].sort((a, b) => a.id - b.id).slice(0, NOTIFICATION_ENTRIES);
+  }
+
+  /** New matches of one rule, decided under its lock. */
+  private async evaluate(ruleId: number, matched: PendingMatches): Promise<void> {
+    await this.decide(ruleId, (tx, row) => decideMatches(tx, row, matched, this.now()));
+  }
+
+  /** A quiet period or a window may have ended. */
+  private async timeUp(ruleId: number): Promise<void> {
+    await this.decide(ruleId, (tx, row) => decideTimeUp(tx, row, this.now()));
+  }
+
+  private async decide(ruleId: number, how: (tx: WriteOps, row: AlertRuleRow) => Promise<Decision>): Promise<void> {
+    const decision = await this.storage.write(async (tx) => {
+      const row = await tx.lockAlertRule(ruleId);
+      return row && row.enabled ? how(tx, row) : null;
+    });
+    if (decision?.due == null) this.due.delete(ruleId);
+    else this.due.set(ruleId, decision.due);
+    if (decision?.recorded) this.announce(decision.recorded);
+  }
+
+  private schedule(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.due.size === 0 || this.closed) return;
+    const next = Math.min(...this.due.values());
+    const delay = Math.max(0, Math.min(next - this.now(), MAX_TIMER_MS));
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.runDue();
+    }, delay);
+    this.timer.unref();
+  }
+
+  private announce(recorded: RecordedNotification): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(recorded);
+      } catch (err) {
+        this.logger.error('alerts: a notification listener failed', { error: String(err) });
+      }
+    }
+  }
+}

@@ -116,6 +116,12 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       await t.none(SCHEMA_V3);
     },
   },
+  {
+    // Sealed storage on PostgreSQL lands with its own step here; until
+    // then this version changes nothing on this backend.
+    version: 4,
+    async up() {},
+  },
 ];
 
 /**

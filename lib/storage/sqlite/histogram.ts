@@ -7,7 +7,7 @@
 import type { LogFilter } from '../../search/log-filter.js';
 import type { HistogramCounts, HistogramGrid, LogSelection } from '../types-logs.js';
 import { asciiWordNeedles } from '../../search/entry-match.js';
-import { exactFilterNeedle, planHistogram, type HistogramCandidate, type HistogramReads } from '../log-index/histogram-plan.js';
+import { exactFilterNeedle, planHistogram, type BucketCount, type HistogramCandidate, type HistogramReads } from '../log-index/histogram-plan.js';
 import type { SqlRow } from './row-mappers.js';
 import { likePattern } from './log-entries.js';
 import { sqliteSealedReads } from './sealing.js';
@@ -38,6 +38,12 @@ const COUNT_BUCKETS = `SELECT r.value ->> 0 AS bucket, (
     FROM log_rollup
     WHERE project_id IN (SELECT value FROM json_each(?3)) AND span = r.value ->> 1 AND start >= r.value ->> 2 AND start <= r.value ->> 3 AND level >= ?4) AS counts
   FROM json_each(?2) AS r`;
+
+/** COUNT_BUCKETS, and in the same statement (one snapshot) each project's smallest tail id as a row of bucket −1 − project. */
+const COUNT_TAIL_BUCKETS = `${COUNT_BUCKETS}
+  UNION ALL
+  SELECT -1 - p.value AS bucket, json_array((SELECT MIN(id) FROM log_entries INDEXED BY log_entries_project WHERE project_id = p.value)) AS counts
+  FROM json_each(?3) AS p`;
 
 const slot = (n: number, test: (p: string) => string): string => `(${p(n)} = '' OR ${test(p(n))})`;
 const p = (n: number): string => `?${n}`;
@@ -86,7 +92,25 @@ function textParams(filter: LogFilter): string[] {
 
 function histogramReads(db: SqlExecutor, cache: DictionaryCache): HistogramReads {
   return {
-    sealed: { reads: sqliteSealedReads(db), cache },
+    sealed: {
+      reads: sqliteSealedReads(db),
+      cache,
+      async countTail(projectIds, minLevel, sources) {
+        const entries = JSON.stringify(sources.entries.map((r) => [r.bucket, r.first, r.last]));
+        const rollup = JSON.stringify(sources.rollup.map((r) => [r.bucket, r.span, r.first, r.last]));
+        const rows = await db.all(COUNT_TAIL_BUCKETS, [entries, rollup, JSON.stringify(projectIds), minLevel]);
+        const tailFloors = new Map<number, number>();
+        const counts: BucketCount[] = [];
+        for (const r of rows) {
+          const bucket = Number(r.bucket);
+          const values = JSON.parse(r.counts as string) as (number | null)[];
+          if (bucket < 0) {
+            if (values[0] !== null && values[0] !== undefined) tailFloors.set(-1 - bucket, values[0]);
+          } else values.forEach((n, level) => counts.push({ bucket, level, n: n ?? 0 }));
+        }
+        return { counts, tailFloors };
+      },
+    },
     async countBuckets(projectIds, minLevel, sources) {
       const entries = JSON.stringify(sources.entries.map((r) => [r.bucket, r.first, r.last]));
       const rollup = JSON.stringify(sources.rollup.map((r) => [r.bucket, r.span, r.first, r.last]));

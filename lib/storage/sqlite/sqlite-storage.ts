@@ -32,7 +32,7 @@ export interface SqliteStorageOptions {
   /** Read-only connections for plain reads, 0–16. */
   readPoolSize: number;
   logger: ServiceLogger;
-  /** Seal in the background (default false until reads share one snapshot: see docs/storage-format.md, "State of the file backend"); otherwise entries stay in the tail until `sealNow()`. */
+  /** Seal in the background (default true); false leaves entries in the tail until `sealNow()` (tests). */
   sealing?: boolean;
 }
 
@@ -175,6 +175,6 @@ export async function openSqliteStorage(options: SqliteStorageOptions): Promise<
   const reads = pool ?? lockedWriterExecutor(writerExecutor, mutex);
   const noReaders: ReaderLoad = { inUse: 0, waiting: 0 };
   const storage = new SqliteStorage(reads, writer, readers, mutex, logger, pool ? () => pool.load() : () => noReaders);
-  if (options.sealing === true) storage.startSealing();
+  if (options.sealing !== false) storage.startSealing();
   return storage;
 }

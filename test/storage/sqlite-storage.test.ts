@@ -137,6 +137,56 @@ describe('sqlite schema v1', () => {
     await assertV2Histograms(storage, [1, 2], entries);
   });
 
+  it('upgrades a version-3 database in place: every entry is found before its conversion, during it, and after', async () => {
+    const path = newPath();
+    const writer = await openWriter(path);
+    assert.equal(await migrate(writer, { target: 3 }), 3);
+    const bodies = Array.from({ length: 2600 }, (_, i) =>
+      JSON.stringify({ level: ['debug', 'info', 'warning', 'error'][i % 4], event: `upgrade e${i} w${i % 13}`, timestamp: new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString(), request_id: `r-${i}` }),
+    );
+    await writer.exec('BEGIN');
+    await writer.run('INSERT INTO org_groups (name, name_lower, created_at) VALUES (?, ?, ?)', ['g', 'g', 1]);
+    await writer.run(`INSERT INTO projects (group_id, name, name_lower, retention_days, created_at) VALUES (1, 'p', 'p', 30, 1)`);
+    await writer.run(
+      `INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body) SELECT 1, 1000 + key, ?2 + key * 1000, key % 4, length(CAST(value AS BLOB)), value FROM json_each(?1)`,
+      [JSON.stringify(bodies), Date.UTC(2025, 0, 1)],
+    );
+    const total = bodies.reduce((n, b) => n + Buffer.byteLength(b), 0);
+    await writer.run('UPDATE projects SET entry_count = ?, total_bytes = ? WHERE id = 1', [bodies.length, total]);
+    await writer.exec('COMMIT');
+    await writer.close();
+    const storage = await openSqliteStorage({ path, readPoolSize: 1, logger: silentLogger, sealing: false });
+    opened.push(storage);
+    assert.equal(await storage.schemaVersion(), SCHEMA_VERSION);
+    const base: LogSelection = { projectIds: [1], minLevel: 0, from: null, to: null, words: [], prefixes: [], exact: [] };
+    const everything = async () => {
+      const out: string[] = [];
+      let beforeId: number | undefined;
+      for (;;) {
+        const rows = await storage.queryLogs(base, { limit: 700, ...(beforeId === undefined ? {} : { beforeId }) });
+        out.push(...rows.map((r) => r.body));
+        if (rows.length < 700) return out.reverse();
+        beforeId = rows[rows.length - 1]!.id;
+      }
+    };
+    const probes = async () => ({
+      word: (await storage.queryLogs({ ...base, words: ['w7'] }, { limit: 300 })).map((r) => r.id),
+      exact: (await storage.queryLogs({ ...base, exact: [{ path: ['request_id'], value: 'r-1234' }] }, { limit: 5 })).map((r) => r.body),
+      after: (await storage.logsAfter(base, 1000, 100)).map((r) => r.id),
+    });
+    // Before the conversion: every entry is in the tail, counted in log_tails.
+    assert.deepEqual(await everything(), bodies);
+    const expected = await probes();
+    assert.equal(expected.word.length, 200);
+    assert.deepEqual(expected.exact, [bodies[1234]]);
+    // The conversion: part of it, then all of it.
+    await storage.sealNow!();
+    assert.deepEqual(await everything(), bodies);
+    assert.deepEqual(await probes(), expected);
+    const project = await storage.getProject(1);
+    assert.deepEqual([project!.entryCount, project!.totalBytes], [bodies.length, total]);
+  });
+
   it('runs only the steps above the stored version, in one transaction', async () => {
     const writer = await openWriter(newPath());
     opened.push(writer);

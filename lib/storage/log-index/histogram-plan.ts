@@ -27,6 +27,8 @@ import { blockMatchOf, type BlockMatch } from '../../search/log-terms.js';
 import { RANGE_CAP, type LogSpan } from './query-plan.js';
 import type { HistogramCounts, HistogramGrid, LogSelection } from '../types-logs.js';
 import { ROLLUP_SPANS, spanStart } from './log-rollup.js';
+import type { DictionaryCache, SealedReads } from './sealed-reads.js';
+import { countSealedRanges, visitSealedMatches } from './sealed-histogram.js';
 
 /** Levels 0 (debug) … 4 (critical). */
 export const LEVEL_COUNT = 5;
@@ -107,6 +109,24 @@ export interface HistogramReads {
   matchingBlocks(projectId: number, match: BlockMatch, lo: number, hi: number): Promise<LogSpan[]>;
   /** The entries of these spans of the project, filtered as `candidates` filters them. */
   spanCandidates(projectId: number, spans: readonly LogSpan[], filter: LogFilter & { from: number; to: number }): Promise<HistogramCandidate[]>;
+  /**
+   * Set by a backend that seals (query-plan.ts `QueryPlanReads.sealed`):
+   * the reads above see its tail only (and `matchingBlocks` is not used),
+   * and its blocks are counted through these: entry ranges from the
+   * blocks' headers, text conditions from their candidates.
+   */
+  readonly sealed?: {
+    reads: SealedReads;
+    cache: DictionaryCache;
+    /**
+     * `countBuckets` over the tail, and in the same snapshot each
+     * project's smallest tail id (absent: an empty tail). Sealing moves a
+     * project's oldest tail run, so its blocks then hold only ids below
+     * that floor, and entries sealed after this read only ids at or above
+     * it: counting blocks below the floor counts no entry twice.
+     */
+    countTail(projectIds: readonly number[], minLevel: number, sources: BucketSources): Promise<{ counts: BucketCount[]; tailFloors: ReadonlyMap<number, number> }>;
+  };
 }
 
 /**
@@ -180,16 +200,41 @@ export async function planHistogram(reads: HistogramReads, selection: LogSelecti
   const test = entryMatcher(selection);
   if (test === null) {
     const sources = splitBuckets(grid, selection.from, selection.to);
-    for (const { bucket, level, n } of await reads.countBuckets(selection.projectIds, selection.minLevel ?? 0, sources)) counts[bucket]![level]! += n;
+    const sealed = reads.sealed;
+    if (sealed === undefined) {
+      for (const { bucket, level, n } of await reads.countBuckets(selection.projectIds, selection.minLevel ?? 0, sources)) counts[bucket]![level]! += n;
+      return counts;
+    }
+    const tail = await sealed.countTail(selection.projectIds, selection.minLevel ?? 0, sources);
+    for (const { bucket, level, n } of tail.counts) counts[bucket]![level]! += n;
+    const ranges = [...sources.entries].sort((a, b) => a.first - b.first);
+    for (const projectId of selection.projectIds) {
+      const floor = tail.tailFloors.get(projectId) ?? Number.MAX_SAFE_INTEGER;
+      await countSealedRanges(sealed.reads, projectId, selection.minLevel ?? 0, ranges, floor, (r, level) => {
+        counts[ranges[r]!.bucket]![level]! += 1;
+      });
+    }
     return counts;
   }
-  const tally: Tally = { grid, counts, test, checked: 0 };
+  const tally: Tally = { grid, counts, test, checked: 0, seen: reads.sealed === undefined ? null : new Set() };
   for (const projectId of selection.projectIds) {
     const window = await reads.idWindow(projectId, selection.from, selection.to);
     if (window === null) continue;
-    const match = blockMatchOf(selection, [projectId]);
+    const match = reads.sealed === undefined ? blockMatchOf(selection, [projectId]) : null;
     const done = match !== null && window.n >= RANGE_CAP ? await fromBlocks(reads, projectId, selection, match, window, tally) : await fromRange(reads, projectId, selection, tally);
     if (!done) return null;
+  }
+  const sealed = reads.sealed;
+  if (sealed !== undefined) {
+    for (const projectId of selection.projectIds) {
+      const done = await visitSealedMatches(sealed.reads, sealed.cache, projectId, selection, (entries) => {
+        tally.checked += entries.length;
+        if (tally.checked > HISTOGRAM_MAX_CHECKED) return false;
+        for (const e of entries) if (!tally.seen!.has(e.id)) counts[bucketOf(grid, e.ts)]![e.level]! += 1;
+        return true;
+      });
+      if (!done) return null;
+    }
   }
   return counts;
 }
@@ -199,13 +244,21 @@ interface Tally {
   counts: HistogramCounts;
   test: EntryTest;
   checked: number;
+  /** With sealed blocks: the ids counted from the tail (an entry sealed since is then not counted again from its block). */
+  seen: Set<number> | null;
 }
 
 /** Counts the rows passing the test; false once too many were read. */
 function count(tally: Tally, rows: readonly HistogramCandidate[]): boolean {
   tally.checked += rows.length;
   if (tally.checked > HISTOGRAM_MAX_CHECKED) return false;
-  for (const row of rows) if (tally.test(row.body)) tally.counts[bucketOf(tally.grid, row.ts)]![row.level]! += 1;
+  for (const row of rows) {
+    if (tally.seen !== null) {
+      if (tally.seen.has(row.id)) continue;
+      tally.seen.add(row.id);
+    }
+    if (tally.test(row.body)) tally.counts[bucketOf(tally.grid, row.ts)]![row.level]! += 1;
+  }
   return true;
 }
 

@@ -211,6 +211,12 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       await t.none(SCHEMA_V6);
     },
   },
+  {
+    // Sealed storage on PostgreSQL lands with its own step here; until
+    // then this version changes nothing on this backend.
+    version: 7,
+    async up() {},
+  },
 ];
 
 /**

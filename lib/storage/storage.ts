@@ -264,4 +264,4 @@ export interface ConnectionStats {
 }
 
 /** The schema version this build creates and understands. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;

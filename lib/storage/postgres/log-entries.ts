@@ -118,12 +118,23 @@ export async function ingestLogs(
     await db.none({ text: logSql.INSERT_LOG_BLOCKS, values: [batch] });
   }
   const added = [...plan.added].filter(([, sum]) => sum.entries > 0);
-  await db.none(logSql.ADD_PROJECT_USAGE, [added.map(([id]) => id), added.map(([, s]) => s.entries), added.map(([, s]) => s.bytes)]);
+  const outcomes = outcomesOf(plan, ids);
+  const firstIds = new Map<number, number>();
+  outcomes.forEach((request, i) => {
+    const projectId = requests[i]!.projectId;
+    for (const outcome of request) if ('id' in outcome) firstIds.set(projectId, Math.min(firstIds.get(projectId) ?? Infinity, outcome.id));
+  });
+  await db.none(logSql.ADD_PROJECT_USAGE, [
+    added.map(([id]) => id),
+    added.map(([, s]) => s.entries),
+    added.map(([, s]) => s.bytes),
+    added.map(([id]) => firstIds.get(id)!),
+  ]);
   // After the project rows are locked (above): the purge takes the same order, so the two never deadlock over a rollup row.
   const rollup = batchRollupCounts(requests, plan);
   const column = <K extends keyof (typeof rollup)[number]>(k: K) => rollup.map((c) => c[k]);
   await db.none(logSql.ADD_LOG_ROLLUP, [column('projectId'), column('span'), column('start'), column('level'), column('n')]);
-  return outcomesOf(plan, ids);
+  return outcomes;
 }
 
 /**

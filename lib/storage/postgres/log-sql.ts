@@ -49,11 +49,24 @@ export const INSERT_LOG_BLOCKS = `INSERT INTO log_blocks (last_id, project_id, f
   SELECT x.l, x.p, x.f, array_to_tsvector(string_to_array(x.terms, ' '))
   FROM json_to_recordset($1::json) AS x(p bigint, f bigint, l bigint, terms text)`;
 
-/** $1: project ids, $2: entries to add, $3: bytes to add (parallel arrays). */
-export const ADD_PROJECT_USAGE = `UPDATE projects AS p
-  SET entry_count = p.entry_count + d.n, total_bytes = p.total_bytes + d.b
-  FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS d(id, n, b)
-  WHERE p.id = d.id`;
+/**
+ * $1: project ids, $2: entries to add, $3: bytes to add, $4: the
+ * project's first id in the batch (parallel arrays). Adds to each project's
+ * usage and to its tail's count (what the sealer finds work by), after the
+ * project rows are locked: sealing and retention take a tail's row only
+ * after any project row they lock, so the order never closes a cycle.
+ */
+export const ADD_PROJECT_USAGE = `WITH d AS (
+    SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[]) AS d(id, n, b, first)
+  ), usage AS (
+    UPDATE projects AS p SET entry_count = p.entry_count + d.n, total_bytes = p.total_bytes + d.b
+    FROM d WHERE p.id = d.id
+    RETURNING 1
+  )
+  INSERT INTO log_tails AS t (project_id, entries, oldest_received_at)
+    SELECT d.id, d.n, e.received_at FROM d JOIN log_entries AS e ON e.project_id = d.id AND e.id = d.first ORDER BY d.id
+  ON CONFLICT (project_id) DO UPDATE
+    SET entries = t.entries + excluded.entries, oldest_received_at = COALESCE(t.oldest_received_at, excluded.oldest_received_at)`;
 
 /**
  * Adds a batch's counts to the rollup (log-rollup.ts). $1 projects, $2
@@ -223,7 +236,7 @@ export const NEWEST_PROJECT_LOG_ID_IN_RANGE = `SELECT MAX(id + 0) AS id FROM log
 export const QUERY_PROJECT_LOGS_IN_RANGE = `WITH in_range AS MATERIALIZED (
     SELECT id FROM log_entries WHERE project_id = $(project) AND ts >= $(from) AND ts <= $(to) AND id < $(beforeId))
   SELECT ${LOG_COLUMNS} FROM log_entries
-  WHERE id IN (SELECT id FROM in_range) AND level >= $(minLevel)
+  WHERE project_id = $(project) AND id IN (SELECT id FROM in_range) AND level >= $(minLevel)
     AND strpos(body, $(needle1)) > 0 AND strpos(body, $(needle2)) > 0
   ORDER BY id DESC LIMIT $(limit)`;
 

@@ -103,6 +103,11 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       await db.exec(SCHEMA_V3);
     },
   },
+  {
+    // Version 4 re-keys PostgreSQL's log tables by project (sealed storage); nothing changes here.
+    version: 4,
+    async up() {},
+  },
 ];
 
 const SCHEMA_VERSION_TABLE_EXISTS = `SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'`;

@@ -27,6 +27,8 @@ import { blockMatchOf, type BlockMatch } from '../../search/log-terms.js';
 import { RANGE_CAP, type LogSpan } from './query-plan.js';
 import type { HistogramCounts, HistogramGrid, LogSelection } from '../types-logs.js';
 import { ROLLUP_SPANS, spanStart } from './log-rollup.js';
+import type { DictionaryCache, SealedReads } from './sealed-reads.js';
+import { countSealedRanges, visitSealedMatches } from './sealed-histogram.js';
 
 /** Levels 0 (debug) … 4 (critical). */
 export const LEVEL_COUNT = 5;
@@ -107,6 +109,13 @@ export interface HistogramReads {
   matchingBlocks(projectId: number, match: BlockMatch, lo: number, hi: number): Promise<LogSpan[]>;
   /** The entries of these spans of the project, filtered as `candidates` filters them. */
   spanCandidates(projectId: number, spans: readonly LogSpan[], filter: LogFilter & { from: number; to: number }): Promise<HistogramCandidate[]>;
+  /**
+   * Set by a backend that seals (query-plan.ts `QueryPlanReads.sealed`):
+   * the reads above see its tail only (and `matchingBlocks` is not used),
+   * and its blocks are counted through these: entry ranges from the
+   * blocks' headers, text conditions from their candidates.
+   */
+  readonly sealed?: { reads: SealedReads; cache: DictionaryCache };
 }
 
 /**
@@ -181,15 +190,36 @@ export async function planHistogram(reads: HistogramReads, selection: LogSelecti
   if (test === null) {
     const sources = splitBuckets(grid, selection.from, selection.to);
     for (const { bucket, level, n } of await reads.countBuckets(selection.projectIds, selection.minLevel ?? 0, sources)) counts[bucket]![level]! += n;
+    const sealed = reads.sealed;
+    if (sealed !== undefined) {
+      const ranges = [...sources.entries].sort((a, b) => a.first - b.first);
+      for (const projectId of selection.projectIds) {
+        await countSealedRanges(sealed.reads, projectId, selection.minLevel ?? 0, ranges, (r, level) => {
+          counts[ranges[r]!.bucket]![level]! += 1;
+        });
+      }
+    }
     return counts;
   }
   const tally: Tally = { grid, counts, test, checked: 0 };
   for (const projectId of selection.projectIds) {
     const window = await reads.idWindow(projectId, selection.from, selection.to);
     if (window === null) continue;
-    const match = blockMatchOf(selection, [projectId]);
+    const match = reads.sealed === undefined ? blockMatchOf(selection, [projectId]) : null;
     const done = match !== null && window.n >= RANGE_CAP ? await fromBlocks(reads, projectId, selection, match, window, tally) : await fromRange(reads, projectId, selection, tally);
     if (!done) return null;
+  }
+  const sealed = reads.sealed;
+  if (sealed !== undefined) {
+    for (const projectId of selection.projectIds) {
+      const done = await visitSealedMatches(sealed.reads, sealed.cache, projectId, selection, (entries) => {
+        tally.checked += entries.length;
+        if (tally.checked > HISTOGRAM_MAX_CHECKED) return false;
+        for (const e of entries) counts[bucketOf(grid, e.ts)]![e.level]! += 1;
+        return true;
+      });
+      if (!done) return null;
+    }
   }
   return counts;
 }

@@ -22,6 +22,7 @@ import { blockMatchOf, type BlockMatch } from '../../search/log-terms.js';
 import type { LogFilter } from '../../search/log-filter.js';
 import type { LogRow, LogSelection } from '../types-logs.js';
 import type { Page } from '../types-org.js';
+import { mergeByIds, sealedWalk, tailWalk, type DictionaryCache, type SealedReads } from './sealed-reads.js';
 
 /** A time range holding fewer entries than this is read entry by entry. */
 export const RANGE_CAP = 4000;
@@ -130,6 +131,13 @@ export interface QueryPlanReads {
    * per step.
    */
   readonly prefixFirstBlocks?: number;
+  /**
+   * Set by a backend that seals (docs/storage-format.md): its tail (the
+   * rows the reads above see) has no search index, and its sealed blocks
+   * are read through these. Absent: the reads above see every entry, and
+   * text conditions use `blockStep`.
+   */
+  readonly sealed?: { reads: SealedReads; cache: DictionaryCache };
 }
 
 const MIN_TS = -Number.MAX_SAFE_INTEGER;
@@ -234,14 +242,40 @@ async function blockWalk(
   return ordered().slice(0, limit);
 }
 
-/** Newest first below `beforeId`: the block index when it serves a condition, (project_id, id) otherwise. */
-function walk(reads: QueryPlanReads, projectIds: readonly number[], filter: LogFilter, beforeId: number, limit: number): Promise<LogRow[]> {
+/**
+ * Newest first below `beforeId`: the block index when it serves a
+ * condition (a sealing backend's tail: scanned per project), (project_id,
+ * id) otherwise.
+ */
+async function walk(reads: QueryPlanReads, projectIds: readonly number[], filter: LogFilter, beforeId: number, limit: number): Promise<LogRow[]> {
   const match = blockMatchOf(filter, projectIds);
   if (match === null) return reads.newest(projectIds, filter, beforeId, limit);
+  const sealed = reads.sealed;
+  if (sealed !== undefined) {
+    const test = entryMatcher(filter);
+    const lists = await Promise.all(projectIds.map((projectId) => tailWalk(sealed.reads, projectId, 'newest', filter, test, beforeId, limit)));
+    return mergeNewestFirst(lists, limit);
+  }
   return blockWalk('newest', reads, projectIds, filter, match, beforeId, limit);
 }
 
+/**
+ * A page of entries, newest first. A sealing backend's tail is read first
+ * (as below), then its sealed blocks, and the two merged by id: an entry
+ * sealed between the two reads is found in its block, and one seen in both
+ * is kept once.
+ */
 export async function planQuery(reads: QueryPlanReads, selection: LogSelection, page: Page): Promise<LogRow[]> {
+  const sealed = reads.sealed;
+  const tail = await planTailQuery(reads, selection, page);
+  if (sealed === undefined) return tail;
+  if (selection.from !== null && selection.to !== null && selection.from > selection.to) return [];
+  const beforeId = page.beforeId ?? NO_UPPER_ID;
+  const lists = await Promise.all(selection.projectIds.map((projectId) => sealedWalk(sealed.reads, sealed.cache, projectId, 'newest', selection, beforeId, page.limit)));
+  return mergeByIds('newest', [tail, ...lists], page.limit);
+}
+
+async function planTailQuery(reads: QueryPlanReads, selection: LogSelection, page: Page): Promise<LogRow[]> {
   const beforeId = page.beforeId ?? NO_UPPER_ID;
   if (selection.from === null && selection.to === null) return walk(reads, selection.projectIds, selection, beforeId, page.limit);
   if (selection.from !== null && selection.to !== null && selection.from > selection.to) return [];
@@ -290,6 +324,22 @@ export async function planQuery(reads: QueryPlanReads, selection: LogSelection, 
  */
 export async function planLogsAfter(reads: QueryPlanReads, selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
   if (selection.from !== null && selection.to !== null && selection.from > selection.to) return [];
+  const sealed = reads.sealed;
+  if (sealed === undefined) return tailLogsAfter(reads, selection, afterId, limit);
+  // Every id up to the horizon is committed before the tail is read: each
+  // is then in the tail or in a block (moved between the reads or not), so
+  // the answer, cut there, is a gapless run from afterId.
+  const horizon = await sealed.reads.horizon(selection.projectIds);
+  const tail = await tailLogsAfter(reads, selection, afterId, limit);
+  const lists = await Promise.all(selection.projectIds.map((projectId) => sealedWalk(sealed.reads, sealed.cache, projectId, 'oldest', selection, afterId, limit)));
+  return mergeByIds(
+    'oldest',
+    [tail, ...lists].map((rows) => rows.filter((r) => r.id <= horizon)),
+    limit,
+  );
+}
+
+async function tailLogsAfter(reads: QueryPlanReads, selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
   let projectIds = selection.projectIds;
   if (selection.from !== null) {
     const { from, to } = selection;
@@ -299,5 +349,11 @@ export async function planLogsAfter(reads: QueryPlanReads, selection: LogSelecti
   }
   const match = blockMatchOf(selection, projectIds);
   if (match === null) return reads.oldest(projectIds, selection, afterId, limit);
+  const sealed = reads.sealed;
+  if (sealed !== undefined) {
+    const test = entryMatcher(selection);
+    const lists = await Promise.all(projectIds.map((projectId) => tailWalk(sealed.reads, projectId, 'oldest', selection, test, afterId, limit)));
+    return mergeByIds('oldest', lists, limit);
+  }
   return blockWalk('oldest', reads, projectIds, selection, match, afterId, limit);
 }

@@ -1,0 +1,172 @@
+/**
+ * When and what to seal (docs/storage-format.md, "Sealing"), the same on
+ * both backends: a project's tail is sealed when it holds a full run
+ * (SEAL_MAX_ENTRIES entries, or SEAL_MAX_BYTES) or when its oldest entry is
+ * older than SEAL_MAX_TAIL_AGE_MS (then all of it, in part-filled runs),
+ * oldest run first. A pass runs after an ingest commit that took a
+ * project's tail past a full run (`notify`) and on a timer (which also
+ * finds entries other processes ingested); one seal at a time per process,
+ * its CPU on the sealing worker, its transaction the backend's.
+ */
+import type { ServiceLogger } from '../../core/logger.js';
+import type { SealedRun } from './seal-run.js';
+import { cutSealRuns, SEAL_MAX_ENTRIES, type SealDictionary, type SealInput } from './sealed-block.js';
+import type { SealWorker } from './seal-worker.js';
+
+/** A quiet project's tail is sealed once its oldest entry is this old: the tail stays short without making blocks of a few entries. */
+export const SEAL_MAX_TAIL_AGE_MS = 10 * 60 * 1000;
+/** How often the timer looks for tails to seal. */
+export const SEAL_INTERVAL_MS = 1000;
+/** A project gets a new dictionary after this many blocks (~1M entries), so it follows the project's entries as they change. */
+export const DICTIONARY_EVERY_BLOCKS = 1024;
+/** While more than this many entries wait in tails, progress is logged every SEAL_PROGRESS_MS (the upgrade's conversion). */
+export const SEAL_PROGRESS_MIN_ENTRIES = 100_000;
+export const SEAL_PROGRESS_MS = 10_000;
+
+/** The run a backend read for sealing: the project's oldest tail rows and its newest dictionary. */
+export interface TailRun {
+  entries: SealInput[];
+  /** The project's newest dictionary, or null when it has none. */
+  dictionary: SealDictionary | null;
+  /** Blocks sealed with that dictionary so far. */
+  blocksWithDictionary: number;
+}
+
+/** What a backend supplies to be sealed. Each call is one statement or one transaction. */
+export interface SealBackend {
+  /** Projects whose tail holds at least `fullRun` entries or an entry received before `oldBefore`. */
+  projectsToSeal(fullRun: number, oldBefore: number): Promise<number[]>;
+  /** The project's oldest tail rows by id, at most `limit`, with its newest dictionary. */
+  readRun(projectId: number, limit: number): Promise<TailRun>;
+  /**
+   * One transaction: delete the run's tail rows (ids first … last of the
+   * project) and check exactly `run.count` went (else roll back and answer
+   * false: a retention pass or another process got there first), insert
+   * `dictionary` if given, the block's row and its shards, and lower the
+   * project's tail count.
+   */
+  commitSeal(projectId: number, run: SealedRun, dictionary: SealDictionary | null): Promise<boolean>;
+  /** Entries waiting in every project's tail (for progress messages). */
+  tailEntries(): Promise<number>;
+}
+
+export interface SealerOptions {
+  logger?: ServiceLogger;
+  now?: () => number;
+}
+
+export class Sealer {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private closed = false;
+  private lastProgress = 0;
+  private progressFrom: number | null = null;
+
+  constructor(
+    private readonly backend: SealBackend,
+    private readonly worker: SealWorker,
+    private readonly options: SealerOptions = {},
+  ) {}
+
+  /** Starts the timer. */
+  start(): void {
+    if (this.timer !== null || this.closed) return;
+    this.timer = setInterval(() => this.kick(), SEAL_INTERVAL_MS);
+    this.timer.unref();
+    this.kick();
+  }
+
+  /** After an ingest commit: a project's tail reached a full run. */
+  notify(): void {
+    this.kick();
+  }
+
+  /**
+   * Seals every tail entry now, part-filled runs included, and resolves
+   * once none is left (entries ingested meanwhile included). For tests and
+   * tools: the service seals on its own.
+   */
+  async sealNow(): Promise<void> {
+    while (this.running) await this.running;
+    const pass = this.pass(true);
+    this.running = pass.then(
+      () => {},
+      () => {},
+    );
+    try {
+      await pass;
+    } finally {
+      this.running = null;
+    }
+  }
+
+  /** Stops the timer and waits for the seal in progress. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    while (this.running) await this.running;
+  }
+
+  private kick(): void {
+    if (this.closed) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.pass(false)
+      .catch((err: unknown) => this.options.logger?.error(`sealing failed: ${err instanceof Error ? err.message : String(err)}`))
+      .finally(() => {
+        this.running = null;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  private async pass(all: boolean): Promise<void> {
+    const now = (this.options.now ?? Date.now)();
+    const oldBefore = all ? Number.MAX_SAFE_INTEGER : now - SEAL_MAX_TAIL_AGE_MS;
+    for (let projects = await this.backend.projectsToSeal(SEAL_MAX_ENTRIES, oldBefore); projects.length > 0; ) {
+      for (const projectId of projects) {
+        if (this.closed && !all) return;
+        await this.sealProject(projectId, all, oldBefore);
+      }
+      if (!all) return;
+      projects = await this.backend.projectsToSeal(SEAL_MAX_ENTRIES, oldBefore);
+    }
+  }
+
+  private async sealProject(projectId: number, all: boolean, oldBefore: number): Promise<void> {
+    for (;;) {
+      const tail = await this.backend.readRun(projectId, SEAL_MAX_ENTRIES);
+      if (tail.entries.length === 0) return;
+      const old = all || tail.entries[0]!.receivedAt < oldBefore;
+      const run = cutSealRuns(tail.entries, old)[0];
+      if (run === undefined) return;
+      const renew = tail.dictionary === null || tail.blocksWithDictionary >= DICTIONARY_EVERY_BLOCKS;
+      const sealed = await this.worker.seal(run, renew ? null : tail.dictionary, renew ? (tail.dictionary?.id ?? 0) + 1 : null);
+      await this.backend.commitSeal(projectId, sealed.run, sealed.dictionary);
+      await this.progress();
+      if (this.closed && !all) return;
+    }
+  }
+
+  private async progress(): Promise<void> {
+    const logger = this.options.logger;
+    if (logger === undefined) return;
+    const now = Date.now();
+    if (now - this.lastProgress < SEAL_PROGRESS_MS) return;
+    this.lastProgress = now;
+    const waiting = await this.backend.tailEntries();
+    if (waiting > SEAL_PROGRESS_MIN_ENTRIES) {
+      this.progressFrom ??= waiting;
+      logger.info(`sealing stored entries: ${this.progressFrom - waiting} sealed, ${waiting} waiting`);
+    } else if (this.progressFrom !== null) {
+      this.progressFrom = null;
+      logger.info('sealing stored entries: done');
+    }
+  }
+}

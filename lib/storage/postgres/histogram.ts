@@ -10,8 +10,8 @@ import type { HistogramCounts, HistogramGrid, LogSelection } from '../types-logs
 import { asciiWordNeedles, mayFoldFromNonAscii } from '../../search/entry-match.js';
 import { exactFilterNeedle, planHistogram, type HistogramReads } from '../log-index/histogram-plan.js';
 import type { SqlExecutor } from './connection.js';
-import { BLOCK_SEARCH_SETTINGS } from './log-sql.js';
-import { tsqueryOf } from './log-entries.js';
+import { sealedReadsOf } from './log-entries.js';
+import type { DictionaryCache } from '../log-index/sealed-reads.js';
 
 /** How many exact-match values and ASCII words of `q` the SQL tests (the longest: likeliest rare); entry-match decides the rest. */
 const NEEDLE_SLOTS = 4;
@@ -76,15 +76,6 @@ function candidatesSql(textSql: string): string {
 const ID_WINDOW = `SELECT MIN(id) AS lo, MAX(id) AS hi, count(*)::integer AS n FROM log_entries
   WHERE project_id = $(project) AND ts >= $(from) AND ts <= $(to)`;
 
-/**
- * Blocks holding the terms with an entry in lo..hi, from the GIN index
- * (with `+ 0` no B-tree bitmap is ANDed in, as in the list's block reads).
- */
-const MATCHING_BLOCKS = `${BLOCK_SEARCH_SETTINGS};
-  SELECT first_id, last_id FROM log_blocks
-  WHERE terms @@ $(tsquery)::tsquery AND (project_id + 0) = $(project) AND (last_id + 0) >= $(lo) AND (first_id + 0) <= $(hi)
-  ORDER BY last_id`;
-
 /** The entries of some spans through the primary key, filtered as candidate pages are. */
 function spanCandidatesSql(textSql: string): string {
   return `SELECT e.id, e.ts, e.level, e.body
@@ -96,8 +87,9 @@ function spanCandidatesSql(textSql: string): string {
     OFFSET 0) AS e`;
 }
 
-function histogramReads(db: SqlExecutor): HistogramReads {
+function histogramReads(db: SqlExecutor, cache: DictionaryCache): HistogramReads {
   return {
+    sealed: sealedReadsOf(db, cache),
     async countBuckets(projectIds, minLevel, sources) {
       const rows = await db.any<{ bucket: number; l0: number; l1: number; l2: number; l3: number; l4: number }>(COUNT_BUCKETS, {
         entryBuckets: sources.entries.map((r) => r.bucket),
@@ -129,9 +121,9 @@ function histogramReads(db: SqlExecutor): HistogramReads {
       const row = await db.one<{ lo: number | null; hi: number | null; n: number }>(ID_WINDOW, { project: projectId, from, to });
       return row.lo === null || row.hi === null ? null : { lo: row.lo, hi: row.hi, n: row.n };
     },
-    async matchingBlocks(projectId, match, lo, hi) {
-      const results = await db.multi<{ first_id: number; last_id: number }>(MATCHING_BLOCKS, { tsquery: tsqueryOf(match), project: projectId, lo, hi });
-      return results[results.length - 1]!.map((r) => ({ projectId, firstId: r.first_id, lastId: r.last_id }));
+    matchingBlocks() {
+      // Never asked: with `sealed` set, text conditions read the tail's range and the blocks' candidates.
+      return Promise.reject(new Error('the server backend has no block index'));
     },
     spanCandidates(projectId, spans, filter) {
       const text = textConditions(filter);
@@ -148,6 +140,6 @@ function histogramReads(db: SqlExecutor): HistogramReads {
   };
 }
 
-export function logHistogram(db: SqlExecutor, selection: LogSelection & { from: number; to: number }, grid: HistogramGrid): Promise<HistogramCounts | null> {
-  return planHistogram(histogramReads(db), selection, grid);
+export function logHistogram(db: SqlExecutor, selection: LogSelection & { from: number; to: number }, grid: HistogramGrid, cache: DictionaryCache): Promise<HistogramCounts | null> {
+  return planHistogram(histogramReads(db, cache), selection, grid);
 }

@@ -99,14 +99,15 @@ ANALYZE log_rollup;
 /**
  * Version 4: sealed storage (docs/storage-format.md), tables and keys.
  * Every log table's primary key and unique index now leads with
- * `project_id`, so each can be distributed by project: `log_entries` and
- * `log_blocks` are re-keyed (an index build each, proportional to the rows
- * stored). `log_entries` keeps a plain (non-unique) index on `id`: the
- * live-stream horizon reads the largest id over all projects through it.
- * The tables of sealed blocks are created empty; `log_tails` counts every
- * stored entry as waiting to be sealed, so the sealer converts existing
- * entries as it seals any tail. A block is compressed already: kept out of
- * line, not compressed again (STORAGE EXTERNAL).
+ * `project_id`, so each can be distributed by project: `log_entries` is
+ * re-keyed (an index build, proportional to the rows stored) and keeps a
+ * plain (non-unique) index on `id`: the live-stream horizon reads the
+ * largest id over all projects through it. The GIN-indexed `log_blocks`
+ * goes: sealed blocks carry their own filters. The tables of sealed blocks
+ * are created empty; `log_tails` counts every stored entry as waiting to be
+ * sealed, so the sealer converts existing entries in the background as it
+ * seals any tail. A block is compressed already: kept out of line, not
+ * compressed again (STORAGE EXTERNAL).
  */
 /** The version that brings sealed storage's tables and keys (what an upgrade test starts below). */
 export const SEALED_SCHEMA_VERSION = 4;
@@ -116,9 +117,7 @@ ALTER TABLE log_entries DROP CONSTRAINT log_entries_pkey;
 ALTER TABLE log_entries ADD CONSTRAINT log_entries_pkey PRIMARY KEY (project_id, id);
 DROP INDEX log_entries_project;
 CREATE INDEX log_entries_id ON log_entries (id);
-ALTER TABLE log_blocks DROP CONSTRAINT log_blocks_pkey;
-ALTER TABLE log_blocks ADD CONSTRAINT log_blocks_pkey PRIMARY KEY (project_id, last_id);
-DROP INDEX log_blocks_project;
+DROP TABLE log_blocks;
 
 CREATE TABLE log_tails (
   project_id BIGINT PRIMARY KEY REFERENCES projects (id),
@@ -146,6 +145,8 @@ CREATE TABLE log_sealed (
 );
 ALTER TABLE log_sealed ALTER COLUMN block SET STORAGE EXTERNAL;
 CREATE INDEX log_sealed_ts ON log_sealed (project_id, max_ts);
+-- The live-stream horizon: the largest sealed id over all projects (one row per block).
+CREATE INDEX log_sealed_last ON log_sealed (last_id);
 
 CREATE TABLE log_filter_shards (
   project_id BIGINT NOT NULL,

@@ -68,18 +68,6 @@ export const SUBTRACT_LOG_ROLLUP = `WITH d AS (
   UPDATE log_rollup AS r SET n = r.n - d.n FROM d
   WHERE r.project_id = $1 AND r.span = d.span AND r.start = d.start AND r.level = d.level AND r.n > d.n`;
 
-/**
- * Params: project, deleted entry ids. The blocks holding those entries (a
- * project's blocks are disjoint: the first one ending at or after an id
- * holds it) that no longer hold any entry; a block partly purged keeps its
- * index row (queries check entries anyway).
- */
-export const DELETE_EMPTIED_BLOCKS = `DELETE FROM log_blocks AS b
-  WHERE b.project_id = $1
-    AND b.last_id IN (SELECT (SELECT MIN(x.last_id) FROM log_blocks AS x WHERE x.project_id = $1 AND x.last_id >= d.id)
-                      FROM unnest($2::bigint[]) AS d(id))
-    AND NOT EXISTS (SELECT 1 FROM log_entries AS e WHERE e.project_id = $1 AND e.id >= b.first_id AND e.id <= b.last_id)`;
-
 /** $1: project. The project's oldest block, whole. */
 const OLDEST_BLOCK = `SELECT last_id AS "lastId", entries, bytes, min_received_at AS "minReceivedAt", max_received_at AS "maxReceivedAt",
     dictionary_id AS "dictionaryId", block
@@ -206,7 +194,6 @@ export async function purgeLogEntries(db: SqlExecutor, projectId: number, receiv
   const chunk = await db.one<Chunk>(PURGE_LOG_CHUNK, [projectId, receivedBefore, limit - sealed.entries]);
   if (Number(chunk.entries) > 0) {
     // Separate statements: within the one above, the deleted rows are still visible.
-    await db.none(DELETE_EMPTIED_BLOCKS, [projectId, chunk.ids]);
     await db.none(SUBTRACT_LOG_ROLLUP, [projectId, chunk.spans, chunk.starts, chunk.levels, chunk.counts]);
     await db.none(TAKE_FROM_TAIL, [projectId, Number(chunk.entries)]);
   }

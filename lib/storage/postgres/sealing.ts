@@ -15,9 +15,15 @@
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { FILTER_SHARDS } from '../log-index/block-filter.js';
-import { buildDictionary, cutSealRuns, SEAL_FRAME_ENTRIES, SEAL_MAX_BYTES, SEAL_MAX_ENTRIES, type SealDictionary, type SealInput } from '../log-index/sealed-block.js';
+import { buildDictionary, cutSealRuns, readSealedHeader, SEAL_FRAME_ENTRIES, SEAL_MAX_BYTES, SEAL_MAX_ENTRIES, type SealDictionary, type SealInput } from '../log-index/sealed-block.js';
 import { sealRun, type SealedRun } from '../log-index/seal-run.js';
 import type { SqlExecutor } from './connection.js';
+import { DICTIONARY_EVERY_BLOCKS, SEAL_MAX_TAIL_AGE_MS, type SealBackend, type TailRun } from '../log-index/sealer.js';
+import type { SealedBlockRow, SealedReads, ShardRow } from '../log-index/sealed-reads.js';
+import type { LogRow } from '../types-logs.js';
+import { NO_EARLIEST_TS, NO_LATEST_TS, NO_UPPER_ID } from '../types-logs.js';
+
+export { SEAL_MAX_TAIL_AGE_MS };
 
 /**
  * The advisory-lock class of seal locks: key = class << 32 | project id
@@ -26,21 +32,6 @@ import type { SqlExecutor } from './connection.js';
  * takes (ingestion marks and floors, migrations, maintenance).
  */
 export const SEAL_LOCK_CLASS = 1935958380;
-
-/**
- * A tail whose oldest entry is older than this is sealed whole, part-filled
- * runs included: a quiet project's entries do not wait in the tail (read
- * without a term index) for longer, and a busy one seals full runs long
- * before.
- */
-export const SEAL_MAX_TAIL_AGE_MS = 10 * 60_000;
-
-/**
- * A project takes a new dictionary after this many blocks sealed with its
- * newest one (about a million entries), so the dictionary follows the
- * project's entries as they change while costing ~32 KiB per million.
- */
-export const DICTIONARY_EVERY_BLOCKS = 1024;
 
 /** Seals a run (pure CPU): in-process below, or a worker's. */
 export type SealRunner = (entries: SealInput[], dictionary: SealDictionary | null) => Promise<SealedRun>;
@@ -121,12 +112,50 @@ const SEAL_RETRIES = 3;
 /** Bodies as stored in `log_entries`, with their arrival and timestamp. */
 type TailRow = SealInput;
 
+/** The project's oldest tail rows (up to a run's bounds) and its newest dictionary. */
+export async function readRun(db: SqlExecutor, projectId: number, limit = SEAL_MAX_ENTRIES): Promise<TailRun> {
+  const entries = await db.any<TailRow>(SELECT_RUN, [projectId, limit, SEAL_MAX_BYTES]);
+  const newest = await db.oneOrNone<{ id: number; bytes: Buffer; blocks: number }>(SELECT_NEWEST_DICTIONARY, [projectId, DICTIONARY_EVERY_BLOCKS]);
+  return {
+    entries,
+    dictionary: newest === null ? null : { id: newest.id, bytes: new Uint8Array(newest.bytes) },
+    blocksWithDictionary: newest?.blocks ?? 0,
+  };
+}
+
+/**
+ * The seal transaction: the project's seal lock (held elsewhere: 'busy'),
+ * the run's tail rows deleted and counted (not all there: 'changed', rolled
+ * back), then `dictionary` when new, the block's row, its shards, and the
+ * tail's count lowered. A unique violation (another process sealed the
+ * same run, or took the project's next dictionary id, first) is 'changed'.
+ */
+export async function commitSeal(db: SqlExecutor, projectId: number, run: SealedRun, newDictionary: SealDictionary | null, dictionaryId: number): Promise<'sealed' | 'busy' | 'changed'> {
+  return db
+    .tx('logkeep-seal', async (t) => {
+      const { locked } = await t.one<{ locked: boolean }>(TRY_SEAL_LOCK, [SEAL_LOCK_CLASS, projectId]);
+      if (!locked) return 'busy' as const;
+      const gone = await t.one<{ entries: number; bytes: number }>(DELETE_RUN, [projectId, run.firstId, run.lastId]);
+      if (gone.entries !== run.count) throw new RunChanged();
+      if (newDictionary !== null) await t.none(INSERT_DICTIONARY, [projectId, newDictionary.id, run.lastId, Buffer.from(newDictionary.bytes)]);
+      await t.none(INSERT_SEALED, sealedRow(projectId, run, dictionaryId, gone.bytes));
+      await t.none(INSERT_SHARDS, [projectId, run.lastId, run.shards.map((s) => Buffer.from(s))]);
+      await t.none(TAKE_FROM_TAIL, [projectId, run.count]);
+      return 'sealed' as const;
+    })
+    .catch((err: unknown) => {
+      if (err instanceof RunChanged || (err as { code?: unknown }).code === UNIQUE_VIOLATION) return 'changed' as const;
+      throw err;
+    });
+}
+
 /**
  * Seals the oldest run of a project's tail, if it holds a full run or its
  * oldest entry is older than SEAL_MAX_TAIL_AGE_MS (then a part-filled run
- * too). `db` is the pool: the run is read outside the transaction, sealed
- * by `seal` (off the transaction: no lock is held while it runs), and
- * written in one short transaction.
+ * too), sealing on this thread (`sealInProcess`) unless given `seal`. The
+ * service seals through the shared sealer (log-index/sealer.ts) and
+ * `postgresSealBackend`, which run the same statements; this is for tools
+ * and tests that pick the moment.
  */
 export async function sealProject(db: SqlExecutor, projectId: number, options: { now: number; seal?: SealRunner }): Promise<SealOutcome> {
   const seal = options.seal ?? sealInProcess;
@@ -135,34 +164,15 @@ export async function sealProject(db: SqlExecutor, projectId: number, options: {
     if (tail === null || tail.entries === 0) return { sealed: false, reason: 'nothing' };
     const old = tail.oldestReceivedAt !== null && tail.oldestReceivedAt < options.now - SEAL_MAX_TAIL_AGE_MS;
     if (tail.entries < SEAL_MAX_ENTRIES && !old) return { sealed: false, reason: 'nothing' };
-
-    const rows = await db.any<TailRow>(SELECT_RUN, [projectId, SEAL_MAX_ENTRIES, SEAL_MAX_BYTES]);
-    const [run] = cutSealRuns(rows, old);
+    const read = await readRun(db, projectId);
+    const [run] = cutSealRuns(read.entries, old);
     if (run === undefined) return { sealed: false, reason: 'nothing' };
-
-    const newest = await db.oneOrNone<{ id: number; bytes: Buffer; blocks: number }>(SELECT_NEWEST_DICTIONARY, [projectId, DICTIONARY_EVERY_BLOCKS]);
-    const fresh = newest === null || newest.blocks >= DICTIONARY_EVERY_BLOCKS;
-    const dictionary: SealDictionary = fresh
-      ? { id: (newest?.id ?? 0) + 1, bytes: buildDictionary(run.map((e) => e.body)) }
-      : { id: newest.id, bytes: new Uint8Array(newest.bytes) };
+    const fresh = read.dictionary === null || read.blocksWithDictionary >= DICTIONARY_EVERY_BLOCKS;
+    const dictionary: SealDictionary = fresh ? { id: (read.dictionary?.id ?? 0) + 1, bytes: buildDictionary(run.map((e) => e.body)) } : read.dictionary!;
     const sealed = await seal(run, dictionary);
-
-    const outcome = await db.tx('logkeep-seal', async (t): Promise<SealOutcome | 'changed'> => {
-      const { locked } = await t.one<{ locked: boolean }>(TRY_SEAL_LOCK, [SEAL_LOCK_CLASS, projectId]);
-      if (!locked) return { sealed: false, reason: 'busy' };
-      const gone = await t.one<{ entries: number; bytes: number }>(DELETE_RUN, [projectId, sealed.firstId, sealed.lastId]);
-      if (gone.entries !== sealed.count) throw new RunChanged();
-      if (fresh) await t.none(INSERT_DICTIONARY, [projectId, dictionary.id, sealed.lastId, Buffer.from(dictionary.bytes)]);
-      await t.none(INSERT_SEALED, sealedRow(projectId, sealed, dictionary.id, gone.bytes));
-      await t.none(INSERT_SHARDS, [projectId, sealed.lastId, sealed.shards.map((s) => Buffer.from(s))]);
-      await t.none(TAKE_FROM_TAIL, [projectId, sealed.count]);
-      return { sealed: true, entries: sealed.count, lastId: sealed.lastId };
-    }).catch((err: unknown) => {
-      // Another process sealed the same run, or took the project's next dictionary id, first.
-      if (err instanceof RunChanged || (err as { code?: unknown }).code === UNIQUE_VIOLATION) return 'changed' as const;
-      throw err;
-    });
-    if (outcome !== 'changed') return outcome;
+    const outcome = await commitSeal(db, projectId, sealed, fresh ? dictionary : null, dictionary.id);
+    if (outcome === 'sealed') return { sealed: true, entries: sealed.count, lastId: sealed.lastId };
+    if (outcome === 'busy') return { sealed: false, reason: 'busy' };
   }
   return { sealed: false, reason: 'busy' };
 }
@@ -220,4 +230,141 @@ export async function sealDue(db: SqlExecutor, options: { now: () => number; sea
     }
     if (!progressed) return total;
   }
+}
+
+// ---- the shared sealer's backend (log-index/sealer.ts) ------------------------------
+
+/** $1: full run, $2: old before. Projects with a tail to seal, oldest waiting first. */
+const PROJECTS_TO_SEAL = `SELECT project_id AS "projectId" FROM log_tails
+  WHERE entries >= $1 OR (entries > 0 AND oldest_received_at < $2)
+  ORDER BY oldest_received_at`;
+
+/** $1: lock class, $2: project. Whether some transaction holds the project's seal lock now. */
+const SEAL_LOCK_HELD = `SELECT EXISTS (SELECT 1 FROM pg_locks
+    WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND classid::bigint = $1::bigint AND objid::bigint = $2::bigint
+      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) AS held`;
+
+const TAIL_ENTRIES = `SELECT COALESCE(sum(entries), 0)::bigint AS n FROM log_tails`;
+
+/**
+ * The sealer's backend on the pool. A project whose seal lock another
+ * process holds reads as an empty run, so this process's sealer moves on
+ * to other projects instead of reading the same run again while the other
+ * commits (or a retention pass rewrites its oldest block).
+ */
+export function postgresSealBackend(db: SqlExecutor): SealBackend {
+  return {
+    async projectsToSeal(fullRun, oldBefore) {
+      return (await db.any<{ projectId: number }>(PROJECTS_TO_SEAL, [fullRun, oldBefore])).map((r) => r.projectId);
+    },
+    async readRun(projectId, limit) {
+      const { held } = await db.one<{ held: boolean }>(SEAL_LOCK_HELD, [SEAL_LOCK_CLASS, projectId]);
+      if (held) return { entries: [], dictionary: null, blocksWithDictionary: 0 };
+      return readRun(db, projectId, limit);
+    },
+    async commitSeal(projectId, run, dictionary) {
+      return (await commitSeal(db, projectId, run, dictionary, readSealedHeader(run.block).dictionaryId)) === 'sealed';
+    },
+    async tailEntries() {
+      return Number((await db.one<{ n: number }>(TAIL_ENTRIES)).n);
+    },
+  };
+}
+
+// ---- reading sealed blocks (log-index/sealed-reads.ts) ------------------------------
+
+const BLOCK_COLUMNS = `project_id AS "projectId", last_id AS "lastId", first_id AS "firstId", entries, min_ts AS "minTs", max_ts AS "maxTs",
+  levels, frames, dictionary_id AS "dictionaryId"`;
+
+/**
+ * The last_id of the project's block holding ids below $2 that reaches
+ * farthest: the first block ending at or above $2 when it starts below
+ * it, else $2 − 1 (blocks of a project are disjoint). $1: project.
+ */
+const NEWEST_TOP = `COALESCE((SELECT s.last_id FROM (SELECT last_id, first_id FROM log_sealed
+    WHERE project_id = $1 AND last_id >= $2 ORDER BY last_id LIMIT 1) AS s WHERE s.first_id < $2), $2 - 1)`;
+
+/** Newest first: blocks with an entry below $2, continuing below $3. Params: project, position, after, level mask, from, to, limit. */
+const BLOCKS_NEWEST = `SELECT ${BLOCK_COLUMNS} FROM log_sealed
+  WHERE project_id = $1 AND last_id < $3 AND last_id <= ${NEWEST_TOP}
+    AND (levels & $4) <> 0 AND max_ts >= $5 AND min_ts <= $6
+  ORDER BY last_id DESC LIMIT $7`;
+
+/** Oldest first: blocks with an entry above $2, continuing above $3. Params as BLOCKS_NEWEST. */
+const BLOCKS_OLDEST = `SELECT ${BLOCK_COLUMNS} FROM log_sealed
+  WHERE project_id = $1 AND last_id > $2 AND last_id > $3 AND (levels & $4) <> 0 AND max_ts >= $5 AND min_ts <= $6
+  ORDER BY last_id ASC LIMIT $7`;
+
+/** One shard's rows, newest first, one key range of the primary key. Params: project, position, after, shard, limit. */
+const SHARDS_NEWEST = `SELECT block_last_id AS "blockLastId", shard, bits FROM log_filter_shards
+  WHERE project_id = $1 AND shard = $4 AND block_last_id < $3 AND block_last_id <= ${NEWEST_TOP}
+  ORDER BY block_last_id DESC LIMIT $5`;
+
+/** One shard's rows, oldest first, of blocks ending above the position. Params as SHARDS_NEWEST. */
+const SHARDS_OLDEST = `SELECT block_last_id AS "blockLastId", shard, bits FROM log_filter_shards
+  WHERE project_id = $1 AND shard = $4 AND block_last_id > $2 AND block_last_id > $3
+  ORDER BY block_last_id ASC LIMIT $5`;
+
+/** Params: project, shards, block last ids. */
+const SHARDS_OF = `SELECT block_last_id AS "blockLastId", shard, bits FROM log_filter_shards
+  WHERE project_id = $1 AND shard = ANY($2::smallint[]) AND block_last_id = ANY($3::bigint[])`;
+
+/** Params: project, block last ids. */
+const BLOCK_ROWS = `SELECT ${BLOCK_COLUMNS} FROM log_sealed WHERE project_id = $1 AND last_id = ANY($2::bigint[])`;
+const BLOCK_BYTES = `SELECT last_id AS "lastId", block FROM log_sealed WHERE project_id = $1 AND last_id = ANY($2::bigint[])`;
+
+/** Params: project, id. */
+const DICTIONARY = `SELECT bytes FROM log_dictionaries WHERE project_id = $1 AND id = $2`;
+
+/** Tail rows scanned, newest first below $2 / oldest first above it. Params: project, position, limit, min level, from, to. */
+const tailScanSql = (direction: 'newest' | 'oldest') => `SELECT id, project_id AS "projectId", received_at AS "receivedAt",
+    CASE WHEN level >= $4 AND ts >= $5 AND ts <= $6 THEN body END AS body
+  FROM log_entries WHERE project_id = $1 AND ${direction === 'newest' ? 'id < $2 ORDER BY id DESC' : 'id > $2 ORDER BY id ASC'} LIMIT $3`;
+const TAIL_SCAN = { newest: tailScanSql('newest'), oldest: tailScanSql('oldest') } as const;
+
+/**
+ * The sealed reads over an executor (the pool). `horizon` is the position
+ * settled for the projects right now (log-entries.ts `lastLogId`, without
+ * waiting): every entry of theirs at or below it is committed.
+ */
+export function postgresSealedReads(db: SqlExecutor, horizon: (projectIds: readonly number[]) => Promise<number>): SealedReads {
+  const shardRows = (rows: ShardRow[]) => rows.map((r) => ({ blockLastId: Number(r.blockLastId), shard: Number(r.shard), bits: r.bits }));
+  return {
+    async blocks(projectId, direction, position, after, bounds, limit) {
+      const statement = direction === 'newest' ? BLOCKS_NEWEST : BLOCKS_OLDEST;
+      const edge = after ?? (direction === 'newest' ? NO_UPPER_ID : 0);
+      return db.any<SealedBlockRow>(statement, [projectId, position, edge, bounds.levelMask, bounds.from, bounds.to, limit]);
+    },
+    async shardWalk(projectId, shard, direction, position, after, limit) {
+      const statement = direction === 'newest' ? SHARDS_NEWEST : SHARDS_OLDEST;
+      const edge = after ?? (direction === 'newest' ? NO_UPPER_ID : 0);
+      return shardRows(await db.any<ShardRow>(statement, [projectId, position, edge, shard, limit]));
+    },
+    async shardsOf(projectId, shards, blockLastIds) {
+      if (shards.length === 0 || blockLastIds.length === 0) return [];
+      return shardRows(await db.any<ShardRow>(SHARDS_OF, [projectId, [...shards], [...blockLastIds]]));
+    },
+    async blockRows(projectId, lastIds) {
+      if (lastIds.length === 0) return [];
+      return db.any<SealedBlockRow>(BLOCK_ROWS, [projectId, [...lastIds]]);
+    },
+    async blockBytes(projectId, lastIds) {
+      if (lastIds.length === 0) return new Map();
+      const rows = await db.any<{ lastId: number; block: Buffer }>(BLOCK_BYTES, [projectId, [...lastIds]]);
+      return new Map(rows.map((r) => [Number(r.lastId), new Uint8Array(r.block.buffer, r.block.byteOffset, r.block.byteLength)]));
+    },
+    async dictionary(projectId, id) {
+      const row = await db.oneOrNone<{ bytes: Buffer }>(DICTIONARY, [projectId, id]);
+      return row === null ? null : new Uint8Array(row.bytes.buffer, row.bytes.byteOffset, row.bytes.byteLength);
+    },
+    horizon,
+    async tailScan(projectId, direction, filter, position, limit) {
+      const params = [projectId, position, limit, filter.minLevel ?? 0, filter.from ?? NO_EARLIEST_TS, filter.to ?? NO_LATEST_TS];
+      // The body only of rows that pass level and time: the others are scanned, not sent.
+      const rows = await db.any<Omit<LogRow, 'body'> & { body: string | null }>(TAIL_SCAN[direction], params);
+      const kept: LogRow[] = [];
+      for (const r of rows) if (r.body !== null) kept.push({ id: r.id, projectId: r.projectId, receivedAt: r.receivedAt, body: r.body });
+      return { rows: kept, edge: rows.length < limit ? null : rows[rows.length - 1]!.id };
+    },
+  };
 }

@@ -172,11 +172,16 @@ export async function lastLogIdOf(db: SqlExecutor, projectIds: readonly number[]
 }
 
 /**
- * The sealed reads of a query (sealing.ts): its blocks, and its horizon,
- * the position settled for the projects now (`lastLogId` without waiting).
+ * The sealed reads of a query (sealing.ts). No horizon of their own: on
+ * PostgreSQL `logsAfter` answers every committed entry above the cursor,
+ * and live streams keep only what lies at or below the position they
+ * settled before reading (see `lastLogId`). Tail and blocks read in two
+ * snapshots stay gapless for one project: its ids commit in order and its
+ * tail is sealed oldest run first, so an entry sealed by the second read
+ * has every older entry of its project in the first read or sealed too.
  */
 export function sealedReadsOf(db: SqlExecutor, cache: DictionaryCache): { reads: SealedReads; cache: DictionaryCache } {
-  return { reads: postgresSealedReads(db, (projectIds) => lastLogId(db, projectIds, Number.NEGATIVE_INFINITY)), cache };
+  return { reads: postgresSealedReads(db, () => Promise.resolve(Number.MAX_SAFE_INTEGER)), cache };
 }
 
 /**

@@ -322,11 +322,7 @@ const tailScanSql = (direction: 'newest' | 'oldest') => `SELECT id, project_id A
   FROM log_entries WHERE project_id = $1 AND ${direction === 'newest' ? 'id < $2 ORDER BY id DESC' : 'id > $2 ORDER BY id ASC'} LIMIT $3`;
 const TAIL_SCAN = { newest: tailScanSql('newest'), oldest: tailScanSql('oldest') } as const;
 
-/**
- * The sealed reads over an executor (the pool). `horizon` is the position
- * settled for the projects right now (log-entries.ts `lastLogId`, without
- * waiting): every entry of theirs at or below it is committed.
- */
+/** The sealed reads over an executor (the pool), with the backend's horizon (see log-entries.ts `sealedReadsOf`). */
 export function postgresSealedReads(db: SqlExecutor, horizon: (projectIds: readonly number[]) => Promise<number>): SealedReads {
   const shardRows = (rows: ShardRow[]) => rows.map((r) => ({ blockLastId: Number(r.blockLastId), shard: Number(r.shard), bits: r.bits }));
   return {

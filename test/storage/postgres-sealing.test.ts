@@ -21,6 +21,7 @@ import { FILTER_SHARDS } from '../../lib/storage/log-index/block-filter.js';
 import { encodeRequest } from '../../lib/storage/log-index/encoded-entries.js';
 import { runPurgePass, type PurgeSettings } from '../../lib/ops/purge.js';
 import type { Storage } from '../../lib/storage/storage.js';
+import type { LogSelection } from '../../lib/storage/types-logs.js';
 import { entriesFromValues } from '../support/prepared-entries.js';
 import { PG, createThrowawayDatabase, endPostgresAdmin, postgresSkipReason, type ThrowawayDatabase } from '../support/postgres.js';
 
@@ -39,7 +40,7 @@ after(async () => {
 });
 
 function options(database: string): PostgresStorageOptions {
-  return { host: PG.host, port: PG.port, database, user: PG.user, password: PG.password, poolSize: 4, sslMode: 'disable', logger: silentLogger };
+  return { host: PG.host, port: PG.port, database, user: PG.user, password: PG.password, poolSize: 4, sslMode: 'disable', logger: silentLogger, sealing: false };
 }
 
 async function newDatabase(): Promise<ThrowawayDatabase> {
@@ -290,12 +291,26 @@ describe('postgres sealed storage', { skip: unavailable ?? false }, () => {
     const pool = poolOf(storage);
     const tail = await pool.one<{ entries: number; oldest: number }>('SELECT entries, oldest_received_at AS oldest FROM log_tails WHERE project_id = $1', [project.id]);
     assert.deepEqual([Number(tail.entries), Number(tail.oldest)], [bodies.length, now], 'the stored entries are the tail');
-    const all = { projectIds: [project.id], minLevel: null, from: null, to: null, words: [], prefixes: [], exact: [] };
+    const all: LogSelection = { projectIds: [project.id], minLevel: null, from: null, to: null, words: [], prefixes: [], exact: [] };
     const found = await storage.queryLogs(all, { limit: 2000 });
     assert.deepEqual(found.map((r) => r.body).reverse(), bodies, 'found through the previous format before any sealing');
     assert.equal(await sealDue(pool, { now: () => now + SEAL_MAX_TAIL_AGE_MS + bodies.length }), bodies.length);
     const stored = await everything(pool, project.id);
     assert.deepEqual(stored.map((s) => s.body), bodies);
     assert.ok(stored.every((s) => s.place === 'block'));
+
+    // Read back from the blocks as the tail was: every entry, a word, an exact value, a prefix, catch-up after an id.
+    const sealed = await storage.queryLogs(all, { limit: 2000 });
+    assert.deepEqual(sealed.map((r) => r.body).reverse(), bodies, 'found through the blocks after sealing');
+    const ids = sealed.map((r) => r.id).reverse();
+    const expect = (test: (body: string) => boolean) => ids.filter((_, i) => test(bodies[i]!)).reverse();
+    const matching = async (filter: Partial<LogSelection>) => (await storage.queryLogs({ ...all, ...filter }, { limit: 2000 })).map((r) => r.id);
+    assert.deepEqual(await matching({ words: ['1234'] }), expect((b) => /\b1234\b/.test(b)));
+    assert.deepEqual(await matching({ exact: [{ path: ['request_id'], value: 'r-77' }] }), expect((b) => b.includes('"request_id":"r-77"')));
+    assert.deepEqual(await matching({ exact: [{ path: ['context', 'user', 'id'], value: '57' }] }), expect((b) => b.includes('"user":{"id":57}')));
+    assert.deepEqual(await matching({ prefixes: ['ünï'] }), expect((b) => b.includes('ünïcode')));
+    assert.deepEqual(await matching({ words: ['no-such-word-anywhere'] }), []);
+    const later = await storage.logsAfter(all, ids[700]!, 50);
+    assert.deepEqual(later.map((r) => r.id), ids.slice(701, 751), 'catch-up after an id, oldest first');
   });
 });

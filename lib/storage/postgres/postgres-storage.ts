@@ -39,6 +39,7 @@ class PostgresStorage extends PostgresReads implements Storage {
   constructor(
     private readonly pool: pgPromise.IDatabase<unknown>,
     logger: ServiceLogger,
+    sealing: boolean,
     private readonly ingesting = new OpenIngestion(),
     dictionaries = new DictionaryCache(),
   ) {
@@ -46,7 +47,7 @@ class PostgresStorage extends PostgresReads implements Storage {
     // Another process's notification follows its commit: a settle polling for its transaction looks again at once.
     this.signals = createPostgresSignals(pool, logger, () => ingesting.nudge());
     this.sealer = new Sealer(postgresSealBackend(pool), this.sealWorker, { logger });
-    this.sealer.start();
+    if (sealing) this.sealer.start();
   }
 
   /** Seals tails into blocks in the background (docs/storage-format.md), its CPU on its own thread. */
@@ -124,5 +125,5 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     if (err instanceof SchemaTooNewError || err instanceof StorageUnavailableError) throw err;
     throw new StorageUnavailableError(`cannot migrate PostgreSQL database ${target}: ${describeConnectionError(err)}`, { cause: err });
   }
-  return new PostgresStorage(db, options.logger);
+  return new PostgresStorage(db, options.logger, options.sealing ?? true);
 }

@@ -226,6 +226,13 @@ export interface WriteOps extends ReadOps {
 export interface Storage extends ReadOps {
   readonly backend: 'file' | 'server';
   /**
+   * Seals every entry waiting in the tail now, part-filled runs included,
+   * and resolves once none is left (docs/storage-format.md). For tests and
+   * tools: a backend that seals does so on its own in the background.
+   * Absent on a backend that does not seal.
+   */
+  sealNow?(): Promise<void>;
+  /**
    * Messages between processes sharing this database (live streams):
    * PostgreSQL LISTEN/NOTIFY. Absent on the file backend (one process per file).
    */

@@ -3,8 +3,10 @@
  * binary as a real process:
  * - SIGKILL in the middle of concurrent ingestion, then a restart: every
  *   entry answered 202 is there, each request's entries are all there or
- *   none, the counters equal the rows, and the SQLite file and its FTS5
+ *   none, the counters equal the rows, and the SQLite file and its sealed
  *   index pass their integrity checks;
+ * - SIGKILL right after a burst, while the file backend seals: nothing
+ *   lost, each entry in the tail or in one block, before and after a restart;
  * - SIGTERM in the middle of ingestion: the requests in flight are answered
  *   (202, not a reset connection), their entries are committed, exit 0.
  */
@@ -59,6 +61,44 @@ describeEachBackend('durability', (backend: BackendName) => {
     assert.equal((await second.bin.exited(20_000)).code, 0);
     const check = await verifyStoredEntries(database.config, target.projectId, acked, batchSize);
     assert.ok(check.stored >= acked.size);
+  });
+
+  // The file backend seals each project's tail in the background after every
+  // commit that takes it past a full run (1,024 entries): killed right after
+  // a burst, the process is sealing. A restart resumes sealing what is left.
+  it('SIGKILL while sealing loses nothing, and leaves each entry in the tail or in one block', async () => {
+    const database = await newTestDatabase(backend);
+    databases.push(database);
+    const first = await startLogkeep(database.config);
+    const batchSize = 500;
+    let load: IngestLoad | null = null;
+    let target: Awaited<ReturnType<typeof prepareProject>>;
+    try {
+      target = await prepareProject(first.url);
+      load = new IngestLoad(first.url, target, { clients: 4, batchSize, stopOnNetworkError: true }).start();
+      await load.waitForAcked(12_000, 120_000);
+      first.bin.child.kill('SIGKILL');
+      await load.stop();
+    } catch (err) {
+      first.bin.kill();
+      throw err;
+    }
+    assert.equal((await first.bin.exited(10_000)).signal, 'SIGKILL');
+    const acked = new Set(load.acked);
+    const check = await verifyStoredEntries(database.config, target.projectId, acked, batchSize);
+    assert.ok(check.stored >= acked.size);
+    // Restarted, the service seals what was left; stopped, the same entries are there, each once.
+    const second = await startLogkeep(database.config);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      second.bin.child.kill('SIGTERM');
+    } catch (err) {
+      second.bin.kill();
+      throw err;
+    }
+    assert.equal((await second.bin.exited(20_000)).code, 0);
+    const again = await verifyStoredEntries(database.config, target.projectId, acked, batchSize);
+    assert.equal(again.stored, check.stored);
   });
 
   it('SIGTERM during ingestion answers the requests in flight, commits them, and exits 0', async () => {

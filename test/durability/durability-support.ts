@@ -191,8 +191,9 @@ export interface StoredCheck {
  * (its body is exactly what was sent) and its request's entries are all
  * there; the project's counters equal the rows; the search index finds
  * every stored entry (by a word all of them hold, and a few by an
- * exact-match filter on their marker); on SQLite, integrity_check and the
- * FTS5 integrity-check pass and the index blocks cover exactly the rows.
+ * exact-match filter on their marker); on SQLite, integrity_check passes,
+ * each entry is in the tail or in one sealed block, and the tail counts
+ * and filter shards match.
  */
 export async function verifyStoredEntries(database: DatabaseConfig, projectId: number, acked: ReadonlySet<string>, batchSize: number): Promise<StoredCheck> {
   const storage = await openStorage(database, { logger: silentLogger });
@@ -255,26 +256,17 @@ async function checkSqliteIntegrity(path: string, entryIds: readonly number[]): 
     await db.exec('PRAGMA busy_timeout = 5000');
     const rows = await db.all<{ integrity_check: string }[]>('PRAGMA integrity_check');
     assert.deepEqual(rows.map((r) => r.integrity_check), ['ok']);
-    // Raises SQLITE_CORRUPT_VTAB if the FTS5 index is inconsistent.
-    await db.run(`INSERT INTO log_block_terms (log_block_terms, rank) VALUES ('integrity-check', 0)`);
-    const all = (await db.all<{ id: number }[]>('SELECT id FROM log_entries ORDER BY id')).map((r) => r.id);
-    assert.deepEqual(all, [...entryIds].sort((a, b) => a - b), 'only this project has entries');
-    // The blocks tile the stored entries: each entry in exactly one, none without an entry.
-    const blocks = await db.all<{ first_id: number; last_id: number }[]>('SELECT first_id, last_id FROM log_blocks ORDER BY last_id');
-    let at = 0;
-    for (const block of blocks) {
-      assert.ok(block.first_id <= block.last_id, `block ${block.first_id}–${block.last_id}`);
-      const from = at;
-      while (at < all.length && all[at]! <= block.last_id) {
-        assert.ok(all[at]! >= block.first_id, `entry ${all[at]} lies between blocks`);
-        at += 1;
-      }
-      assert.ok(at > from, `block ${block.first_id}–${block.last_id} holds a stored entry`);
-    }
-    assert.equal(at, all.length, 'every stored entry lies in a block');
-    // Each block has its index row, and every stored entry's word is in it.
-    const indexed = (await db.all<{ id: number }[]>(`SELECT rowid AS id FROM log_block_terms WHERE log_block_terms MATCH 'durability' ORDER BY rowid`)).map((r) => r.id);
-    assert.deepEqual(indexed, blocks.map((b) => b.last_id), 'the search index holds exactly the stored blocks');
+    // Every stored entry is in exactly one place: a tail row or a sealed block (never both).
+    const tail = (await db.all<{ id: number }[]>('SELECT id FROM log_entries ORDER BY id')).map((r) => r.id);
+    const blocks = await db.all<{ first_id: number; last_id: number; entries: number }[]>('SELECT first_id, last_id, entries FROM log_sealed ORDER BY last_id');
+    const sealedCount = blocks.reduce((n, b) => n + b.entries, 0);
+    assert.equal(tail.length + sealedCount, entryIds.length, 'tail rows and sealed entries add up to the stored entries');
+    for (const b of blocks) assert.ok(!tail.some((id) => id >= b.first_id && id <= b.last_id), `no tail row lies inside block ${b.first_id}–${b.last_id}`);
+    // The tail counts equal the tail rows; each block has its 64 filter shards.
+    const counted = await db.get<{ n: number }>('SELECT COALESCE(SUM(entries), 0) AS n FROM log_tails');
+    assert.equal(counted?.n, tail.length, 'log_tails counts the tail rows');
+    const shards = await db.get<{ n: number }>('SELECT count(*) AS n FROM log_filter_shards');
+    assert.equal(shards?.n, blocks.length * 64, 'every block has its filter shards');
   } finally {
     await db.close();
   }

@@ -36,9 +36,9 @@ function newPath(): string {
   return join(dir, 'logkeep.db');
 }
 
-async function openFresh(readPoolSize = 2): Promise<{ path: string; storage: Storage }> {
+async function openFresh(readPoolSize = 2, sealing = true): Promise<{ path: string; storage: Storage }> {
   const path = newPath();
-  const storage = await openSqliteStorage({ path, readPoolSize, logger: silentLogger });
+  const storage = await openSqliteStorage({ path, readPoolSize, logger: silentLogger, sealing });
   opened.push(storage);
   return { path, storage };
 }
@@ -85,7 +85,7 @@ describe('sqlite connections', () => {
 });
 
 describe('sqlite schema v1', () => {
-  it('creates log_entries, log_blocks and the contentless FTS5 log_block_terms table', async () => {
+  it('creates log_entries, the sealed tables, and no FTS5 block index', async () => {
     const path = newPath();
     const writer = await openWriter(path);
     opened.push(writer);
@@ -105,28 +105,12 @@ describe('sqlite schema v1', () => {
       ids.push(entry.id);
     }
     const [firstId, , lastId] = ids as [number, number, number];
-    // A block is keyed by its last entry's id.
-    await writer.run('INSERT INTO log_blocks (last_id, project_id, first_id) VALUES (?, 1, ?)', [lastId, firstId]);
-    assert.deepEqual(await writer.all('SELECT last_id, project_id, first_id FROM log_blocks'), [{ last_id: lastId, project_id: 1, first_id: firstId }]);
-    await assert.rejects(writer.run('INSERT INTO log_blocks (last_id, project_id, first_id) VALUES (?, 1, ?)', [lastId, lastId]), /UNIQUE|PRIMARY KEY/);
-    // Its terms share that rowid; '§' stays inside a token under the ascii tokenizer.
-    const terms = 'hello world2 §p1 §l2 §0123456789ab';
-    await writer.run('INSERT INTO log_block_terms (rowid, terms) VALUES (?, ?)', [lastId, terms]);
-    for (const match of ['world2', '"§p1"', '"§l2" AND hello', '"§0123456789ab"', 'wor*', '"§p"*']) {
-      const hit = await writer.all<{ rowid: number }[]>('SELECT rowid FROM log_block_terms WHERE log_block_terms MATCH ?', [match]);
-      assert.deepEqual(hit.map((r) => r.rowid), [lastId], match);
-    }
-    for (const match of ['world', '"§p"', '"§l3"', '"§0123456789a"', '"p1"', 'hello AND "§l3"']) {
-      assert.deepEqual(await writer.all('SELECT rowid FROM log_block_terms WHERE log_block_terms MATCH ?', [match]), [], match);
-    }
-    // Contentless: the text is not kept.
-    assert.deepEqual(await writer.all('SELECT terms FROM log_block_terms'), [{ terms: null }]);
-    // Segments merge 8 at a time (FTS5's default is 4; see the schema).
-    assert.deepEqual(await writer.all(`SELECT v FROM log_block_terms_config WHERE k = 'automerge'`), [{ v: 8 }]);
-    // contentless_delete: a row can be removed by rowid.
-    await writer.run('DELETE FROM log_block_terms WHERE rowid = ?', [lastId]);
-    assert.deepEqual(await writer.all('SELECT rowid FROM log_block_terms WHERE log_block_terms MATCH ?', ['world2']), []);
-    await writer.run(`INSERT INTO log_block_terms (log_block_terms, rank) VALUES ('integrity-check', 0)`);
+    void firstId;
+    void lastId;
+    // Sealed storage (version 4): the FTS5 block index is gone, the sealed tables are there.
+    const names = (await writer.all<{ name: string }[]>(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)).map((r) => r.name);
+    for (const gone of ['log_blocks', 'log_block_terms']) assert.ok(!names.includes(gone), gone);
+    for (const table of ['log_tails', 'log_sealed', 'log_filter_shards', 'log_dictionaries']) assert.ok(names.includes(table), table);
     await writer.exec('COMMIT');
     await assert.rejects(
       writer.run('INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body) VALUES (1, 1, 1, 5, 2, ?)', ['{}']),
@@ -151,6 +135,56 @@ describe('sqlite schema v1', () => {
     opened.push(storage);
     assert.equal(await storage.schemaVersion(), SCHEMA_VERSION);
     await assertV2Histograms(storage, [1, 2], entries);
+  });
+
+  it('upgrades a version-3 database in place: every entry is found before its conversion, during it, and after', async () => {
+    const path = newPath();
+    const writer = await openWriter(path);
+    assert.equal(await migrate(writer, { target: 3 }), 3);
+    const bodies = Array.from({ length: 2600 }, (_, i) =>
+      JSON.stringify({ level: ['debug', 'info', 'warning', 'error'][i % 4], event: `upgrade e${i} w${i % 13}`, timestamp: new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString(), request_id: `r-${i}` }),
+    );
+    await writer.exec('BEGIN');
+    await writer.run('INSERT INTO org_groups (name, name_lower, created_at) VALUES (?, ?, ?)', ['g', 'g', 1]);
+    await writer.run(`INSERT INTO projects (group_id, name, name_lower, retention_days, created_at) VALUES (1, 'p', 'p', 30, 1)`);
+    await writer.run(
+      `INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body) SELECT 1, 1000 + key, ?2 + key * 1000, key % 4, length(CAST(value AS BLOB)), value FROM json_each(?1)`,
+      [JSON.stringify(bodies), Date.UTC(2025, 0, 1)],
+    );
+    const total = bodies.reduce((n, b) => n + Buffer.byteLength(b), 0);
+    await writer.run('UPDATE projects SET entry_count = ?, total_bytes = ? WHERE id = 1', [bodies.length, total]);
+    await writer.exec('COMMIT');
+    await writer.close();
+    const storage = await openSqliteStorage({ path, readPoolSize: 1, logger: silentLogger, sealing: false });
+    opened.push(storage);
+    assert.equal(await storage.schemaVersion(), SCHEMA_VERSION);
+    const base: LogSelection = { projectIds: [1], minLevel: 0, from: null, to: null, words: [], prefixes: [], exact: [] };
+    const everything = async () => {
+      const out: string[] = [];
+      let beforeId: number | undefined;
+      for (;;) {
+        const rows = await storage.queryLogs(base, { limit: 700, ...(beforeId === undefined ? {} : { beforeId }) });
+        out.push(...rows.map((r) => r.body));
+        if (rows.length < 700) return out.reverse();
+        beforeId = rows[rows.length - 1]!.id;
+      }
+    };
+    const probes = async () => ({
+      word: (await storage.queryLogs({ ...base, words: ['w7'] }, { limit: 300 })).map((r) => r.id),
+      exact: (await storage.queryLogs({ ...base, exact: [{ path: ['request_id'], value: 'r-1234' }] }, { limit: 5 })).map((r) => r.body),
+      after: (await storage.logsAfter(base, 1000, 100)).map((r) => r.id),
+    });
+    // Before the conversion: every entry is in the tail, counted in log_tails.
+    assert.deepEqual(await everything(), bodies);
+    const expected = await probes();
+    assert.equal(expected.word.length, 200);
+    assert.deepEqual(expected.exact, [bodies[1234]]);
+    // The conversion: part of it, then all of it.
+    await storage.sealNow!();
+    assert.deepEqual(await everything(), bodies);
+    assert.deepEqual(await probes(), expected);
+    const project = await storage.getProject(1);
+    assert.deepEqual([project!.entryCount, project!.totalBytes], [bodies.length, total]);
   });
 
   it('runs only the steps above the stored version, in one transaction', async () => {
@@ -291,48 +325,89 @@ describe('sqlite reads across several projects', () => {
   });
 });
 
-describe('sqlite prefix searches', () => {
-  // FTS5 gathers every posting of a prefix's terms on each lookup, so a walk
-  // looks the index up once for many blocks and takes its steps from those.
-  it('take their steps from one lookup, and look up again past its end', async () => {
-    const { path, storage } = await openFresh(0);
+describe('sqlite sealed storage', () => {
+  it('retention drops a wholly expired block and rewrites the one at the cutoff, keeping usage exact', async () => {
+    const { storage } = await openFresh(1, false);
     const group = await storage.write((tx) => tx.insertGroup('g', 0));
     const project = await storage.write((tx) => tx.insertProject({ groupId: group.id, name: 'p', retentionDays: 1, maxEntries: null, maxBytes: null, createdAt: 0 }));
-    // One transaction per entry: one block each.
-    const blocks = 150;
-    for (let i = 0; i < blocks; i++) {
-      const one = entriesFromValues([{ level: 'info', event: `tick${i} other${i % 7}`, timestamp: '2025-01-01T00:00:00Z' }]).entries;
-      await storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, 0, one)]));
+    const batch = (n: number, word: string) => entriesFromValues(Array.from({ length: n }, (_, i) => ({ level: 'info', event: `${word} n${i}`, timestamp: '2025-01-01T00:00:00Z' }))).entries;
+    // 1,024 received at 1000 (one full block), then 100 at 1000 and 100 at 5000 (one block, partly expired at 2000).
+    await storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, 1000, batch(1024, 'old'))]));
+    await storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, 1000, batch(100, 'old'))]));
+    await storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, 5000, batch(100, 'new'))]));
+    await storage.sealNow!();
+    const before = await storage.getProject(project.id);
+    assert.equal(before!.entryCount, 1224);
+    let purged = 0;
+    for (;;) {
+      const chunk = await storage.write((tx) => tx.purgeLogEntries(project.id, 2000, 500));
+      if (chunk.entries === 0) break;
+      purged += chunk.entries;
     }
-    const reader = await openReader(path);
-    opened.push({ close: () => closeConnection(reader) });
-    const lookups = { count: 0 };
-    const plain = connectionExecutor(reader);
-    const counted: SqlExecutor = {
-      ...plain,
-      all: (sql, params) => {
-        if (sql === LogSql.BLOCKS_NEWEST_FIRST || sql === LogSql.BLOCKS_OLDEST_FIRST) lookups.count += 1;
-        return plain.all(sql, params);
-      },
-    };
-    const all = (await storage.logsAfter({ projectIds: [project.id], minLevel: 0, from: null, to: null, words: [], prefixes: [], exact: [] }, 0, 1000)).map((r) => r.id);
-    assert.equal(all.length, blocks);
-    const selection: LogSelection = { projectIds: [project.id], minLevel: 0, from: null, to: null, words: [], prefixes: ['tic'], exact: [] };
-    // Newest first: every entry matches, so the walk takes every block, in
-    // steps of 8, 64, 64, 14: the first two from the first lookup (128
-    // blocks), the others from a second, which finds the last 78.
-    const page = await sqliteQueryLogs(counted, selection, { limit: 1000 });
-    assert.deepEqual(page.map((r) => r.id), [...all].reverse());
-    assert.equal(lookups.count, 2);
-    lookups.count = 0;
-    const after = await sqliteLogsAfter(counted, selection, all[9]!, 1000);
-    assert.deepEqual(after.map((r) => r.id), all.slice(10));
-    assert.equal(lookups.count, 2);
-    // With a word too: its 21 blocks, two steps (8, then the rest) from one lookup.
-    lookups.count = 0;
-    const some = await sqliteQueryLogs(counted, { ...selection, words: ['other3'] }, { limit: 10 });
-    const expected = [...all].reverse().filter((_, i) => (blocks - 1 - i) % 7 === 3);
-    assert.deepEqual(some.map((r) => r.id), expected.slice(0, 10));
-    assert.equal(lookups.count, 1);
+    assert.equal(purged, 1124);
+    const after = await storage.getProject(project.id);
+    assert.equal(after!.entryCount, 100);
+    const all = await storage.queryLogs({ projectIds: [project.id], minLevel: 0, from: null, to: null, words: [], prefixes: [], exact: [] }, { limit: 200 });
+    assert.equal(all.length, 100);
+    assert.ok(all.every((r) => r.receivedAt === 5000 && r.body.includes('new')));
+    const words = await storage.queryLogs({ projectIds: [project.id], minLevel: 0, from: null, to: null, words: ['old'], prefixes: [], exact: [] }, { limit: 200 });
+    assert.equal(words.length, 0);
+    assert.equal(after!.totalBytes, all.reduce((n, r) => n + Buffer.byteLength(r.body), 0));
+  });
+
+  it('answers the same before sealing, after, and with entries on both sides', async () => {
+    const { storage } = await openFresh(1, false);
+    const group = await storage.write((tx) => tx.insertGroup('g', 0));
+    const project = await storage.write((tx) => tx.insertProject({ groupId: group.id, name: 'p', retentionDays: 1, maxEntries: null, maxBytes: null, createdAt: 0 }));
+    const batch = (from: number, n: number) =>
+      entriesFromValues(
+        Array.from({ length: n }, (_, k) => {
+          const i = from + k;
+          return { level: (['debug', 'info', 'warning', 'error'] as const)[i % 4], event: `tick${i} other${i % 7}`, timestamp: new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString(), context: { user: { id: i % 100 } } };
+        }),
+      ).entries;
+    await storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, 0, batch(0, 1500))]));
+    const base: LogSelection = { projectIds: [project.id], minLevel: 0, from: null, to: null, words: [], prefixes: [], exact: [] };
+    const selections: LogSelection[] = [
+      base,
+      { ...base, words: ['other3'] },
+      { ...base, prefixes: ['tic'] },
+      { ...base, minLevel: 2 },
+      { ...base, exact: [{ path: ['context', 'user', 'id'], value: '57' }] },
+      { ...base, words: ['tick1234'] },
+      { ...base, from: Date.UTC(2025, 0, 1) + 100_000, to: Date.UTC(2025, 0, 1) + 1_300_000, words: ['other5'] },
+    ];
+    const answers = async () =>
+      Promise.all(
+        selections.map(async (sel) => ({
+          page: (await storage.queryLogs(sel, { limit: 60 })).map((r) => r.id),
+          deep: (await storage.queryLogs(sel, { limit: 40, beforeId: 900 })).map((r) => r.id),
+          after: (await storage.logsAfter(sel, 700, 50)).map((r) => r.id),
+          bodies: (await storage.queryLogs(sel, { limit: 5 })).map((r) => r.body),
+        })),
+      );
+    const unsealed = await answers();
+    assert.ok(storage.sealNow);
+    await storage.sealNow();
+    const sealedRows = await storage.write((tx) => tx.lastLogIdOf([project.id]));
+    assert.equal(sealedRows, 1500);
+    assert.deepEqual(await answers(), unsealed);
+    // Entries on both sides: a new tail above sealed blocks.
+    await storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, 0, batch(1500, 300))]));
+    const mixed = await answers();
+    assert.equal((await storage.queryLogs(base, { limit: 200 }))[0]!.id, 1800);
+    await storage.sealNow();
+    assert.deepEqual(await answers(), mixed);
+    const grid = { origin: Date.UTC(2025, 0, 1), stepMs: 90_000, count: 30 };
+    const range = { ...base, from: Date.UTC(2025, 0, 1) + 1500, to: Date.UTC(2025, 0, 1) + 2_000_500 };
+    const counts = await storage.logHistogram(range, grid);
+    const filtered = await storage.logHistogram({ ...range, words: ['other3'] }, grid);
+    let total = 0;
+    for (const row of counts!) for (const n of row) total += n;
+    assert.equal(total, 1798);
+    let other3 = 0;
+    for (const row of filtered!) for (const n of row) other3 += n;
+    assert.equal(other3, Array.from({ length: 1800 }, (_, i) => i).filter((i) => i >= 2 && i <= 2000 && i % 7 === 3).length);
   });
 });
+

@@ -115,7 +115,18 @@ export interface HistogramReads {
    * and its blocks are counted through these: entry ranges from the
    * blocks' headers, text conditions from their candidates.
    */
-  readonly sealed?: { reads: SealedReads; cache: DictionaryCache };
+  readonly sealed?: {
+    reads: SealedReads;
+    cache: DictionaryCache;
+    /**
+     * `countBuckets` over the tail, and in the same snapshot each
+     * project's smallest tail id (absent: an empty tail). Sealing moves a
+     * project's oldest tail run, so its blocks then hold only ids below
+     * that floor, and entries sealed after this read only ids at or above
+     * it: counting blocks below the floor counts no entry twice.
+     */
+    countTail(projectIds: readonly number[], minLevel: number, sources: BucketSources): Promise<{ counts: BucketCount[]; tailFloors: ReadonlyMap<number, number> }>;
+  };
 }
 
 /**
@@ -189,19 +200,23 @@ export async function planHistogram(reads: HistogramReads, selection: LogSelecti
   const test = entryMatcher(selection);
   if (test === null) {
     const sources = splitBuckets(grid, selection.from, selection.to);
-    for (const { bucket, level, n } of await reads.countBuckets(selection.projectIds, selection.minLevel ?? 0, sources)) counts[bucket]![level]! += n;
     const sealed = reads.sealed;
-    if (sealed !== undefined) {
-      const ranges = [...sources.entries].sort((a, b) => a.first - b.first);
-      for (const projectId of selection.projectIds) {
-        await countSealedRanges(sealed.reads, projectId, selection.minLevel ?? 0, ranges, (r, level) => {
-          counts[ranges[r]!.bucket]![level]! += 1;
-        });
-      }
+    if (sealed === undefined) {
+      for (const { bucket, level, n } of await reads.countBuckets(selection.projectIds, selection.minLevel ?? 0, sources)) counts[bucket]![level]! += n;
+      return counts;
+    }
+    const tail = await sealed.countTail(selection.projectIds, selection.minLevel ?? 0, sources);
+    for (const { bucket, level, n } of tail.counts) counts[bucket]![level]! += n;
+    const ranges = [...sources.entries].sort((a, b) => a.first - b.first);
+    for (const projectId of selection.projectIds) {
+      const floor = tail.tailFloors.get(projectId) ?? Number.MAX_SAFE_INTEGER;
+      await countSealedRanges(sealed.reads, projectId, selection.minLevel ?? 0, ranges, floor, (r, level) => {
+        counts[ranges[r]!.bucket]![level]! += 1;
+      });
     }
     return counts;
   }
-  const tally: Tally = { grid, counts, test, checked: 0 };
+  const tally: Tally = { grid, counts, test, checked: 0, seen: reads.sealed === undefined ? null : new Set() };
   for (const projectId of selection.projectIds) {
     const window = await reads.idWindow(projectId, selection.from, selection.to);
     if (window === null) continue;
@@ -215,7 +230,7 @@ export async function planHistogram(reads: HistogramReads, selection: LogSelecti
       const done = await visitSealedMatches(sealed.reads, sealed.cache, projectId, selection, (entries) => {
         tally.checked += entries.length;
         if (tally.checked > HISTOGRAM_MAX_CHECKED) return false;
-        for (const e of entries) counts[bucketOf(grid, e.ts)]![e.level]! += 1;
+        for (const e of entries) if (!tally.seen!.has(e.id)) counts[bucketOf(grid, e.ts)]![e.level]! += 1;
         return true;
       });
       if (!done) return null;
@@ -229,13 +244,21 @@ interface Tally {
   counts: HistogramCounts;
   test: EntryTest;
   checked: number;
+  /** With sealed blocks: the ids counted from the tail (an entry sealed since is then not counted again from its block). */
+  seen: Set<number> | null;
 }
 
 /** Counts the rows passing the test; false once too many were read. */
 function count(tally: Tally, rows: readonly HistogramCandidate[]): boolean {
   tally.checked += rows.length;
   if (tally.checked > HISTOGRAM_MAX_CHECKED) return false;
-  for (const row of rows) if (tally.test(row.body)) tally.counts[bucketOf(tally.grid, row.ts)]![row.level]! += 1;
+  for (const row of rows) {
+    if (tally.seen !== null) {
+      if (tally.seen.has(row.id)) continue;
+      tally.seen.add(row.id);
+    }
+    if (tally.test(row.body)) tally.counts[bucketOf(tally.grid, row.ts)]![row.level]! += 1;
+  }
   return true;
 }
 

@@ -32,6 +32,7 @@ export async function countSealedRanges(
   projectId: number,
   minLevel: number,
   ranges: readonly { first: number; last: number }[],
+  belowId: number,
   add: (range: number, level: number) => void,
 ): Promise<void> {
   if (ranges.length === 0) return;
@@ -62,7 +63,7 @@ export async function countSealedRanges(
     for (const block of bytes.values()) {
       const header = readSealedHeader(block);
       for (let e = 0; e < header.ts.length; e++) {
-        if (header.levels[e]! < minLevel) continue;
+        if (header.levels[e]! < minLevel || header.ids[e]! >= belowId) continue;
         const r = rangeOf(header.ts[e]!);
         if (r >= 0) add(r, header.levels[e]!);
       }

@@ -22,6 +22,7 @@ import { allFrames, framesMaybeHolding, type TermProbe } from './block-filter.js
 import { filterProbes, levelMask, sealedCandidates } from './seal-run.js';
 import type { SealDictionary, SealedEntry } from './sealed-block.js';
 import { PREFIX_TERM_MARK } from './sealed-terms.js';
+import { readSealedHeader } from './sealed-block.js';
 import { EXACT_TERM_MARK } from '../../search/search-terms.js';
 
 /** Which way a walk goes: newest first below a position, or oldest first above it. */
@@ -199,9 +200,15 @@ async function readBlocks(
       const block = bytes.get(row.lastId);
       if (block === undefined) continue;
       const dictionary = await cache.get(projectId, row.dictionaryId, (p, id) => reads.dictionary(p, id));
-      const found = sealedCandidates(block, dictionary, mask, filter, bounds);
-      if (direction === 'oldest') found.reverse();
-      for (const e of found) out.push(toRow(projectId, e));
+      // Frame by frame in walk order, so a page inflates only the frames it needs.
+      const frames = readSealedHeader(block).frames.length;
+      for (let k = 0; k < frames && out.length < limit; k++) {
+        const f = direction === 'newest' ? frames - 1 - k : k;
+        if ((mask & (1 << f)) === 0) continue;
+        const found = sealedCandidates(block, dictionary, 1 << f, filter, bounds);
+        if (direction === 'oldest') found.reverse();
+        for (const e of found) out.push(toRow(projectId, e));
+      }
       // Between blocks, other work gets its turn.
       await new Promise<void>((resolve) => setImmediate(resolve));
     }

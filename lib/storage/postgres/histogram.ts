@@ -8,7 +8,7 @@
 import type { LogFilter } from '../../search/log-filter.js';
 import type { HistogramCounts, HistogramGrid, LogSelection } from '../types-logs.js';
 import { asciiWordNeedles, mayFoldFromNonAscii } from '../../search/entry-match.js';
-import { exactFilterNeedle, planHistogram, type HistogramReads } from '../log-index/histogram-plan.js';
+import { exactFilterNeedle, planHistogram, type BucketCount, type BucketSources, type HistogramReads } from '../log-index/histogram-plan.js';
 import type { SqlExecutor } from './connection.js';
 import { sealedReadsOf } from './log-entries.js';
 import type { DictionaryCache } from '../log-index/sealed-reads.js';
@@ -42,6 +42,16 @@ const COUNT_BUCKETS = `SELECT r.bucket, c.l0, c.l1, c.l2, c.l3, c.l4
       COALESCE(sum(n) FILTER (WHERE level = 4), 0)::integer AS l4
     FROM log_rollup
     WHERE project_id = ANY($(projects)::bigint[]) AND span = r.span AND start >= r.first_start AND start <= r.last_start AND level >= $(minLevel)) AS c`;
+
+/**
+ * COUNT_BUCKETS over the tail, and in the same statement (one snapshot)
+ * each project's smallest tail id, as a row of bucket −1 − project whose
+ * l0 is the id (null: an empty tail). Params as COUNT_BUCKETS.
+ */
+const COUNT_TAIL_BUCKETS = `${COUNT_BUCKETS}
+  UNION ALL
+  SELECT -1 - p.id, (SELECT MIN(id) FROM log_entries WHERE project_id = p.id), NULL, NULL, NULL, NULL
+  FROM unnest($(projects)::bigint[]) AS p(id)`;
 
 /**
  * The text tests of a candidate page: each needle in the text; each ASCII
@@ -87,18 +97,43 @@ function spanCandidatesSql(textSql: string): string {
     OFFSET 0) AS e`;
 }
 
+/** COUNT_BUCKETS' range parameters. */
+function bucketParams(sources: BucketSources) {
+  return {
+    entryBuckets: sources.entries.map((r) => r.bucket),
+    entryFirsts: sources.entries.map((r) => r.first),
+    entryLasts: sources.entries.map((r) => r.last),
+    rollupBuckets: sources.rollup.map((r) => r.bucket),
+    rollupSpans: sources.rollup.map((r) => r.span),
+    rollupFirsts: sources.rollup.map((r) => r.first),
+    rollupLasts: sources.rollup.map((r) => r.last),
+  };
+}
+
 function histogramReads(db: SqlExecutor, cache: DictionaryCache): HistogramReads {
   return {
-    sealed: sealedReadsOf(db, cache),
+    sealed: {
+      ...sealedReadsOf(db, cache),
+      async countTail(projectIds, minLevel, sources) {
+        const rows = await db.any<{ bucket: number; l0: number | null; l1: number | null; l2: number | null; l3: number | null; l4: number | null }>(COUNT_TAIL_BUCKETS, {
+          ...bucketParams(sources),
+          projects: projectIds,
+          minLevel,
+        });
+        const tailFloors = new Map<number, number>();
+        const counts: BucketCount[] = [];
+        for (const r of rows) {
+          const bucket = Number(r.bucket);
+          if (bucket < 0) {
+            if (r.l0 !== null) tailFloors.set(-1 - bucket, Number(r.l0));
+          } else [r.l0, r.l1, r.l2, r.l3, r.l4].forEach((n, level) => counts.push({ bucket, level, n: Number(n ?? 0) }));
+        }
+        return { counts, tailFloors };
+      },
+    },
     async countBuckets(projectIds, minLevel, sources) {
       const rows = await db.any<{ bucket: number; l0: number; l1: number; l2: number; l3: number; l4: number }>(COUNT_BUCKETS, {
-        entryBuckets: sources.entries.map((r) => r.bucket),
-        entryFirsts: sources.entries.map((r) => r.first),
-        entryLasts: sources.entries.map((r) => r.last),
-        rollupBuckets: sources.rollup.map((r) => r.bucket),
-        rollupSpans: sources.rollup.map((r) => r.span),
-        rollupFirsts: sources.rollup.map((r) => r.first),
-        rollupLasts: sources.rollup.map((r) => r.last),
+        ...bucketParams(sources),
         projects: projectIds,
         minLevel,
       });

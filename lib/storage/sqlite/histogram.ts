@@ -7,9 +7,11 @@
 import type { LogFilter } from '../../search/log-filter.js';
 import type { HistogramCounts, HistogramGrid, LogSelection } from '../types-logs.js';
 import { asciiWordNeedles } from '../../search/entry-match.js';
-import { exactFilterNeedle, planHistogram, type HistogramCandidate, type HistogramReads } from '../log-index/histogram-plan.js';
+import { exactFilterNeedle, planHistogram, type BucketCount, type HistogramCandidate, type HistogramReads } from '../log-index/histogram-plan.js';
 import type { SqlRow } from './row-mappers.js';
-import { likePattern, matchExpression } from './log-entries.js';
+import { likePattern } from './log-entries.js';
+import { sqliteSealedReads } from './sealing.js';
+import { DictionaryCache } from '../log-index/sealed-reads.js';
 import type { SqlExecutor } from './connection.js';
 
 /** How many exact-match values and ASCII words of `q` the SQL tests (the longest: likeliest rare); entry-match decides the rest. */
@@ -37,6 +39,12 @@ const COUNT_BUCKETS = `SELECT r.value ->> 0 AS bucket, (
     WHERE project_id IN (SELECT value FROM json_each(?3)) AND span = r.value ->> 1 AND start >= r.value ->> 2 AND start <= r.value ->> 3 AND level >= ?4) AS counts
   FROM json_each(?2) AS r`;
 
+/** COUNT_BUCKETS, and in the same statement (one snapshot) each project's smallest tail id as a row of bucket −1 − project. */
+const COUNT_TAIL_BUCKETS = `${COUNT_BUCKETS}
+  UNION ALL
+  SELECT -1 - p.value AS bucket, json_array((SELECT MIN(id) FROM log_entries INDEXED BY log_entries_project WHERE project_id = p.value)) AS counts
+  FROM json_each(?3) AS p`;
+
 const slot = (n: number, test: (p: string) => string): string => `(${p(n)} = '' OR ${test(p(n))})`;
 const p = (n: number): string => `?${n}`;
 
@@ -55,18 +63,6 @@ const CANDIDATES = `SELECT id, ts, level, body FROM log_entries INDEXED BY log_e
 /** Params: project, from, to. Index only (the rowid is in it). */
 const ID_WINDOW = `SELECT MIN(id) AS lo, MAX(id) AS hi, COUNT(*) AS n FROM log_entries INDEXED BY log_entries_project_ts
   WHERE project_id = ?1 AND ts >= ?2 AND ts <= ?3`;
-
-/**
- * Blocks holding the terms with an entry in lo..hi, driven by the FTS
- * rowid (= last id) as the list's block reads are; the window's top is the
- * first block reaching `hi`. Params: match, lo, hi, project.
- */
-const MATCHING_BLOCKS = `SELECT b.first_id, b.last_id
-  FROM log_block_terms CROSS JOIN log_blocks AS b ON b.last_id = log_block_terms.rowid
-  WHERE log_block_terms MATCH ?1 AND log_block_terms.rowid >= ?2
-    AND log_block_terms.rowid <= COALESCE((SELECT MIN(last_id) FROM log_blocks WHERE last_id >= ?3), ?3)
-    AND b.first_id <= ?3 AND b.project_id = ?4
-  ORDER BY log_block_terms.rowid`;
 
 /**
  * The entries of some spans by primary-key range (`+` keeps the planner
@@ -94,8 +90,27 @@ function textParams(filter: LogFilter): string[] {
   return [...padded(needles, NEEDLE_SLOTS), ...padded(words, WORD_SLOTS)];
 }
 
-function histogramReads(db: SqlExecutor): HistogramReads {
+function histogramReads(db: SqlExecutor, cache: DictionaryCache): HistogramReads {
   return {
+    sealed: {
+      reads: sqliteSealedReads(db),
+      cache,
+      async countTail(projectIds, minLevel, sources) {
+        const entries = JSON.stringify(sources.entries.map((r) => [r.bucket, r.first, r.last]));
+        const rollup = JSON.stringify(sources.rollup.map((r) => [r.bucket, r.span, r.first, r.last]));
+        const rows = await db.all(COUNT_TAIL_BUCKETS, [entries, rollup, JSON.stringify(projectIds), minLevel]);
+        const tailFloors = new Map<number, number>();
+        const counts: BucketCount[] = [];
+        for (const r of rows) {
+          const bucket = Number(r.bucket);
+          const values = JSON.parse(r.counts as string) as (number | null)[];
+          if (bucket < 0) {
+            if (values[0] !== null && values[0] !== undefined) tailFloors.set(-1 - bucket, values[0]);
+          } else values.forEach((n, level) => counts.push({ bucket, level, n: n ?? 0 }));
+        }
+        return { counts, tailFloors };
+      },
+    },
     async countBuckets(projectIds, minLevel, sources) {
       const entries = JSON.stringify(sources.entries.map((r) => [r.bucket, r.first, r.last]));
       const rollup = JSON.stringify(sources.rollup.map((r) => [r.bucket, r.span, r.first, r.last]));
@@ -111,9 +126,9 @@ function histogramReads(db: SqlExecutor): HistogramReads {
       const row = await db.get(ID_WINDOW, [projectId, from, to]);
       return row === undefined || row.lo === null ? null : { lo: Number(row.lo), hi: Number(row.hi), n: Number(row.n) };
     },
-    async matchingBlocks(projectId, match, lo, hi) {
-      const rows = await db.all(MATCHING_BLOCKS, [matchExpression(match), lo, hi, projectId]);
-      return rows.map((r) => ({ projectId, firstId: Number(r.first_id), lastId: Number(r.last_id) }));
+    // Never asked for: with `sealed` set the plan reads the tail's range.
+    matchingBlocks() {
+      return Promise.resolve([]);
     },
     async spanCandidates(projectId, spans, filter) {
       const json = JSON.stringify(spans.map((s) => [s.firstId, s.lastId]));
@@ -122,6 +137,11 @@ function histogramReads(db: SqlExecutor): HistogramReads {
   };
 }
 
-export function logHistogram(db: SqlExecutor, selection: LogSelection & { from: number; to: number }, grid: HistogramGrid): Promise<HistogramCounts | null> {
-  return planHistogram(histogramReads(db), selection, grid);
+export function logHistogram(
+  db: SqlExecutor,
+  selection: LogSelection & { from: number; to: number },
+  grid: HistogramGrid,
+  cache: DictionaryCache = new DictionaryCache(),
+): Promise<HistogramCounts | null> {
+  return planHistogram(histogramReads(db, cache), selection, grid);
 }

@@ -14,13 +14,15 @@ import type { LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from '..
 import type { LogFilter } from '../../search/log-filter.js';
 import type { Page } from '../types-org.js';
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-index/log-quota.js';
-import { batchRollupCounts, blockLayout, rowParts } from '../log-index/ingest-layout.js';
-import { projectTerm, type BlockMatch } from '../../search/log-terms.js';
+import { batchRollupCounts, rowParts } from '../log-index/ingest-layout.js';
+import type { BlockMatch } from '../../search/log-terms.js';
 import { BlockLookahead, mergeNewestFirst, planLogsAfter, planQuery, stepSpans, type LogBlockRef, type QueryPlanReads, type WalkDirection } from '../log-index/query-plan.js';
 import { asciiWordNeedles, exactNeedle, type AsciiNeedle } from '../../search/entry-match.js';
 import type { SqlExecutor } from './connection.js';
 import type { SqlRow } from './row-mappers.js';
 import * as logSql from './log-sql.js';
+import { sqliteSealedReads } from './sealing.js';
+import { DictionaryCache } from '../log-index/sealed-reads.js';
 import { NO_EARLIEST_TS, NO_LATEST_TS, NO_UPPER_ID } from '../types-logs.js';
 
 
@@ -64,14 +66,8 @@ export async function ingestLogs(db: SqlExecutor, requests: readonly LogIngestRe
   await issue(db.run(logSql.ADD_PROJECT_USAGE, [JSON.stringify(added)]));
   const rollup = batchRollupCounts(requests, plan).map((c) => [c.projectId, c.span, c.start, c.level, c.n]);
   await issue(db.run(logSql.ADD_LOG_ROLLUP, [JSON.stringify(rollup)]));
-  // The FTS5 inserts go last: a later write statement in the transaction
-  // would flush FTS5's pending terms early, one more segment to merge.
-  const blocks = blockLayout(requests, plan);
-  const ranked = blocks.ranked.length > 0 ? JSON.stringify(blocks.ranked.map((b) => [b.lastRank, b.projectId, b.firstRank, b.terms])) : null;
-  for (const c of blocks.chunks) await issue(db.run(logSql.INSERT_CHUNK_BLOCKS, [firstId + c.firstRank, c.projectId, blob(c.json)]));
-  if (ranked !== null) await issue(db.run(logSql.INSERT_LOG_BLOCKS, [firstId, ranked]));
-  for (const c of blocks.chunks) await issue(db.run(logSql.INSERT_CHUNK_BLOCK_TERMS, [firstId + c.firstRank, projectTerm(c.projectId), blob(c.json)]));
-  if (ranked !== null) await issue(db.run(logSql.INSERT_LOG_BLOCK_TERMS, [firstId, ranked]));
+  // The projects' tail counts (sealing.ts), after the rows they count.
+  await issue(db.run(logSql.ADD_LOG_TAILS, [JSON.stringify(added.map(([id, entries]) => [id, entries]))]));
   await Promise.all(inFlight);
   if (failure) throw (failure as { reason: unknown }).reason;
   return outcomesOf(
@@ -145,7 +141,7 @@ const PREFIX_LOOKAHEAD = 128;
 const PREFIX_FIRST_BLOCKS = 8;
 
 /** The reads `planQuery` (query-plan.ts) combines, in SQLite. One per query: it keeps its walks' lookaheads. */
-function planReads(db: SqlExecutor): QueryPlanReads {
+function planReads(db: SqlExecutor, cache: DictionaryCache): QueryPlanReads {
   const blocksOf = (rows: SqlRow[]) => rows.map((r) => ({ projectId: Number(r.project_id), firstId: Number(r.first_id), lastId: Number(r.last_id), key: Number(r.last_id) }));
   // By walk (a query's walks over single projects may run at once).
   const lookahead = new BlockLookahead();
@@ -216,6 +212,7 @@ function planReads(db: SqlExecutor): QueryPlanReads {
         .slice(0, limit);
     },
     prefixFirstBlocks: PREFIX_FIRST_BLOCKS,
+    sealed: { reads: sqliteSealedReads(db), cache },
     async blockStep(direction, projectIds, match, filter, position, after, limit) {
       const { blocks, more } = await candidateBlocks(direction, projectIds, match, position, after, limit);
       const spans = stepSpans(direction, blocks, position);
@@ -239,12 +236,12 @@ function planReads(db: SqlExecutor): QueryPlanReads {
  * (Oldest-first reads bound themselves, see `oldest`; a block walk reads
  * each step's blocks in one statement.)
  */
-export async function queryLogs(db: SqlExecutor, selection: LogSelection, page: Page): Promise<LogRow[]> {
+export async function queryLogs(db: SqlExecutor, selection: LogSelection, page: Page, cache: DictionaryCache = new DictionaryCache()): Promise<LogRow[]> {
   const bound = selection.projectIds.length > 1 ? await lastLogId(db) : NO_UPPER_ID;
   const beforeId = Math.min(page.beforeId ?? NO_UPPER_ID, bound + 1);
-  return planQuery(planReads(db), selection, { ...page, beforeId });
+  return planQuery(planReads(db, cache), selection, { ...page, beforeId });
 }
 
-export function logsAfter(db: SqlExecutor, selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
-  return planLogsAfter(planReads(db), selection, afterId, limit);
+export function logsAfter(db: SqlExecutor, selection: LogSelection, afterId: number, limit: number, cache: DictionaryCache = new DictionaryCache()): Promise<LogRow[]> {
+  return planLogsAfter(planReads(db, cache), selection, afterId, limit);
 }

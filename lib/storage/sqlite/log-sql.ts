@@ -35,21 +35,15 @@ export const INSERT_LOG_ENTRIES = `INSERT INTO log_entries (id, project_id, rece
   SELECT ?1 + key, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 FROM json_each(CAST(?2 AS TEXT))`;
 
 /**
- * An encoded chunk's blocks `[first, last, terms]` (offsets from the id in
- * ?1). Params: first id, project id, blob of blocks.
+ * Adds a batch's entries to the projects' tail counts (sealing.ts); a
+ * project's oldest tail entry is found on (project_id, received_at) when
+ * its tail was empty. Params: JSON array of `[project_id, entries]`.
  */
-export const INSERT_CHUNK_BLOCKS = `INSERT INTO log_blocks (last_id, project_id, first_id)
-  SELECT ?1 + (value ->> 1), ?2, ?1 + (value ->> 0) FROM json_each(CAST(?3 AS TEXT))`;
-
-/** The same blocks' terms, the project term appended. Params: first id, project term, blob of blocks. */
-export const INSERT_CHUNK_BLOCK_TERMS = `INSERT INTO log_block_terms (rowid, terms)
-  SELECT ?1 + (value ->> 1), (value ->> 2) || ' ' || ?2 FROM json_each(CAST(?3 AS TEXT))`;
-
-/** Params: the id of rank 0, JSON array of blocks `[last_rank, project_id, first_rank, terms]`. */
-export const INSERT_LOG_BLOCKS = `INSERT INTO log_blocks (last_id, project_id, first_id) SELECT ?1 + (value ->> 0), value ->> 1, ?1 + (value ->> 2) FROM json_each(?2)`;
-
-/** Params: the same. */
-export const INSERT_LOG_BLOCK_TERMS = `INSERT INTO log_block_terms (rowid, terms) SELECT ?1 + (value ->> 0), value ->> 3 FROM json_each(?2)`;
+export const ADD_LOG_TAILS = `INSERT INTO log_tails (project_id, entries, oldest_received_at)
+  SELECT value ->> 0, value ->> 1, (SELECT MIN(received_at) FROM log_entries INDEXED BY log_entries_received WHERE project_id = value ->> 0)
+  FROM json_each(?1) WHERE true
+  ON CONFLICT (project_id) DO UPDATE SET entries = entries + excluded.entries,
+    oldest_received_at = COALESCE(log_tails.oldest_received_at, excluded.oldest_received_at)`;
 
 /** Params: JSON array of `[project_id, entries, bytes]` to add. */
 export const ADD_PROJECT_USAGE = `UPDATE projects
@@ -70,7 +64,9 @@ export const ADD_LOG_ROLLUP = `INSERT INTO log_rollup (project_id, span, start, 
 export const SELECT_LAST_LOG_ID = `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'log_entries'), 0) AS id`;
 
 /** The largest stored id of the projects in JSON array ?1: one probe of (project_id, id) each. */
-export const SELECT_LAST_LOG_ID_OF_PROJECTS = `SELECT COALESCE(MAX((SELECT MAX(id) FROM log_entries WHERE project_id = p.value)), 0) AS id
+export const SELECT_LAST_LOG_ID_OF_PROJECTS = `SELECT COALESCE(MAX(MAX(
+    COALESCE((SELECT MAX(id) FROM log_entries WHERE project_id = p.value), 0),
+    COALESCE((SELECT MAX(last_id) FROM log_sealed INDEXED BY log_sealed_project WHERE project_id = p.value), 0))), 0) AS id
   FROM json_each(?1) AS p`;
 
 /**

@@ -83,6 +83,61 @@ INSERT INTO log_rollup (project_id, span, start, level, n)
   FROM log_rollup WHERE span = 60000 GROUP BY project_id, hour, level;
 `;
 
+/**
+ * Version 4: sealed storage, format 1 (docs/storage-format.md). The rows of
+ * `log_entries` become the tail: `log_tails` counts them per project
+ * (filled here), the sealer moves them into `log_sealed` blocks with their
+ * filter's shards in `log_filter_shards` and each project's preset
+ * dictionaries in `log_dictionaries`. The FTS5 block index and its block
+ * table go: the tail is read without a term index, blocks through their
+ * filters. The tail keeps its (project_id, ts, level) and (project_id,
+ * received_at) indexes: a database upgraded in place starts with all its
+ * entries in the tail, and time ranges, histograms and retention stay
+ * index-served while the background conversion seals them.
+ */
+const SCHEMA_V4 = `
+CREATE TABLE log_tails (
+  project_id INTEGER PRIMARY KEY,
+  entries INTEGER NOT NULL,
+  oldest_received_at INTEGER
+);
+INSERT INTO log_tails (project_id, entries, oldest_received_at)
+  SELECT project_id, count(*), min(received_at) FROM log_entries GROUP BY project_id;
+CREATE TABLE log_sealed (
+  last_id INTEGER PRIMARY KEY,
+  project_id INTEGER NOT NULL REFERENCES projects (id),
+  first_id INTEGER NOT NULL,
+  entries INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  min_ts INTEGER NOT NULL,
+  max_ts INTEGER NOT NULL,
+  min_received_at INTEGER NOT NULL,
+  max_received_at INTEGER NOT NULL,
+  levels INTEGER NOT NULL,
+  frames INTEGER NOT NULL,
+  dictionary_id INTEGER NOT NULL,
+  block BLOB NOT NULL
+);
+CREATE UNIQUE INDEX log_sealed_project ON log_sealed (project_id, last_id);
+CREATE INDEX log_sealed_ts ON log_sealed (project_id, max_ts);
+CREATE TABLE log_filter_shards (
+  project_id INTEGER NOT NULL,
+  shard INTEGER NOT NULL,
+  block_last_id INTEGER NOT NULL,
+  bits BLOB NOT NULL,
+  PRIMARY KEY (project_id, shard, block_last_id)
+) WITHOUT ROWID;
+CREATE TABLE log_dictionaries (
+  project_id INTEGER NOT NULL REFERENCES projects (id),
+  id INTEGER NOT NULL,
+  first_block_last_id INTEGER NOT NULL,
+  bytes BLOB NOT NULL,
+  PRIMARY KEY (project_id, id)
+) WITHOUT ROWID;
+DROP TABLE log_block_terms;
+DROP TABLE log_blocks;
+`;
+
 /** Every step, in order. Append; never edit a step once it is on main (databases already ran it). */
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
@@ -104,9 +159,10 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     },
   },
   {
-    // Version 4 re-keys PostgreSQL's log tables by project (sealed storage); nothing changes here.
     version: 4,
-    async up() {},
+    async up(db) {
+      await db.exec(SCHEMA_V4);
+    },
   },
 ];
 

@@ -32,6 +32,7 @@ import * as Retention from './retention.js';
 import * as Histogram from './histogram.js';
 import type { HistogramCounts, HistogramGrid } from '../types-logs.js';
 import { NO_UPPER_ID } from '../types-logs.js';
+import { DictionaryCache } from '../log-index/sealed-reads.js';
 
 
 const before = (beforeId: number | undefined): number => beforeId ?? NO_UPPER_ID;
@@ -43,7 +44,11 @@ function visibilityParams(v: Org.Visibility): { all: number; groupIds: string; p
 }
 
 export class SqliteReads implements ReadOps {
-  constructor(protected readonly db: SqlExecutor) {}
+  constructor(
+    protected readonly db: SqlExecutor,
+    /** The storage's dictionaries of sealed blocks (sealed-reads.ts), shared by its reads. */
+    protected readonly dictionaries: DictionaryCache = new DictionaryCache(),
+  ) {}
 
   async countUsers(): Promise<number> {
     const row = await this.db.get(sql.COUNT_USERS);
@@ -202,15 +207,15 @@ export class SqliteReads implements ReadOps {
   }
 
   queryLogs(selection: LogSelection, page: Org.Page): Promise<LogRow[]> {
-    return LogEntries.queryLogs(this.db, selection, page);
+    return LogEntries.queryLogs(this.db, selection, page, this.dictionaries);
   }
 
   logHistogram(selection: LogSelection & { from: number; to: number }, grid: HistogramGrid): Promise<HistogramCounts | null> {
-    return Histogram.logHistogram(this.db, selection, grid);
+    return Histogram.logHistogram(this.db, selection, grid, this.dictionaries);
   }
 
   logsAfter(selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
-    return LogEntries.logsAfter(this.db, selection, afterId, limit);
+    return LogEntries.logsAfter(this.db, selection, afterId, limit, this.dictionaries);
   }
 
   lastLogId(): Promise<number> {

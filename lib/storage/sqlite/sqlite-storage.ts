@@ -21,6 +21,10 @@ import { lockedWriterExecutor, readerPoolExecutor, type ReaderLoad } from './rea
 import { SqliteReads } from './reads.js';
 import { SqliteWrites } from './writes.js';
 import * as sql from './sql.js';
+import { sqliteSealBackend } from './sealing.js';
+import { SealWorker } from '../log-index/seal-worker.js';
+import { Sealer } from '../log-index/sealer.js';
+import { DictionaryCache } from '../log-index/sealed-reads.js';
 
 export interface SqliteStorageOptions {
   /** The database file; created if missing, its directory must exist. */
@@ -28,11 +32,15 @@ export interface SqliteStorageOptions {
   /** Read-only connections for plain reads, 0–16. */
   readPoolSize: number;
   logger: ServiceLogger;
+  /** Seal in the background (default true); false leaves entries in the tail until `sealNow()` (tests). */
+  sealing?: boolean;
 }
 
 class SqliteStorage extends SqliteReads implements Storage {
   readonly backend = 'file' as const;
   private closing: Promise<void> | null = null;
+  private readonly sealWorker = new SealWorker();
+  private readonly sealer: Sealer;
 
   constructor(
     reads: SqlExecutor,
@@ -42,7 +50,35 @@ class SqliteStorage extends SqliteReads implements Storage {
     private readonly logger: ServiceLogger,
     private readonly readerLoad: () => ReaderLoad,
   ) {
-    super(reads);
+    super(reads, new DictionaryCache());
+    const backend = sqliteSealBackend(reads, (fn) => this.transaction(fn));
+    this.sealer = new Sealer(backend, this.sealWorker, { logger });
+  }
+
+  /** Starts sealing in the background (docs/storage-format.md, "Sealing"). */
+  startSealing(): void {
+    this.sealer.start();
+  }
+
+  /** Seals every tail entry now, part-filled runs included (tests and tools; the service seals on its own). */
+  sealNow(): Promise<void> {
+    return this.sealer.sealNow();
+  }
+
+  /** One writer transaction of plain statements (the sealer's). */
+  private transaction<T>(fn: (db: SqlExecutor) => Promise<T>): Promise<T> {
+    if (this.closing) return Promise.reject(new StorageUnavailableError('the storage is closed'));
+    return this.writerMutex.runExclusive(async () => {
+      await this.writer.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await fn(connectionExecutor(this.writer));
+        await this.writer.exec('COMMIT');
+        return result;
+      } catch (err) {
+        await this.rollback();
+        throw err;
+      }
+    });
   }
 
   /** The writer counts as in use while a transaction (or locked read) holds it; the rest queue behind it. */
@@ -61,13 +97,16 @@ class SqliteStorage extends SqliteReads implements Storage {
     return this.writerMutex.runExclusive(async () => {
       await this.writer.exec('BEGIN IMMEDIATE');
       let result: T;
+      const tx = new SqliteWrites(connectionExecutor(this.writer), this.dictionaries);
       try {
-        result = await fn(new SqliteWrites(connectionExecutor(this.writer)));
+        result = await fn(tx);
         await this.writer.exec('COMMIT');
       } catch (err) {
         await this.rollback();
         throw err;
       }
+      // Ingested entries may have taken a tail past a full run.
+      if (tx.ingested) this.sealer.notify();
       return result;
     });
   }
@@ -87,10 +126,12 @@ class SqliteStorage extends SqliteReads implements Storage {
 
   close(): Promise<void> {
     // Queued behind the in-flight transaction (and any already waiting).
-    this.closing ??= this.writerMutex.runExclusive(async () => {
+    this.closing ??= this.sealer.close().then(async () => {
+      await this.sealWorker.close();
+    }).then(() => this.writerMutex.runExclusive(async () => {
       await Promise.allSettled(this.readers.map(closeConnection));
       await closeConnection(this.writer);
-    });
+    }));
     return this.closing;
   }
 
@@ -133,5 +174,7 @@ export async function openSqliteStorage(options: SqliteStorageOptions): Promise<
   const pool = readers.length > 0 ? readerPoolExecutor(readers) : null;
   const reads = pool ?? lockedWriterExecutor(writerExecutor, mutex);
   const noReaders: ReaderLoad = { inUse: 0, waiting: 0 };
-  return new SqliteStorage(reads, writer, readers, mutex, logger, pool ? () => pool.load() : () => noReaders);
+  const storage = new SqliteStorage(reads, writer, readers, mutex, logger, pool ? () => pool.load() : () => noReaders);
+  if (options.sealing !== false) storage.startSealing();
+  return storage;
 }

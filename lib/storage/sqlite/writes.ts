@@ -158,7 +158,11 @@ export class SqliteWrites extends SqliteReads implements WriteOps {
   async lockGroups(_groupIds: number[]): Promise<void> {}
 
   /** The writer lock held by the transaction makes the quota checks exact. */
+  /** Set once this transaction ingested entries (the storage then wakes its sealer). */
+  ingested = false;
+
   ingestLogs(requests: LogIngestRequest[]): Promise<LogEntryOutcome[][]> {
+    this.ingested = true;
     return LogEntries.ingestLogs(this.db, requests);
   }
 

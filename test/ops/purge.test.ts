@@ -167,14 +167,10 @@ async function rawRows(database: TestDatabase, sql: string, params: unknown[] = 
   }
 }
 
-/**
- * The project's blocks, read straight from either backend: its search-index
- * blocks (file), or its sealed blocks (server; the tail sealed first).
- */
+/** The project's sealed blocks, read straight from either backend once its tail is sealed. */
 async function blockSpans(database: TestDatabase, storage: Storage, projectId: number): Promise<{ first: number; last: number }[]> {
-  const table = database.config.dbBackend === 'server' ? 'log_sealed' : 'log_blocks';
-  if (database.config.dbBackend === 'server') await (storage as Storage & { sealNow(): Promise<void> }).sealNow();
-  return (await rawRows(database, `SELECT first_id AS first, last_id AS last FROM ${table} WHERE project_id = $1 ORDER BY last_id`, [projectId])) as { first: number; last: number }[];
+  await storage.sealNow?.();
+  return (await rawRows(database, 'SELECT first_id AS first, last_id AS last FROM log_sealed WHERE project_id = $1 ORDER BY last_id', [projectId])) as { first: number; last: number }[];
 }
 
 /**

@@ -22,10 +22,10 @@ const REFUSE = {
   file: [`CREATE TRIGGER refuse_blocks BEFORE INSERT ON log_blocks BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`],
   server: [
     `CREATE FUNCTION refuse_blocks() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$ LANGUAGE plpgsql`,
-    `CREATE TRIGGER refuse_blocks BEFORE INSERT ON log_blocks FOR EACH ROW EXECUTE FUNCTION refuse_blocks()`,
+    `CREATE TRIGGER refuse_blocks BEFORE INSERT ON log_rollup FOR EACH ROW EXECUTE FUNCTION refuse_blocks()`,
   ],
 };
-const ACCEPT = { file: ['DROP TRIGGER refuse_blocks'], server: ['DROP TRIGGER refuse_blocks ON log_blocks', 'DROP FUNCTION refuse_blocks()'] };
+const ACCEPT = { file: ['DROP TRIGGER refuse_blocks'], server: ['DROP TRIGGER refuse_blocks ON log_rollup', 'DROP FUNCTION refuse_blocks()'] };
 
 /** Runs statements on the service's database through a connection of the test's own. */
 async function execute(database: TestDatabase, statements: string[]): Promise<void> {
@@ -62,7 +62,7 @@ describeEachBackend('POST /v1/otlp/v1/logs: a failed commit', (backend) => {
     const refused = await send();
     assertStatus(refused, 503, 'temporarily_unavailable');
     assert.equal(refused.headers.get('retry-after'), '5');
-    assert.doesNotMatch(refused.text, /refused by the test|log_blocks/, 'no internals in the answer');
+    assert.doesNotMatch(refused.text, /refused by the test|log_blocks|log_rollup/, 'no internals in the answer');
 
     await execute(app.svc.database, ACCEPT[backend]);
     assertStatus(await send(), 200);

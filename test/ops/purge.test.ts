@@ -20,6 +20,7 @@ import { entriesFromValues } from '../support/prepared-entries.js';
 import pgPromise from 'pg-promise';
 import { describeEachBackend, newTestDatabase, type BackendName, type TestDatabase } from '../support/backends.js';
 import { encodeRequest } from '../../lib/storage/log-index/encoded-entries.js';
+import { decodeSealedBlock, readSealedHeader } from '../../lib/storage/log-index/sealed-block.js';
 
 const DAY = 86_400_000;
 const NOW = 1_750_000_000_000;
@@ -98,47 +99,39 @@ async function insertAudit(storage: Storage, action: string, createdAt: number, 
 }
 
 /**
- * SQLite: the block index matches the stored entries after a purge. Every
- * entry lies in exactly one block of its project; no block is left without
- * entries (an emptied block goes from both tables); each project's blocks
- * are exactly its rows in log_block_terms; no block holds `goneWord` (a
- * word only purged entries had); FTS5's own integrity check passes.
+ * SQLite: sealed storage matches the stored entries after a purge. Every
+ * entry is in exactly one place, the tail or one sealed block of its
+ * project; no block is left without entries, and every filter shard names a
+ * block that exists; no entry, in the tail or in a block, holds `goneWord`
+ * (a word only purged entries had).
  */
 async function assertIndexMatchesEntries(path: string, goneWord?: string): Promise<void> {
-  const raw = await openSqliteFile({ filename: path, driver: sqlite3.Database });
-  try {
-    await raw.exec('PRAGMA busy_timeout = 5000');
-    // Raises SQLITE_CORRUPT_VTAB if the FTS5 index is inconsistent.
-    await raw.run(`INSERT INTO log_block_terms (log_block_terms, rank) VALUES ('integrity-check', 0)`);
-    const entries = await raw.all<{ id: number; project_id: number }[]>('SELECT id, project_id FROM log_entries ORDER BY id');
-    const blocks = await raw.all<{ last_id: number; project_id: number; first_id: number }[]>('SELECT last_id, project_id, first_id FROM log_blocks ORDER BY last_id');
-    for (const e of entries) {
-      const holders = blocks.filter((b) => b.first_id <= e.id && e.id <= b.last_id);
-      assert.equal(holders.length, 1, `entry ${e.id} lies in one block`);
-      assert.equal(holders[0]!.project_id, e.project_id, `entry ${e.id} lies in a block of its project`);
-    }
-    for (const b of blocks) {
-      assert.ok(entries.some((e) => b.first_id <= e.id && e.id <= b.last_id), `block ${b.first_id}–${b.last_id} still holds an entry`);
-    }
-    const projects = await raw.all<{ id: number }[]>('SELECT id FROM projects ORDER BY id');
-    for (const { id } of projects) {
-      const indexed = (await raw.all<{ rowid: number }[]>('SELECT rowid FROM log_block_terms WHERE log_block_terms MATCH ? ORDER BY rowid', [`"§p${id}"`])).map((r) => r.rowid);
-      assert.deepEqual(indexed, blocks.filter((b) => b.project_id === id).map((b) => b.last_id), `project ${id}: index rows are its blocks`);
-    }
-    if (goneWord !== undefined) {
-      assert.deepEqual(await raw.all('SELECT rowid FROM log_block_terms WHERE log_block_terms MATCH ?', [goneWord]), [], `no block holds ${goneWord}`);
-    }
-  } finally {
-    await raw.close();
-  }
-}
-
-/** SQLite: the rowids of the index rows holding `word`, ascending. */
-async function blocksHolding(path: string, word: string): Promise<number[]> {
   const raw = await openSqliteFile({ filename: path, driver: sqlite3.Database, mode: sqlite3.OPEN_READONLY });
   try {
     await raw.exec('PRAGMA busy_timeout = 5000');
-    return (await raw.all<{ rowid: number }[]>('SELECT rowid FROM log_block_terms WHERE log_block_terms MATCH ? ORDER BY rowid', [word])).map((r) => r.rowid);
+    const tail = await raw.all<{ id: number; project_id: number; body: string }[]>('SELECT id, project_id, body FROM log_entries ORDER BY id');
+    const blocks = await raw.all<{ project_id: number; last_id: number; entries: number; block: Buffer }[]>('SELECT project_id, last_id, entries, block FROM log_sealed ORDER BY last_id');
+    const dictionaries = await raw.all<{ project_id: number; id: number; bytes: Buffer }[]>('SELECT project_id, id, bytes FROM log_dictionaries');
+    const place = new Map<number, string>();
+    for (const e of tail) {
+      assert.ok(!place.has(e.id), `entry ${e.id} is in one place`);
+      place.set(e.id, `tail of ${e.project_id}`);
+      if (goneWord !== undefined) assert.ok(!e.body.includes(goneWord), `no tail entry holds ${goneWord}`);
+    }
+    for (const b of blocks) {
+      const header = readSealedHeader(b.block);
+      const dictionary = dictionaries.find((d) => d.project_id === b.project_id && d.id === header.dictionaryId);
+      const entries = decodeSealedBlock(b.block, dictionary ? { id: dictionary.id, bytes: dictionary.bytes } : null);
+      assert.ok(entries.length > 0 && entries.length === b.entries, `block ${b.last_id} holds its ${b.entries} entries`);
+      assert.equal(entries[entries.length - 1]!.id, b.last_id);
+      for (const e of entries) {
+        assert.ok(!place.has(e.id), `entry ${e.id} is in one place`);
+        place.set(e.id, `block ${b.last_id}`);
+        if (goneWord !== undefined) assert.ok(!e.body.includes(goneWord), `no sealed entry holds ${goneWord}`);
+      }
+    }
+    const orphans = await raw.all('SELECT block_last_id FROM log_filter_shards WHERE block_last_id NOT IN (SELECT last_id FROM log_sealed)');
+    assert.deepEqual(orphans, [], 'every filter shard names a block');
   } finally {
     await raw.close();
   }
@@ -167,9 +160,10 @@ async function rawRows(database: TestDatabase, sql: string, params: unknown[] = 
   }
 }
 
-/** The project's rows in log_blocks, read straight from either backend. */
-async function blockSpans(database: TestDatabase, projectId: number): Promise<{ first: number; last: number }[]> {
-  return (await rawRows(database, 'SELECT first_id AS first, last_id AS last FROM log_blocks WHERE project_id = $1 ORDER BY last_id', [projectId])) as { first: number; last: number }[];
+/** The project's sealed blocks, read straight from either backend once its tail is sealed. */
+async function blockSpans(database: TestDatabase, storage: Storage, projectId: number): Promise<{ first: number; last: number }[]> {
+  await storage.sealNow?.();
+  return (await rawRows(database, 'SELECT first_id AS first, last_id AS last FROM log_sealed WHERE project_id = $1 ORDER BY last_id', [projectId])) as { first: number; last: number }[];
 }
 
 /**
@@ -208,7 +202,6 @@ describeEachBackend('retention purge', (backend) => {
       const longKept = await ingest(f.storage, long.id, NOW - 2 * DAY, 5);
       const longOld = await ingest(f.storage, long.id, NOW - 11 * DAY, 6, 'purgeword oldword');
       const path = f.database.config.dbPath as string;
-      if (backend === 'file') assert.equal((await blocksHolding(path, 'oldword')).length, 3, 'one block per ingest call holds oldword');
       const oldFound = await f.storage.queryLogs({ ...everything(short.id), projectIds: [short.id, long.id], words: ['oldword'] }, { limit: 1000 });
       assert.deepEqual(oldFound.map((r) => r.id).sort((a, b) => a - b), [...shortOld, ...shortJustPast, ...longOld].sort((a, b) => a - b));
 
@@ -269,11 +262,11 @@ describeEachBackend('retention purge', (backend) => {
             encodeRequest(project.id, NOW - 5 * DAY, values('second')),
           ]),
         );
-        assert.equal((await blockSpans(f.database, project.id)).length, 1);
+        assert.equal((await blockSpans(f.database, f.storage, project.id)).length, 1);
         assert.equal((await runPurgePass(f.storage, NO_AUDIT_RETENTION, { now: NOW })).logEntries, 2);
-        assert.equal((await blockSpans(f.database, project.id)).length, 1, 'half of the block is left');
+        assert.equal((await blockSpans(f.database, f.storage, project.id)).length, 1, 'half of the block is left');
         assert.equal((await runPurgePass(f.storage, NO_AUDIT_RETENTION, { now: NOW + 2 * DAY })).logEntries, 2);
-        assert.deepEqual(await blockSpans(f.database, project.id), [], 'the emptied block is gone');
+        assert.deepEqual(await blockSpans(f.database, f.storage, project.id), [], 'the emptied block is gone');
         assert.deepEqual(await f.storage.queryLogs({ ...everything(project.id), words: ['first'] }, { limit: 10 }), []);
       } finally {
         await closeFixture(f);
@@ -297,11 +290,7 @@ describeEachBackend('retention purge', (backend) => {
         const expiredIds = expired!.map((o) => (o as { id: number }).id);
         const freshIds = fresh!.map((o) => (o as { id: number }).id);
         const path = f.database.config.dbPath as string;
-        const block = backend === 'file' ? await blocksHolding(path, 'partword') : [];
-        if (backend === 'file') {
-          assert.equal(block.length, 1);
-          assert.deepEqual(await blocksHolding(path, 'freshword'), block, 'both requests share one block');
-        }
+        assert.equal((await blockSpans(f.database, f.storage, project.id)).length, 1, 'both requests are sealed into one block');
 
         const report = await runPurgePass(f.storage, NO_AUDIT_RETENTION, { now: NOW });
         assert.equal(report.logEntries, 3);
@@ -313,19 +302,15 @@ describeEachBackend('retention purge', (backend) => {
         assert.deepEqual(await words(['freshword']), freshIds);
         assert.deepEqual(await words(['purgeword', '0']), [freshIds[0]!]);
         assert.ok(expiredIds.every((id) => id < freshIds[0]!), 'request order kept within the project');
-        if (backend === 'file') {
-          // The block still holds entries, so its index row stays (naming a word none of them has any more).
-          assert.deepEqual(await blocksHolding(path, 'partword'), block);
-          await assertIndexMatchesEntries(path);
-        }
+        // The block at the cutoff is rewritten with its surviving entries.
+        assert.deepEqual(await blockSpans(f.database, f.storage, project.id), [{ first: freshIds[0]!, last: freshIds[1]! }]);
+        if (backend === 'file') await assertIndexMatchesEntries(path, 'partword');
 
         const later = await runPurgePass(f.storage, NO_AUDIT_RETENTION, { now: NOW + DAY });
         assert.equal(later.logEntries, 2);
         assert.deepEqual(await words(['freshword']), []);
-        if (backend === 'file') {
-          assert.deepEqual(await blocksHolding(path, 'freshword'), []);
-          await assertIndexMatchesEntries(path, 'partword');
-        }
+        assert.deepEqual(await blockSpans(f.database, f.storage, project.id), [], 'the emptied block is gone');
+        if (backend === 'file') await assertIndexMatchesEntries(path, 'partword');
       } finally {
         await closeFixture(f);
       }

@@ -19,16 +19,11 @@ import { silentLogger, type ServiceLogger } from '../../lib/core/logger.js';
 import { migrate, POSTGRES_MIGRATIONS, type MigrationTask } from '../../lib/storage/postgres/migrations.js';
 import { openPostgresStorage } from '../../lib/storage/postgres/postgres-storage.js';
 import type { PostgresStorageOptions } from '../../lib/storage/postgres/connection.js';
-import { CLEAN_EVERY_ENTRIES, CLEAN_PENDING_LIST, type PendingListCleaner } from '../../lib/storage/postgres/pending-list-cleaner.js';
 import { entriesFromValues } from '../support/prepared-entries.js';
 import { SCHEMA_VERSION, type IngestReport, type Storage } from '../../lib/storage/storage.js';
-import type { LogSelection } from '../../lib/storage/types-logs.js';
 import { SchemaTooNewError, StorageConflict, StorageUnavailableError } from '../../lib/core/errors.js';
 import { PG, createThrowawayDatabase, endPostgresAdmin, postgresSkipReason, type ThrowawayDatabase } from '../support/postgres.js';
 import { encodeRequest } from '../../lib/storage/log-index/encoded-entries.js';
-import * as LogSql from '../../lib/storage/postgres/log-sql.js';
-import { logsAfter as pgLogsAfter, queryLogs as pgQueryLogs } from '../../lib/storage/postgres/log-entries.js';
-import type { SqlExecutor } from '../../lib/storage/postgres/connection.js';
 import { assertV2Histograms, v2Entries } from '../support/schema-v2.js';
 
 /**
@@ -400,34 +395,6 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
     }
   });
 
-  it('merges the search index pending list after ~1 MiB of committed entries, away from the ingesting transaction', async () => {
-    const db = await newDatabase();
-    const storage = await openPostgresStorage(options(db.name));
-    const raw = rawConnection(db.name);
-    try {
-      const group = await storage.write((tx) => tx.insertGroup('g', 0));
-      const project = await storage.write((tx) => tx.insertProject({ groupId: group.id, name: 'p', retentionDays: 1, maxEntries: null, maxBytes: null, createdAt: 0 }));
-      const batch = (n: number, from: number) =>
-        entriesFromValues(Array.from({ length: n }, (_, i) => ({ level: 'info', timestamp: '2025-01-01T00:00:00Z', event: `tick ${from + i}`, request_id: `r-${from + i}` }))).entries;
-      const ingest = async (n: number, from: number) => {
-        const [outcomes] = await storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, 0, batch(n, from))]));
-        assert.equal(outcomes!.filter((o) => 'id' in o).length, n);
-      };
-      const mergeNow = async () => Number((await raw.one<{ pages: string }>(CLEAN_PENDING_LIST)).pages);
-      // Below the threshold the entries wait in the pending list (merging them here finds pages)...
-      const half = Math.ceil(CLEAN_EVERY_ENTRIES * 0.6);
-      await ingest(half, 0);
-      await (storage as unknown as { pendingList: PendingListCleaner }).pendingList.idle();
-      assert.ok((await mergeNow()) > 0, 'entries below the threshold are still pending');
-      // ...and the commit that passes it has the service merge what came since.
-      await ingest(half, half);
-      await (storage as unknown as { pendingList: PendingListCleaner }).pendingList.idle();
-      assert.equal(await mergeNow(), 0);
-    } finally {
-      await storage.close();
-    }
-  });
-
   it('reports each project\'s last id before the transaction, read once the project is locked (also across storages)', async () => {
     const db = await newDatabase();
     const first = await openPostgresStorage(options(db.name));
@@ -476,58 +443,6 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
     } finally {
       await second.close();
       await first.close();
-    }
-  });
-
-  it('takes a walk\'s later steps from its first lookup, reading their blocks by id', async () => {
-    const db = await sharedDatabase();
-    const storage = await openPostgresStorage(options(db.name));
-    try {
-      const group = await storage.write((tx) => tx.insertGroup('lookahead', 0));
-      const project = await storage.write((tx) => tx.insertProject({ groupId: group.id, name: 'p', retentionDays: 1, maxEntries: null, maxBytes: null, createdAt: 0 }));
-      // One transaction per entry: one block each.
-      const blocks = 150;
-      for (let i = 0; i < blocks; i++) {
-        const one = entriesFromValues([{ level: 'info', timestamp: '2025-01-01T00:00:00Z', event: `tick${i} lookahead other${i % 7}` }]).entries;
-        await storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, 0, one)]));
-      }
-      const pool = (storage as unknown as { db: SqlExecutor }).db;
-      const calls = { steps: 0, entries: 0 };
-      const counted = new Proxy(pool, {
-        get(target, name, receiver) {
-          const value = Reflect.get(target, name, receiver);
-          if (name !== 'multi') return value;
-          return (query: string, values: unknown) => {
-            if (query === LogSql.BLOCK_STEP.newest || query === LogSql.BLOCK_STEP.oldest) calls.steps += 1;
-            if (query === LogSql.BLOCK_ENTRIES.newest || query === LogSql.BLOCK_ENTRIES.oldest) calls.entries += 1;
-            return (value as SqlExecutor['multi']).call(target, query, values);
-          };
-        },
-      });
-      const base: LogSelection = { projectIds: [project.id], minLevel: null, from: null, to: null, words: [], prefixes: [], exact: [] };
-      const all = (await storage.logsAfter(base, 0, 1000)).map((r) => r.id);
-      assert.equal(all.length, blocks);
-      const selection = { ...base, words: ['lookahead'] };
-      // Newest first, every block a candidate: a step of 2 blocks whose lookup
-      // finds 128, then 64 of those read by id (two statements), then the
-      // rest through steps that look up again.
-      const page = await pgQueryLogs(counted, selection, { limit: 1000 });
-      assert.deepEqual(page.map((r) => r.id), [...all].reverse());
-      assert.deepEqual(calls, { steps: 5, entries: 2 });
-      // Oldest first (140 blocks): 2 (lookup, 128 found), 64 by id (two
-      // statements), 64 through a lookup that finds the last 74, 10 by id.
-      Object.assign(calls, { steps: 0, entries: 0 });
-      const after = await pgLogsAfter(counted, selection, all[9]!, 1000);
-      assert.deepEqual(after.map((r) => r.id), all.slice(10));
-      assert.deepEqual(calls, { steps: 2, entries: 3 });
-      // Few candidates: every step after the first reads by id.
-      Object.assign(calls, { steps: 0, entries: 0 });
-      const some = await pgQueryLogs(counted, { ...selection, words: ['lookahead', 'other3'] }, { limit: 10 });
-      assert.deepEqual(some.map((r) => r.id), [...all].reverse().filter((_, i) => (blocks - 1 - i) % 7 === 3).slice(0, 10));
-      assert.equal(calls.steps, 1);
-      assert.ok(calls.entries >= 1, `${calls.entries} reads by id`);
-    } finally {
-      await storage.close();
     }
   });
 

@@ -26,6 +26,8 @@ export interface PostgresStorageOptions {
    */
   sslMode: 'disable' | 'require' | 'verify-full';
   logger: ServiceLogger;
+  /** false: this storage does not seal in the background (tools and tests that seal at chosen moments). */
+  sealing?: boolean;
   /** How long opening a connection (or waiting for a free pooled one) may take; 5 s unless given. */
   connectTimeoutMs?: number;
 }

@@ -8,10 +8,10 @@
 import type { LogFilter } from '../../search/log-filter.js';
 import type { HistogramCounts, HistogramGrid, LogSelection } from '../types-logs.js';
 import { asciiWordNeedles, mayFoldFromNonAscii } from '../../search/entry-match.js';
-import { exactFilterNeedle, planHistogram, type HistogramReads } from '../log-index/histogram-plan.js';
+import { exactFilterNeedle, planHistogram, type BucketCount, type BucketSources, type HistogramReads } from '../log-index/histogram-plan.js';
 import type { SqlExecutor } from './connection.js';
-import { BLOCK_SEARCH_SETTINGS } from './log-sql.js';
-import { tsqueryOf } from './log-entries.js';
+import { sealedReadsOf } from './log-entries.js';
+import type { DictionaryCache } from '../log-index/sealed-reads.js';
 
 /** How many exact-match values and ASCII words of `q` the SQL tests (the longest: likeliest rare); entry-match decides the rest. */
 const NEEDLE_SLOTS = 4;
@@ -42,6 +42,16 @@ const COUNT_BUCKETS = `SELECT r.bucket, c.l0, c.l1, c.l2, c.l3, c.l4
       COALESCE(sum(n) FILTER (WHERE level = 4), 0)::integer AS l4
     FROM log_rollup
     WHERE project_id = ANY($(projects)::bigint[]) AND span = r.span AND start >= r.first_start AND start <= r.last_start AND level >= $(minLevel)) AS c`;
+
+/**
+ * COUNT_BUCKETS over the tail, and in the same statement (one snapshot)
+ * each project's smallest tail id, as a row of bucket −1 − project whose
+ * l0 is the id (null: an empty tail). Params as COUNT_BUCKETS.
+ */
+const COUNT_TAIL_BUCKETS = `${COUNT_BUCKETS}
+  UNION ALL
+  SELECT -1 - p.id, (SELECT MIN(id) FROM log_entries WHERE project_id = p.id), NULL, NULL, NULL, NULL
+  FROM unnest($(projects)::bigint[]) AS p(id)`;
 
 /**
  * The text tests of a candidate page: each needle in the text; each ASCII
@@ -76,15 +86,6 @@ function candidatesSql(textSql: string): string {
 const ID_WINDOW = `SELECT MIN(id) AS lo, MAX(id) AS hi, count(*)::integer AS n FROM log_entries
   WHERE project_id = $(project) AND ts >= $(from) AND ts <= $(to)`;
 
-/**
- * Blocks holding the terms with an entry in lo..hi, from the GIN index
- * (with `+ 0` no B-tree bitmap is ANDed in, as in the list's block reads).
- */
-const MATCHING_BLOCKS = `${BLOCK_SEARCH_SETTINGS};
-  SELECT first_id, last_id FROM log_blocks
-  WHERE terms @@ $(tsquery)::tsquery AND (project_id + 0) = $(project) AND (last_id + 0) >= $(lo) AND (first_id + 0) <= $(hi)
-  ORDER BY last_id`;
-
 /** The entries of some spans through the primary key, filtered as candidate pages are. */
 function spanCandidatesSql(textSql: string): string {
   return `SELECT e.id, e.ts, e.level, e.body
@@ -96,17 +97,43 @@ function spanCandidatesSql(textSql: string): string {
     OFFSET 0) AS e`;
 }
 
-function histogramReads(db: SqlExecutor): HistogramReads {
+/** COUNT_BUCKETS' range parameters. */
+function bucketParams(sources: BucketSources) {
   return {
+    entryBuckets: sources.entries.map((r) => r.bucket),
+    entryFirsts: sources.entries.map((r) => r.first),
+    entryLasts: sources.entries.map((r) => r.last),
+    rollupBuckets: sources.rollup.map((r) => r.bucket),
+    rollupSpans: sources.rollup.map((r) => r.span),
+    rollupFirsts: sources.rollup.map((r) => r.first),
+    rollupLasts: sources.rollup.map((r) => r.last),
+  };
+}
+
+function histogramReads(db: SqlExecutor, cache: DictionaryCache): HistogramReads {
+  return {
+    sealed: {
+      ...sealedReadsOf(db, cache),
+      async countTail(projectIds, minLevel, sources) {
+        const rows = await db.any<{ bucket: number; l0: number | null; l1: number | null; l2: number | null; l3: number | null; l4: number | null }>(COUNT_TAIL_BUCKETS, {
+          ...bucketParams(sources),
+          projects: projectIds,
+          minLevel,
+        });
+        const tailFloors = new Map<number, number>();
+        const counts: BucketCount[] = [];
+        for (const r of rows) {
+          const bucket = Number(r.bucket);
+          if (bucket < 0) {
+            if (r.l0 !== null) tailFloors.set(-1 - bucket, Number(r.l0));
+          } else [r.l0, r.l1, r.l2, r.l3, r.l4].forEach((n, level) => counts.push({ bucket, level, n: Number(n ?? 0) }));
+        }
+        return { counts, tailFloors };
+      },
+    },
     async countBuckets(projectIds, minLevel, sources) {
       const rows = await db.any<{ bucket: number; l0: number; l1: number; l2: number; l3: number; l4: number }>(COUNT_BUCKETS, {
-        entryBuckets: sources.entries.map((r) => r.bucket),
-        entryFirsts: sources.entries.map((r) => r.first),
-        entryLasts: sources.entries.map((r) => r.last),
-        rollupBuckets: sources.rollup.map((r) => r.bucket),
-        rollupSpans: sources.rollup.map((r) => r.span),
-        rollupFirsts: sources.rollup.map((r) => r.first),
-        rollupLasts: sources.rollup.map((r) => r.last),
+        ...bucketParams(sources),
         projects: projectIds,
         minLevel,
       });
@@ -129,9 +156,9 @@ function histogramReads(db: SqlExecutor): HistogramReads {
       const row = await db.one<{ lo: number | null; hi: number | null; n: number }>(ID_WINDOW, { project: projectId, from, to });
       return row.lo === null || row.hi === null ? null : { lo: row.lo, hi: row.hi, n: row.n };
     },
-    async matchingBlocks(projectId, match, lo, hi) {
-      const results = await db.multi<{ first_id: number; last_id: number }>(MATCHING_BLOCKS, { tsquery: tsqueryOf(match), project: projectId, lo, hi });
-      return results[results.length - 1]!.map((r) => ({ projectId, firstId: r.first_id, lastId: r.last_id }));
+    matchingBlocks() {
+      // Never asked: with `sealed` set, text conditions read the tail's range and the blocks' candidates.
+      return Promise.reject(new Error('the server backend has no block index'));
     },
     spanCandidates(projectId, spans, filter) {
       const text = textConditions(filter);
@@ -148,6 +175,6 @@ function histogramReads(db: SqlExecutor): HistogramReads {
   };
 }
 
-export function logHistogram(db: SqlExecutor, selection: LogSelection & { from: number; to: number }, grid: HistogramGrid): Promise<HistogramCounts | null> {
-  return planHistogram(histogramReads(db), selection, grid);
+export function logHistogram(db: SqlExecutor, selection: LogSelection & { from: number; to: number }, grid: HistogramGrid, cache: DictionaryCache): Promise<HistogramCounts | null> {
+  return planHistogram(histogramReads(db, cache), selection, grid);
 }

@@ -1,53 +1,27 @@
 /**
  * The log verbs of the PostgreSQL backend: quota-checked batch ingestion
- * (with its search-index blocks, log-blocks.ts) under project row locks,
- * and queries planned by query-plan.ts, whose candidate blocks come from the
- * GIN index on `log_blocks.terms`. `PostgresReads`/`PostgresWrites`
- * delegate here.
+ * into the tail under project row locks, and queries planned by
+ * query-plan.ts over the tail and the sealed blocks (sealing.ts).
+ * `PostgresReads`/`PostgresWrites` delegate here.
  */
 import type { LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from '../types-logs.js';
 import type { LogFilter } from '../../search/log-filter.js';
 import type { Page } from '../types-org.js';
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-index/log-quota.js';
-import { batchRollupCounts, blockLayout, rowParts } from '../log-index/ingest-layout.js';
-import { projectTerm, type BlockMatch } from '../../search/log-terms.js';
-import { BlockLookahead, planLogsAfter, planQuery, type LogBlockRef, type QueryPlanReads, type WalkDirection } from '../log-index/query-plan.js';
-import { asciiWordNeedles, exactNeedle, mayFoldFromNonAscii } from '../../search/entry-match.js';
+import { batchRollupCounts, rowParts } from '../log-index/ingest-layout.js';
+import { planLogsAfter, planQuery, type QueryPlanReads } from '../log-index/query-plan.js';
+import { exactNeedle } from '../../search/entry-match.js';
 import type { SqlExecutor } from './connection.js';
 import type { IngestReport } from '../storage.js';
 import * as logSql from './log-sql.js';
 import type { OpenIngestion } from './ingesting.js';
-import { NO_EARLIEST_TS, NO_LATEST_TS, NO_UPPER_ID } from '../types-logs.js';
+import { postgresSealedReads } from './sealing.js';
+import { DictionaryCache, type SealedReads } from '../log-index/sealed-reads.js';
+import { SEAL_MAX_ENTRIES } from '../log-index/sealed-block.js';
+import { NO_EARLIEST_TS, NO_LATEST_TS } from '../types-logs.js';
 
-/** Blocks per INSERT statement. */
-const BLOCK_CHUNK = 16;
-/**
- * A step of at least this many blocks is read as two halves at once, on two
- * pooled connections: reading the blocks' entries is PostgreSQL's work,
- * so two backends on two cores halve it. Blocks an
- * earlier lookup found are read by id, in either direction. A newest-first
- * step that needs a lookup looks up each half (one more lookup; OFFSET
- * picks the second): the halves come from two snapshots; a block committed
- * in between is newer than both (ids only grow), and one purged in between
- * is among the oldest, so the second half can only skip blocks past
- * retention. An oldest-first step that needs a lookup reads in one
- * statement: there a purged block would shift the second half past a live one.
- */
-const SPLIT_STEP_BLOCKS = 16;
 /** Longest pause between two checks while a settle waits for ingestion in flight. */
 const SETTLE_POLL_MAX_MS = 16;
-
-/** Quotes one lexeme for tsquery input (terms never need it; escaping keeps it safe anyway). */
-function lexeme(term: string): string {
-  return `'${term.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
-}
-
-/** The tsquery text of a block query. */
-export function tsqueryOf(match: BlockMatch): string {
-  const parts = [...match.all.map(lexeme), ...match.prefixes.map((p) => `${lexeme(p)}:*`)];
-  for (const alternatives of match.anyOf) parts.push(`(${alternatives.map(lexeme).join(' | ')})`);
-  return parts.join(' & ');
-}
 
 function bounds(filter: LogFilter): { minLevel: number; from: number; to: number } {
   return { minLevel: filter.minLevel ?? 0, from: filter.from ?? NO_EARLIEST_TS, to: filter.to ?? NO_LATEST_TS };
@@ -69,11 +43,6 @@ function needles(filter: LogFilter): { needle1: string; needle2: string } {
   return { needle1: a ?? '', needle2: b ?? '' };
 }
 
-/** The longest ASCII word of `q` for BLOCK_STEP ('' when none). */
-function wordNeedle(filter: LogFilter): { word: string; fold: boolean } {
-  const [needle] = asciiWordNeedles(filter, 1);
-  return needle === undefined ? { word: '', fold: false } : { word: needle.text, fold: mayFoldFromNonAscii(needle) };
-}
 
 /**
  * UTF-8 JSON bytes as text. The ingestion statements send it as a bound
@@ -89,6 +58,8 @@ export async function ingestLogs(
   requests: readonly LogIngestRequest[],
   marked?: (pid: number) => void,
   report?: IngestReport,
+  /** Called when a project's tail holds a full run to seal after this batch (once committed, the sealer is told). */
+  tailFull?: () => void,
 ): Promise<LogEntryOutcome[][]> {
   const rows = await db.any<{ id: number } & ProjectUsage>(logSql.LOCK_PROJECT_USAGE, [projectIdsOf(requests)]);
   // Before any id is drawn: live streams settling on these projects see us (see lastLogId).
@@ -109,21 +80,25 @@ export async function ingestLogs(
     const inserted = await db.any<{ id: number }>({ text: logSql.INSERT_LOG_ENTRIES, values: [text(part.json)] });
     ids.push(...inserted.map((r) => Number(r.id)).sort((a, b) => a - b));
   }
-  const blocks = blockLayout(requests, plan);
-  for (const c of blocks.chunks) {
-    await db.none({ text: logSql.INSERT_CHUNK_BLOCKS, values: [ids.slice(c.firstRank, c.firstRank + c.count), c.projectId, projectTerm(c.projectId), text(c.json)] });
-  }
-  for (let from = 0; from < blocks.ranked.length; from += BLOCK_CHUNK) {
-    const batch = JSON.stringify(blocks.ranked.slice(from, from + BLOCK_CHUNK).map((b) => ({ p: b.projectId, f: ids[b.firstRank], l: ids[b.lastRank], terms: b.terms })));
-    await db.none({ text: logSql.INSERT_LOG_BLOCKS, values: [batch] });
-  }
   const added = [...plan.added].filter(([, sum]) => sum.entries > 0);
-  await db.none(logSql.ADD_PROJECT_USAGE, [added.map(([id]) => id), added.map(([, s]) => s.entries), added.map(([, s]) => s.bytes)]);
+  const outcomes = outcomesOf(plan, ids);
+  const firstIds = new Map<number, number>();
+  outcomes.forEach((request, i) => {
+    const projectId = requests[i]!.projectId;
+    for (const outcome of request) if ('id' in outcome) firstIds.set(projectId, Math.min(firstIds.get(projectId) ?? Infinity, outcome.id));
+  });
+  const tails = await db.any<{ entries: number }>(logSql.ADD_PROJECT_USAGE, [
+    added.map(([id]) => id),
+    added.map(([, s]) => s.entries),
+    added.map(([, s]) => s.bytes),
+    added.map(([id]) => firstIds.get(id)!),
+  ]);
+  if (tails.some((t) => Number(t.entries) >= SEAL_MAX_ENTRIES)) tailFull?.();
   // After the project rows are locked (above): the purge takes the same order, so the two never deadlock over a rollup row.
   const rollup = batchRollupCounts(requests, plan);
   const column = <K extends keyof (typeof rollup)[number]>(k: K) => rollup.map((c) => c[k]);
   await db.none(logSql.ADD_LOG_ROLLUP, [column('projectId'), column('span'), column('start'), column('level'), column('n')]);
-  return outcomesOf(plan, ids);
+  return outcomes;
 }
 
 /**
@@ -196,43 +171,26 @@ export async function lastLogIdOf(db: SqlExecutor, projectIds: readonly number[]
   return Number((await db.one<{ id: number }>(logSql.SELECT_LAST_LOG_ID_OF_PROJECTS, [projectIds])).id);
 }
 
-/** A row of BLOCK_STEP: its block, and one of the block's entries or none (nulls). */
-type StepRow = { blockLastId: number; blockProjectId: number; blockFirstId: number } & ({ [K in keyof LogRow]: LogRow[K] } | { [K in keyof LogRow]: null });
-
-/** The distinct blocks of some BLOCK_STEP rows, in walk order (a block's key is the column its order follows). */
-function blocksOfStep(direction: WalkDirection, rows: readonly StepRow[]): LogBlockRef[] {
-  const blocks = new Map<number, LogBlockRef>();
-  for (const r of rows) {
-    if (blocks.has(r.blockLastId)) continue;
-    const key = direction === 'newest' ? r.blockLastId : r.blockFirstId;
-    blocks.set(r.blockLastId, { projectId: r.blockProjectId, firstId: r.blockFirstId, lastId: r.blockLastId, key });
-  }
-  return [...blocks.values()].sort(direction === 'newest' ? (a, b) => b.key - a.key : (a, b) => a.key - b.key);
+/**
+ * The sealed reads of a query (sealing.ts). No horizon of their own: on
+ * PostgreSQL `logsAfter` answers every committed entry above the cursor,
+ * and live streams keep only what lies at or below the position they
+ * settled before reading (see `lastLogId`). Tail and blocks read in two
+ * snapshots stay gapless for one project: its ids commit in order and its
+ * tail is sealed oldest run first, so an entry sealed by the second read
+ * has every older entry of its project in the first read or sealed too.
+ */
+export function sealedReadsOf(db: SqlExecutor, cache: DictionaryCache): { reads: SealedReads; cache: DictionaryCache } {
+  return { reads: postgresSealedReads(db, () => Promise.resolve(Number.MAX_SAFE_INTEGER)), cache };
 }
-
-/** The entries of some BLOCK_STEP rows (a block without one gave a row of nulls). */
-function entriesOfStep(rows: readonly StepRow[]): LogRow[] {
-  const entries: LogRow[] = [];
-  for (const r of rows) if (r.id !== null) entries.push({ id: r.id, projectId: r.projectId, receivedAt: r.receivedAt, body: r.body });
-  return entries;
-}
-
-/** The last result of a multi-statement query (the SELECT after its SET LOCAL). */
-const lastResult = (results: StepRow[][]): StepRow[] => results[results.length - 1]!;
 
 /**
- * Blocks a lookup asks the index for, beyond what its step reads: the GIN
- * bitmap finds every candidate block and sorts them anyway, so the later
- * steps of a walk read their blocks' entries by id (BLOCK_ENTRIES) without
- * a lookup of their own, which costs several times a step's reads.
+ * The reads `planQuery` (query-plan.ts) combines, in PostgreSQL: those
+ * below see the tail; the sealed blocks are read through `sealed`.
  */
-const LOOKAHEAD_BLOCKS = 128;
-
-/** The reads `planQuery` (query-plan.ts) combines, in PostgreSQL. One per query: it keeps its walks' lookaheads. */
-function planReads(db: SqlExecutor): QueryPlanReads {
-  // By walk (a query's walks over single projects may run at once).
-  const lookahead = new BlockLookahead();
+function planReads(db: SqlExecutor, cache: DictionaryCache): QueryPlanReads {
   return {
+    sealed: sealedReadsOf(db, cache),
     async countInRange(projectId, from, to, cap) {
       return (await db.one<{ n: number }>(logSql.COUNT_PROJECT_LOGS_IN_RANGE, [projectId, from, to, cap])).n;
     },
@@ -253,43 +211,15 @@ function planReads(db: SqlExecutor): QueryPlanReads {
     oldest(projectIds, filter, afterId, limit) {
       return db.any<LogRow>(logSql.selectProjectsLogs('oldest', walkConditions(filter)), { ...filter, projects: projectIds, afterId, limit });
     },
-    async blockStep(direction, projectIds, match, filter, position, after, limit) {
-      const conditions = { ...bounds(filter), ...needles(filter), ...wordNeedle(filter), position };
-      const tsquery = tsqueryOf(match);
-      const walk = `${direction} ${position} ${projectIds.join(',')} ${tsquery}`;
-      const taken = lookahead.take(walk, after, limit);
-      if (taken !== null) {
-        const { blocks, more } = taken;
-        const entriesOf = async (part: LogBlockRef[]) => {
-          if (part.length === 0) return [];
-          const arrays = { blockProjects: part.map((b) => b.projectId), blockFirsts: part.map((b) => b.firstId), blockLasts: part.map((b) => b.lastId) };
-          return lastResult(await db.multi<StepRow>(logSql.BLOCK_ENTRIES[direction], { ...conditions, ...arrays }));
-        };
-        // Blocks named by id read the same in any snapshot: both directions split.
-        const half = Math.ceil(blocks.length / 2);
-        const rows = blocks.length >= SPLIT_STEP_BLOCKS ? (await Promise.all([entriesOf(blocks.slice(0, half)), entriesOf(blocks.slice(half))])).flat() : await entriesOf(blocks);
-        return { blocks, rows: entriesOfStep(rows), more };
-      }
-      const params = { ...conditions, tsquery, projects: projectIds, after: after ?? (direction === 'newest' ? NO_UPPER_ID : 0) };
-      const read = async (offset: number, count: number, entriesOfFirst: number) =>
-        lastResult(await db.multi<StepRow>(logSql.BLOCK_STEP[direction], { ...params, offset, limit: count, read: entriesOfFirst }));
-      if (direction === 'newest' && limit >= SPLIT_STEP_BLOCKS) {
-        const half = Math.ceil(limit / 2);
-        const [newer, older] = await Promise.all([read(0, half, half), read(half, limit - half, limit - half)]);
-        // Exhausted only if the older part came back short: a block committed
-        // between the two snapshots makes the parts overlap by one, not end.
-        const rows = [...newer, ...older];
-        return { blocks: blocksOfStep(direction, rows), rows: entriesOfStep(rows), more: blocksOfStep(direction, older).length === limit - half };
-      }
-      const want = Math.max(limit, LOOKAHEAD_BLOCKS);
-      const rows = await read(0, want, limit);
-      return { ...lookahead.keep(walk, after, blocksOfStep(direction, rows), limit, want), rows: entriesOfStep(rows) };
+    blockStep() {
+      // Never asked: with `sealed` set, text conditions scan the tail and probe the blocks' filters.
+      return Promise.reject(new Error('the server backend has no block index'));
     },
   };
 }
 
-export function queryLogs(db: SqlExecutor, selection: LogSelection, page: Page): Promise<LogRow[]> {
-  return planQuery(planReads(db), selection, page);
+export function queryLogs(db: SqlExecutor, selection: LogSelection, page: Page, cache: DictionaryCache = new DictionaryCache()): Promise<LogRow[]> {
+  return planQuery(planReads(db, cache), selection, page);
 }
 
 /**
@@ -297,6 +227,6 @@ export function queryLogs(db: SqlExecutor, selection: LogSelection, page: Page):
  * return an entry while one with a smaller id is still uncommitted (see
  * `lastLogId`); live streams keep only what lies below a settled position.
  */
-export function logsAfter(db: SqlExecutor, selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
-  return planLogsAfter(planReads(db), selection, afterId, limit);
+export function logsAfter(db: SqlExecutor, selection: LogSelection, afterId: number, limit: number, cache: DictionaryCache = new DictionaryCache()): Promise<LogRow[]> {
+  return planLogsAfter(planReads(db, cache), selection, afterId, limit);
 }

@@ -173,6 +173,76 @@ CREATE INDEX access_keys_user ON access_keys (user_id, id);
 /** Saved searches (and what is built on them): see schema/schema-saved-searches.ts. */
 const SCHEMA_V6 = savedSearchTables(POSTGRES_TYPES);
 
+/**
+ * Version 7: sealed storage (docs/storage-format.md), tables and keys.
+ * Every log table's primary key and unique index now leads with
+ * `project_id`, so each can be distributed by project: `log_entries` is
+ * re-keyed (an index build, proportional to the rows stored) and keeps a
+ * plain (non-unique) index on `id`: the live-stream horizon reads the
+ * largest id over all projects through it. The GIN-indexed `log_blocks`
+ * goes: sealed blocks carry their own filters. The tables of sealed blocks
+ * are created empty; `log_tails` counts every stored entry as waiting to be
+ * sealed, so the sealer converts existing entries in the background as it
+ * seals any tail. A block is compressed already: kept out of line, not
+ * compressed again (STORAGE EXTERNAL).
+ */
+/** The version that brings sealed storage's tables and keys (what an upgrade test starts below). */
+export const SEALED_SCHEMA_VERSION = 7;
+
+const SCHEMA_V7 = `
+ALTER TABLE log_entries DROP CONSTRAINT log_entries_pkey;
+ALTER TABLE log_entries ADD CONSTRAINT log_entries_pkey PRIMARY KEY (project_id, id);
+DROP INDEX log_entries_project;
+CREATE INDEX log_entries_id ON log_entries (id);
+DROP TABLE log_blocks;
+
+CREATE TABLE log_tails (
+  project_id BIGINT PRIMARY KEY REFERENCES projects (id),
+  entries BIGINT NOT NULL,
+  oldest_received_at BIGINT
+);
+INSERT INTO log_tails (project_id, entries, oldest_received_at)
+  SELECT project_id, count(*), min(received_at) FROM log_entries GROUP BY project_id;
+
+CREATE TABLE log_sealed (
+  project_id BIGINT NOT NULL REFERENCES projects (id),
+  last_id BIGINT NOT NULL,
+  first_id BIGINT NOT NULL,
+  entries INTEGER NOT NULL,
+  bytes BIGINT NOT NULL,
+  min_ts BIGINT NOT NULL,
+  max_ts BIGINT NOT NULL,
+  min_received_at BIGINT NOT NULL,
+  max_received_at BIGINT NOT NULL,
+  levels SMALLINT NOT NULL,
+  frames SMALLINT NOT NULL,
+  dictionary_id INTEGER NOT NULL,
+  block BYTEA NOT NULL,
+  PRIMARY KEY (project_id, last_id)
+);
+ALTER TABLE log_sealed ALTER COLUMN block SET STORAGE EXTERNAL;
+CREATE INDEX log_sealed_ts ON log_sealed (project_id, max_ts);
+-- The live-stream horizon: the largest sealed id over all projects (one row per block).
+CREATE INDEX log_sealed_last ON log_sealed (last_id);
+
+CREATE TABLE log_filter_shards (
+  project_id BIGINT NOT NULL,
+  shard SMALLINT NOT NULL,
+  block_last_id BIGINT NOT NULL,
+  bits BYTEA NOT NULL,
+  PRIMARY KEY (project_id, shard, block_last_id)
+);
+
+CREATE TABLE log_dictionaries (
+  project_id BIGINT NOT NULL REFERENCES projects (id),
+  id INTEGER NOT NULL,
+  first_block_last_id BIGINT NOT NULL,
+  bytes BYTEA NOT NULL,
+  PRIMARY KEY (project_id, id)
+);
+ALTER TABLE log_dictionaries ALTER COLUMN bytes SET STORAGE EXTERNAL;
+`;
+
 /** Every step, in order. Append; never edit a step once it is on main (databases already ran it). */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
@@ -212,10 +282,10 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     },
   },
   {
-    // Sealed storage on PostgreSQL lands with its own step here; until
-    // then this version changes nothing on this backend.
-    version: 7,
-    async up() {},
+    version: SEALED_SCHEMA_VERSION,
+    async up(t) {
+      await t.none(SCHEMA_V7);
+    },
   },
 ];
 

@@ -14,7 +14,10 @@ import { migrate } from './migrations.js';
 import { describeConnectionError } from './pg-errors.js';
 import { PostgresReads } from './reads.js';
 import { PostgresWrites } from './writes.js';
-import { PendingListCleaner } from './pending-list-cleaner.js';
+import { Sealer } from '../log-index/sealer.js';
+import { SealWorker } from '../log-index/seal-worker.js';
+import { DictionaryCache } from '../log-index/sealed-reads.js';
+import { postgresSealBackend } from './sealing.js';
 import { OpenIngestion } from './ingesting.js';
 import * as sql from './sql.js';
 import * as Retention from './retention.js';
@@ -23,7 +26,7 @@ import { createPostgresSignals } from './listen-notify.js';
 /** Reads and transactions on one connection: what a maintenance pass runs on. */
 class PostgresSession extends PostgresReads implements StorageSession {
   write<T>(fn: (tx: WriteOps) => Promise<T>): Promise<T> {
-    return this.db.tx((t) => fn(new PostgresWrites(t)));
+    return this.db.tx((t) => fn(new PostgresWrites(t, undefined, this.dictionaries)));
   }
 }
 
@@ -36,23 +39,31 @@ class PostgresStorage extends PostgresReads implements Storage {
   constructor(
     private readonly pool: pgPromise.IDatabase<unknown>,
     logger: ServiceLogger,
+    sealing: boolean,
     private readonly ingesting = new OpenIngestion(),
+    dictionaries = new DictionaryCache(),
   ) {
-    super(pool, ingesting);
+    super(pool, ingesting, dictionaries);
     // Another process's notification follows its commit: a settle polling for its transaction looks again at once.
     this.signals = createPostgresSignals(pool, logger, () => ingesting.nudge());
-    this.pendingList = new PendingListCleaner(pool, logger);
+    this.sealer = new Sealer(postgresSealBackend(pool), this.sealWorker, { logger });
+    if (sealing) this.sealer.start();
   }
 
-  /** Merges the search index's pending list away from ingestion requests. */
-  readonly pendingList: PendingListCleaner;
+  /** Seals tails into blocks in the background (docs/storage-format.md), its CPU on its own thread. */
+  private readonly sealWorker = new SealWorker();
+  private readonly sealer: Sealer;
 
   async write<T>(fn: (tx: WriteOps) => Promise<T>): Promise<T> {
     let writes: PostgresWrites | null = null;
-    const result = await this.ingesting.track((marked) => this.pool.tx((t) => fn((writes = new PostgresWrites(t, marked)))));
-    const stored = (writes as PostgresWrites | null)?.storedEntries ?? 0;
-    if (stored > 0) this.pendingList.added(stored);
+    const result = await this.ingesting.track((marked) => this.pool.tx((t) => fn((writes = new PostgresWrites(t, marked, this.dictionaries)))));
+    if ((writes as PostgresWrites | null)?.tailFull) this.sealer.notify();
     return result;
+  }
+
+  /** Seals every tail entry now (tests and tools; the service seals on its own). */
+  sealNow(): Promise<void> {
+    return this.sealer.sealNow();
   }
 
   connectionStats(): ConnectionStats {
@@ -76,7 +87,7 @@ class PostgresStorage extends PostgresReads implements Storage {
       const { locked } = await connection.one<{ locked: boolean }>(Retention.TRY_MAINTENANCE_LOCK, [Retention.MAINTENANCE_LOCK_KEY]);
       if (!locked) return { ran: false };
       // No explicit unlock: closing the session below releases the lock.
-      return { ran: true, result: await fn(new PostgresSession(connection)) };
+      return { ran: true, result: await fn(new PostgresSession(connection, undefined, this.dictionaries)) };
     } finally {
       // A direct connection's done() closes it and returns a promise.
       await Promise.resolve(connection.done()).catch(() => undefined);
@@ -85,7 +96,7 @@ class PostgresStorage extends PostgresReads implements Storage {
 
   close(): Promise<void> {
     // Only this storage's pool: pgp.end() would end every pool pg-promise knows in the process.
-    this.closing ??= Promise.all([this.signals.closeAll(), this.pendingList.idle()]).then(() => this.pool.$pool.end());
+    this.closing ??= Promise.all([this.signals.closeAll(), this.sealer.close().then(() => this.sealWorker.close())]).then(() => this.pool.$pool.end());
     return this.closing;
   }
 }
@@ -114,5 +125,5 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     if (err instanceof SchemaTooNewError || err instanceof StorageUnavailableError) throw err;
     throw new StorageUnavailableError(`cannot migrate PostgreSQL database ${target}: ${describeConnectionError(err)}`, { cause: err });
   }
-  return new PostgresStorage(db, options.logger);
+  return new PostgresStorage(db, options.logger, options.sealing ?? true);
 }

@@ -18,6 +18,7 @@ import * as Histogram from './histogram.js';
 import * as SavedSearches from './saved-searches.js';
 import * as AlertRules from './alert-rules.js';
 import type { AlertCountBucket, AlertNotificationRow, AlertRuleFilter, AlertRuleRow, SavedSearchFilter, SavedSearchRow } from '../types-alerts.js';
+import { DictionaryCache } from '../log-index/sealed-reads.js';
 import type { HistogramCounts, HistogramGrid } from '../types-logs.js';
 
 /** An audit row as selected: metadata still JSON text. */
@@ -43,6 +44,8 @@ export class PostgresReads implements ReadOps {
     protected readonly db: SqlExecutor,
     /** This pool's ingestion in flight (the storage's), so settles wait for it without polling. */
     protected readonly open?: OpenIngestion,
+    /** Dictionaries of sealed blocks read lately (the storage's, shared by its queries). */
+    protected readonly dictionaries: DictionaryCache = new DictionaryCache(),
   ) {}
 
   async countUsers(): Promise<number> {
@@ -234,15 +237,15 @@ export class PostgresReads implements ReadOps {
   }
 
   queryLogs(selection: LogSelection, page: Org.Page): Promise<LogRow[]> {
-    return LogEntries.queryLogs(this.db, selection, page);
+    return LogEntries.queryLogs(this.db, selection, page, this.dictionaries);
   }
 
   logHistogram(selection: LogSelection & { from: number; to: number }, grid: HistogramGrid): Promise<HistogramCounts | null> {
-    return Histogram.logHistogram(this.db, selection, grid);
+    return Histogram.logHistogram(this.db, selection, grid, this.dictionaries);
   }
 
   logsAfter(selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
-    return LogEntries.logsAfter(this.db, selection, afterId, limit);
+    return LogEntries.logsAfter(this.db, selection, afterId, limit, this.dictionaries);
   }
 
   lastLogId(settledProjects?: readonly number[], above?: number): Promise<number> {

@@ -23,6 +23,7 @@ import * as SavedSearches from './saved-searches.js';
 import * as AlertRules from './alert-rules.js';
 import type * as Alerts from '../types-alerts.js';
 import type { NewSavedSearch, SavedSearchChanges, SavedSearchRow } from '../types-alerts.js';
+import type { DictionaryCache } from '../log-index/sealed-reads.js';
 
 /** Whether a change set carries a key (undefined counts as absent), and its value. */
 function change<C extends object, K extends keyof C>(changes: C, key: K): [boolean, Exclude<C[K], undefined> | null] {
@@ -35,8 +36,9 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
     db: SqlExecutor,
     /** Told the backend pid once this transaction has marked its ingestion (see `lastLogId` in log-entries.ts). */
     private readonly marked?: (pid: number) => void,
+    dictionaries?: DictionaryCache,
   ) {
-    super(db);
+    super(db, undefined, dictionaries);
   }
 
   /** Runs `statement` in a savepoint, mapping unique violations to StorageConflict. */
@@ -265,14 +267,12 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
     return AlertRules.insertAlertNotification(this.db, row);
   }
 
-  /** Entries this transaction stored (for the pending-list cleaner, once committed). */
-  storedEntries = 0;
+  /** Whether this transaction left a project's tail holding a full run to seal (the sealer is told once it commits). */
+  tailFull = false;
 
   /** Locks the projects' rows (id order) for the rest of the transaction: quotas stay exact across processes. */
-  async ingestLogs(requests: LogIngestRequest[], report?: IngestReport): Promise<LogEntryOutcome[][]> {
-    const outcomes = await LogEntries.ingestLogs(this.db, requests, this.marked, report);
-    for (const request of outcomes) for (const outcome of request) if ('id' in outcome) this.storedEntries += 1;
-    return outcomes;
+  ingestLogs(requests: LogIngestRequest[], report?: IngestReport): Promise<LogEntryOutcome[][]> {
+    return LogEntries.ingestLogs(this.db, requests, this.marked, report, () => (this.tailFull = true));
   }
 
   // The purge verbs are the retention module's functions on this transaction's connection.

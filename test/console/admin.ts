@@ -172,11 +172,11 @@ function administration(env: ConsoleEnv): void {
       await page.getByRole('button', { name: 'Yes, unblock' }).click();
       await page.getByRole('button', { name: 'Block project' }).waitFor();
 
-      // A plain user (reads the group) sees no administration, even by URL.
+      // A plain user (reads the group) sees no administration, even by URL; saved searches and alerts are anyone's who may read.
       const carol = await createActor(env.svc.url, admin.token, 'carol', { grants: [{ role: 'user', scope_type: 'group', scope_id: groupId }] });
       await page.getByRole('button', { name: 'Sign out' }).click();
       await signInAs(page, 'carol', carol.password);
-      assert.deepEqual(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents(), ['Explore', 'Account']);
+      assert.deepEqual(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents(), ['Explore', 'Alerts', 'Account']);
       await page.goto(`${env.svc.url}/console/#/project?id=${projectId}`);
       await page.getByRole('heading', { name: 'Not found' }).waitFor();
       await page.goto(`${env.svc.url}/console/#/projects`);

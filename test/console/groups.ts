@@ -63,7 +63,7 @@ function groups(env: ConsoleEnv): void {
       const ops = page.getByRole('region', { name: 'Team ops' });
       await ops.getByText('No members yet.').waitFor();
       await ops.getByLabel('Find user (username contains)').fill('eri');
-      await ops.getByRole('button', { name: 'Search' }).click();
+      await ops.getByRole('button', { name: 'Search', exact: true }).click();
       await optionsBecome(ops.getByLabel('New member of ops'), ['erin']);
       await ops.getByRole('button', { name: 'Add member to ops' }).click();
       await ops.getByRole('listitem').filter({ hasText: 'erin' }).waitFor();
@@ -86,7 +86,7 @@ function groups(env: ConsoleEnv): void {
       await teamRow.waitFor();
       await form.getByLabel('Grant to').selectOption({ label: 'A user' });
       await form.getByLabel('Find user (username contains)').fill('frank');
-      await form.getByRole('button', { name: 'Search' }).click();
+      await form.getByRole('button', { name: 'Search', exact: true }).click();
       await form.getByLabel('User', { exact: true }).locator('option', { hasText: 'frank' }).waitFor({ state: 'attached' });
       await form.getByLabel('Role').selectOption({ label: 'owner (manages)' });
       await form.getByLabel('Scope').selectOption({ label: 'Group shop' });

@@ -93,7 +93,7 @@ function journey(env: ConsoleEnv): void {
       // Reloading keeps the session (refresh token in this tab) and sees the new projects.
       await page.reload();
       await page.locator('#f-scope').selectOption(`p:${checkout}`);
-      await page.getByRole('button', { name: 'Search' }).click();
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
       await page.getByText('6 entries', { exact: true }).waitFor();
       assert.deepEqual(await rows(page), [XSS_EVENT, 'cache miss', 'slow query', 'payment declined again', 'payment declined for order', 'order placed']);
       // Hostile fields are text: nothing ran, no element was made of them.
@@ -111,7 +111,7 @@ function journey(env: ConsoleEnv): void {
       await page.getByRole('button', { name: 'Add context filter' }).click();
       await page.getByLabel('Context path 1').fill('user.id');
       await page.getByLabel('Context value 1').fill('u-7');
-      await page.getByRole('button', { name: 'Search' }).click();
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
       await page.getByText('1 entry', { exact: true }).waitFor();
       assert.deepEqual(await rows(page), ['payment declined for order']);
       const hash = decodeURIComponent(new URL(page.url()).hash);
@@ -183,7 +183,7 @@ function journey(env: ConsoleEnv): void {
         };
       })()`);
       await page.locator('#f-level').selectOption('error');
-      await page.getByRole('button', { name: 'Search' }).click();
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
       // The old query's rows and live state match these waits too: first wait for the new query's stream.
       // (Polled from here: the console's CSP refuses a predicate evaluated from a string.)
       const deadline = Date.now() + 10_000;

@@ -228,7 +228,7 @@ describeEachBackend('console results list', (backend) => {
       // Past the access token's 15 minutes: the next call refreshes (rotating the refresh token) and goes on.
       const firstRefresh = await page.evaluate('sessionStorage.getItem("logkeep.refresh_token")');
       clockOffset += 16 * 60_000;
-      await page.getByRole('button', { name: 'Search' }).click();
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
       await page.getByText('200+ entries', { exact: true }).waitFor();
       const secondRefresh = (await page.evaluate('sessionStorage.getItem("logkeep.refresh_token")')) as string;
       assert.ok(secondRefresh && secondRefresh !== firstRefresh, 'the refresh token was rotated');
@@ -237,7 +237,7 @@ describeEachBackend('console results list', (backend) => {
       const revoked = await fetch(`${svc.url}/v1/auth/token`, { method: 'DELETE', body: new URLSearchParams({ refresh_token: secondRefresh }) });
       assert.equal(revoked.status, 200);
       clockOffset += 16 * 60_000;
-      await page.getByRole('button', { name: 'Search' }).click();
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
       await page.getByText('Your session has ended. Please sign in again.').waitFor();
       await page.getByRole('heading', { name: 'Sign in to logkeep' }).waitFor();
       // The failed calls' 401s are the browser's own console noise, not the page's errors.

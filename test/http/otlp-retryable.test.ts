@@ -19,7 +19,7 @@ import { queryAllPages } from '../support/logs.js';
 const pgp = pgPromise({ noWarnings: true });
 
 const REFUSE = {
-  file: [`CREATE TRIGGER refuse_blocks BEFORE INSERT ON log_blocks BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`],
+  file: [`CREATE TRIGGER refuse_blocks BEFORE INSERT ON log_rollup BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`],
   server: [
     `CREATE FUNCTION refuse_blocks() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$ LANGUAGE plpgsql`,
     `CREATE TRIGGER refuse_blocks BEFORE INSERT ON log_rollup FOR EACH ROW EXECUTE FUNCTION refuse_blocks()`,

@@ -48,13 +48,25 @@ async function benchOne(name: string, db: BenchDatabase, quick: boolean): Promis
   try {
     const org = await createOrg(child.url, 1);
     const projectId = org.projectIds[0]!;
-    const entries = Array.from({ length: 500 }, (_, i) => ({ level: 'info', event: `bench entry ${i}`, timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString() }));
-    const ingest = await fetch(`${child.url}/v1/logs`, { method: 'POST', headers: { authorization: `Bearer ${org.keys[0]}`, 'content-type': 'application/json' }, body: JSON.stringify(entries) });
+    const entries = Array.from({ length: 500 }, (_, i) => ({
+      level: 'info',
+      event: `bench entry ${i}`,
+      timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+    }));
+    const ingest = await fetch(`${child.url}/v1/logs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${org.keys[0]}`, 'content-type': 'application/json' },
+      body: JSON.stringify(entries),
+    });
     if (ingest.status !== 202) throw new Error(`ingest answered ${ingest.status}`);
     const created = await fetch(`${child.url}/v1/access-keys`, {
       method: 'POST',
       headers: { authorization: `Bearer ${org.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ label: 'bench', expires_at: new Date(Date.now() + 86_400_000).toISOString(), scope: { permissions: ['read'], group_ids: [org.groupId] } }),
+      body: JSON.stringify({
+        label: 'bench',
+        expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+        scope: { permissions: ['read'], group_ids: [org.groupId] },
+      }),
     });
     const key = ((await created.json()) as { secret: string }).secret;
     const path = `/v1/logs?project_id=${projectId}&limit=50`;

@@ -52,7 +52,14 @@ function zlibCodecs(dictionary: Buffer): Codec[] {
   });
   const brotli = (quality: number): Codec => ({
     name: `brotli ${quality}`,
-    compress: (b) => brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: b.length, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } }),
+    compress: (b) =>
+      brotliCompressSync(b, {
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: quality,
+          [constants.BROTLI_PARAM_SIZE_HINT]: b.length,
+          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+        },
+      }),
     decompress: (b) => brotliDecompressSync(b),
   });
   return [deflate(1, false), deflate(6, false), deflate(6, true), brotli(4), brotli(6)];
@@ -139,7 +146,9 @@ export async function benchCodecs(options: { quick: boolean }): Promise<Row[]> {
     for (const codec of codecs) {
       const row = measure(codec, runs, perBlock, options.quick ? 1 : 2);
       rows.push(row);
-      console.log(`  | ${row.codec} | ${perBlock} | ${fmt(row.bytesPerEntry, 1)} | ${fmt(row.ratio, 3)} | ${fmt(row.compressMBs)} | ${fmt(row.decompressMBs)} |`);
+      console.log(
+        `  | ${row.codec} | ${perBlock} | ${fmt(row.bytesPerEntry, 1)} | ${fmt(row.ratio, 3)} | ${fmt(row.compressMBs)} | ${fmt(row.decompressMBs)} |`,
+      );
       await new Promise((r) => setImmediate(r));
     }
   }
@@ -156,7 +165,13 @@ export async function benchCodecs(options: { quick: boolean }): Promise<Row[]> {
 export async function benchSealedFormat(options: { quick: boolean }): Promise<{ blockBytes: number; filterBytes: number; sealMicros: number }> {
   const total = options.quick ? 20_480 : 102_400;
   const texts = variedEntries(total, 6).map((e) => JSON.stringify(e));
-  const inputs: SealInput[] = texts.map((body, i) => ({ id: 1 + i * 3, receivedAt: 1_750_000_000_000 + Math.floor(i / 500), ts: 1_750_000_000_000 + i * 20, level: i % 5, body }));
+  const inputs: SealInput[] = texts.map((body, i) => ({
+    id: 1 + i * 3,
+    receivedAt: 1_750_000_000_000 + Math.floor(i / 500),
+    ts: 1_750_000_000_000 + i * 20,
+    level: i % 5,
+    body,
+  }));
   const dictionary = { id: 1, bytes: buildDictionary(texts.slice(0, 1024)) };
   let blockBytes = 0;
   let filterBytes = 0;

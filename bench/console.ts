@@ -19,7 +19,18 @@ import { EventSource } from 'eventsource';
 import type { Browser, Page } from 'playwright-core';
 import { createBatchPool, type BatchPool } from './support/dataset.js';
 import { launchBenchBrowser } from './support/browser.js';
-import { adminLogin, fileDatabase, FINAL_PASSWORD, fmt, percentile, serverDatabase, settleServerDatabase, serviceSettings, startChild, type BenchOrg } from './support/harness.js';
+import {
+  adminLogin,
+  fileDatabase,
+  FINAL_PASSWORD,
+  fmt,
+  percentile,
+  serverDatabase,
+  settleServerDatabase,
+  serviceSettings,
+  startChild,
+  type BenchOrg,
+} from './support/harness.js';
 import { ingestFromEmpty, type FilledDatabase } from './ingest.js';
 
 export interface ConsoleBenchOptions {
@@ -53,7 +64,11 @@ function kinds(org: BenchOrg, pool: BatchPool, cycles: number): QueryKind[] {
     { name: `project, one day, q=${middle.slice(0, 4)}*`, params: (n) => ({ project_id: project(n), ...day(n) }), q: `${middle.slice(0, 4)}*` },
     { name: `project, history, level≥warning, q=${middle}`, params: (n) => ({ project_id: project(n), ...history, level: 'warning' }), q: middle },
     { name: `group of 10, history, q=${tenth}`, params: () => ({ group_id: String(org.groupId), ...history }), q: tenth },
-    { name: `project, one day, context.http.status=500, q=${tenth}`, params: (n) => ({ project_id: project(n), ...day(n), 'context.http.status': '500' }), q: tenth },
+    {
+      name: `project, one day, context.http.status=500, q=${tenth}`,
+      params: (n) => ({ project_id: project(n), ...day(n), 'context.http.status': '500' }),
+      q: tenth,
+    },
   ];
 }
 
@@ -117,7 +132,16 @@ async function settled(inflight: () => number): Promise<void> {
   while (inflight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
 }
 
-async function timeQueries(page: Page, url: string, token: string, org: BenchOrg, filled: FilledDatabase, cycles: number, requests: string[], inflight: () => number): Promise<void> {
+async function timeQueries(
+  page: Page,
+  url: string,
+  token: string,
+  org: BenchOrg,
+  filled: FilledDatabase,
+  cycles: number,
+  requests: string[],
+  inflight: () => number,
+): Promise<void> {
   const painted: number[] = [];
   const replayed: number[] = [];
   /** Per request path: when sent and answered, from the click (ms). */
@@ -132,7 +156,10 @@ async function timeQueries(page: Page, url: string, token: string, org: BenchOrg
       await settled(inflight);
       await page.locator('#f-q').fill(kind.q);
       requests.length = 0;
-      const { ms, requests: timed } = (await page.evaluate(TIMED_SEARCH)) as { ms: number | null; requests: { path: string; sent: number; answered: number }[] };
+      const { ms, requests: timed } = (await page.evaluate(TIMED_SEARCH)) as {
+        ms: number | null;
+        requests: { path: string; sent: number; answered: number }[];
+      };
       for (const r of timed) {
         const phase = phases.get(r.path) ?? { sent: [], answered: [] };
         phase.sent.push(r.sent);
@@ -148,7 +175,9 @@ async function timeQueries(page: Page, url: string, token: string, org: BenchOrg
       mine.push(ms);
       await settled(inflight);
       // The ceiling: the same list request, from Node, to its parsed body.
-      const sent = requests.find((r) => r.includes('/v1/logs?') && r.includes(`q=${encodeURIComponent(kind.q).replace(/%20/g, '+')}`)) ?? requests.find((r) => r.includes('/v1/logs?'));
+      const sent =
+        requests.find((r) => r.includes('/v1/logs?') && r.includes(`q=${encodeURIComponent(kind.q).replace(/%20/g, '+')}`)) ??
+        requests.find((r) => r.includes('/v1/logs?'));
       if (sent) {
         const t = performance.now();
         const res = await fetch(`${url}${new URL(sent).pathname}${new URL(sent).search}`, { headers: { authorization: `Bearer ${token}` } });
@@ -161,7 +190,9 @@ async function timeQueries(page: Page, url: string, token: string, org: BenchOrg
   console.log(line(`submit → first rows painted (${painted.length})`, painted, replayed, QUERY_TARGET_MS, 'ceiling: same GET /v1/logs via fetch from Node'));
   for (const l of perKind) console.log(l);
   for (const [path, p] of phases) {
-    console.log(`      ${`${path} (${p.sent.length})`.padEnd(30)} sent p50 ${fmt(percentile(p.sent, 50), 1).padStart(7)} answered p50 ${fmt(percentile(p.answered, 50), 1).padStart(7)} p99 ${fmt(percentile(p.answered, 99), 1).padStart(7)} ms after the click`);
+    console.log(
+      `      ${`${path} (${p.sent.length})`.padEnd(30)} sent p50 ${fmt(percentile(p.sent, 50), 1).padStart(7)} answered p50 ${fmt(percentile(p.answered, 50), 1).padStart(7)} p99 ${fmt(percentile(p.answered, 99), 1).padStart(7)} ms after the click`,
+    );
   }
   if (empty) console.log(`      (${empty} queries answered no rows and are left out)`);
 }
@@ -193,7 +224,10 @@ async function timeLive(page: Page, url: string, token: string, org: BenchOrg): 
   const plain = await tracerStream(url, `/v1/logs/stream?project_id=${project}`, auth);
   const request = await pageStream;
   const position = request.headers()['last-event-id'];
-  const same = await tracerStream(url, new URL(request.url()).pathname + new URL(request.url()).search, { ...auth, ...(position ? { 'last-event-id': position } : {}) });
+  const same = await tracerStream(url, new URL(request.url()).pathname + new URL(request.url()).search, {
+    ...auth,
+    ...(position ? { 'last-event-id': position } : {}),
+  });
   const acked = new Map<number, number>();
   for (let n = 0; n < TRACERS; n++) {
     const res = await fetch(`${url}/v1/logs`, {
@@ -217,10 +251,14 @@ async function timeLive(page: Page, url: string, token: string, org: BenchOrg): 
   same.close();
   const since = (frames: Map<number, number>) => [...acked].filter(([n]) => frames.has(n)).map(([n, at]) => frames.get(n)! - at);
   const rows = [...acked].filter(([n]) => seen[n]).map(([n, at]) => seen[n]! - at);
-  console.log(line(`202 → live row painted (${rows.length}/${TRACERS})`, rows, since(plain.frames), LIVE_TARGET_MS, 'ceiling: 202 → frame at a Node EventSource'));
+  console.log(
+    line(`202 → live row painted (${rows.length}/${TRACERS})`, rows, since(plain.frames), LIVE_TARGET_MS, 'ceiling: 202 → frame at a Node EventSource'),
+  );
   // The page's stream has the query's filters (`from` of the range) and starts at the newest entry shown (0: none).
   const viaPage = since(same.frames);
-  console.log(`      ceiling 2: the page's own stream request from Node (its filters, Last-Event-ID ${position ?? 'none'}) p50 ${fmt(percentile(viaPage, 50), 1)} p99 ${fmt(percentile(viaPage, 99), 1)} ms (${viaPage.length}/${TRACERS})`);
+  console.log(
+    `      ceiling 2: the page's own stream request from Node (its filters, Last-Event-ID ${position ?? 'none'}) p50 ${fmt(percentile(viaPage, 50), 1)} p99 ${fmt(percentile(viaPage, 99), 1)} ms (${viaPage.length}/${TRACERS})`,
+  );
 }
 
 export async function consoleSuite(label: string, filled: FilledDatabase, browser: Browser): Promise<void> {

@@ -106,7 +106,14 @@ async function reclaim(path: string): Promise<void> {
 async function postgresBytes(db: BenchDatabase): Promise<{ total: number; tables: [string, number][] }> {
   const s = db.settings;
   const pgp = pgPromise({ noWarnings: true });
-  const conn = pgp({ host: s.dbServerHost!, port: s.dbServerPort!, database: s.dbServerDatabase!, user: s.dbServerUsername!, password: s.dbServerPassword!, max: 1 });
+  const conn = pgp({
+    host: s.dbServerHost!,
+    port: s.dbServerPort!,
+    database: s.dbServerDatabase!,
+    user: s.dbServerUsername!,
+    password: s.dbServerPassword!,
+    max: 1,
+  });
   try {
     await conn.none('VACUUM');
     await conn.none('CHECKPOINT');
@@ -151,7 +158,9 @@ async function measureBackend(db: BenchDatabase, label: string, bodies: Buffer[]
   if (sealedAfter > 0) console.log(`  (the file backend finished sealing ${fmt(sealedAfter / 1000, 1)} s after the last batch)`);
   const after = await bytesOf(db);
   const perEntry = (after.total - before.total) / result.entries;
-  console.log(`  ${label}: ${fmt(perEntry)} B per entry (${fmt(perEntry / rawBytes, 2)} × the JSON), ${fmt(result.entries)} entries at ${fmt(result.rate)} entries/s`);
+  console.log(
+    `  ${label}: ${fmt(perEntry)} B per entry (${fmt(perEntry / rawBytes, 2)} × the JSON), ${fmt(result.entries)} entries at ${fmt(result.rate)} entries/s`,
+  );
   const largest = after.tables.filter(([, b]) => b >= 0.01 * after.total);
   if (largest.length > 0) console.log(`    largest: ${largest.map(([name, b]) => `${name} ${fmt(b / result.entries)} B`).join(', ')} (per entry)`);
   return perEntry;
@@ -174,7 +183,11 @@ export async function benchDisk(options: DiskOptions): Promise<{ file: number; s
     rmSync(dir, { recursive: true, force: true });
   }
   const show = (name: string, bytes: number | null) =>
-    console.log(bytes === null ? `  ${name}: (CLI not found)` : `  ${name} of the same NDJSON: ${fmt(bytes / entries, 1)} B per entry (${fmt(bytes / entries / raw, 2)} × the JSON)`);
+    console.log(
+      bytes === null
+        ? `  ${name}: (CLI not found)`
+        : `  ${name} of the same NDJSON: ${fmt(bytes / entries, 1)} B per entry (${fmt(bytes / entries / raw, 2)} × the JSON)`,
+    );
   show('zstd -3', zstd);
   show('gzip -6', gzip);
   const fileDb = fileDatabase();
@@ -195,7 +208,9 @@ export async function benchDisk(options: DiskOptions): Promise<{ file: number; s
   }
   if (zstd !== null) {
     const z = zstd / entries;
-    console.log(`  against zstd -3: file ${fmt(fileBytes / z, 1)} ×${serverBytes === null ? '' : `, server ${fmt(serverBytes / z, 1)} ×`} (target ≤ 150 B per entry, ≈ 1.6 × zstd -3)`);
+    console.log(
+      `  against zstd -3: file ${fmt(fileBytes / z, 1)} ×${serverBytes === null ? '' : `, server ${fmt(serverBytes / z, 1)} ×`} (target ≤ 150 B per entry, ≈ 1.6 × zstd -3)`,
+    );
   }
   return { file: fileBytes, server: serverBytes, zstd: zstd === null ? null : zstd / entries, gzip: gzip === null ? null : gzip / entries };
 }

@@ -51,7 +51,9 @@ export async function benchEncodings(options: { quick: boolean }): Promise<void>
   const ratio = rates.gzip / rates.plain;
   const wire = ndjsonGzip.reduce((a, b) => a + b.length, 0) / plain.reduce((a, b) => a + b.length, 0);
   console.log('Compressed and NDJSON ingestion (file backend, 500 entries per request, 4 connections)');
-  console.log(`  plain JSON arrays: ${fmt(rates.plain)} entries/s; gzip NDJSON (${fmt(100 * wire, 1)} % of the bytes): ${fmt(rates.gzip)} entries/s = ${fmt(ratio, 2)} × plain — target ≥ 0.8: ${verdict(ratio >= 0.8)}`);
+  console.log(
+    `  plain JSON arrays: ${fmt(rates.plain)} entries/s; gzip NDJSON (${fmt(100 * wire, 1)} % of the bytes): ${fmt(rates.gzip)} entries/s = ${fmt(ratio, 2)} × plain — target ≥ 0.8: ${verdict(ratio >= 0.8)}`,
+  );
 
   const limit = CONFIG_DEFAULTS.maxIngestBodyBytes;
   const bomb = await gzipOfZeros(2 ** 30);

@@ -91,15 +91,30 @@ async function countCeiling(db: BenchDatabase): Promise<{ count(projectIds: numb
   const s = db.settings;
   if (s.dbBackend === 'server') {
     const pgp = pgPromise({ noWarnings: true });
-    const conn = pgp({ host: s.dbServerHost!, port: s.dbServerPort!, database: s.dbServerDatabase!, user: s.dbServerUsername!, password: s.dbServerPassword!, max: 1 });
+    const conn = pgp({
+      host: s.dbServerHost!,
+      port: s.dbServerPort!,
+      database: s.dbServerDatabase!,
+      user: s.dbServerUsername!,
+      password: s.dbServerPassword!,
+      max: 1,
+    });
     return {
-      count: async (p, from, to) => Number((await conn.one('SELECT count(*) AS n FROM log_entries WHERE project_id = ANY($1::bigint[]) AND ts >= $2 AND ts <= $3', [p, from, to])).n),
+      count: async (p, from, to) =>
+        Number((await conn.one('SELECT count(*) AS n FROM log_entries WHERE project_id = ANY($1::bigint[]) AND ts >= $2 AND ts <= $3', [p, from, to])).n),
       close: () => conn.$pool.end() as unknown as Promise<void>,
     };
   }
   const sqlite = await open({ filename: s.dbPath!, driver: sqlite3.Database, mode: sqlite3.OPEN_READONLY });
   return {
-    count: async (p, from, to) => Number((await sqlite.get('SELECT count(*) AS n FROM log_entries WHERE project_id IN (SELECT value FROM json_each(?)) AND ts >= ? AND ts <= ?', [JSON.stringify(p), from, to]))!.n),
+    count: async (p, from, to) =>
+      Number(
+        (await sqlite.get('SELECT count(*) AS n FROM log_entries WHERE project_id IN (SELECT value FROM json_each(?)) AND ts >= ? AND ts <= ?', [
+          JSON.stringify(p),
+          from,
+          to,
+        ]))!.n,
+      ),
     close: () => sqlite.close(),
   };
 }
@@ -138,7 +153,9 @@ export async function histogramSuite(label: string, filled: FilledDatabase, runs
   const client = new Pool(child.url, { connections: 1 });
   const cycles = Math.max(1, Math.floor(filled.entries / (filled.pool.bodies.length * filled.pool.entries[0]!)));
   const ceiling = await countCeiling(filled.db);
-  console.log(`  ${label}: ${fmt(filled.entries)} entries in 10 projects over ${cycles} days of log time, ${runs} runs per histogram (day: one project's day; history: one project's whole history)`);
+  console.log(
+    `  ${label}: ${fmt(filled.entries)} entries in 10 projects over ${cycles} days of log time, ${runs} runs per histogram (day: one project's day; history: one project's whole history)`,
+  );
   console.log(`    ${''.padEnd(44)} ${'histogram over HTTP'.padEnd(36)} bare SELECT count(*) of the range's entries`);
   let misses = 0;
   for (const c of cases(filled.org, filled.pool, cycles).filter((x) => !plain || x.kind !== 'filter')) {

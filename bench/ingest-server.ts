@@ -9,7 +9,19 @@
  */
 import { createBatchPool, type BatchPool } from './support/dataset.js';
 import { measurePgCeilings, type PgCeilings } from './support/pg-ceiling.js';
-import { createOrg, fmt, load, percentile, serverDatabase, serviceSettings, startChild, verdict, type BenchDatabase, type BenchOrg, type LoadResult } from './support/harness.js';
+import {
+  createOrg,
+  fmt,
+  load,
+  percentile,
+  serverDatabase,
+  serviceSettings,
+  startChild,
+  verdict,
+  type BenchDatabase,
+  type BenchOrg,
+  type LoadResult,
+} from './support/harness.js';
 import { shots } from './ingest.js';
 import { pgBackendsCpu, processCpuMs } from './support/cpu-time.js';
 
@@ -23,7 +35,13 @@ export function describeAgainstCopy(rate: number, ceilings: PgCeilings): string 
 }
 
 /** `processes` services on one database, each loaded by 8/processes connections, up to `total` entries in all. */
-async function ingestWith(db: BenchDatabase, org: BenchOrg | null, pool: BatchPool, total: number, processes: number): Promise<{ result: LoadResult; org: BenchOrg; cpu: CpuPerEntry }> {
+async function ingestWith(
+  db: BenchDatabase,
+  org: BenchOrg | null,
+  pool: BatchPool,
+  total: number,
+  processes: number,
+): Promise<{ result: LoadResult; org: BenchOrg; cpu: CpuPerEntry }> {
   const children = [await startChild({ kind: 'service', settings: serviceSettings(db) })];
   const made = org ?? (await createOrg(children[0]!.url, 10));
   for (let i = 1; i < processes; i++) children.push(await startChild({ kind: 'service', settings: serviceSettings(db) }));
@@ -33,14 +51,22 @@ async function ingestWith(db: BenchDatabase, org: BenchOrg | null, pool: BatchPo
   // Backends may come and go with the pool: read them while the load runs.
   const sampler = setInterval(() => void backends.read(), 500);
   const started = performance.now();
-  const results = await Promise.all(children.map((c) => load({ url: c.url, next: shots(pool, made.keys), connections: 8 / processes, totalEntries: total / processes })));
+  const results = await Promise.all(
+    children.map((c) => load({ url: c.url, next: shots(pool, made.keys), connections: 8 / processes, totalEntries: total / processes })),
+  );
   const seconds = (performance.now() - started) / 1000;
   clearInterval(sampler);
   const [service1, pg1] = [serviceCpu(), await backends.read()];
   await backends.close();
   await Promise.all(children.map((c) => c.stop()));
   const entries = results.reduce((n, r) => n + r.entries, 0);
-  const result = { entries, requests: results.reduce((n, r) => n + r.requests, 0), seconds, rate: entries / seconds, latencies: results.flatMap((r) => r.latencies) };
+  const result = {
+    entries,
+    requests: results.reduce((n, r) => n + r.requests, 0),
+    seconds,
+    rate: entries / seconds,
+    latencies: results.flatMap((r) => r.latencies),
+  };
   return { result, org: made, cpu: { service: ((service1 - service0) * 1000) / entries, postgres: ((pg1 - pg0) * 1000) / entries } };
 }
 
@@ -64,11 +90,19 @@ export async function benchServerIngest(options: { quick: boolean; entries?: num
     console.log(`  ceiling: bare COPY FROM STDIN, unindexed table, 500 rows a transaction, 4 writers: ${fmt(ceilings.copy)} rows/s${cpuOf(ceilings.copyCpu)}`);
     console.log(`  ceiling: unnest INSERT, same table and rows:                              ${fmt(ceilings.unnestInsert)} rows/s${cpuOf(ceilings.unnestCpu)}`);
     const one = await ingestWith(db, null, pool, total, 1);
-    console.log(`  server, 1 process, empty → ${fmt(one.result.entries)}: ${fmt(one.result.rate)} entries/s, ${describeAgainstCopy(one.result.rate, ceilings)}`);
-    console.log(`    request p50 ${fmt(percentile(one.result.latencies, 50), 1)} ms, p99 ${fmt(percentile(one.result.latencies, 99), 1)} ms; ${cpuLine(one.cpu)}${ceilings.copyCpu ? ` (${fmt(one.cpu.postgres / ceilings.copyCpu, 1)} × COPY's)` : ''}`);
+    console.log(
+      `  server, 1 process, empty → ${fmt(one.result.entries)}: ${fmt(one.result.rate)} entries/s, ${describeAgainstCopy(one.result.rate, ceilings)}`,
+    );
+    console.log(
+      `    request p50 ${fmt(percentile(one.result.latencies, 50), 1)} ms, p99 ${fmt(percentile(one.result.latencies, 99), 1)} ms; ${cpuLine(one.cpu)}${ceilings.copyCpu ? ` (${fmt(one.cpu.postgres / ceilings.copyCpu, 1)} × COPY's)` : ''}`,
+    );
     const two = await ingestWith(db, one.org, pool, total, 2);
-    console.log(`  server, 2 processes on one database, ${fmt(one.result.entries)} → ${fmt(one.result.entries + two.result.entries)}: ${fmt(two.result.rate)} entries/s (${fmt(two.result.rate / one.result.rate, 2)} × one process)`);
-    console.log(`    request p50 ${fmt(percentile(two.result.latencies, 50), 1)} ms, p99 ${fmt(percentile(two.result.latencies, 99), 1)} ms; ${cpuLine(two.cpu)}`);
+    console.log(
+      `  server, 2 processes on one database, ${fmt(one.result.entries)} → ${fmt(one.result.entries + two.result.entries)}: ${fmt(two.result.rate)} entries/s (${fmt(two.result.rate / one.result.rate, 2)} × one process)`,
+    );
+    console.log(
+      `    request p50 ${fmt(percentile(two.result.latencies, 50), 1)} ms, p99 ${fmt(percentile(two.result.latencies, 99), 1)} ms; ${cpuLine(two.cpu)}`,
+    );
   } finally {
     await db.drop();
   }

@@ -17,7 +17,20 @@ import { open } from 'sqlite';
 import sqlite3 from 'sqlite3';
 import { createBatchPool, type BatchPool } from './support/dataset.js';
 import { SERVICE_HEAP_GROWTH_PERCENT } from '../lib/heap-growth.js';
-import { createOrg, fileDatabase, fmt, load, percentile, serverDatabase, serviceSettings, startChild, verdict, type BenchDatabase, type BenchOrg, type Shot } from './support/harness.js';
+import {
+  createOrg,
+  fileDatabase,
+  fmt,
+  load,
+  percentile,
+  serverDatabase,
+  serviceSettings,
+  startChild,
+  verdict,
+  type BenchDatabase,
+  type BenchOrg,
+  type Shot,
+} from './support/harness.js';
 
 export interface IngestOptions {
   quick: boolean;
@@ -88,7 +101,14 @@ function ratio(rate: number, ceilings: Ceilings): string {
 }
 
 /** 500-entry batches into an empty database up to `total` entries; prints the rate per tenth. */
-export async function ingestFromEmpty(db: BenchDatabase, pool: BatchPool, total: number, ceilings: Ceilings, label: string, target: number): Promise<FilledDatabase> {
+export async function ingestFromEmpty(
+  db: BenchDatabase,
+  pool: BatchPool,
+  total: number,
+  ceilings: Ceilings,
+  label: string,
+  target: number,
+): Promise<FilledDatabase> {
   const child = await startChild({ kind: 'service', settings: serviceSettings(db) });
   const org = await createOrg(child.url, 10);
   const step = total / 10;
@@ -113,9 +133,13 @@ export async function ingestFromEmpty(db: BenchDatabase, pool: BatchPool, total:
   });
   const rss = await child.rss();
   await child.stop();
-  console.log(`  ${label}: ${fmt(result.rate)} entries/s over ${fmt(result.entries)} entries ${ratio(result.rate, ceilings)} — target ≥ ${fmt(target)}: ${verdict(result.rate >= target)}`);
+  console.log(
+    `  ${label}: ${fmt(result.rate)} entries/s over ${fmt(result.entries)} entries ${ratio(result.rate, ceilings)} — target ≥ ${fmt(target)}: ${verdict(result.rate >= target)}`,
+  );
   console.log(`    per tenth (entries/s): ${segments.map((r) => fmt(r)).join(' → ')}`);
-  console.log(`    request p50 ${fmt(percentile(result.latencies, 50), 1)} ms, p99 ${fmt(percentile(result.latencies, 99), 1)} ms; peak RSS ${fmt(rss.peak / 2 ** 20)} MiB`);
+  console.log(
+    `    request p50 ${fmt(percentile(result.latencies, 50), 1)} ms, p99 ${fmt(percentile(result.latencies, 99), 1)} ms; peak RSS ${fmt(rss.peak / 2 ** 20)} MiB`,
+  );
   return { db, org, pool, entries: result.entries };
 }
 
@@ -147,7 +171,9 @@ export async function memoryUnderLargeBodies(options: IngestOptions, nodeArgs: s
   const db = fileDatabase();
   // The child limits heap growth as the bin does (lib/heap-growth.ts) unless told to keep V8's defaults.
   if (v8Defaults) process.env.LOGKEEP_BENCH_HEAP_DEFAULTS = '1';
-  const child = await startChild({ kind: 'service', settings: serviceSettings(db) }, { nodeArgs }).finally(() => delete process.env.LOGKEEP_BENCH_HEAP_DEFAULTS);
+  const child = await startChild({ kind: 'service', settings: serviceSettings(db) }, { nodeArgs }).finally(
+    () => delete process.env.LOGKEEP_BENCH_HEAP_DEFAULTS,
+  );
   const org = await createOrg(child.url, 10);
   const perBody = 22_000;
   const big = createBatchPool(1, perBody, 11);

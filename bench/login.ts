@@ -21,7 +21,20 @@
  */
 import { Pool } from 'undici';
 import { createBatchPool } from './support/dataset.js';
-import { LOGIN_BURST, adminLogin, createOrg, fileDatabase, fmt, load, percentile, serverDatabase, serviceSettings, startChild, verdict, type BenchDatabase } from './support/harness.js';
+import {
+  LOGIN_BURST,
+  adminLogin,
+  createOrg,
+  fileDatabase,
+  fmt,
+  load,
+  percentile,
+  serverDatabase,
+  serviceSettings,
+  startChild,
+  verdict,
+  type BenchDatabase,
+} from './support/harness.js';
 import { shots } from './ingest.js';
 import { DEFAULT_MAX_CONCURRENT_HASHES, DEFAULT_SCRYPT_LOG_N, SCRYPT_P, SCRYPT_R } from '../lib/auth/passwords.js';
 import { HASH_PROCESS_NICE } from '../lib/auth/hash-process.js';
@@ -134,7 +147,11 @@ async function burstOnBackend(label: string, db: BenchDatabase, options: Require
     let finished = false;
     let samples: number[] | null = null;
     const ingesting = load({ url: child.url, next, connections: options.connections, until: () => finished, onProgress: (n) => (accepted = n) });
-    const probing = probeHealthz(child.url, () => finished, () => samples);
+    const probing = probeHealthz(
+      child.url,
+      () => finished,
+      () => samples,
+    );
 
     // Quiet windows last as long as the last burst did, so both kinds weigh the same.
     let lastBurstSeconds = 0;
@@ -179,11 +196,15 @@ async function burstOnBackend(label: string, db: BenchDatabase, options: Require
     const refused = bursts.bursts.reduce((n, b) => n + b.refused, 0);
     const burstSeconds = bursts.bursts.map((b) => fmt(b.seconds, 1)).join(', ');
     console.log(`  ${label}: one sign-in alone ${fmt(percentile(alone, 50), 0)} ms (median of ${alone.length})`);
-    console.log(`    quiet (${quiet.healthz.length} probes): /healthz p50 ${fmt(percentile(quiet.healthz, 50), 1)} ms, p99 ${fmt(figures.healthzQuietP99, 1)} ms; ingestion ${fmt(figures.ingestQuiet)} entries/s`);
+    console.log(
+      `    quiet (${quiet.healthz.length} probes): /healthz p50 ${fmt(percentile(quiet.healthz, 50), 1)} ms, p99 ${fmt(figures.healthzQuietP99, 1)} ms; ingestion ${fmt(figures.ingestQuiet)} entries/s`,
+    );
     console.log(
       `    bursts (${bursts.healthz.length} probes): /healthz p50 ${fmt(percentile(bursts.healthz, 50), 1)} ms, p99 ${fmt(figures.healthzBurstP99, 1)} ms — target < ${HEALTHZ_P99_TARGET_MS} ms: ${verdict(figures.healthzBurstP99 < HEALTHZ_P99_TARGET_MS)}`,
     );
-    console.log(`      ingestion ${fmt(figures.ingestBurst)} entries/s, ${fmt(100 * share, 1)} % of quiet — target ≥ ${fmt(100 * INGEST_SHARE_TARGET)} %: ${verdict(share >= INGEST_SHARE_TARGET)}`);
+    console.log(
+      `      ingestion ${fmt(figures.ingestBurst)} entries/s, ${fmt(100 * share, 1)} % of quiet — target ≥ ${fmt(100 * INGEST_SHARE_TARGET)} %: ${verdict(share >= INGEST_SHARE_TARGET)}`,
+    );
     console.log(
       `      ${bursts.bursts.length} bursts of ${LOGIN_BURST} sign-ins took ${burstSeconds} s; a sign-in waited p50 ${fmt(percentile(signIns, 50) / 1000, 2)} s, at most ${fmt(Math.max(...signIns) / 1000, 2)} s${refused ? `; ${refused} refused with 503` : ''}`,
     );

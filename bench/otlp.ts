@@ -100,8 +100,12 @@ export async function benchOtlp(options: { quick: boolean }): Promise<void> {
   const jsonRatio = rates.json / rates.plain;
   console.log('OTLP/HTTP logs ingestion (file backend, 500 records per request, 4 connections)');
   console.log(`  plain JSON arrays: ${fmt(rates.plain)} entries/s`);
-  console.log(`  OTLP protobuf (${fmt((100 * size(proto)) / size(plain), 1)} % of the bytes): ${fmt(rates.protobuf)} records/s = ${fmt(protoRatio, 2)} × plain — target ≥ 0.6: ${verdict(protoRatio >= 0.6)}`);
-  console.log(`  OTLP/JSON (${fmt((100 * size(json)) / size(plain), 1)} % of the bytes): ${fmt(rates.json)} records/s = ${fmt(jsonRatio, 2)} × plain — target ≥ 0.5: ${verdict(jsonRatio >= 0.5)}`);
+  console.log(
+    `  OTLP protobuf (${fmt((100 * size(proto)) / size(plain), 1)} % of the bytes): ${fmt(rates.protobuf)} records/s = ${fmt(protoRatio, 2)} × plain — target ≥ 0.6: ${verdict(protoRatio >= 0.6)}`,
+  );
+  console.log(
+    `  OTLP/JSON (${fmt((100 * size(json)) / size(plain), 1)} % of the bytes): ${fmt(rates.json)} records/s = ${fmt(jsonRatio, 2)} × plain — target ≥ 0.5: ${verdict(jsonRatio >= 0.5)}`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -107,7 +107,9 @@ export async function querySuite(label: string, filled: FilledDatabase, runs: nu
       `    ${c.name.padEnd(34)} p50 ${fmt(percentile(lat, 50), 1).padStart(7)} ms  p99 ${fmt(p99, 1).padStart(7)} ms${Number.isFinite(target) ? `  (≤ ${target}: ${ok ? 'ok' : 'OVER'})` : ''}`,
     );
   }
-  console.log(`    ${misses === 0 ? 'every query within its target' : `${misses} queries over their target`} (steady state; slowest unmeasured first run per project and query: ${fmt(coldest, 1)} ms)`);
+  console.log(
+    `    ${misses === 0 ? 'every query within its target' : `${misses} queries over their target`} (steady state; slowest unmeasured first run per project and query: ${fmt(coldest, 1)} ms)`,
+  );
   await client.close();
   await child.stop();
   return idle;
@@ -147,7 +149,9 @@ function printByKind(byKind: Map<string, number[]>, idle: IdleFigures | undefine
   const rows = [...byKind].map(([name, lat]) => ({ name, p50: percentile(lat, 50), p99: percentile(lat, 99), n: lat.length })).sort((a, b) => b.p99 - a.p99);
   const over = rows.filter((r) => r.p99 > UNDER_INGESTION_TARGET_MS).length;
   const fewest = Math.min(...rows.map((r) => r.n));
-  console.log(`    by kind (quiet windows; target p99 ≤ ${UNDER_INGESTION_TARGET_MS} ms: ${over === 0 ? 'every kind meets it' : `${over} of ${rows.length} OVER`}${fewest < 100 ? `; with under 100 samples a p99 is about their maximum` : ''}):`);
+  console.log(
+    `    by kind (quiet windows; target p99 ≤ ${UNDER_INGESTION_TARGET_MS} ms: ${over === 0 ? 'every kind meets it' : `${over} of ${rows.length} OVER`}${fewest < 100 ? `; with under 100 samples a p99 is about their maximum` : ''}):`,
+  );
   for (const r of rows) {
     const before = idle?.get(r.name);
     console.log(
@@ -193,7 +197,13 @@ export async function mixedLoad(
     const deadline = Date.now() + seconds * 1000;
     const stop = () => Date.now() > deadline;
     await child.loopDelay();
-    const start = { service: processCpuMs(child.pid), postgres: (await pgCpu?.read()) ?? 0, loader: process.cpuUsage(), machine: machineBusyMs(), wall: performance.now() };
+    const start = {
+      service: processCpuMs(child.pid),
+      postgres: (await pgCpu?.read()) ?? 0,
+      loader: process.cpuUsage(),
+      machine: machineBusyMs(),
+      wall: performance.now(),
+    };
     const pacing = entriesPerSecond ? { entriesPerSecond, connections: 8 } : { connections: 2 };
     const ingest = load({ url: child.url, next: shots(filled.pool, filled.org.keys), until: stop, ...pacing });
     const query: number[] = [];
@@ -209,7 +219,16 @@ export async function mixedLoad(
     let logins = 0;
     // Twenty people signing in at once (production scrypt cost, hashes queued one at a time).
     // A sign-in refused with 503 (password checks busy, on an overloaded machine) is not counted, and does not end the run.
-    const burster = burst ? Promise.all(Array.from({ length: 20 }, () => adminLogin(child.url).then(() => (logins += 1), () => undefined))) : null;
+    const burster = burst
+      ? Promise.all(
+          Array.from({ length: 20 }, () =>
+            adminLogin(child.url).then(
+              () => (logins += 1),
+              () => undefined,
+            ),
+          ),
+        )
+      : null;
     const [result] = await Promise.all([ingest, queries, burster]);
     const loader = process.cpuUsage(start.loader);
     const cpu: CpuSpent = {
@@ -262,7 +281,9 @@ export async function mixedLoad(
     const rises = { ingest: p99(burst.ingest) - p99(quiet.ingest), query: p99(burst.query) - p99(quiet.query) };
     const quietRate = quiet.entries / quiet.seconds;
     const burstRate = burst.entries / burst.seconds;
-    console.log(`    quiet: ingest ${fmt(quietRate)} entries/s (request p99 ${fmt(p99(quiet.ingest), 1)} ms over ${quiet.ingest.length}), query p99 ${fmt(p99(quiet.query), 1)} ms over ${quiet.query.length}`);
+    console.log(
+      `    quiet: ingest ${fmt(quietRate)} entries/s (request p99 ${fmt(p99(quiet.ingest), 1)} ms over ${quiet.ingest.length}), query p99 ${fmt(p99(quiet.query), 1)} ms over ${quiet.query.length}`,
+    );
     console.log(
       `    with ${burst.logins} logins in bursts of 20: ingest ${fmt(burstRate)} entries/s (${fmt((100 * burstRate) / quietRate)} % of quiet; request p99 ${fmt(p99(burst.ingest), 1)} ms, ${signed(rises.ingest)}), query p99 ${fmt(p99(burst.query), 1)} ms (${signed(rises.query)})`,
     );
@@ -285,7 +306,9 @@ export async function mixedLoad(
   report(saturated);
   printCpu(saturated.quiet.cpu, saturated.quiet.loop, filled.db.settings.dbBackend);
   const kept = saturated.quiet.entries / saturated.quiet.seconds / (alone.entries / alone.seconds);
-  console.log(`    ingestion alone: ${fmt(alone.entries / alone.seconds)} entries/s; with 2 connections querying it keeps ${fmt(100 * kept)} % — target ≥ 80 %: ${verdict(kept >= 0.8)}`);
+  console.log(
+    `    ingestion alone: ${fmt(alone.entries / alone.seconds)} entries/s; with 2 connections querying it keeps ${fmt(100 * kept)} % — target ≥ 80 %: ${verdict(kept >= 0.8)}`,
+  );
   console.log(`   paced at ${fmt(rate)} entries/s (half the saturated rate, open loop; ${windows(options.pairs.paced)}):`);
   report(paced);
   printCpu(paced.quiet.cpu, paced.quiet.loop, filled.db.settings.dbBackend);
@@ -311,4 +334,3 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   await filled.file.db.drop();
   await filled.server?.db.drop();
 }
-

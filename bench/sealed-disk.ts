@@ -30,13 +30,21 @@ interface Sealed {
 }
 
 /** Seals `entries` varied entries spread over the projects as 500-entry requests, as ingestion would. */
-async function sealAll(entries: number): Promise<{ blocks: Sealed[]; dictionaries: { projectId: number; id: number; bytes: Uint8Array; firstBlock: number }[] }> {
+async function sealAll(
+  entries: number,
+): Promise<{ blocks: Sealed[]; dictionaries: { projectId: number; id: number; bytes: Uint8Array; firstBlock: number }[] }> {
   const gen = createVariedGenerator(1);
   const perProject: SealInput[][] = Array.from({ length: PROJECTS }, () => []);
   for (let i = 0; i < entries; i++) {
     const e = gen.next();
     const body = JSON.stringify(e);
-    perProject[Math.floor(i / 500) % PROJECTS]!.push({ id: i + 1, receivedAt: 1_750_000_000_000 + Math.floor(i / 50), ts: Date.parse(e.timestamp as string), level: 1, body });
+    perProject[Math.floor(i / 500) % PROJECTS]!.push({
+      id: i + 1,
+      receivedAt: 1_750_000_000_000 + Math.floor(i / 50),
+      ts: Date.parse(e.timestamp as string),
+      level: 1,
+      body,
+    });
   }
   const blocks: Sealed[] = [];
   const dictionaries: { projectId: number; id: number; bytes: Uint8Array; firstBlock: number }[] = [];
@@ -77,7 +85,21 @@ CREATE TABLE log_dictionaries (project_id BIGINT NOT NULL, id INTEGER NOT NULL, 
 
 function rowOf(s: Sealed): unknown[] {
   const r = s.run;
-  return [s.projectId, r.lastId, r.firstId, r.count, r.bytes, r.minTs, r.maxTs, r.minReceivedAt, r.maxReceivedAt, r.levels, Math.ceil(r.count / 128), s.dictionaryId, Buffer.from(r.block)];
+  return [
+    s.projectId,
+    r.lastId,
+    r.firstId,
+    r.count,
+    r.bytes,
+    r.minTs,
+    r.maxTs,
+    r.minReceivedAt,
+    r.maxReceivedAt,
+    r.levels,
+    Math.ceil(r.count / 128),
+    s.dictionaryId,
+    Buffer.from(r.block),
+  ];
 }
 
 async function sqliteBytes(sealed: Awaited<ReturnType<typeof sealAll>>): Promise<number> {
@@ -89,11 +111,16 @@ async function sqliteBytes(sealed: Awaited<ReturnType<typeof sealAll>>): Promise
     await db.exec(SQLITE_TABLES);
     const empty = statSync(path).size;
     await db.exec('BEGIN');
-    for (const d of sealed.dictionaries) await db.run('INSERT INTO log_dictionaries VALUES (?, ?, ?, ?)', [d.projectId, d.id, d.firstBlock, Buffer.from(d.bytes)]);
+    for (const d of sealed.dictionaries)
+      await db.run('INSERT INTO log_dictionaries VALUES (?, ?, ?, ?)', [d.projectId, d.id, d.firstBlock, Buffer.from(d.bytes)]);
     for (const s of sealed.blocks) {
       const [projectId, lastId, ...rest] = rowOf(s);
-      await db.run('INSERT INTO log_sealed (project_id, last_id, first_id, entries, bytes, min_ts, max_ts, min_received_at, max_received_at, levels, frames, dictionary_id, block) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [projectId, lastId, ...rest]);
-      for (let shard = 0; shard < s.run.shards.length; shard++) await db.run('INSERT INTO log_filter_shards VALUES (?, ?, ?, ?)', [s.projectId, shard, s.run.lastId, Buffer.from(s.run.shards[shard]!)]);
+      await db.run(
+        'INSERT INTO log_sealed (project_id, last_id, first_id, entries, bytes, min_ts, max_ts, min_received_at, max_received_at, levels, frames, dictionary_id, block) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [projectId, lastId, ...rest],
+      );
+      for (let shard = 0; shard < s.run.shards.length; shard++)
+        await db.run('INSERT INTO log_filter_shards VALUES (?, ?, ?, ?)', [s.projectId, shard, s.run.lastId, Buffer.from(s.run.shards[shard]!)]);
     }
     await db.exec('COMMIT');
     await db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
@@ -109,7 +136,14 @@ async function postgresBytes(sealed: Awaited<ReturnType<typeof sealAll>>): Promi
   if (!target) return null;
   const s = target.settings;
   const pgp = pgPromise({ noWarnings: true });
-  const conn = pgp({ host: s.dbServerHost!, port: s.dbServerPort!, database: s.dbServerDatabase!, user: s.dbServerUsername!, password: s.dbServerPassword!, max: 1 });
+  const conn = pgp({
+    host: s.dbServerHost!,
+    port: s.dbServerPort!,
+    database: s.dbServerDatabase!,
+    user: s.dbServerUsername!,
+    password: s.dbServerPassword!,
+    max: 1,
+  });
   try {
     await conn.none(PG_TABLES);
     const size = async () => {
@@ -119,10 +153,14 @@ async function postgresBytes(sealed: Awaited<ReturnType<typeof sealAll>>): Promi
     };
     const empty = await size();
     await conn.tx(async (t) => {
-      for (const d of sealed.dictionaries) await t.none('INSERT INTO log_dictionaries VALUES ($1, $2, $3, $4)', [d.projectId, d.id, d.firstBlock, Buffer.from(d.bytes)]);
+      for (const d of sealed.dictionaries)
+        await t.none('INSERT INTO log_dictionaries VALUES ($1, $2, $3, $4)', [d.projectId, d.id, d.firstBlock, Buffer.from(d.bytes)]);
       for (const b of sealed.blocks) {
         await t.none('INSERT INTO log_sealed VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', rowOf(b));
-        await t.none('INSERT INTO log_filter_shards SELECT $1, s, $2, b FROM unnest($3::bytea[]) WITH ORDINALITY AS u(b, s1), LATERAL (SELECT (s1 - 1)::smallint AS s) x', [b.projectId, b.run.lastId, b.run.shards.map((x) => Buffer.from(x))]);
+        await t.none(
+          'INSERT INTO log_filter_shards SELECT $1, s, $2, b FROM unnest($3::bytea[]) WITH ORDINALITY AS u(b, s1), LATERAL (SELECT (s1 - 1)::smallint AS s) x',
+          [b.projectId, b.run.lastId, b.run.shards.map((x) => Buffer.from(x))],
+        );
       }
     });
     return (await size()) - empty;
@@ -134,7 +172,9 @@ async function postgresBytes(sealed: Awaited<ReturnType<typeof sealAll>>): Promi
 
 export async function benchSealedDisk(options: { quick: boolean; entries?: number }): Promise<{ file: number; server: number | null }> {
   const entries = options.entries ?? (options.quick ? 50_000 : 200_000);
-  console.log(`Sealed format 1 on disk (${fmt(entries)} varied entries sealed in blocks of 1,024 in ${PROJECTS} projects; tail, rollup and org tables left out)`);
+  console.log(
+    `Sealed format 1 on disk (${fmt(entries)} varied entries sealed in blocks of 1,024 in ${PROJECTS} projects; tail, rollup and org tables left out)`,
+  );
   const sealed = await sealAll(entries);
   const file = (await sqliteBytes(sealed)) / entries;
   console.log(`  file (SQLite, WAL checkpointed): ${fmt(file, 1)} B per entry`);

@@ -36,7 +36,19 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { EventSource } from 'eventsource';
 import { Pool } from 'undici';
 import { createBatchPool } from './support/dataset.js';
-import { adminLogin, createOrg, fileDatabase, fmt, percentile, serverDatabase, serviceSettings, startChild, verdict, type BenchDatabase, type BenchOrg } from './support/harness.js';
+import {
+  adminLogin,
+  createOrg,
+  fileDatabase,
+  fmt,
+  percentile,
+  serverDatabase,
+  serviceSettings,
+  startChild,
+  verdict,
+  type BenchDatabase,
+  type BenchOrg,
+} from './support/harness.js';
 import { Tally, memorySample, procStatusRss, secondHalfSlope, type MemoryField, type Sample } from './support/soak-stats.js';
 
 /** The soak's loads; ingestion is always one of them. */
@@ -92,7 +104,8 @@ interface Watched {
 }
 
 function openStreams(url: string, org: BenchOrg, token: () => string, errors: Tally): Promise<Watched[]> {
-  const authFetch: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: `Bearer ${token()}` } });
+  const authFetch: typeof fetch = (input, init) =>
+    fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: `Bearer ${token()}` } });
   return Promise.all(
     STREAM_SCOPES.map((project) => {
       const scope = project === null ? `group_id=${org.groupId}` : `project_id=${org.projectIds[project]}`;
@@ -168,7 +181,12 @@ async function soakOn(label: string, db: BenchDatabase, options: SoakOptions): P
         const i = n % pool.bodies.length;
         const project = n % org.keys.length;
         const sent = http
-          .request({ path: '/v1/logs', method: 'POST', body: pool.body(i, Math.floor(n / pool.bodies.length)), headers: { authorization: `Bearer ${org.keys[project]}`, 'content-type': 'application/json' } })
+          .request({
+            path: '/v1/logs',
+            method: 'POST',
+            body: pool.body(i, Math.floor(n / pool.bodies.length)),
+            headers: { authorization: `Bearer ${org.keys[project]}`, 'content-type': 'application/json' },
+          })
           .then(async (res) => {
             const text = await res.body.text();
             if (res.statusCode !== 202) return errors.add(`ingest ${res.statusCode}`);
@@ -262,21 +280,45 @@ async function soakOn(label: string, db: BenchDatabase, options: SoakOptions): P
     const rss = samples.map((s) => s.rss / MIB);
     const heap = samples.map((s) => s.heapUsed / MIB);
     const ok = errors.total === 0 && result.lost === 0 && result.duplicated === 0;
-    console.log(`  ${label}: ${fmt(accepted)} entries in ${fmt(seconds)} s (${fmt(accepted / seconds)}/s), ${queryMs.length} queries (p50 ${fmt(percentile(queryMs, 50), 1)} ms, p99 ${fmt(percentile(queryMs, 99), 1)} ms), ${logins} sign-ins`);
-    console.log(`    errors: ${errors} — frames expected ${fmt(result.expected)}, received ${fmt(result.received)}, lost ${result.lost}, duplicated ${result.duplicated}, stream reconnects ${sum((w) => w.reconnects)}: ${ok ? 'no error, every frame once' : 'NOT CLEAN'}`);
-    console.log(`    RSS first ${fmt(rss[0]!, 1)}, last ${fmt(rss[rss.length - 1]!, 1)}, max ${fmt(Math.max(...rss), 1)} MiB; heap used first ${fmt(heap[0]!, 1)}, last ${fmt(heap[heap.length - 1]!, 1)}, max ${fmt(Math.max(...heap), 1)} MiB`);
+    console.log(
+      `  ${label}: ${fmt(accepted)} entries in ${fmt(seconds)} s (${fmt(accepted / seconds)}/s), ${queryMs.length} queries (p50 ${fmt(percentile(queryMs, 50), 1)} ms, p99 ${fmt(percentile(queryMs, 99), 1)} ms), ${logins} sign-ins`,
+    );
+    console.log(
+      `    errors: ${errors} — frames expected ${fmt(result.expected)}, received ${fmt(result.received)}, lost ${result.lost}, duplicated ${result.duplicated}, stream reconnects ${sum((w) => w.reconnects)}: ${ok ? 'no error, every frame once' : 'NOT CLEAN'}`,
+    );
+    console.log(
+      `    RSS first ${fmt(rss[0]!, 1)}, last ${fmt(rss[rss.length - 1]!, 1)}, max ${fmt(Math.max(...rss), 1)} MiB; heap used first ${fmt(heap[0]!, 1)}, last ${fmt(heap[heap.length - 1]!, 1)}, max ${fmt(Math.max(...heap), 1)} MiB`,
+    );
     // RSS rises through the first minutes (warm-up): a short soak's second half is mostly that, so it is not judged.
     const judged = options.minutes >= FULL_MINUTES ? verdict(result.rssSlope < RSS_SLOPE_TARGET) : `not judged on a soak under ${FULL_MINUTES} min`;
-    console.log(`    second half: RSS ${fmt(result.rssSlope, 2)} MiB/min — target < ${RSS_SLOPE_TARGET}: ${judged}; heap used ${fmt(result.heapSlope, 2)} MiB/min`);
+    console.log(
+      `    second half: RSS ${fmt(result.rssSlope, 2)} MiB/min — target < ${RSS_SLOPE_TARGET}: ${judged}; heap used ${fmt(result.heapSlope, 2)} MiB/min`,
+    );
     if (options.detail) {
-      const fields: [MemoryField, string][] = [['heapTotal', 'heap total'], ['external', 'external'], ['arrayBuffers', 'arrayBuffers'], ['rssAnon', 'RSS anonymous'], ['rssFile', 'RSS file'], ['rssShmem', 'RSS shared'], ['walBytes', '-wal file'], ['shmBytes', '-shm file']];
+      const fields: [MemoryField, string][] = [
+        ['heapTotal', 'heap total'],
+        ['external', 'external'],
+        ['arrayBuffers', 'arrayBuffers'],
+        ['rssAnon', 'RSS anonymous'],
+        ['rssFile', 'RSS file'],
+        ['rssShmem', 'RSS shared'],
+        ['walBytes', '-wal file'],
+        ['shmBytes', '-shm file'],
+      ];
       for (const [field, name] of fields) {
         const values = samples.map((s) => s[field]).filter((v): v is number => v !== undefined);
-        if (values.length > 0) console.log(`    ${name}: first ${fmt(values[0]! / MIB, 1)}, last ${fmt(values[values.length - 1]! / MIB, 1)}, max ${fmt(Math.max(...values) / MIB, 1)} MiB; second half ${fmt(secondHalfSlope(samples, field), 2)} MiB/min`);
+        if (values.length > 0)
+          console.log(
+            `    ${name}: first ${fmt(values[0]! / MIB, 1)}, last ${fmt(values[values.length - 1]! / MIB, 1)}, max ${fmt(Math.max(...values) / MIB, 1)} MiB; second half ${fmt(secondHalfSlope(samples, field), 2)} MiB/min`,
+          );
       }
     }
     const mib = (v: number | undefined) => (v === undefined ? '-' : fmt(v / MIB, 1));
-    if (process.env.LOGKEEP_BENCH_VERBOSE) for (const s of samples) console.log(`      ${fmt(s.t)} s: RSS ${fmt(s.rss / MIB, 1)} MiB (anonymous ${mib(s.rssAnon)}, file ${mib(s.rssFile)}, shared ${mib(s.rssShmem)}), heap used ${fmt(s.heapUsed / MIB, 1)} of ${fmt(s.heapTotal / MIB, 1)} MiB, external ${fmt(s.external / MIB, 1)} MiB, arrayBuffers ${mib(s.arrayBuffers)} MiB, -wal ${mib(s.walBytes)}, -shm ${mib(s.shmBytes)} MiB`);
+    if (process.env.LOGKEEP_BENCH_VERBOSE)
+      for (const s of samples)
+        console.log(
+          `      ${fmt(s.t)} s: RSS ${fmt(s.rss / MIB, 1)} MiB (anonymous ${mib(s.rssAnon)}, file ${mib(s.rssFile)}, shared ${mib(s.rssShmem)}), heap used ${fmt(s.heapUsed / MIB, 1)} of ${fmt(s.heapTotal / MIB, 1)} MiB, external ${fmt(s.external / MIB, 1)} MiB, arrayBuffers ${mib(s.arrayBuffers)} MiB, -wal ${mib(s.walBytes)}, -shm ${mib(s.shmBytes)} MiB`,
+        );
     return result;
   } finally {
     await http.close();
@@ -294,7 +336,9 @@ export async function benchSoak(options: SoakOptions): Promise<SoakResult[]> {
   if (loads.has('queries')) parts.push(`a query every ${QUERY_EVERY_MS} ms`);
   if (loads.has('sign-ins')) parts.push(`a sign-in every ${LOGIN_EVERY_MS / 1000} s`);
   console.log(
-    `Soak, ${options.minutes} min per backend${options.minutes < FULL_MINUTES ? ` (short: LOGKEEP_BENCH_SOAK_MINUTES=30 for the full soak)` : ''}: ${parts.join(', ')}${loads.size < SOAK_LOADS.length ? ' (part of the load only)' : ''}; load average ${loadavg().map((l) => fmt(l, 1)).join(' ')}`,
+    `Soak, ${options.minutes} min per backend${options.minutes < FULL_MINUTES ? ` (short: LOGKEEP_BENCH_SOAK_MINUTES=30 for the full soak)` : ''}: ${parts.join(', ')}${loads.size < SOAK_LOADS.length ? ' (part of the load only)' : ''}; load average ${loadavg()
+      .map((l) => fmt(l, 1))
+      .join(' ')}`,
   );
   const results: SoakResult[] = [];
   const run = async (label: string, db: BenchDatabase | null) => {
@@ -307,7 +351,11 @@ export async function benchSoak(options: SoakOptions): Promise<SoakResult[]> {
   };
   if (backend !== 'server') await run('file', fileDatabase());
   if (backend !== 'file') await run('server (PostgreSQL)', await serverDatabase());
-  console.log(`  load average after: ${loadavg().map((l) => fmt(l, 1)).join(' ')}`);
+  console.log(
+    `  load average after: ${loadavg()
+      .map((l) => fmt(l, 1))
+      .join(' ')}`,
+  );
   return results;
 }
 
@@ -328,7 +376,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (!['file', 'server', 'both'].includes(backend)) throw new Error('--backend takes file, server or both');
   const dir = flag('heap-snapshots');
   const only = flag('only')?.split(',');
-  if (only && !only.every((l) => (SOAK_LOADS as readonly string[]).includes(l))) throw new Error(`--only takes a comma-separated list of ${SOAK_LOADS.join(', ')}`);
+  if (only && !only.every((l) => (SOAK_LOADS as readonly string[]).includes(l)))
+    throw new Error(`--only takes a comma-separated list of ${SOAK_LOADS.join(', ')}`);
   await benchSoak({
     minutes: Number(flag('minutes') ?? 30),
     backend: backend as 'file' | 'server' | 'both',

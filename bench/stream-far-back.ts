@@ -38,7 +38,8 @@ export async function farBackLatency(filled: FilledDatabase, trials: number, nod
     const token = await adminLogin(child.url);
     const projectId = filled.org.projectIds[0]!;
     const key = filled.org.keys[0]!;
-    const authFetch: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: `Bearer ${token}` } });
+    const authFetch: typeof fetch = (input, init) =>
+      fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: `Bearer ${token}` } });
     const post = async (body: Buffer | string) => {
       const res = await http.request({ path: '/v1/logs', method: 'POST', body, headers: { authorization: `Bearer ${key}` } });
       await res.body.text();
@@ -65,7 +66,9 @@ export async function farBackLatency(filled: FilledDatabase, trials: number, nod
         source.addEventListener('log', (e) => frames[i]!.set((JSON.parse(e.data) as { event: string }).event, performance.now()));
         return source;
       });
-      await Promise.all(sources.map((s) => new Promise<void>((resolve, reject) => ((s.onopen = () => resolve()), (s.onerror = (err) => reject(new Error(err.message)))))));
+      await Promise.all(
+        sources.map((s) => new Promise<void>((resolve, reject) => ((s.onopen = () => resolve()), (s.onerror = (err) => reject(new Error(err.message)))))),
+      );
       await new Promise((r) => setTimeout(r, waitMs));
       const event = `far back tracer ${t}`;
       await post(JSON.stringify([{ level: 'info', event, timestamp: new Date().toISOString() }]));
@@ -90,7 +93,9 @@ export async function farBackLatency(filled: FilledDatabase, trials: number, nod
 export function printFarBack(label: string, r: FarBackResult): void {
   const line = (xs: number[]) => `p50 ${fmt(percentile(xs, 50), 1)} ms, p99 ${fmt(percentile(xs, 99), 1)} ms, max ${fmt(Math.max(...xs), 1)} ms`;
   const worst = Math.max(...r.farBack);
-  console.log(`  ${label}, since_id=0: ${line(r.farBack)} over ${r.farBack.length} trials — target max < ${fmt(TARGET_MS)} ms: ${worst < TARGET_MS ? 'PASS' : 'FAIL'}`);
+  console.log(
+    `  ${label}, since_id=0: ${line(r.farBack)} over ${r.farBack.length} trials — target max < ${fmt(TARGET_MS)} ms: ${worst < TARGET_MS ? 'PASS' : 'FAIL'}`,
+  );
   console.log(`    ceiling, the same filter without a position: ${line(r.ceiling)}`);
 }
 

@@ -16,7 +16,19 @@ import { performance } from 'node:perf_hooks';
 import { EventSource } from 'eventsource';
 import { Pool } from 'undici';
 import { createBatchPool, type BatchPool } from './support/dataset.js';
-import { createOrg, fileDatabase, fmt, percentile, serverDatabase, serviceSettings, startChild, verdict, type BenchDatabase, type BenchOrg, type Child } from './support/harness.js';
+import {
+  createOrg,
+  fileDatabase,
+  fmt,
+  percentile,
+  serverDatabase,
+  serviceSettings,
+  startChild,
+  verdict,
+  type BenchDatabase,
+  type BenchOrg,
+  type Child,
+} from './support/harness.js';
 
 /** One admin opens every stream here (up to 1,000 idle ones): lift the per-user and total caps, and the connection cap, above that. */
 const STREAM_BENCH_BOUNDS = { sseMaxStreams: 2000, sseMaxStreamsPerUser: 2000, httpMaxConnections: 4096 };
@@ -99,7 +111,8 @@ async function measureLatency(url: string, org: BenchOrg, seconds: number, backg
   const acked = new Map<number, number>();
   const received: Map<number, number>[] = [];
   const sources: EventSource[] = [];
-  const authFetch: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: `Bearer ${org.token}` } });
+  const authFetch: typeof fetch = (input, init) =>
+    fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: `Bearer ${org.token}` } });
   await Promise.all(
     Array.from({ length: STREAMS }, (_, i) => {
       const seen = new Map<number, number>();
@@ -126,7 +139,12 @@ async function measureLatency(url: string, org: BenchOrg, seconds: number, backg
     let n = worker;
     while (performance.now() < deadline) {
       const body = pool.body(n % pool.bodies.length, Math.floor(n / pool.bodies.length));
-      const res = await http.request({ path: '/v1/logs', method: 'POST', body, headers: { authorization: `Bearer ${backgroundKeys[n % backgroundKeys.length]}` } });
+      const res = await http.request({
+        path: '/v1/logs',
+        method: 'POST',
+        body,
+        headers: { authorization: `Bearer ${backgroundKeys[n % backgroundKeys.length]}` },
+      });
       await res.body.text();
       backgroundEntries += pool.entries[n % pool.bodies.length]!;
       n += workers;

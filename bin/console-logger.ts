@@ -13,9 +13,7 @@ import { createServiceLogging, type ServiceLogging } from '../lib/logging.js';
  * `--log-max-files` applied. Throws ConfigError when the log file cannot be
  * written. Close it before the process exits, so the file gets every line.
  */
-export function createBinLogging(
-  config: Pick<LogServiceConfig, 'logLevel' | 'logFormat' | 'logFile' | 'logMaxFileBytes' | 'logMaxFiles'>,
-): ServiceLogging {
+export function createBinLogging(config: Pick<LogServiceConfig, 'logLevel' | 'logFormat' | 'logFile' | 'logMaxFileBytes' | 'logMaxFiles'>): ServiceLogging {
   return createServiceLogging({
     level: config.logLevel,
     format: config.logFormat,

@@ -23,9 +23,7 @@ export async function runCreateAdmin(request: CreateAdminRequest): Promise<void>
     const created = await createAdmin(request.database, { username: request.username, password: request.password, logger });
     const who = `administrator '${created.user.username}' (id ${created.user.id})`;
     if (created.generated) {
-      process.stdout.write(
-        `Created ${who}.\nTEMPORARY password, shown only this once (it must be changed at first login):\n\n    ${created.password}\n\n`,
-      );
+      process.stdout.write(`Created ${who}.\nTEMPORARY password, shown only this once (it must be changed at first login):\n\n    ${created.password}\n\n`);
     } else {
       process.stdout.write(`Created ${who}; the password must be changed at first login.\n`);
     }

@@ -59,8 +59,6 @@ export function printHelp(command: CommandName, version: string): void {
   (command === 'serve' ? serve : createAdmin).outputHelp();
 }
 
-
-
 function addSetting(command: Command, spec: SettingSpec): void {
   if (spec.flag === null) return;
   const flag = spec.flag;

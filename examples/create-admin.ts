@@ -24,7 +24,18 @@ export function databaseSettings(overrides: Partial<DatabaseConfig>): DatabaseCo
     dbReadPoolSize,
   } = CONFIG_DEFAULTS;
   return {
-    ...{ dbBackend, dbPath, dbServerHost, dbServerPort, dbServerDatabase, dbServerUsername, dbServerPassword, dbServerPoolSize, dbServerSslMode, dbReadPoolSize },
+    ...{
+      dbBackend,
+      dbPath,
+      dbServerHost,
+      dbServerPort,
+      dbServerDatabase,
+      dbServerUsername,
+      dbServerPassword,
+      dbServerPoolSize,
+      dbServerSslMode,
+      dbReadPoolSize,
+    },
     ...overrides,
   };
 }

@@ -38,7 +38,15 @@ export async function main(options: ShipLogsOptions): Promise<IngestClientStats>
     const requestId = randomUUID();
     const started = Date.now();
     // `log()` only buffers: it never waits for the network (with the default overflow policy).
-    void logs.log({ level: 'info', event: 'request started', logger: 'http', session_id: sessionId, request_id: requestId, method: 'GET', path: `/items/${i}` });
+    void logs.log({
+      level: 'info',
+      event: 'request started',
+      logger: 'http',
+      session_id: sessionId,
+      request_id: requestId,
+      method: 'GET',
+      path: `/items/${i}`,
+    });
     const status = i % 10 === 7 ? 500 : 200;
     void logs.log({
       level: status >= 500 ? 'error' : 'info',

@@ -59,7 +59,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     { dbPath: process.argv[3] ?? './b.db', jwtSecret: secret() },
     { port: 3000 },
   );
-  for (const [name, service] of [['a', both.a], ['b', both.b]] as const) {
+  for (const [name, service] of [
+    ['a', both.a],
+    ['b', both.b],
+  ] as const) {
     if (service.bootstrapAdmin?.generated) console.log(`service ${name}: admin password ${service.bootstrapAdmin.password}`);
   }
   console.log(`service a on ${both.url}/a, service b on ${both.url}/b`);

@@ -117,9 +117,7 @@ function readFlag(argv: readonly string[], i: number, parsed: ParsedCommandLine)
 function unknownFlagProblem(spelled: string): string {
   // A secret's would-be flag gets a pointer to the variable (its value is never echoed).
   const secret = SETTINGS.find((s) => s.kind === 'secret' && `--${s.env.slice('SERVICE_'.length).toLowerCase().replace(/_/g, '-')}` === spelled);
-  return secret
-    ? `unknown option ${spelled}: secrets have no flag; set ${secret.env} or ${secret.env}_FILE`
-    : `unknown option ${spelled}`;
+  return secret ? `unknown option ${spelled}: secrets have no flag; set ${secret.env} or ${secret.env}_FILE` : `unknown option ${spelled}`;
 }
 
 /** Each setting's origin, for `--print-config`. */
@@ -226,11 +224,7 @@ function readSettings(
  * The full service configuration from flags, environment and defaults, with
  * every problem listed together (the reading problems, then `configProblems`).
  */
-export function resolveConfig(
-  flags: ReadonlyMap<string, FlagValue>,
-  env: Environment,
-  readFile: ReadTextFile,
-): ResolvedConfig | { problems: string[] } {
+export function resolveConfig(flags: ReadonlyMap<string, FlagValue>, env: Environment, readFile: ReadTextFile): ResolvedConfig | { problems: string[] } {
   const { values, sources, problems } = readSettings(SETTINGS, flags, env, readFile);
   const config = { ...CONFIG_DEFAULTS, jwtSecret: '', ...withoutNulls(values, ['jwtSecret']) } as LogServiceConfig;
   config.logLevel = canonicalLogLevel(config.logLevel) as LogLevelName;
@@ -252,7 +246,9 @@ export function resolveDatabaseSettings(
     readFile,
   );
   const database = Object.freeze(
-    Object.fromEntries(SETTINGS.filter((s) => s.database).map((s) => [s.key, s.key in values ? values[s.key] : CONFIG_DEFAULTS[s.key as keyof typeof CONFIG_DEFAULTS]])),
+    Object.fromEntries(
+      SETTINGS.filter((s) => s.database).map((s) => [s.key, s.key in values ? values[s.key] : CONFIG_DEFAULTS[s.key as keyof typeof CONFIG_DEFAULTS]]),
+    ),
   ) as unknown as DatabaseConfig;
   problems.push(...databaseConfigProblems(database));
   return { database, sources, problems, warnings: problems.length > 0 ? [] : configWarnings(database) };

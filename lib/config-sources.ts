@@ -71,7 +71,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   setting('httpPort', 'integer', 'Port to listen on'),
   setting('httpMaxHeaderBytes', 'integer', 'Largest request line plus headers, in bytes (larger: 431)'),
   setting('httpMaxUrlBytes', 'integer', 'Longest request URL, in bytes (longer: 400)'),
-  setting('httpHeadersTimeoutSeconds', 'integer', 'Seconds a client gets to send a request\'s headers'),
+  setting('httpHeadersTimeoutSeconds', 'integer', "Seconds a client gets to send a request's headers"),
   setting('httpRequestTimeoutSeconds', 'integer', 'Seconds a client gets to send a whole request, body included'),
   setting('httpKeepAliveTimeoutSeconds', 'integer', 'Seconds an idle keep-alive connection stays open'),
   setting('httpMaxConnections', 'integer', 'Most connections open at once; more are closed at once'),
@@ -85,7 +85,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   setting('dbServerPoolSize', 'integer', 'PostgreSQL connections, 1 to 64'),
   setting('dbServerSslMode', 'string', "PostgreSQL TLS: 'disable', 'require' (certificate not checked) or 'verify-full'"),
   setting('jwtSecret', 'secret', 'Access-token signing secret (required, never generated)'),
-  setting('jwtIssuer', 'string', 'Value of the tokens\' iss claim'),
+  setting('jwtIssuer', 'string', "Value of the tokens' iss claim"),
   setting('passwordHashMaxWaiting', 'integer', 'Password hashes that may wait their turn; past it sign-ins answer 503'),
   setting('maxIngestBodyBytes', 'integer', 'Largest POST /v1/logs body, in bytes'),
   setting('retentionPurgeIntervalSeconds', 'integer', 'Seconds between retention sweeps'),
@@ -119,9 +119,9 @@ export const SETTINGS: readonly SettingSpec[] = [
   setting('oidcClientSecret', 'secret', 'Client secret registered at the OpenID provider (unset: a public client, PKCE only)'),
   setting('oidcScopes', 'list', 'Comma-separated scopes to ask the provider for (must include openid)'),
   setting('oidcProviderName', 'string', 'Name on the sign-in button ("Sign in with <name>")'),
-  setting('oidcAutoCreate', 'boolean', 'Create an account at a person\'s first single sign-on (off: an admin links them first)'),
+  setting('oidcAutoCreate', 'boolean', "Create an account at a person's first single sign-on (off: an admin links them first)"),
   setting('oidcAdminClaim', 'optional-string', 'Provider group (or claim=value) whose members are made administrators'),
-  setting('oidcGroupsClaim', 'string', 'ID token claim listing the person\'s provider groups'),
+  setting('oidcGroupsClaim', 'string', "ID token claim listing the person's provider groups"),
   setting('oidcGroupTeams', 'list', 'Comma-separated <provider group>=<team id> pairs: provider groups kept in step with teams'),
   setting('passwordLoginEnabled', 'boolean', 'Allow password sign-in (off: only create-admin accounts use passwords)'),
   setting('accessKeyMaxDays', 'integer', 'Longest lifetime of an access key, in days (1 to 3650)'),
@@ -131,14 +131,10 @@ export const SETTINGS: readonly SettingSpec[] = [
 ];
 
 /** The settings with a flag, by flag name. */
-export const SETTINGS_BY_FLAG: ReadonlyMap<string, SettingSpec> = new Map(
-  SETTINGS.filter((s) => s.flag !== null).map((s) => [s.flag as string, s]),
-);
+export const SETTINGS_BY_FLAG: ReadonlyMap<string, SettingSpec> = new Map(SETTINGS.filter((s) => s.flag !== null).map((s) => [s.flag as string, s]));
 
 /** Every `SERVICE_*` name that means something, the secrets' `_FILE` forms included. */
-export const KNOWN_ENV_NAMES: ReadonlySet<string> = new Set(
-  SETTINGS.flatMap((s) => (s.kind === 'secret' ? [s.env, `${s.env}_FILE`] : [s.env])),
-);
+export const KNOWN_ENV_NAMES: ReadonlySet<string> = new Set(SETTINGS.flatMap((s) => (s.kind === 'secret' ? [s.env, `${s.env}_FILE`] : [s.env])));
 
 /** The variables of a process environment; an empty value counts as unset (rule 2). */
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -160,9 +156,7 @@ export interface SettingOrigin {
 }
 
 /** One setting read from its sources: its value and origin, or why it could not be read. */
-export type SettingReading =
-  | { ok: true; value: unknown; origin: SettingOrigin }
-  | { ok: false; problem: string };
+export type SettingReading = { ok: true; value: unknown; origin: SettingOrigin } | { ok: false; problem: string };
 
 const BOOLEAN_WORDS: Readonly<Record<string, boolean>> = { true: true, false: false, 1: true, 0: false, yes: true, no: false };
 
@@ -201,12 +195,7 @@ function envValue(env: Environment, name: string): string | undefined {
  * Reads one setting: flag, else environment, else default (rule 1). Values
  * are quoted in problems except for secrets, which are never echoed.
  */
-export function readSetting(
-  spec: SettingSpec,
-  flags: ReadonlyMap<string, FlagValue>,
-  env: Environment,
-  readFile: ReadTextFile,
-): SettingReading {
+export function readSetting(spec: SettingSpec, flags: ReadonlyMap<string, FlagValue>, env: Environment, readFile: ReadTextFile): SettingReading {
   if (spec.kind === 'secret') return readSecret(spec, env, readFile);
   const flag = spec.flag === null ? undefined : flags.get(spec.flag);
   if (flag !== undefined) return convert(spec, flag.value, { source: 'cli', from: spec.flag }, flag.spelled);

@@ -15,6 +15,7 @@ import { setFlagsFromString } from 'node:v8';
 export const SERVICE_HEAP_GROWTH_PERCENT = 10;
 
 export function limitHeapGrowth(percent: number = SERVICE_HEAP_GROWTH_PERCENT): void {
-  if (!Number.isInteger(percent) || percent < 1 || percent > 1000) throw new RangeError(`heap growth must be an integer percentage from 1 to 1000, got ${percent}`);
+  if (!Number.isInteger(percent) || percent < 1 || percent > 1000)
+    throw new RangeError(`heap growth must be an integer percentage from 1 to 1000, got ${percent}`);
   setFlagsFromString(`--heap-growing-percent=${percent}`);
 }

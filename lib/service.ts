@@ -172,7 +172,10 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
         now,
         ...(options.rateLimiter === undefined ? {} : { limiter: options.rateLimiter }),
       }),
-      ingestion: createIngestion(storage, config, logger, { observer, ...(options.ingestBodyIdleMs === undefined ? {} : { bodyIdleMs: options.ingestBodyIdleMs }) }),
+      ingestion: createIngestion(storage, config, logger, {
+        observer,
+        ...(options.ingestBodyIdleMs === undefined ? {} : { bodyIdleMs: options.ingestBodyIdleMs }),
+      }),
       liveStreams,
       alerts,
       logger,

@@ -125,6 +125,9 @@ for (const [name, schema] of Object.entries(schemas)) {
   else out.push(`export type ${name} = ${typeOf(schema)};`);
   out.push('');
 }
-const text = out.filter((line, i) => line !== '' || out[i - 1] !== '').join('\n').replace(/\n+$/, '\n');
+const text = out
+  .filter((line, i) => line !== '' || out[i - 1] !== '')
+  .join('\n')
+  .replace(/\n+$/, '\n');
 
 writeGenerated(TARGET, text, 'scripts/build-api-types.mjs');

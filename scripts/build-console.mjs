@@ -54,23 +54,23 @@ if (WATCH) {
 
 /** Writes the bundles and the index.html naming them (index.html last: the service reloads when it changes). */
 function writeConsole(result) {
-rmSync(OUT, { recursive: true, force: true });
-mkdirSync(OUT, { recursive: true });
-let js = null;
-let css = null;
-let gzipped = 0;
-for (const file of result.outputFiles) {
-  const name = basename(file.path);
-  writeFileSync(join(OUT, name), file.contents);
-  if (name.endsWith('.js')) js = name;
-  if (name.endsWith('.css')) css = name;
-  if (name.endsWith('.js') || name.endsWith('.css')) gzipped += gzipSync(file.contents, { level: 9 }).length;
-}
-if (!js || !css) throw new Error('console build: expected one JS and one CSS bundle');
+  rmSync(OUT, { recursive: true, force: true });
+  mkdirSync(OUT, { recursive: true });
+  let js = null;
+  let css = null;
+  let gzipped = 0;
+  for (const file of result.outputFiles) {
+    const name = basename(file.path);
+    writeFileSync(join(OUT, name), file.contents);
+    if (name.endsWith('.js')) js = name;
+    if (name.endsWith('.css')) css = name;
+    if (name.endsWith('.js') || name.endsWith('.css')) gzipped += gzipSync(file.contents, { level: 9 }).length;
+  }
+  if (!js || !css) throw new Error('console build: expected one JS and one CSS bundle');
 
-writeFileSync(
-  join(OUT, 'index.html'),
-  `<!doctype html>
+  writeFileSync(
+    join(OUT, 'index.html'),
+    `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -87,12 +87,12 @@ writeFileSync(
 </body>
 </html>
 `,
-);
+  );
 
-const kib = (gzipped / 1024).toFixed(1);
-if (gzipped > BUDGET_BYTES) {
-  console.error(`console build: first load is ${kib} KiB gzipped (JS + CSS), over the ${BUDGET_BYTES / 1024} KiB budget`);
-  if (!WATCH) process.exit(1);
-}
-console.log(`console build: ${js}, ${css}; first load ${kib} KiB gzipped (budget ${BUDGET_BYTES / 1024} KiB)`);
+  const kib = (gzipped / 1024).toFixed(1);
+  if (gzipped > BUDGET_BYTES) {
+    console.error(`console build: first load is ${kib} KiB gzipped (JS + CSS), over the ${BUDGET_BYTES / 1024} KiB budget`);
+    if (!WATCH) process.exit(1);
+  }
+  console.log(`console build: ${js}, ${css}; first load ${kib} KiB gzipped (budget ${BUDGET_BYTES / 1024} KiB)`);
 }

@@ -6,7 +6,9 @@ import { serve } from '../bin/serve.js';
 
 const invocation = resolveInvocation(process.argv.slice(2), process.env, (path) => readFileSync(path, 'utf8'));
 if (invocation.action !== 'serve') {
-  process.stderr.write(`npm run dev starts the service only; ${invocation.action === 'invalid' ? invocation.problems.join('; ') : `not ${invocation.action}`}\n`);
+  process.stderr.write(
+    `npm run dev starts the service only; ${invocation.action === 'invalid' ? invocation.problems.join('; ') : `not ${invocation.action}`}\n`,
+  );
   process.exit(78);
 }
 await serve(invocation, { console: { reload: true } });

@@ -10,7 +10,12 @@ export default async function* failureSummary(source) {
       const path = [...names.slice(0, event.data.nesting), event.data.name].join(' > ');
       const error = event.data.details?.error;
       const cause = error?.cause ?? error;
-      failed.push(`${event.data.file ?? '?'}\n  ${path}\n  ${String(cause?.message ?? cause).split('\n').slice(0, 12).join('\n  ')}`);
+      failed.push(
+        `${event.data.file ?? '?'}\n  ${path}\n  ${String(cause?.message ?? cause)
+          .split('\n')
+          .slice(0, 12)
+          .join('\n  ')}`,
+      );
     }
   }
   if (failed.length) yield `\n# ${failed.length} failed test(s):\n${failed.map((f) => `# ${f.replace(/\n/g, '\n# ')}`).join('\n')}\n`;

@@ -43,7 +43,18 @@ if (files.length === 0) {
   process.exit(1);
 }
 // TAP for the log, then a summary of failures at its end; a person watching reads the spec reporter.
-const reporters = watch ? ['--test-reporter=spec'] : ['--test-reporter=tap', '--test-reporter-destination=stdout', '--test-reporter=./scripts/failure-summary.mjs', '--test-reporter-destination=stdout'];
-const args = ['--import', 'tsx', '--test', ...(watch ? ['--watch'] : []), ...reporters, `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`, '--test-timeout=120000', ...files];
+const reporters = watch
+  ? ['--test-reporter=spec']
+  : ['--test-reporter=tap', '--test-reporter-destination=stdout', '--test-reporter=./scripts/failure-summary.mjs', '--test-reporter-destination=stdout'];
+const args = [
+  '--import',
+  'tsx',
+  '--test',
+  ...(watch ? ['--watch'] : []),
+  ...reporters,
+  `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`,
+  '--test-timeout=120000',
+  ...files,
+];
 const result = spawnSync(process.execPath, args, { stdio: 'inherit', env });
 process.exit(result.status ?? 1);

@@ -26,7 +26,14 @@ export function processCpuMs(pid: number): number {
 export async function pgBackendsCpu(db: BenchDatabase): Promise<{ read(): Promise<number>; close(): Promise<void> }> {
   const s = db.settings;
   const pgp = pgPromise({ noWarnings: true });
-  const conn = pgp({ host: s.dbServerHost!, port: s.dbServerPort!, database: s.dbServerDatabase!, user: s.dbServerUsername!, password: s.dbServerPassword!, max: 1 });
+  const conn = pgp({
+    host: s.dbServerHost!,
+    port: s.dbServerPort!,
+    database: s.dbServerDatabase!,
+    user: s.dbServerUsername!,
+    password: s.dbServerPassword!,
+    max: 1,
+  });
   const seen = new Map<number, number>();
   return {
     /** Total CPU ms of every backend seen so far (a backend keeps its last reading after it exits). */

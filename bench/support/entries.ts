@@ -19,7 +19,18 @@ export function seededRandom(seed: number): () => number {
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'pa', 'qu', 'dor', 'fen', 'gal', 'hix', 'jun', 'bre', 'cly', 'wem', 'yor'];
 const LEVELS = ['debug', 'info', 'info', 'info', 'info', 'warning', 'warning', 'error', 'critical', 'info'] as const;
-const EVENTS = ['request completed', 'cache miss', 'user logged in', 'payment authorised', 'job finished', 'connection reset', 'disk usage high', 'token refreshed', 'query slow', 'retrying upstream call'];
+const EVENTS = [
+  'request completed',
+  'cache miss',
+  'user logged in',
+  'payment authorised',
+  'job finished',
+  'connection reset',
+  'disk usage high',
+  'token refreshed',
+  'query slow',
+  'retrying upstream call',
+];
 const CATEGORIES = ['http', 'db', 'auth', 'jobs', 'cache', 'billing'];
 const LOGGERS = ['app.http', 'app.db.pool', 'app.auth', 'worker.jobs', 'app.cache', 'billing.core', 'app.ws'];
 const METHODS = ['GET', 'GET', 'GET', 'POST', 'PUT', 'DELETE'];
@@ -54,7 +65,10 @@ export function createEntryGenerator(options: EntryGeneratorOptions = {}): { nex
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
   const hex = (len: number) => {
     let s = '';
-    while (s.length < len) s += Math.floor(rnd() * 0x100000000).toString(16).padStart(8, '0');
+    while (s.length < len)
+      s += Math.floor(rnd() * 0x100000000)
+        .toString(16)
+        .padStart(8, '0');
     return s.slice(0, len);
   };
   let requestId = hex(16);
@@ -77,7 +91,12 @@ export function createEntryGenerator(options: EntryGeneratorOptions = {}): { nex
         session_id: `s-${Math.floor(rnd() * 5000)}`,
         message: words.join(' '),
         user: { id: Math.floor(rnd() * 100000), name: `user${Math.floor(rnd() * 2000)}`, plan: pick(['free', 'pro', 'team']) },
-        http: { method: pick(METHODS), path: `/api/v1/${word()}/${Math.floor(rnd() * 10000)}`, status: pick([200, 200, 200, 201, 204, 404, 500]), duration_ms: Math.round(rnd() * 50000) / 100 },
+        http: {
+          method: pick(METHODS),
+          path: `/api/v1/${word()}/${Math.floor(rnd() * 10000)}`,
+          status: pick([200, 200, 200, 201, 204, 404, 500]),
+          duration_ms: Math.round(rnd() * 50000) / 100,
+        },
         host: `web-${Math.floor(rnd() * 12)}`,
       };
     },

@@ -34,7 +34,13 @@ export interface Child {
 export function startChild(mode: ChildMode, options: { nodeArgs?: string[] } = {}): Promise<Child> {
   const script = fileURLToPath(new URL('./serve-child.ts', import.meta.url));
   const child: ChildProcess = fork(script, [], {
-    execArgv: ['--import', 'tsx', ...(options.nodeArgs ?? []), ...(process.env.LOGKEEP_BENCH_NODE_ARGS ? process.env.LOGKEEP_BENCH_NODE_ARGS.split(' ') : []), ...(process.env.LOGKEEP_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.LOGKEEP_BENCH_CPU_PROF}`] : [])],
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(options.nodeArgs ?? []),
+      ...(process.env.LOGKEEP_BENCH_NODE_ARGS ? process.env.LOGKEEP_BENCH_NODE_ARGS.split(' ') : []),
+      ...(process.env.LOGKEEP_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.LOGKEEP_BENCH_CPU_PROF}`] : []),
+    ],
     // As the bin does: a libuv pool of 8 for sqlite3 (password hashes run in a process of their own).
     env: { ...process.env, LOGKEEP_BENCH_CHILD: JSON.stringify(mode), UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? '8' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -127,7 +133,9 @@ export async function serverDatabase(): Promise<BenchDatabase | null> {
     // Each pool ends by itself: pgp.end() ends every pool of the process
     // (pg-promise keeps one registry), other databases' included.
     async drop() {
-      await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [name]).catch((err) => console.log(`  (could not drop ${name}: ${err instanceof Error ? err.message : String(err)})`));
+      await admin
+        .none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [name])
+        .catch((err) => console.log(`  (could not drop ${name}: ${err instanceof Error ? err.message : String(err)})`));
       await admin.$pool.end();
     },
   };
@@ -143,13 +151,22 @@ export async function settleServerDatabase(db: BenchDatabase): Promise<void> {
   const s = db.settings;
   if (s.dbBackend !== 'server') return;
   const pgp = pgPromise({ noWarnings: true });
-  const conn = pgp({ host: s.dbServerHost!, port: s.dbServerPort!, database: s.dbServerDatabase!, user: s.dbServerUsername!, password: s.dbServerPassword!, max: 1 });
+  const conn = pgp({
+    host: s.dbServerHost!,
+    port: s.dbServerPort!,
+    database: s.dbServerDatabase!,
+    user: s.dbServerUsername!,
+    password: s.dbServerPassword!,
+    max: 1,
+  });
   try {
     const { autovacuum } = await conn.one<{ autovacuum: string }>('SHOW autovacuum');
     if (autovacuum === 'on') return;
     const started = Date.now();
     await conn.none('VACUUM (ANALYZE) log_entries, log_sealed, log_filter_shards, log_rollup');
-    console.log(`    (autovacuum is off on this server: ran VACUUM (ANALYZE) log_entries, log_sealed, log_filter_shards, log_rollup once, as autovacuum would, in ${fmt((Date.now() - started) / 1000, 1)} s)`);
+    console.log(
+      `    (autovacuum is off on this server: ran VACUUM (ANALYZE) log_entries, log_sealed, log_filter_shards, log_rollup once, as autovacuum would, in ${fmt((Date.now() - started) / 1000, 1)} s)`,
+    );
   } finally {
     await conn.$pool.end();
   }
@@ -292,7 +309,12 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
         if (done()) break; // the deadline passed while waiting for this slot
         t = slot;
       }
-      const res = await pool.request({ path: shot.path ?? '/v1/logs', method: 'POST', body: shot.body, headers: { authorization: `Bearer ${shot.key}`, 'content-type': 'application/json', ...shot.headers } });
+      const res = await pool.request({
+        path: shot.path ?? '/v1/logs',
+        method: 'POST',
+        body: shot.body,
+        headers: { authorization: `Bearer ${shot.key}`, 'content-type': 'application/json', ...shot.headers },
+      });
       const text = await res.body.text();
       latencies.push(performance.now() - t);
       if (shot.accepted) accepted += shot.accepted(res.statusCode, text);

@@ -54,7 +54,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const changes = diff(a, b).sort((x, y) => y.bytes - x.bytes);
   const n = Number(rows ?? 25);
   console.log('grew most (bytes, objects; after):');
-  for (const r of changes.slice(0, n)) console.log(`  ${r.bytes >= 0 ? '+' : ''}${r.bytes}\t${r.count >= 0 ? '+' : ''}${r.count}\t${r.bytesAfter}\t${r.countAfter}\t${r.key}`);
+  for (const r of changes.slice(0, n))
+    console.log(`  ${r.bytes >= 0 ? '+' : ''}${r.bytes}\t${r.count >= 0 ? '+' : ''}${r.count}\t${r.bytesAfter}\t${r.countAfter}\t${r.key}`);
   console.log('grew most (objects):');
-  for (const r of [...changes].sort((x, y) => y.count - x.count).slice(0, n)) console.log(`  ${r.count >= 0 ? '+' : ''}${r.count}\t${r.bytes >= 0 ? '+' : ''}${r.bytes}\t${r.countAfter}\t${r.key}`);
+  for (const r of [...changes].sort((x, y) => y.count - x.count).slice(0, n))
+    console.log(`  ${r.count >= 0 ? '+' : ''}${r.count}\t${r.bytes >= 0 ? '+' : ''}${r.bytes}\t${r.countAfter}\t${r.key}`);
 }

@@ -33,7 +33,9 @@ export function rawRows(pool: BatchPool, i: number, projectId: number): RawRow[]
 
 /** COPY text format: backslash, tab, newline and carriage return escaped. */
 function copyField(value: string | number): string {
-  return typeof value === 'number' ? String(value) : value.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
+  return typeof value === 'number'
+    ? String(value)
+    : value.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
 }
 
 export function copyText(rows: readonly RawRow[]): Buffer {
@@ -100,7 +102,14 @@ export interface PgCeilings {
 export async function measurePgCeilings(db: BenchDatabase, pool: BatchPool, rows: number, writers: number): Promise<PgCeilings> {
   const s = db.settings;
   const pgp = pgPromise({ noWarnings: true });
-  const conn = pgp({ host: s.dbServerHost!, port: s.dbServerPort!, database: s.dbServerDatabase!, user: s.dbServerUsername!, password: s.dbServerPassword!, max: writers });
+  const conn = pgp({
+    host: s.dbServerHost!,
+    port: s.dbServerPort!,
+    database: s.dbServerDatabase!,
+    user: s.dbServerUsername!,
+    password: s.dbServerPassword!,
+    max: writers,
+  });
   // Prepared off the clock: the ceiling is PostgreSQL's, not this loader's.
   const batches = pool.bodies.map((_, i) => rawRows(pool, i, 1 + (i % 10)));
   const texts = batches.map(copyText);

@@ -94,9 +94,10 @@ function fanoutServer(): Server {
         res.writeHead(202, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
         res.end(text);
         // After the answer, as logkeep notifies streams after the commit.
-        if (frames.length > 0) setImmediate(() => {
-          for (const stream of streams) for (const frame of frames) stream.write(frame);
-        });
+        if (frames.length > 0)
+          setImmediate(() => {
+            for (const stream of streams) for (const frame of frames) stream.write(frame);
+          });
       },
       () => res.destroy(),
     );

@@ -68,7 +68,10 @@ export function gauge(text: string, name: string): number {
 }
 
 export function memorySample(t: number, metricsText: string): Sample {
-  return { t, rss: gauge(metricsText, 'process_resident_memory_bytes'), heapUsed: gauge(metricsText, 'nodejs_heap_size_used_bytes'),
+  return {
+    t,
+    rss: gauge(metricsText, 'process_resident_memory_bytes'),
+    heapUsed: gauge(metricsText, 'nodejs_heap_size_used_bytes'),
     heapTotal: gauge(metricsText, 'nodejs_heap_size_total_bytes'),
     external: gauge(metricsText, 'nodejs_external_memory_bytes'),
   };

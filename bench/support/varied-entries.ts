@@ -9,13 +9,40 @@
 import { seededRandom, vocabulary } from './entries.js';
 
 const HOSTS = Array.from({ length: 24 }, (_, i) => `web-${(i % 6) + 1}.${['eu-west-1', 'us-east-2', 'ap-south-1', 'eu-central-1'][i % 4]}`);
-const ROUTES = ['/api/v1/orders', '/api/v1/orders/{id}', '/api/v1/users/{id}', '/api/v1/users/{id}/sessions', '/api/v1/search', '/api/v1/invoices/{id}/pdf', '/healthz', '/api/v1/carts/{id}/items', '/static/app.{hash}.js', '/api/v1/projects/{id}/members'];
+const ROUTES = [
+  '/api/v1/orders',
+  '/api/v1/orders/{id}',
+  '/api/v1/users/{id}',
+  '/api/v1/users/{id}/sessions',
+  '/api/v1/search',
+  '/api/v1/invoices/{id}/pdf',
+  '/healthz',
+  '/api/v1/carts/{id}/items',
+  '/static/app.{hash}.js',
+  '/api/v1/projects/{id}/members',
+];
 const METHODS = ['GET', 'GET', 'GET', 'GET', 'POST', 'POST', 'PUT', 'DELETE', 'PATCH'];
 const STATUSES = [200, 200, 200, 200, 200, 200, 201, 204, 301, 304, 400, 401, 403, 404, 404, 409, 429, 500, 502, 503];
-const AGENTS = ['Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/127.0 Safari/537.36', 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15', 'curl/8.5.0', 'python-requests/2.32.3', 'okhttp/4.12.0', 'Go-http-client/2.0'];
+const AGENTS = [
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/127.0 Safari/537.36',
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15',
+  'curl/8.5.0',
+  'python-requests/2.32.3',
+  'okhttp/4.12.0',
+  'Go-http-client/2.0',
+];
 const TOOLS = ['read_file', 'write_file', 'run_shell', 'search_code', 'http_fetch', 'list_directory', 'apply_patch', 'run_tests'];
 const MODELS = ['model-large-2025-06', 'model-small-2025-09', 'model-medium-2026-01'];
-const FILES = ['src/server/routes.ts', 'src/db/pool.ts', 'lib/storage/sqlite/writes.ts', 'README.md', 'package.json', 'test/http/logs.test.ts', 'docs/api.md', 'src/billing/invoice.py'];
+const FILES = [
+  'src/server/routes.ts',
+  'src/db/pool.ts',
+  'lib/storage/sqlite/writes.ts',
+  'README.md',
+  'package.json',
+  'test/http/logs.test.ts',
+  'docs/api.md',
+  'src/billing/invoice.py',
+];
 const COMMANDS = ['npm test', 'git status --short', 'ls -la', 'npm run lint', 'pytest -q tests/unit', 'cat package.json', 'grep -rn TODO src'];
 const ERRORS = [
   ['TypeError', "Cannot read properties of undefined (reading 'id')"],
@@ -71,7 +98,15 @@ export function createVariedGenerator(seed = 1, startMs = Date.UTC(2025, 5, 1)):
       logger: 'app.http',
       category: 'http',
       request_id: hex(16),
-      http: { method, path, status, duration_ms: Math.round(rnd() * rnd() * 250_000) / 100, bytes: int(80_000), remote_ip: `10.${int(4)}.${int(256)}.${int(256)}`, user_agent: pick(AGENTS) },
+      http: {
+        method,
+        path,
+        status,
+        duration_ms: Math.round(rnd() * rnd() * 250_000) / 100,
+        bytes: int(80_000),
+        remote_ip: `10.${int(4)}.${int(256)}.${int(256)}`,
+        user_agent: pick(AGENTS),
+      },
       host: pick(HOSTS),
       context: { user: { id: int(100_000), plan: pick(['free', 'pro', 'team', 'enterprise']) } },
     };
@@ -88,7 +123,11 @@ export function createVariedGenerator(seed = 1, startMs = Date.UTC(2025, 5, 1)):
     }
     const tool = pick(TOOLS);
     const args: Record<string, unknown> =
-      tool === 'run_shell' || tool === 'run_tests' ? { command: pick(COMMANDS), timeout_s: 60 * (1 + int(10)) } : tool === 'http_fetch' ? { url: `https://api.example.com/v2/items/${int(1e6)}` } : { path: pick(FILES) };
+      tool === 'run_shell' || tool === 'run_tests'
+        ? { command: pick(COMMANDS), timeout_s: 60 * (1 + int(10)) }
+        : tool === 'http_fetch'
+          ? { url: `https://api.example.com/v2/items/${int(1e6)}` }
+          : { path: pick(FILES) };
     const ok = rnd() < 0.9;
     return {
       timestamp: new Date(clock).toISOString(),

@@ -59,7 +59,10 @@ export async function runExport(argv: readonly string[]): Promise<void> {
       if (body.items.length > 0 && !target.write(body.items.map((e) => `${JSON.stringify(e)}\n`).join(''))) await once(target, 'drain');
       written += body.items.length;
       cursor = body.next_cursor;
-      if (progress) process.stderr.write(`\r${written.toLocaleString('en')} entries, ${Math.round(written / Math.max(0.001, (Date.now() - started) / 1000)).toLocaleString('en')}/s `);
+      if (progress)
+        process.stderr.write(
+          `\r${written.toLocaleString('en')} entries, ${Math.round(written / Math.max(0.001, (Date.now() - started) / 1000)).toLocaleString('en')}/s `,
+        );
     } while (cursor !== null);
   } catch (err) {
     if (progress) process.stderr.write('\n');

@@ -62,7 +62,8 @@ export async function runIngest(argv: readonly string[]): Promise<void> {
   if (values.help) return void process.stdout.write(`${INGEST_HELP}\n`);
   const credentials = await loadCredentials(values.profile as string | undefined);
   const key = credentials.key;
-  if (key === null) throw new CliError('ingest needs an access key with `ingest` (or a project secret key): run `logkeep login --key …` or set LOGKEEP_KEY', EXIT.unauthorized);
+  if (key === null)
+    throw new CliError('ingest needs an access key with `ingest` (or a project secret key): run `logkeep login --key …` or set LOGKEEP_KEY', EXIT.unauthorized);
   const project = values.project as string | undefined;
   if (key.startsWith('lka_') && project === undefined) throw usageError('--project is required with an access key');
   const url = new URL(credentials.url);

@@ -109,7 +109,8 @@ export async function runMcp(argv: readonly string[]): Promise<void> {
   server.registerTool(
     'count_by_time',
     {
-      description: 'How many entries match, per time bucket and level (the volume over time), to find when something started or peaked. Default range: the last 24 hours.',
+      description:
+        'How many entries match, per time bucket and level (the volume over time), to find when something started or peaked. Default range: the last 24 hours.',
       inputSchema: { ...filterShape, buckets: z.number().int().min(1).max(500).optional().describe('Buckets over the range (default 60)') },
     },
     (args) =>
@@ -165,7 +166,12 @@ async function searchBounded(session: ApiSession, args: Args, limit: number, cur
     const text = JSON.stringify(page.items);
     if (text.length <= MCP_RESULT_MAX_CHARS || size === 1) {
       if (text.length > MCP_RESULT_MAX_CHARS) {
-        return { entries: [], truncated_entry: text.slice(0, MCP_RESULT_MAX_CHARS), next_cursor: page.next_cursor, note: 'One entry is larger than an answer may be; it is cut.' };
+        return {
+          entries: [],
+          truncated_entry: text.slice(0, MCP_RESULT_MAX_CHARS),
+          next_cursor: page.next_cursor,
+          note: 'One entry is larger than an answer may be; it is cut.',
+        };
       }
       return { entries: page.items, next_cursor: page.next_cursor };
     }
@@ -174,7 +180,14 @@ async function searchBounded(session: ApiSession, args: Args, limit: number, cur
 }
 
 /** The nearest entries before a moment (newest first, then reversed) and at or after it (read through the window). */
-async function entriesAround(session: ApiSession, projectId: number, timestamp: string, before: number, after: number, windowSeconds: number): Promise<unknown> {
+async function entriesAround(
+  session: ApiSession,
+  projectId: number,
+  timestamp: string,
+  before: number,
+  after: number,
+  windowSeconds: number,
+): Promise<unknown> {
   const at = Date.parse(timestamp);
   if (Number.isNaN(at)) throw new CliError(`timestamp must be an ISO 8601 date-time (got '${timestamp}')`, 7);
   const beforeQuery = new URLSearchParams({ project_id: String(projectId), to: new Date(at - 1).toISOString(), limit: String(Math.max(1, before)) });
@@ -187,7 +200,12 @@ async function entriesAround(session: ApiSession, projectId: number, timestamp: 
   let complete = true;
   if (after > 0) {
     do {
-      const query = new URLSearchParams({ project_id: String(projectId), from: new Date(at).toISOString(), to: new Date(at + windowSeconds * 1000).toISOString(), limit: '200' });
+      const query = new URLSearchParams({
+        project_id: String(projectId),
+        from: new Date(at).toISOString(),
+        to: new Date(at + windowSeconds * 1000).toISOString(),
+        limit: '200',
+      });
       if (cursor) query.set('cursor', cursor);
       const page = (await session.getJson('/v1/logs', query, 'entries_around')) as { items: unknown[]; next_cursor: string | null };
       later.push(...page.items);
@@ -203,5 +221,7 @@ async function entriesAround(session: ApiSession, projectId: number, timestamp: 
     ...(complete ? {} : { note: `More than ${AROUND_SCAN_MAX} entries in the window: narrow window_seconds to see the nearest ones after.` }),
   };
   const text = JSON.stringify(result);
-  return text.length <= MCP_RESULT_MAX_CHARS ? result : { ...result, after: [], before: [], note: 'The entries are too large for one answer; ask for fewer with before and after.' };
+  return text.length <= MCP_RESULT_MAX_CHARS
+    ? result
+    : { ...result, after: [], before: [], note: 'The entries are too large for one answer; ask for fewer with before and after.' };
 }

@@ -78,7 +78,10 @@ export async function loadCredentials(profileName: string | undefined, env: Node
   const stored = (await readConfig(configPath(env))).profiles[name];
   const url = env.LOGKEEP_URL || stored?.url;
   if (!url) {
-    throw new CliError(`no service URL: run 'logkeep login --url <url>${name === DEFAULT_PROFILE ? '' : ` --profile ${name}`}' or set LOGKEEP_URL`, EXIT.unauthorized);
+    throw new CliError(
+      `no service URL: run 'logkeep login --url <url>${name === DEFAULT_PROFILE ? '' : ` --profile ${name}`}' or set LOGKEEP_URL`,
+      EXIT.unauthorized,
+    );
   }
   const key = env.LOGKEEP_KEY || (env.LOGKEEP_URL && !stored ? undefined : stored?.key);
   const refreshToken = env.LOGKEEP_KEY ? undefined : stored?.refreshToken;

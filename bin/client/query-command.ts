@@ -26,7 +26,13 @@ Output:
       --profile <name>          The stored profile to use (default: LOGKEEP_PROFILE, else "default")`;
 
 export async function runQuery(argv: readonly string[]): Promise<void> {
-  const { values } = parseCommand(argv, { ...FILTER_OPTIONS, limit: { type: 'string' }, cursor: { type: 'string' }, json: { type: 'boolean' }, ndjson: { type: 'boolean' } });
+  const { values } = parseCommand(argv, {
+    ...FILTER_OPTIONS,
+    limit: { type: 'string' },
+    cursor: { type: 'string' },
+    json: { type: 'boolean' },
+    ndjson: { type: 'boolean' },
+  });
   if (values.help) return void process.stdout.write(`${QUERY_HELP}\n`);
   const query = filterQuery(values);
   const limit = positiveInt(values.limit, '--limit', 50);

@@ -56,7 +56,19 @@ export const ACTION_LABELS: Record<AuditAction, string> = {
 export const AUDIT_ACTIONS = Object.keys(ACTION_LABELS) as AuditAction[];
 
 /** Target types the service writes, for the target filter. */
-export const TARGET_TYPES = ['user', 'group', 'team', 'project', 'secret_key', 'access_key', 'role_assignment', 'auth', 'audit', 'saved_search', 'alert_rule'] as const;
+export const TARGET_TYPES = [
+  'user',
+  'group',
+  'team',
+  'project',
+  'secret_key',
+  'access_key',
+  'role_assignment',
+  'auth',
+  'audit',
+  'saved_search',
+  'alert_rule',
+] as const;
 
 /** An audit row as the console reads it: an action it does not know (a newer service) still reads, generically. */
 export type AuditEntry = Omit<AuditLogEntry, 'action'> & { action: string };
@@ -270,7 +282,9 @@ export function describeAudit(e: AuditEntry, names: NameLookup): Part[] {
 
 /** The sentence as plain text (usernames keep their case, so no capital is forced). */
 export function auditSentence(e: AuditEntry, names: NameLookup): string {
-  return describeAudit(e, names).map((p) => (typeof p === 'string' ? p : p.name)).join('');
+  return describeAudit(e, names)
+    .map((p) => (typeof p === 'string' ? p : p.name))
+    .join('');
 }
 
 function days(n: number | null, what: string): string {

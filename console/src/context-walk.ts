@@ -65,7 +65,12 @@ export function compare(a: Position, b: Position): number {
  * Up to `count` entries beyond `from` in `direction`, nearest first.
  * `exhausted`: there is nothing more that way (as of now).
  */
-export async function walk<T extends Timed>(read: ReadWindow<T>, from: Position, direction: Direction, count: number): Promise<{ entries: T[]; exhausted: boolean }> {
+export async function walk<T extends Timed>(
+  read: ReadWindow<T>,
+  from: Position,
+  direction: Direction,
+  count: number,
+): Promise<{ entries: T[]; exhausted: boolean }> {
   const sign = direction === 'after' ? 1 : -1;
   const out: T[] = [];
   let requests = 0;

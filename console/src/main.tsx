@@ -60,14 +60,20 @@ function Shell() {
   }, [current]);
   return (
     <>
-      <a class="skip" href="#main-content" onClick={(e) => {
-        e.preventDefault();
-        document.getElementById('main-content')?.focus();
-      }}>
+      <a
+        class="skip"
+        href="#main-content"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById('main-content')?.focus();
+        }}
+      >
         Skip to content
       </a>
       <header class="top">
-        <a class="brand" href={href('explore')}>logkeep</a>
+        <a class="brand" href={href('explore')}>
+          logkeep
+        </a>
         <nav aria-label="Main">
           {Object.entries(PAGES)
             .filter(([, p]) => p.nav && (!p.allowed || p.allowed(me)))
@@ -91,7 +97,9 @@ function Shell() {
         </button>
       </header>
       <div id="main-content" tabIndex={-1}>
-        {Page ? <Page /> : (
+        {Page ? (
+          <Page />
+        ) : (
           <main>
             <h1>Not found</h1>
             <p>
@@ -105,7 +113,12 @@ function Shell() {
 }
 
 function App() {
-  if (!sessionChecked.value) return <main class="narrow"><p role="status">Loading…</p></main>;
+  if (!sessionChecked.value)
+    return (
+      <main class="narrow">
+        <p role="status">Loading…</p>
+      </main>
+    );
   const me = session.value;
   if (!me) return <SignInPage />;
   if (me.mustChangePassword) return <ForcedChangePage username={me.username} />;

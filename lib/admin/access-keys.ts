@@ -91,7 +91,12 @@ export async function createAccessKey(
 }
 
 /** 404 for a scope item missing or hidden from the caller; 403 for one the key's owner holds no role over. */
-async function requireScopeVisible(storage: Storage, callerGrants: readonly RoleGrant[], ownerGrants: readonly RoleGrant[], scope: AccessKeyScope): Promise<void> {
+async function requireScopeVisible(
+  storage: Storage,
+  callerGrants: readonly RoleGrant[],
+  ownerGrants: readonly RoleGrant[],
+  scope: AccessKeyScope,
+): Promise<void> {
   for (const id of scope.groupIds) {
     const group = await storage.getGroup(id);
     if (!group || !canSeeGroup(callerGrants, id)) throw notFound(`No such group: ${id}.`);

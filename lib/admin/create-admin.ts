@@ -50,7 +50,14 @@ export async function insertAdmin(
   await tx.insertRoleAssignment({ subjectType: 'user', subjectId: user.id, role: 'admin', scopeType: 'global', scopeId: null, createdAt: input.now });
   // Made outside the API: it keeps its password when password sign-in is off.
   await tx.markBreakGlassAccount(user.id);
-  await tx.insertAudit({ actorUserId: null, action: 'user.created', targetType: 'user', targetId: user.id, metadata: { username: user.username }, createdAt: input.now });
+  await tx.insertAudit({
+    actorUserId: null,
+    action: 'user.created',
+    targetType: 'user',
+    targetId: user.id,
+    metadata: { username: user.username },
+    createdAt: input.now,
+  });
   return user;
 }
 
@@ -108,8 +115,7 @@ export async function createAdmin(database: DatabaseConfig, options: CreateAdmin
     const hasher = createPasswordHasher(options.passwordHashLogN === undefined ? {} : { logN: options.passwordHashLogN });
     const passwordHash = await hasher.hash(password).finally(() => hasher.close());
     const now = Date.now();
-    const insert = (primary: 'if-none-yet' | 'never') =>
-      storage.write((tx) => insertAdmin(tx, { username: options.username, passwordHash, now, primary }));
+    const insert = (primary: 'if-none-yet' | 'never') => storage.write((tx) => insertAdmin(tx, { username: options.username, passwordHash, now, primary }));
     let user: UserRow;
     try {
       user = await insert('if-none-yet');

@@ -64,7 +64,13 @@ export function revokeSecretKey(storage: Storage, actor: Actor, project: Project
     if (revoked === null) return (await tx.getSecretKey(keyId)) ?? key;
     await recordAudit(
       tx,
-      { actorUserId: actor.userId, action: 'secret_key.revoked', targetType: 'secret_key', targetId: keyId, metadata: { project_id: project.id, label: key.label } },
+      {
+        actorUserId: actor.userId,
+        action: 'secret_key.revoked',
+        targetType: 'secret_key',
+        targetId: keyId,
+        metadata: { project_id: project.id, label: key.label },
+      },
       now,
     );
     return revoked;

@@ -15,7 +15,13 @@ import { OIDC_GROUP_MAX_CHARS, OIDC_SUBJECT_MAX_CHARS } from './sso-sign-in.js';
 export const SSO_GROUP_TEAMS_MAX = 500;
 
 /** Links the live user to the issuer's subject; 409 `identity_taken` when that subject is linked already. */
-export async function linkIdentity(storage: Storage, actorUserId: number, userId: number, input: { issuer: string; subject: string }, now: number): Promise<IdentityRow> {
+export async function linkIdentity(
+  storage: Storage,
+  actorUserId: number,
+  userId: number,
+  input: { issuer: string; subject: string },
+  now: number,
+): Promise<IdentityRow> {
   if (input.subject.length === 0 || input.subject.length > OIDC_SUBJECT_MAX_CHARS) {
     throw invalidRequest(`The subject must be 1 to ${OIDC_SUBJECT_MAX_CHARS} characters.`, 'subject', input.subject.length === 0 ? 'required' : 'too_long', {
       max_length: OIDC_SUBJECT_MAX_CHARS,
@@ -26,7 +32,11 @@ export async function linkIdentity(storage: Storage, actorUserId: number, userId
       const user = await tx.getUserById(userId);
       if (!user || user.deletedAt !== null) throw notFound('No such user.');
       const identity = await tx.insertIdentity({ userId, issuer: input.issuer, subject: input.subject, createdAt: now });
-      await recordAudit(tx, { actorUserId, action: 'user.identity_linked', targetType: 'user', targetId: userId, metadata: { issuer: input.issuer, subject: input.subject } }, now);
+      await recordAudit(
+        tx,
+        { actorUserId, action: 'user.identity_linked', targetType: 'user', targetId: userId, metadata: { issuer: input.issuer, subject: input.subject } },
+        now,
+      );
       return identity;
     });
   } catch (err) {
@@ -75,7 +85,13 @@ export function setGroupTeams(storage: Storage, actorUserId: number, rows: reado
     const stored = await tx.listGroupTeams();
     await recordAudit(
       tx,
-      { actorUserId, action: 'sso.group_teams_set', targetType: 'sso', targetId: null, metadata: { pairs: stored.map((r) => ({ provider_group: r.providerGroup, team_id: r.teamId })) } },
+      {
+        actorUserId,
+        action: 'sso.group_teams_set',
+        targetType: 'sso',
+        targetId: null,
+        metadata: { pairs: stored.map((r) => ({ provider_group: r.providerGroup, team_id: r.teamId })) },
+      },
       now,
     );
     return stored;

@@ -101,7 +101,11 @@ async function createLinkedUser(tx: WriteOps, signIn: VerifiedSignIn, now: numbe
     isPrimaryAdmin: false,
     createdAt: now,
   });
-  await recordAudit(tx, { actorUserId: null, action: 'user.created', targetType: 'user', targetId: user.id, metadata: { username: user.username, source: 'oidc' } }, now);
+  await recordAudit(
+    tx,
+    { actorUserId: null, action: 'user.created', targetType: 'user', targetId: user.id, metadata: { username: user.username, source: 'oidc' } },
+    now,
+  );
   const identity = await tx.insertIdentity({ userId: user.id, issuer: signIn.issuer, subject: signIn.subject, createdAt: now });
   await recordAudit(
     tx,
@@ -114,7 +118,15 @@ async function createLinkedUser(tx: WriteOps, signIn: VerifiedSignIn, now: numbe
 /** Grants admin while the claim is held and revokes the grant the claim made once it is not; returns the grant the claim holds now. */
 async function applyAdminClaim(tx: WriteOps, user: UserRow, identity: IdentityRow, claimed: boolean, now: number): Promise<number | null> {
   const existing = identity.adminGrantId === null ? null : await tx.getRoleAssignment(identity.adminGrantId);
-  const details = (id: number) => ({ role: 'admin', scope_type: 'global', scope_id: null, subject_type: 'user', subject_id: user.id, assignment_id: id, source: 'oidc' });
+  const details = (id: number) => ({
+    role: 'admin',
+    scope_type: 'global',
+    scope_id: null,
+    subject_type: 'user',
+    subject_id: user.id,
+    assignment_id: id,
+    source: 'oidc',
+  });
   if (claimed) {
     if (existing) return existing.id;
     const direct = await tx.listRoleAssignments({ subjectType: 'user', subjectId: user.id, scopeType: 'global' });
@@ -122,12 +134,20 @@ async function applyAdminClaim(tx: WriteOps, user: UserRow, identity: IdentityRo
     if (direct.some((g) => g.role === 'admin')) return null;
     const grant = await tx.insertRoleAssignment({ subjectType: 'user', subjectId: user.id, role: 'admin', scopeType: 'global', scopeId: null, createdAt: now });
     await tx.bumpTokenVersion([user.id]);
-    await recordAudit(tx, { actorUserId: null, action: 'role_assignment.created', targetType: 'role_assignment', targetId: grant.id, metadata: details(grant.id) }, now);
+    await recordAudit(
+      tx,
+      { actorUserId: null, action: 'role_assignment.created', targetType: 'role_assignment', targetId: grant.id, metadata: details(grant.id) },
+      now,
+    );
     return grant.id;
   }
   if (existing && (await tx.deleteRoleAssignment(existing.id))) {
     await tx.bumpTokenVersion([user.id]);
-    await recordAudit(tx, { actorUserId: null, action: 'role_assignment.revoked', targetType: 'role_assignment', targetId: existing.id, metadata: details(existing.id) }, now);
+    await recordAudit(
+      tx,
+      { actorUserId: null, action: 'role_assignment.revoked', targetType: 'role_assignment', targetId: existing.id, metadata: details(existing.id) },
+      now,
+    );
   }
   return null;
 }
@@ -142,7 +162,11 @@ async function applyAdminClaim(tx: WriteOps, user: UserRow, identity: IdentityRo
 async function retireTemporaryPassword(tx: WriteOps, user: UserRow, now: number): Promise<void> {
   if (!user.mustChangePassword || (await tx.isBreakGlassAccount(user.id))) return;
   await tx.updateUser(user.id, { passwordHash: unusablePasswordHash(), mustChangePassword: false });
-  await recordAudit(tx, { actorUserId: null, action: 'user.updated', targetType: 'user', targetId: user.id, metadata: { changed_fields: ['password'], source: 'oidc' } }, now);
+  await recordAudit(
+    tx,
+    { actorUserId: null, action: 'user.updated', targetType: 'user', targetId: user.id, metadata: { changed_fields: ['password'], source: 'oidc' } },
+    now,
+  );
 }
 
 /**
@@ -160,7 +184,17 @@ export async function completeSsoSignIn(deps: SsoSignInDeps, signIn: VerifiedSig
     let identity = await tx.findIdentity(signIn.issuer, signIn.subject);
     if (!identity) {
       if (!deps.config.oidcAutoCreate) {
-        await recordAudit(tx, { actorUserId: null, action: 'auth.login_failed', targetType: 'user', targetId: null, metadata: { unknown_user: true, ...meta, oidc_subject: signIn.subject } }, now);
+        await recordAudit(
+          tx,
+          {
+            actorUserId: null,
+            action: 'auth.login_failed',
+            targetType: 'user',
+            targetId: null,
+            metadata: { unknown_user: true, ...meta, oidc_subject: signIn.subject },
+          },
+          now,
+        );
         return { refused: 'not_linked' };
       }
       identity = await createLinkedUser(tx, signIn, now);
@@ -168,7 +202,11 @@ export async function completeSsoSignIn(deps: SsoSignInDeps, signIn: VerifiedSig
     const user = await tx.getUserForUpdate(identity.userId);
     if (!user || !user.isActive || user.deletedAt !== null) {
       const reason = user && user.deletedAt === null ? 'blocked' : 'deleted';
-      await recordAudit(tx, { actorUserId: identity.userId, action: 'auth.login_failed', targetType: 'user', targetId: identity.userId, metadata: { reason, ...meta } }, now);
+      await recordAudit(
+        tx,
+        { actorUserId: identity.userId, action: 'auth.login_failed', targetType: 'user', targetId: identity.userId, metadata: { reason, ...meta } },
+        now,
+      );
       return { refused: 'account_disabled' };
     }
     await retireTemporaryPassword(tx, user, now);

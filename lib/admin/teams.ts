@@ -61,7 +61,11 @@ export function addTeamMember(storage: Storage, actor: Actor, team: TeamRow, use
     if (!user || user.deletedAt !== null) throw notFound('No such user.');
     if (!(await tx.addTeamMember(team.id, userId))) return;
     await tx.bumpTokenVersion([userId]);
-    await recordAudit(tx, { actorUserId: actor.userId, action: 'team.member_added', targetType: 'team', targetId: team.id, metadata: { user_id: userId } }, now);
+    await recordAudit(
+      tx,
+      { actorUserId: actor.userId, action: 'team.member_added', targetType: 'team', targetId: team.id, metadata: { user_id: userId } },
+      now,
+    );
   });
 }
 
@@ -79,7 +83,11 @@ export function removeTeamMember(storage: Storage, actor: Actor, team: TeamRow, 
     await requireTeamMembershipRights(tx, actor, team);
     await guardGroupOwners(tx, await groupsOwnedByTeam(tx, team.id), () => tx.removeTeamMember(team.id, userId));
     await tx.bumpTokenVersion([userId]);
-    await recordAudit(tx, { actorUserId: actor.userId, action: 'team.member_removed', targetType: 'team', targetId: team.id, metadata: { user_id: userId } }, now);
+    await recordAudit(
+      tx,
+      { actorUserId: actor.userId, action: 'team.member_removed', targetType: 'team', targetId: team.id, metadata: { user_id: userId } },
+      now,
+    );
   });
 }
 

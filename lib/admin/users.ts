@@ -117,7 +117,11 @@ export async function createUser(deps: UserAdminDeps, actor: UserRow, input: New
         isPrimaryAdmin: false,
         createdAt: now,
       });
-      await recordAudit(tx, { actorUserId: actor.id, action: 'user.created', targetType: 'user', targetId: user.id, metadata: { username: user.username } }, now);
+      await recordAudit(
+        tx,
+        { actorUserId: actor.id, action: 'user.created', targetType: 'user', targetId: user.id, metadata: { username: user.username } },
+        now,
+      );
       return user;
     });
   } catch (err) {

@@ -235,7 +235,11 @@ export class AlertEngine {
         const project = await this.storage.getProject(projectId);
         if (!project) continue;
         this.groupOfProject.set(projectId, project.groupId);
-        for (const rule of this.byGroup.get(project.groupId) ?? []) this.takeRows(rule, rows.filter((r) => ruleMatches(rule, r)));
+        for (const rule of this.byGroup.get(project.groupId) ?? [])
+          this.takeRows(
+            rule,
+            rows.filter((r) => ruleMatches(rule, r)),
+          );
       }
     } catch (err) {
       this.logger.warn('alerts: cannot look up the group of new projects', { error: String(err) });

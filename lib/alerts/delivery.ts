@@ -179,8 +179,8 @@ export function describeFailure(err: unknown): string {
   else if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') reason = 'the destination did not answer in time';
   else if (name === 'TimeoutError' || name === 'AbortError') reason = 'the attempt took too long';
   else if (code === 'ECONNREFUSED') reason = 'the destination refused the connection';
-  else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') reason = 'the destination\'s host name does not resolve';
-  else if (code.startsWith('ERR_TLS') || code.includes('CERT')) reason = 'the destination\'s TLS certificate was not accepted';
+  else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') reason = "the destination's host name does not resolve";
+  else if (code.startsWith('ERR_TLS') || code.includes('CERT')) reason = "the destination's TLS certificate was not accepted";
   else if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') reason = 'the connection was closed before an answer';
   else if (code === 'EAUTH') reason = 'the SMTP server refused the credentials';
   else if (err instanceof Error && /^answered \d{3}/.test(err.message)) reason = `the destination ${err.message}`;

@@ -89,7 +89,11 @@ async function checkDestinationUrl(text: string, allowPrivate: boolean): Promise
     await resolvesPublicly(url.hostname, allowPrivate);
   } catch (err) {
     if (err instanceof RefusedTargetError) {
-      throw invalidRequest(`destination.url: ${err.message}; the operator may allow such targets with --alert-allow-private-targets.`, 'destination.url', 'invalid');
+      throw invalidRequest(
+        `destination.url: ${err.message}; the operator may allow such targets with --alert-allow-private-targets.`,
+        'destination.url',
+        'invalid',
+      );
     }
     throw err;
   }

@@ -42,7 +42,11 @@ export function parseSavedQuery(query: string): LogFilter {
   const params = new URLSearchParams(query);
   for (const key of params.keys()) {
     if (!FILTER_PARAMETERS.has(key) && !key.startsWith(CONTEXT_PREFIX)) {
-      throw invalidRequest(`'${key}' is not a filter of GET /v1/logs; a saved query holds filters only (its scope is project_id or group_id).`, 'query', 'invalid');
+      throw invalidRequest(
+        `'${key}' is not a filter of GET /v1/logs; a saved query holds filters only (its scope is project_id or group_id).`,
+        'query',
+        'invalid',
+      );
     }
   }
   try {
@@ -70,7 +74,8 @@ export function mayChangeSavedSearch(actor: AlertActor, row: SavedSearchRow): bo
 export async function requireSavedSearch(db: ReadOps, actor: AlertActor, id: number, access: 'see' | 'change'): Promise<SavedSearchRow> {
   const row = await db.getSavedSearch(id);
   if (!row || !maySeeSavedSearch(actor.grants, row)) throw notFound('No such saved search.');
-  if (access === 'change' && !mayChangeSavedSearch(actor, row)) throw forbidden('Only its author, owners of its group and administrators may change a saved search.');
+  if (access === 'change' && !mayChangeSavedSearch(actor, row))
+    throw forbidden('Only its author, owners of its group and administrators may change a saved search.');
   return row;
 }
 

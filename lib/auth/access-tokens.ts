@@ -33,7 +33,8 @@ export function createAccessTokenService(secret: string, issuer: string, now: ()
   // Imported once: given the raw bytes, jose imports a CryptoKey on every
   // sign and verify, which more than doubled each request's token check.
   let imported: Promise<webcrypto.CryptoKey> | null = null;
-  const hmacKey = () => (imported ??= webcrypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']));
+  const hmacKey = () =>
+    (imported ??= webcrypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']));
   return {
     async issue(user, roles, nowMs) {
       const iat = Math.floor(nowMs / 1000);

@@ -11,8 +11,7 @@ interface ScryptApi {
   kdf(passphrase: string, params: { logN: number; r?: number; p?: number }): Promise<Uint8Array>;
   verify(key: Uint8Array, passphrase: string): Promise<boolean>;
 }
-const scrypt: ScryptApi =
-  ((scryptModule as unknown as { default?: ScryptApi }).default as ScryptApi | undefined) ?? (scryptModule as unknown as ScryptApi);
+const scrypt: ScryptApi = ((scryptModule as unknown as { default?: ScryptApi }).default as ScryptApi | undefined) ?? (scryptModule as unknown as ScryptApi);
 
 /** scrypt's parameters (log2 N, block size, parallelism). */
 export interface ScryptCost {

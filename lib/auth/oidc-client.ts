@@ -49,13 +49,7 @@ export interface VerifiedSignIn {
 }
 
 /** Why a callback was refused; the console words each one. */
-export type OidcFailure =
-  | 'flow_missing'
-  | 'flow_expired'
-  | 'state_mismatch'
-  | 'provider_error'
-  | 'provider_unreachable'
-  | 'token_rejected';
+export type OidcFailure = 'flow_missing' | 'flow_expired' | 'state_mismatch' | 'provider_error' | 'provider_unreachable' | 'token_rejected';
 
 export class OidcFlowError extends Error {
   constructor(

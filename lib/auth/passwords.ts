@@ -77,11 +77,9 @@ export interface HashLoad {
  * same code serves the general envelope, so a client needs only one.
  */
 export function hashingUnavailable(): LogServiceError {
-  return new LogServiceError(
-    'temporarily_unavailable',
-    `Password checks are busy; retry in ${HASHING_RETRY_AFTER_SECONDS} seconds.`,
-    { headers: { 'Retry-After': String(HASHING_RETRY_AFTER_SECONDS) } },
-  );
+  return new LogServiceError('temporarily_unavailable', `Password checks are busy; retry in ${HASHING_RETRY_AFTER_SECONDS} seconds.`, {
+    headers: { 'Retry-After': String(HASHING_RETRY_AFTER_SECONDS) },
+  });
 }
 
 export function createPasswordHasher(options: PasswordHasherOptions = {}): PasswordHasher & { load(): HashLoad } {

@@ -35,10 +35,7 @@ export interface ProjectRef {
 }
 
 /** The scope of a grant being created or revoked, resolved to its group. */
-export type GrantScope =
-  | { type: 'global' }
-  | { type: 'group'; groupId: number }
-  | { type: 'project'; projectId: number; groupId: number };
+export type GrantScope = { type: 'global' } | { type: 'group'; groupId: number } | { type: 'project'; projectId: number; groupId: number };
 
 /** The subject of a grant being created or revoked; a team comes with its group. */
 export type GrantSubject = { type: 'user' } | { type: 'team'; groupId: number };

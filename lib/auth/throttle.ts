@@ -80,14 +80,25 @@ export function createThrottle(options: ThrottleOptions): Throttle {
   }
   const limiter: RateLimiter = options.limiter ?? createRateLimiter(options.buckets);
 
-  async function refuse(refusal: Exclude<TakeResult, { allowed: true }>, keyKind: 'ip' | 'subject', origin: ThrottleOrigin, actor: () => Promise<number | null>): Promise<never> {
+  async function refuse(
+    refusal: Exclude<TakeResult, { allowed: true }>,
+    keyKind: 'ip' | 'subject',
+    origin: ThrottleOrigin,
+    actor: () => Promise<number | null>,
+  ): Promise<never> {
     if (refusal.episodeStarted) {
       try {
         const actorUserId = await actor();
         await options.storage.write((tx) =>
           recordAudit(
             tx,
-            { actorUserId, action: 'auth.throttled', targetType: 'auth', targetId: null, metadata: { key_kind: keyKind, path: origin.path, client_ip: origin.clientIp } },
+            {
+              actorUserId,
+              action: 'auth.throttled',
+              targetType: 'auth',
+              targetId: null,
+              metadata: { key_kind: keyKind, path: origin.path, client_ip: origin.clientIp },
+            },
             options.now(),
           ),
         );

@@ -48,12 +48,7 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs: num
 }
 
 /** The wait before retry number `retry`: the server's `Retry-After` (capped) when given, else backoff. */
-export function retryDelay(
-  retry: number,
-  retryAfterMs: number | null,
-  policy: BackoffPolicy,
-  random: () => number,
-): number {
+export function retryDelay(retry: number, retryAfterMs: number | null, policy: BackoffPolicy, random: () => number): number {
   if (retryAfterMs !== null) return Math.min(retryAfterMs, policy.maxRetryAfterMs);
   return backoffDelay(retry, policy, random);
 }

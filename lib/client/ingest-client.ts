@@ -323,10 +323,19 @@ export class IngestClient {
       if (this.abandoned) return this.giveUp(batch, 'closed', attempt - 1, null, null, 'the client closed before the batch was delivered');
       const outcome: PostOutcome = await postBatch(this.target, body, answerByteLimit(batch.length));
       if (outcome.kind === 'delivered') return this.delivered(batch, outcome.body, outcome.tooLarge);
-      if (outcome.kind === 'refused') return this.giveUp(batch, 'refused', attempt, outcome.status, outcome.code, `logkeep refused a batch of ${batch.length}: ${outcome.reason}`);
-      if (this.abandoned) return this.giveUp(batch, 'closed', attempt, outcome.status, null, `the client closed before the batch was delivered (last: ${outcome.reason})`);
+      if (outcome.kind === 'refused')
+        return this.giveUp(batch, 'refused', attempt, outcome.status, outcome.code, `logkeep refused a batch of ${batch.length}: ${outcome.reason}`);
+      if (this.abandoned)
+        return this.giveUp(batch, 'closed', attempt, outcome.status, null, `the client closed before the batch was delivered (last: ${outcome.reason})`);
       if (attempt >= this.maxAttempts) {
-        return this.giveUp(batch, 'retries_exhausted', attempt, outcome.status, null, `a batch of ${batch.length} failed ${attempt} times (last: ${outcome.reason})`);
+        return this.giveUp(
+          batch,
+          'retries_exhausted',
+          attempt,
+          outcome.status,
+          null,
+          `a batch of ${batch.length} failed ${attempt} times (last: ${outcome.reason})`,
+        );
       }
       const delayMs = retryDelay(attempt, outcome.retryAfterMs, this.backoff, this.random);
       this.counters.retries++;
@@ -339,7 +348,10 @@ export class IngestClient {
   private delivered(batch: QueuedEntry[], answer: IngestionAnswer | null, tooLarge: boolean): void {
     this.counters.batches++;
     if (tooLarge) {
-      warn(`the server answered a batch of ${batch.length} with more than ${answerByteLimit(batch.length)} bytes; the answer was not read, and the batch is not sent again`, 'LOGKEEP_INGEST_ANSWER_TOO_LARGE');
+      warn(
+        `the server answered a batch of ${batch.length} with more than ${answerByteLimit(batch.length)} bytes; the answer was not read, and the batch is not sent again`,
+        'LOGKEEP_INGEST_ANSWER_TOO_LARGE',
+      );
     }
     const { accepted, rejected, reported } = settleAnswer(answer, batch.length);
     this.counters.accepted += accepted;

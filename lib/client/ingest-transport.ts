@@ -97,7 +97,12 @@ export async function postBatch(target: PostTarget, { body, encoding }: EncodedB
     return { kind: 'delivered', status, body: text === null ? null : parseIngestionAnswer(text), tooLarge: text === null };
   }
   if (status === 429 || status >= 500) {
-    return { kind: 'retry', status, retryAfterMs: parseRetryAfter(retryAfter, target.now()), reason: `HTTP ${status}${errorSuffix(answer)}${tooLargeSuffix(text, maxAnswerBytes)}` };
+    return {
+      kind: 'retry',
+      status,
+      retryAfterMs: parseRetryAfter(retryAfter, target.now()),
+      reason: `HTTP ${status}${errorSuffix(answer)}${tooLargeSuffix(text, maxAnswerBytes)}`,
+    };
   }
   return { kind: 'refused', status, code: errorCode(answer), reason: `HTTP ${status}${errorSuffix(answer)}${tooLargeSuffix(text, maxAnswerBytes)}` };
 }

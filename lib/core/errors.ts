@@ -101,7 +101,11 @@ export function notFound(message = 'Resource not found.'): LogServiceError {
   return new LogServiceError('not_found', message);
 }
 
-export function conflict(code: 'username_taken' | 'email_taken' | 'sole_group_owner' | 'deleted_account' | 'identity_taken', message: string, details?: Record<string, unknown>): LogServiceError {
+export function conflict(
+  code: 'username_taken' | 'email_taken' | 'sole_group_owner' | 'deleted_account' | 'identity_taken',
+  message: string,
+  details?: Record<string, unknown>,
+): LogServiceError {
   return new LogServiceError(code, message, { details });
 }
 

@@ -82,10 +82,6 @@ export function structErrorToInvalidRequest(error: StructError): LogServiceError
   const failure = error.failures()[0] ?? error;
   const field = failure.path.map(String).join('.') || undefined;
   const reason: FieldReason = failure.value === undefined ? 'required' : 'invalid';
-  const message = field
-    ? reason === 'required'
-      ? `The field '${field}' is required.`
-      : `The field '${field}' is invalid.`
-    : 'The request body is invalid.';
+  const message = field ? (reason === 'required' ? `The field '${field}' is required.` : `The field '${field}' is invalid.`) : 'The request body is invalid.';
   return invalidRequest(message, field, reason);
 }

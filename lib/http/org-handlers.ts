@@ -15,14 +15,7 @@ import { accessKeyVisibility } from '../admin/access-keys.js';
 import { readPageRequest, rowsToFetch, toPage } from '../core/pagination.js';
 import { queryId, queryText } from './query-params.js';
 import { BodyId, Name, OptionalLabel, Quota, RetentionDays, actorOf, optionalJson } from './org-request.js';
-import {
-  presentGroup,
-  presentProject,
-  presentProjectWithUsage,
-  presentSecretKey,
-  presentTeam,
-  presentTeamMember,
-} from './present-org.js';
+import { presentGroup, presentProject, presentProjectWithUsage, presentSecretKey, presentTeam, presentTeamMember } from './present-org.js';
 import type { Reply, UserContext } from './route.js';
 
 const NameBody = type({ name: Name });

@@ -30,7 +30,10 @@ function readOtlpFormat(headers: IncomingHttpHeaders): OtlpFormat {
   const type = value.split(';')[0]!.trim().toLowerCase();
   if (type === 'application/x-protobuf' || type === 'application/protobuf') return 'protobuf';
   if (type === 'application/json') return 'json';
-  throw new LogServiceError('unsupported_media_type', `The Content-Type ${JSON.stringify(value)} is not an OTLP encoding: send application/x-protobuf or application/json.`);
+  throw new LogServiceError(
+    'unsupported_media_type',
+    `The Content-Type ${JSON.stringify(value)} is not an OTLP encoding: send application/x-protobuf or application/json.`,
+  );
 }
 
 export async function postOtlpLogs(ctx: KeyContext): Promise<Reply> {

@@ -6,7 +6,12 @@
 import { enums, nullable, optional, type } from 'superstruct';
 import { forbidden, invalidRequest } from '../core/errors.js';
 import { mayGrantAnything, roleAssignmentListScope } from '../auth/rbac.js';
-import { createRoleAssignment, deleteRoleAssignment as removeRoleAssignment, listRoleAssignments, type RoleAssignmentQuery } from '../admin/role-assignments.js';
+import {
+  createRoleAssignment,
+  deleteRoleAssignment as removeRoleAssignment,
+  listRoleAssignments,
+  type RoleAssignmentQuery,
+} from '../admin/role-assignments.js';
 import type { Role, ScopeType, SubjectType } from '../storage/types-org.js';
 import { queryEnum, queryId } from './query-params.js';
 import { BodyId, actorOf } from './org-request.js';

@@ -8,9 +8,7 @@ interface CompiledRoute {
   rest: boolean;
 }
 
-export type RouteMatch =
-  | { kind: 'found'; route: Route; rawParams: Record<string, string> }
-  | { kind: 'none' };
+export type RouteMatch = { kind: 'found'; route: Route; rawParams: Record<string, string> } | { kind: 'none' };
 
 export interface Router {
   match(method: string, path: string): RouteMatch;

@@ -35,7 +35,16 @@ import { postOtlpLogs } from './otlp-handlers.js';
 import { getOpenApiDocument } from './openapi-handlers.js';
 import { getMetrics } from './metrics-handlers.js';
 import { getConsoleFile, getHealthz, getRoot } from './site-handlers.js';
-import { deleteUserIdentity, getAuthMethods, getOidcCallback, getOidcStart, getSsoGroupTeams, getUserIdentities, postSsoGroupTeams, postUserIdentity } from './sso-handlers.js';
+import {
+  deleteUserIdentity,
+  getAuthMethods,
+  getOidcCallback,
+  getOidcStart,
+  getSsoGroupTeams,
+  getUserIdentities,
+  postSsoGroupTeams,
+  postUserIdentity,
+} from './sso-handlers.js';
 import { deleteAccessKey, getAccessKeys, postAccessKeys } from './access-key-handlers.js';
 import { deleteAlertRuleRoute, getAlertNotifications, getAlertRule, getAlertRules, patchAlertRule, postAlertRules } from './alert-rule-handlers.js';
 import { deleteSavedSearchRoute, getSavedSearch, getSavedSearches, patchSavedSearch, postSavedSearches } from './saved-search-handlers.js';

@@ -125,7 +125,13 @@ export async function postUserIdentity(ctx: UserContext<'id'>): Promise<Reply> {
   requireAdmin(ctx);
   const sso = ssoOf(ctx.deps);
   const body = await ctx.json(LinkIdentityBody);
-  const identity = await linkIdentity(ctx.deps.storage, ctx.principal.user.id, ctx.params.id, { issuer: sso.client.issuer, subject: body.subject }, ctx.deps.now());
+  const identity = await linkIdentity(
+    ctx.deps.storage,
+    ctx.principal.user.id,
+    ctx.params.id,
+    { issuer: sso.client.issuer, subject: body.subject },
+    ctx.deps.now(),
+  );
   return { status: 201, body: presentIdentity(identity) };
 }
 

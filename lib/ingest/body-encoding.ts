@@ -13,7 +13,10 @@ export type BodyEncoding = 'identity' | 'gzip' | 'deflate' | 'br';
 const ENCODINGS: Record<string, BodyEncoding> = { '': 'identity', identity: 'identity', gzip: 'gzip', 'x-gzip': 'gzip', deflate: 'deflate', br: 'br' };
 
 function unsupportedEncoding(value: string): LogServiceError {
-  return new LogServiceError('unsupported_media_type', `The Content-Encoding ${JSON.stringify(value)} is not supported: send identity, gzip, deflate or br (one of them, not stacked).`);
+  return new LogServiceError(
+    'unsupported_media_type',
+    `The Content-Encoding ${JSON.stringify(value)} is not supported: send identity, gzip, deflate or br (one of them, not stacked).`,
+  );
 }
 
 /** The body's one encoding; 415 for an unknown one or several stacked (Node joins repeated headers with commas). */

@@ -114,7 +114,12 @@ export class IngestQueue {
     for (const p of group) entries += p.request.sizes.length;
     try {
       const report: IngestReport = {};
-      const outcomes = await this.storage.write((tx) => tx.ingestLogs(group.map((p) => p.request), report));
+      const outcomes = await this.storage.write((tx) =>
+        tx.ingestLogs(
+          group.map((p) => p.request),
+          report,
+        ),
+      );
       this.observer.groupCommitted(entries, secondsSince(started), true);
       group.forEach((p, i) => p.resolve(outcomes[i]!));
       this.announce(group, outcomes, report);

@@ -49,7 +49,12 @@ export interface Ingestion {
 }
 
 /** Builds a service's ingestion over `storage`; `close()` it before closing the storage. */
-export function createIngestion(storage: Storage, config: LogServiceConfig, logger: ServiceLogger, options: { bodyIdleMs?: number; observer?: ServiceObserver } = {}): Ingestion {
+export function createIngestion(
+  storage: Storage,
+  config: LogServiceConfig,
+  logger: ServiceLogger,
+  options: { bodyIdleMs?: number; observer?: ServiceObserver } = {},
+): Ingestion {
   const observer = options.observer ?? NO_OBSERVER;
   // One writer on SQLite; on PostgreSQL a few transactions at once, leaving
   // pool connections for queries.

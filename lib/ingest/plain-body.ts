@@ -89,7 +89,6 @@ const malformed = () => invalidRequest('The request body is not valid JSON.');
 const NOT_JSON_LINE = 'The line is not valid JSON.';
 const TOO_LONG = `The entry is longer than ${MAX_ELEMENT_BYTES} bytes of JSON text.`;
 
-
 function skipSpace(raw: Buffer, i: number): number {
   while (i < raw.length && isSpace(raw[i])) i++;
   return i;

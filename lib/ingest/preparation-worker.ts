@@ -54,7 +54,10 @@ function startWorker(): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./preparation-thread.js', import.meta.url), { resourceLimits });
   const loader = import.meta.resolve('tsx/esm/api');
   const entry = new URL('./preparation-thread.ts', import.meta.url).href;
-  return new Worker(`import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`, { eval: true, resourceLimits });
+  return new Worker(`import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`, {
+    eval: true,
+    resourceLimits,
+  });
 }
 
 /**
@@ -125,7 +128,8 @@ export class PreparationWorker {
       this.waiting.delete(answer.id);
       if ('batch' in answer) waiting.resolve(answer.batch);
       else if ('element' in answer) waiting.resolve(answer.element);
-      else if ('error' in answer) waiting.reject(new LogServiceError(answer.error.code, answer.error.message, { status: answer.error.status, details: answer.error.details }));
+      else if ('error' in answer)
+        waiting.reject(new LogServiceError(answer.error.code, answer.error.message, { status: answer.error.status, details: answer.error.details }));
       // A plain Error: the HTTP edge logs it and answers the generic 500, never this text.
       else waiting.reject(new Error(`preparing a batch failed in the worker: ${answer.failure}`));
     });

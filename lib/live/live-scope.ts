@@ -18,5 +18,13 @@ export type LiveScope = { kind: 'project'; projectId: number; groupId: number } 
  */
 export function feedKey(scope: LiveScope, filter: LogFilter): string {
   const where = scope.kind === 'project' ? `p${scope.projectId}` : `g${scope.groupId}`;
-  return JSON.stringify([where, filter.minLevel, filter.from, filter.to, [...filter.words].sort(), [...filter.prefixes].sort(), filter.exact.map((e) => JSON.stringify([e.path, e.value])).sort()]);
+  return JSON.stringify([
+    where,
+    filter.minLevel,
+    filter.from,
+    filter.to,
+    [...filter.words].sort(),
+    [...filter.prefixes].sort(),
+    filter.exact.map((e) => JSON.stringify([e.path, e.value])).sort(),
+  ]);
 }

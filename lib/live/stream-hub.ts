@@ -181,7 +181,11 @@ class LiveStreamHub implements StreamHub {
       if (scope.kind === 'project') {
         feed.takeCommitted(committed, committed.projectIds.includes(scope.projectId) ? [scope.projectId] : [], true);
       } else if (groupsKnown) {
-        feed.takeCommitted(committed, committed.projectIds.filter((id) => this.groupOfProject.get(id) === scope.groupId), true);
+        feed.takeCommitted(
+          committed,
+          committed.projectIds.filter((id) => this.groupOfProject.get(id) === scope.groupId),
+          true,
+        );
       }
     }
   }
@@ -214,8 +218,7 @@ class LiveStreamHub implements StreamHub {
   private checkCaps(userId: number): void {
     const total = this.options.maxStreams ?? Number.POSITIVE_INFINITY;
     const perUser = this.options.maxStreamsPerUser ?? Number.POSITIVE_INFINITY;
-    const what =
-      this.subs.size >= total ? 'The service has' : (this.streamsOfUser.get(userId) ?? 0) >= perUser ? 'You have' : null;
+    const what = this.subs.size >= total ? 'The service has' : (this.streamsOfUser.get(userId) ?? 0) >= perUser ? 'You have' : null;
     if (what === null) return;
     const wait = STREAM_CAP_RETRY_AFTER_SECONDS;
     throw new LogServiceError('too_many_requests', `${what} as many live streams open as allowed; retry in ${wait} seconds.`, {

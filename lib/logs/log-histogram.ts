@@ -89,7 +89,11 @@ export function histogramGrid(from: number, to: number, buckets: number): Histog
 }
 
 function oneBucketOverEpoch() {
-  return invalidRequest('A range holding 1970-01-01T00:00:00.000Z needs at least 2 buckets: bucket edges fall on whole steps since that instant.', 'buckets', 'invalid');
+  return invalidRequest(
+    'A range holding 1970-01-01T00:00:00.000Z needs at least 2 buckets: bucket edges fall on whole steps since that instant.',
+    'buckets',
+    'invalid',
+  );
 }
 
 /**

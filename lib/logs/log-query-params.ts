@@ -72,7 +72,11 @@ export function readLogFilter(query: URLSearchParams): LogFilter {
     rejectNul(value, field);
     exact.set(JSON.stringify([path, value]), { path, value });
     if (exact.size > MAX_EXACT_FILTERS) {
-      throw invalidRequest(`A query may combine at most ${MAX_EXACT_FILTERS} exact-match filters (category, logger, correlation fields and context.<path>).`, field, 'invalid');
+      throw invalidRequest(
+        `A query may combine at most ${MAX_EXACT_FILTERS} exact-match filters (category, logger, correlation fields and context.<path>).`,
+        field,
+        'invalid',
+      );
     }
   };
   for (const field of EXACT_FIELDS) {

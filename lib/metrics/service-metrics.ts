@@ -56,7 +56,12 @@ export function createServiceMetrics(options: { token: string | null }): Service
   collectDefaultMetrics({ register: registry });
   const r = [registry];
 
-  const requests = new Counter({ name: `${PREFIX}http_requests_total`, help: 'HTTP requests answered, by method, route and status.', labelNames: ['method', 'route', 'status'] as const, registers: r });
+  const requests = new Counter({
+    name: `${PREFIX}http_requests_total`,
+    help: 'HTTP requests answered, by method, route and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: r,
+  });
   const requestSeconds = new Histogram({
     name: `${PREFIX}http_request_duration_seconds`,
     help: 'Time from a request arriving to its response ending (a live stream: its whole life), by method and route.',
@@ -64,21 +69,65 @@ export function createServiceMetrics(options: { token: string | null }): Service
     buckets: LATENCY_BUCKETS,
     registers: r,
   });
-  const accepted = new Counter({ name: `${PREFIX}ingest_entries_accepted_total`, help: 'Log entries stored, by project.', labelNames: ['project_id'] as const, registers: r });
+  const accepted = new Counter({
+    name: `${PREFIX}ingest_entries_accepted_total`,
+    help: 'Log entries stored, by project.',
+    labelNames: ['project_id'] as const,
+    registers: r,
+  });
   const rejected = new Counter({
     name: `${PREFIX}ingest_entries_rejected_total`,
     help: 'Log entries refused in accepted batches, by project and reason (validation, quota).',
     labelNames: ['project_id', 'reason'] as const,
     registers: r,
   });
-  const entryBytes = new Counter({ name: `${PREFIX}ingest_entry_bytes_total`, help: 'Bytes of log entries stored (as quotas count them), by project.', labelNames: ['project_id'] as const, registers: r });
-  const bodyBytes = new Counter({ name: `${PREFIX}ingest_body_bytes_total`, help: 'Bytes of ingestion request bodies read, after decompression.', registers: r });
-  const commits = new Counter({ name: `${PREFIX}ingest_transactions_total`, help: 'Group-commit transactions, by outcome (committed, failed).', labelNames: ['outcome'] as const, registers: r });
-  const commitEntries = new Histogram({ name: `${PREFIX}ingest_transaction_entries`, help: 'Entries per group-commit transaction.', buckets: COMMIT_SIZE_BUCKETS, registers: r });
-  const commitSeconds = new Histogram({ name: `${PREFIX}ingest_transaction_duration_seconds`, help: 'Time a group-commit transaction took.', buckets: LATENCY_BUCKETS, registers: r });
-  const hashSeconds = new Histogram({ name: `${PREFIX}password_hash_duration_seconds`, help: 'Time a password hash or check took once it had its slot.', buckets: HASH_BUCKETS, registers: r });
-  const passes = new Counter({ name: `${PREFIX}retention_passes_total`, help: 'Retention passes, by outcome (ran; skipped: another process held the lock).', labelNames: ['outcome'] as const, registers: r });
-  const purged = new Counter({ name: `${PREFIX}retention_rows_purged_total`, help: 'Rows removed by retention passes, by kind (log_entries, audit_rows, refresh_tokens).', labelNames: ['kind'] as const, registers: r });
+  const entryBytes = new Counter({
+    name: `${PREFIX}ingest_entry_bytes_total`,
+    help: 'Bytes of log entries stored (as quotas count them), by project.',
+    labelNames: ['project_id'] as const,
+    registers: r,
+  });
+  const bodyBytes = new Counter({
+    name: `${PREFIX}ingest_body_bytes_total`,
+    help: 'Bytes of ingestion request bodies read, after decompression.',
+    registers: r,
+  });
+  const commits = new Counter({
+    name: `${PREFIX}ingest_transactions_total`,
+    help: 'Group-commit transactions, by outcome (committed, failed).',
+    labelNames: ['outcome'] as const,
+    registers: r,
+  });
+  const commitEntries = new Histogram({
+    name: `${PREFIX}ingest_transaction_entries`,
+    help: 'Entries per group-commit transaction.',
+    buckets: COMMIT_SIZE_BUCKETS,
+    registers: r,
+  });
+  const commitSeconds = new Histogram({
+    name: `${PREFIX}ingest_transaction_duration_seconds`,
+    help: 'Time a group-commit transaction took.',
+    buckets: LATENCY_BUCKETS,
+    registers: r,
+  });
+  const hashSeconds = new Histogram({
+    name: `${PREFIX}password_hash_duration_seconds`,
+    help: 'Time a password hash or check took once it had its slot.',
+    buckets: HASH_BUCKETS,
+    registers: r,
+  });
+  const passes = new Counter({
+    name: `${PREFIX}retention_passes_total`,
+    help: 'Retention passes, by outcome (ran; skipped: another process held the lock).',
+    labelNames: ['outcome'] as const,
+    registers: r,
+  });
+  const purged = new Counter({
+    name: `${PREFIX}retention_rows_purged_total`,
+    help: 'Rows removed by retention passes, by kind (log_entries, audit_rows, refresh_tokens).',
+    labelNames: ['kind'] as const,
+    registers: r,
+  });
 
   // Bound once: the hot paths then skip a label lookup.
   const committed = commits.labels('committed');
@@ -136,7 +185,11 @@ export function createServiceMetrics(options: { token: string | null }): Service
       },
     });
   gauge('ingest_budget_capacity_bytes', 'Bytes of ingestion bodies that may be held at once.', (s) => s.ingestion.budget.capacity);
-  gauge('ingest_budget_in_use_bytes', 'Bytes of ingestion bodies held now (being read, prepared or waiting for their commit).', (s) => s.ingestion.budget.capacity - s.ingestion.budget.free);
+  gauge(
+    'ingest_budget_in_use_bytes',
+    'Bytes of ingestion bodies held now (being read, prepared or waiting for their commit).',
+    (s) => s.ingestion.budget.capacity - s.ingestion.budget.free,
+  );
   gauge('ingest_budget_waiting_requests', 'Ingestion requests paused until the byte budget can take their next bytes.', (s) => s.ingestion.budget.waiting);
   gauge('ingest_queue_waiting_requests', 'Ingestion batches waiting for a group-commit transaction.', (s) => s.ingestion.queue.waiting);
   gauge('live_streams_open', 'Live streams open now.', (s) => s.liveStreams.openStreams);

@@ -45,7 +45,10 @@ export function startPurgeJob(options: PurgeJobOptions): PurgeJob {
       if (stopped) throw new Error('the purge job is stopped');
       return runPurgePass(storage, settings, { now: now(), shouldStop: () => stopped });
     });
-    void pass.then((report) => observer.retentionPassed(report.ran, removedRows(report)), () => undefined);
+    void pass.then(
+      (report) => observer.retentionPassed(report.ran, removedRows(report)),
+      () => undefined,
+    );
     tail = pass.catch(() => undefined);
     return pass;
   }

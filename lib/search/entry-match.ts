@@ -64,7 +64,9 @@ export function mayFoldFromNonAscii(needle: AsciiNeedle): boolean {
 export function entryMatcher(filter: Pick<LogFilter, 'words' | 'prefixes' | 'exact'>): EntryTest | null {
   if (!hasTextConditions(filter)) return null;
   const needles = filter.exact.map((e) => exactNeedle(e.value));
-  const asciiParts = [...filter.words.map((w) => ({ w, prefix: false })), ...filter.prefixes.map((w) => ({ w, prefix: true }))].filter((p) => ASCII_WORD.test(p.w));
+  const asciiParts = [...filter.words.map((w) => ({ w, prefix: false })), ...filter.prefixes.map((w) => ({ w, prefix: true }))].filter((p) =>
+    ASCII_WORD.test(p.w),
+  );
   const { words, prefixes, exact } = filter;
   return (body) => {
     for (const n of needles) if (!body.includes(n)) return false;

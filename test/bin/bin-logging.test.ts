@@ -60,7 +60,9 @@ describe('logkeep --log-file', () => {
       assert.equal(login.status, 200);
       const tokens = (await login.json()) as { access_token: string; refresh_token: string };
       secrets.push(tokens.access_token, tokens.refresh_token, tokens.access_token.split('.')[2]!);
-      const me = await fetch(`${url}/v1/users/me?secret_in_query=${encodeURIComponent(BOOTSTRAP_PASSWORD)}`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+      const me = await fetch(`${url}/v1/users/me?secret_in_query=${encodeURIComponent(BOOTSTRAP_PASSWORD)}`, {
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+      });
       requests += 1;
       await me.arrayBuffer();
       const wrong = await form(url, '/v1/auth/token', { grant_type: 'password', username: 'admin', password: 'Wrong-Guess-Secret-2727' });
@@ -107,7 +109,9 @@ describe('logkeep --log-file', () => {
     }
     const result = await bin.exited(20_000);
     assert.equal(result.code, 0, result.stderr);
-    const logs = readdirSync(dir).filter((n) => n.startsWith('logkeep.log')).sort();
+    const logs = readdirSync(dir)
+      .filter((n) => n.startsWith('logkeep.log'))
+      .sort();
     assert.deepEqual(logs, ['logkeep.log', 'logkeep.log.1', 'logkeep.log.2'], result.stderr);
     for (const name of ['logkeep.log.1', 'logkeep.log.2']) {
       const lines = readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean);

@@ -153,8 +153,20 @@ describe('configuration problems exit 78 before any port or database is touched'
 
   it('an unreachable database server', async () => {
     const result = await runBin(
-      ['--db-backend', 'server', '--db-server-host', '127.0.0.1', '--db-server-port', '1', '--db-server-database', 'logkeep',
-        '--db-server-username', 'logkeep', '--db-server-ssl-mode', 'disable'],
+      [
+        '--db-backend',
+        'server',
+        '--db-server-host',
+        '127.0.0.1',
+        '--db-server-port',
+        '1',
+        '--db-server-database',
+        'logkeep',
+        '--db-server-username',
+        'logkeep',
+        '--db-server-ssl-mode',
+        'disable',
+      ],
       { env: { ...JWT_ENV, SERVICE_DB_SERVER_PASSWORD: 'pw' } },
     );
     assertConfigExit(result, /cannot start/);
@@ -168,8 +180,16 @@ describe('configuration problems exit 78 before any port or database is touched'
   it('a database with a newer schema version names both versions', async () => {
     const dbPath = newDbPath();
     const database: DatabaseConfig = {
-      dbBackend: 'file', dbPath, dbServerHost: null, dbServerPort: 5432, dbServerDatabase: null, dbServerUsername: null,
-      dbServerPassword: null, dbServerPoolSize: 1, dbServerSslMode: 'disable', dbReadPoolSize: CONFIG_DEFAULTS.dbReadPoolSize,
+      dbBackend: 'file',
+      dbPath,
+      dbServerHost: null,
+      dbServerPort: 5432,
+      dbServerDatabase: null,
+      dbServerUsername: null,
+      dbServerPassword: null,
+      dbServerPoolSize: 1,
+      dbServerSslMode: 'disable',
+      dbReadPoolSize: CONFIG_DEFAULTS.dbReadPoolSize,
     };
     await (await openStorage(database, { logger: silentLogger })).close();
     const db = await open({ filename: dbPath, driver: sqlite3.Database });
@@ -240,7 +260,7 @@ describe('serve and create-admin on an SQLite file', () => {
       assert.equal(occurrences(output, bootstrapPassword), 1, 'the password is printed exactly once');
       assert.match(output, /first administrator 'admin'/);
       const res = await login(url, 'admin', bootstrapPassword);
-      assert.equal(res.status, 200, 'the printed password is the administrator\'s');
+      assert.equal(res.status, 200, "the printed password is the administrator's");
       bin.child.kill('SIGTERM');
       const result = await bin.exited();
       assert.equal(result.code, 0, result.stderr);
@@ -342,8 +362,18 @@ describe('serve and create-admin on PostgreSQL', { skip: skipPostgres }, () => {
       SERVICE_BOOTSTRAP_ADMIN_PASSWORD_FILE: bootstrapFile,
     };
     args = [
-      '--db-backend', 'server', '--db-server-host', PG.host, '--db-server-port', String(PG.port),
-      '--db-server-database', database.name, '--db-server-username', PG.user, '--db-server-ssl-mode', 'disable',
+      '--db-backend',
+      'server',
+      '--db-server-host',
+      PG.host,
+      '--db-server-port',
+      String(PG.port),
+      '--db-server-database',
+      database.name,
+      '--db-server-username',
+      PG.user,
+      '--db-server-ssl-mode',
+      'disable',
     ];
   });
 

@@ -63,10 +63,14 @@ class RestartableService {
 /** POST a JSON body on a new connection (no keep-alive pool); resolves with the status. */
 function postOnFreshConnection(target: string, token: string, body: unknown): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(target, { method: 'POST', agent: false, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = httpRequest(
+      target,
+      { method: 'POST', agent: false, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
@@ -178,16 +182,36 @@ function cliCases(backend: BackendName, part: 'sign-in' | 'data'): void {
 
     const ndjson = await cli(['query', '--project', String(projectA), '--ndjson', '--limit', '250']);
     assert.equal(ndjson.code, EXIT.ok, ndjson.stderr);
-    const lines = ndjson.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = ndjson.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.equal(lines.length, 250, 'two pages');
-    assert.deepEqual(lines.slice(0, 2).map((e) => e.event), ['seed 259', 'seed 258']);
-    assert.ok(lines.every((e, i) => i === 0 || e.id < lines[i - 1].id), 'newest first');
+    assert.deepEqual(
+      lines.slice(0, 2).map((e) => e.event),
+      ['seed 259', 'seed 258'],
+    );
+    assert.ok(
+      lines.every((e, i) => i === 0 || e.id < lines[i - 1].id),
+      'newest first',
+    );
 
     const json = await cli(['query', '--project', String(projectA), '--json', '--limit', '3', '--request-id', 'r7']);
     const body = JSON.parse(json.stdout);
     assert.deepEqual([body.items.length, body.items[0].event, body.next_cursor], [1, 'seed 7', null]);
 
-    const rest = await cli(['query', '--project', String(projectA), '--ndjson', '--limit', '100', '--cursor', /--cursor (\S+)/.exec(table.stderr)![1]!, '--level', 'error']);
+    const rest = await cli([
+      'query',
+      '--project',
+      String(projectA),
+      '--ndjson',
+      '--limit',
+      '100',
+      '--cursor',
+      /--cursor (\S+)/.exec(table.stderr)![1]!,
+      '--level',
+      'error',
+    ]);
     assert.equal(rest.stdout.trim().split('\n').length, 21, 'the cursor continues the same query');
   });
 
@@ -231,7 +255,10 @@ function cliCases(backend: BackendName, part: 'sign-in' | 'data'): void {
     const projectB = await createProject(url, admin.token, groupG, `ingest-${backend}`);
     const ndjsonFile = join(dir, 'entries.ndjson');
     const many = Array.from({ length: 2500 }, (_, i) => JSON.stringify(entry(`bulk ${i}`)));
-    writeFileSync(ndjsonFile, [...many.slice(0, 10), 'not json', JSON.stringify({ level: 'loud', event: 'x', timestamp: '2026-01-01T00:00:00Z' }), '', ...many.slice(10)].join('\n'));
+    writeFileSync(
+      ndjsonFile,
+      [...many.slice(0, 10), 'not json', JSON.stringify({ level: 'loud', event: 'x', timestamp: '2026-01-01T00:00:00Z' }), '', ...many.slice(10)].join('\n'),
+    );
     const res = await cli(['ingest', '--project', String(projectB), ndjsonFile]);
     assert.equal(res.code, EXIT.partial, res.stderr);
     assert.match(res.stdout, /^accepted 2500, rejected 2$/m);
@@ -258,14 +285,27 @@ function cliCases(backend: BackendName, part: 'sign-in' | 'data'): void {
     const res = await cli(['export', '--project', String(projectA), '--gzip', '--output', file]);
     assert.equal(res.code, EXIT.ok, res.stderr);
     assert.match(res.stderr, /exported 260 entries/);
-    const lines = gunzipSync(readFileSync(file)).toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(lines.map((e) => e.event), Array.from({ length: 260 }, (_, i) => `seed ${259 - i}`));
+    const lines = gunzipSync(readFileSync(file))
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      lines.map((e) => e.event),
+      Array.from({ length: 260 }, (_, i) => `seed ${259 - i}`),
+    );
 
     const first = await cli(['query', '--project', String(projectA), '--ndjson', '--limit', '60']);
     const cursor = /--cursor (\S+)/.exec(first.stderr)![1]!;
     const resumed = await cli(['export', '--project', String(projectA), '--cursor', cursor]);
-    const rest = resumed.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(rest.map((e) => e.event), Array.from({ length: 200 }, (_, i) => `seed ${199 - i}`));
+    const rest = resumed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      rest.map((e) => e.event),
+      Array.from({ length: 200 }, (_, i) => `seed ${199 - i}`),
+    );
   });
 
   it('tail prints every entry exactly once, in order, across dropped connections and a restart of the service', 'data', async () => {
@@ -278,7 +318,11 @@ function cliCases(backend: BackendName, part: 'sign-in' | 'data'): void {
       timeoutMs: 120_000,
     });
     try {
-      const printed = () => tail.stdout().split('\n').filter((l) => l.trim() !== '').length;
+      const printed = () =>
+        tail
+          .stdout()
+          .split('\n')
+          .filter((l) => l.trim() !== '').length;
       const waitPrinted = async (n: number) => {
         const deadline = Date.now() + 60_000;
         while (printed() < n) {
@@ -289,7 +333,11 @@ function cliCases(backend: BackendName, part: 'sign-in' | 'data'): void {
       let sent = 0;
       const burst = async (n: number) => {
         // A connection of its own each time: a kept-alive one may have just been cut by the test.
-        const status = await postOnFreshConnection(`${url}/v1/logs`, secret, Array.from({ length: n }, (_, i) => entry(`live ${sent + i}`)));
+        const status = await postOnFreshConnection(
+          `${url}/v1/logs`,
+          secret,
+          Array.from({ length: n }, (_, i) => entry(`live ${sent + i}`)),
+        );
         assert.equal(status, 202);
         sent += n;
       };
@@ -310,8 +358,15 @@ function cliCases(backend: BackendName, part: 'sign-in' | 'data'): void {
       await burst(10);
       const result = await tail.exited(60_000);
       assert.equal(result.code, EXIT.ok, result.stderr);
-      const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: number; event: string });
-      assert.deepEqual(events.map((e) => e.event), Array.from({ length: total }, (_, i) => `live ${i}`), 'each exactly once, in order');
+      const events = result.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { id: number; event: string });
+      assert.deepEqual(
+        events.map((e) => e.event),
+        Array.from({ length: total }, (_, i) => `live ${i}`),
+        'each exactly once, in order',
+      );
     } finally {
       tail.kill();
     }

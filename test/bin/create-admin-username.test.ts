@@ -25,20 +25,20 @@ describeEachBackend('createAdmin username rules', (backend) => {
         ['line\nbreak', 'invalid'],
         ['x'.repeat(129), 'too_long'],
       ] as const) {
-        await assert.rejects(
-          createAdmin(database.config, { username, password: 'admin-password-1', passwordHashLogN: TEST_SCRYPT_LOG_N }),
-          (err: unknown) => {
-            assert.ok(err instanceof LogServiceError, String(err));
-            assert.equal(err.code, 'invalid_request');
-            assert.deepEqual([err.details?.field, err.details?.reason], ['username', reason], JSON.stringify(username));
-            return true;
-          },
-        );
+        await assert.rejects(createAdmin(database.config, { username, password: 'admin-password-1', passwordHashLogN: TEST_SCRYPT_LOG_N }), (err: unknown) => {
+          assert.ok(err instanceof LogServiceError, String(err));
+          assert.equal(err.code, 'invalid_request');
+          assert.deepEqual([err.details?.field, err.details?.reason], ['username', reason], JSON.stringify(username));
+          return true;
+        });
       }
-      await assert.rejects(createAdmin(database.config, { username: 'nul-password', password: 'admin-password-1\u0000', passwordHashLogN: TEST_SCRYPT_LOG_N }), {
-        code: 'invalid_request',
-        details: { field: 'password', reason: 'invalid' },
-      });
+      await assert.rejects(
+        createAdmin(database.config, { username: 'nul-password', password: 'admin-password-1\u0000', passwordHashLogN: TEST_SCRYPT_LOG_N }),
+        {
+          code: 'invalid_request',
+          details: { field: 'password', reason: 'invalid' },
+        },
+      );
       const storage = await openStorage(database.config, { logger: silentLogger });
       try {
         assert.equal(await storage.countUsers(), 0);

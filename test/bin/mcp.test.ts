@@ -90,9 +90,15 @@ describeEachBackend('logkeep mcp', (backend) => {
 
   it('searches with filters, correlates across a group, and pages with next_cursor', async () => {
     const errors = await call('search_logs', { project_id: projectA, level: 'error' });
-    assert.deepEqual(errors.body.entries.map((e: { event: string }) => e.event), ['api failed']);
+    assert.deepEqual(
+      errors.body.entries.map((e: { event: string }) => e.event),
+      ['api failed'],
+    );
     const correlated = await call('search_logs', { group_id: groupG, tool_call_id: 'call-7' });
-    assert.deepEqual(correlated.body.entries.map((e: { event: string }) => e.event), ['worker retried', 'api failed']);
+    assert.deepEqual(
+      correlated.body.entries.map((e: { event: string }) => e.event),
+      ['worker retried', 'api failed'],
+    );
 
     const first = await call('search_logs', { project_id: projectA, q: 'step', limit: 20 });
     assert.equal(first.body.entries.length, 20);
@@ -100,13 +106,22 @@ describeEachBackend('logkeep mcp', (backend) => {
     assert.equal(second.body.entries.length, 10);
     assert.equal(second.body.next_cursor, null);
     const ids = [...first.body.entries, ...second.body.entries].map((e: { event: string }) => e.event);
-    assert.deepEqual(ids, Array.from({ length: 30 }, (_, i) => `api step ${29 - i}`));
+    assert.deepEqual(
+      ids,
+      Array.from({ length: 30 }, (_, i) => `api step ${29 - i}`),
+    );
   });
 
   it('shows the entries around a moment, in time order', async () => {
     const { body } = await call('entries_around', { project_id: projectA, timestamp: '2026-01-01T00:00:10Z', before: 3, after: 2 });
-    assert.deepEqual(body.before.map((e: { event: string }) => e.event), ['api step 7', 'api step 8', 'api step 9']);
-    assert.deepEqual(body.after.map((e: { event: string }) => e.event), ['api step 10', 'api step 11']);
+    assert.deepEqual(
+      body.before.map((e: { event: string }) => e.event),
+      ['api step 7', 'api step 8', 'api step 9'],
+    );
+    assert.deepEqual(
+      body.after.map((e: { event: string }) => e.event),
+      ['api step 10', 'api step 11'],
+    );
   });
 
   it('counts by time', async () => {

@@ -14,7 +14,10 @@ const rejection = fc.oneof(
   fc.anything(),
 );
 const body = fc.oneof(
-  fc.record({ accepted: number, rejected: fc.array(rejection, { maxLength: 40 }), rejected_count: fc.oneof(number, fc.string()) }, { requiredKeys: ['accepted', 'rejected'] }),
+  fc.record(
+    { accepted: number, rejected: fc.array(rejection, { maxLength: 40 }), rejected_count: fc.oneof(number, fc.string()) },
+    { requiredKeys: ['accepted', 'rejected'] },
+  ),
   fc.anything(),
 );
 
@@ -36,10 +39,14 @@ describe('settling a 202 answer', () => {
     );
   });
 
-  it('takes logkeep\'s own answers as they are, with or without rejected_count', () => {
+  it("takes logkeep's own answers as they are, with or without rejected_count", () => {
     const listed = [{ index: 1, error: 'validation_error', message: "'event' must be a non-empty string." }];
     assert.deepEqual(settleAnswer(parseIngestionAnswer(JSON.stringify({ accepted: 2, rejected: listed })), 3), { accepted: 2, rejected: 1, reported: listed });
-    assert.deepEqual(settleAnswer(parseIngestionAnswer(JSON.stringify({ accepted: 0, rejected: listed, rejected_count: 3 })), 3), { accepted: 0, rejected: 3, reported: listed });
+    assert.deepEqual(settleAnswer(parseIngestionAnswer(JSON.stringify({ accepted: 0, rejected: listed, rejected_count: 3 })), 3), {
+      accepted: 0,
+      rejected: 3,
+      reported: listed,
+    });
     assert.deepEqual(settleAnswer(parseIngestionAnswer('<html>ok</html>'), 3), { accepted: 3, rejected: 0, reported: [] });
   });
 });

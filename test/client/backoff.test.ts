@@ -11,12 +11,21 @@ const policy: BackoffPolicy = { baseDelayMs: 100, maxDelayMs: 1000, maxRetryAfte
 describe('backoffDelay', () => {
   it('doubles the ceiling per retry up to the cap, and scales it by the random draw', () => {
     const top = () => 0.999999;
-    assert.deepEqual([1, 2, 3, 4, 5, 6, 50, 5000].map((r) => backoffDelay(r, policy, top)), [99, 199, 399, 799, 999, 999, 999, 999]);
-    assert.deepEqual([1, 2, 3, 4, 5].map((r) => backoffDelay(r, policy, () => 0.5)), [50, 100, 200, 400, 500]);
+    assert.deepEqual(
+      [1, 2, 3, 4, 5, 6, 50, 5000].map((r) => backoffDelay(r, policy, top)),
+      [99, 199, 399, 799, 999, 999, 999, 999],
+    );
+    assert.deepEqual(
+      [1, 2, 3, 4, 5].map((r) => backoffDelay(r, policy, () => 0.5)),
+      [50, 100, 200, 400, 500],
+    );
   });
 
   it('can be zero (full jitter starts at 0)', () => {
-    assert.equal(backoffDelay(3, policy, () => 0), 0);
+    assert.equal(
+      backoffDelay(3, policy, () => 0),
+      0,
+    );
   });
 });
 
@@ -42,9 +51,21 @@ describe('parseRetryAfter', () => {
 
 describe('retryDelay', () => {
   it("prefers the server's Retry-After to backoff, capped at maxRetryAfterMs", () => {
-    assert.equal(retryDelay(1, 5000, policy, () => 0.5), 5000);
-    assert.equal(retryDelay(1, 0, policy, () => 0.5), 0);
-    assert.equal(retryDelay(1, 3_600_000, policy, () => 0.5), 60_000);
-    assert.equal(retryDelay(3, null, policy, () => 0.5), 200);
+    assert.equal(
+      retryDelay(1, 5000, policy, () => 0.5),
+      5000,
+    );
+    assert.equal(
+      retryDelay(1, 0, policy, () => 0.5),
+      0,
+    );
+    assert.equal(
+      retryDelay(1, 3_600_000, policy, () => 0.5),
+      60_000,
+    );
+    assert.equal(
+      retryDelay(3, null, policy, () => 0.5),
+      200,
+    );
   });
 });

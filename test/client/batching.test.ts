@@ -31,12 +31,21 @@ describe('ingest client batching', () => {
     const client = new IngestClient({ url: front.url, secretKey: project.secret, maxBatchEntries: 3, clock });
     for (let i = 0; i < 7; i++) await client.log(entry(i));
     await waitUntil(() => client.stats.batches === 2, 'two full batches');
-    assert.deepEqual(front.requests.map((r) => r.entries.length), [3, 3]);
+    assert.deepEqual(
+      front.requests.map((r) => r.entries.length),
+      [3, 3],
+    );
     assert.equal(client.stats.buffered, 1, 'the seventh waits for its batch to fill');
     await client.flush();
-    assert.deepEqual(front.requests.map((r) => r.entries.map((e) => e.n)), [[0, 1, 2], [3, 4, 5], [6]]);
+    assert.deepEqual(
+      front.requests.map((r) => r.entries.map((e) => e.n)),
+      [[0, 1, 2], [3, 4, 5], [6]],
+    );
     assert.ok(front.requests.every((r) => r.path === '/v1/logs' && r.authorization === `Bearer ${project.secret}`));
-    assert.deepEqual((await storedEntries(svc.url, project)).map((e) => e.n), [0, 1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(
+      (await storedEntries(svc.url, project)).map((e) => e.n),
+      [0, 1, 2, 3, 4, 5, 6],
+    );
     await client.close();
     await front.close();
   });
@@ -50,8 +59,14 @@ describe('ingest client batching', () => {
     for (let i = 0; i < 5; i++) await client.log(entry(i, { pad: 'x'.repeat(100) }));
     await waitUntil(() => client.stats.batches === 2, 'two full batches');
     await client.flush();
-    assert.deepEqual(front.requests.map((r) => r.entries.length), [2, 2, 1]);
-    assert.ok(front.requests.every((r) => r.bytes <= maxBatchBytes), 'no body over the limit');
+    assert.deepEqual(
+      front.requests.map((r) => r.entries.length),
+      [2, 2, 1],
+    );
+    assert.ok(
+      front.requests.every((r) => r.bytes <= maxBatchBytes),
+      'no body over the limit',
+    );
     assert.equal(front.requests[0]!.bytes, maxBatchBytes);
     assert.equal((await storedEntries(svc.url, project)).length, 5);
     await client.close();
@@ -65,7 +80,10 @@ describe('ingest client batching', () => {
     await client.log(entry(1, { pad: 'y'.repeat(500) }));
     await client.log(entry(2));
     await client.flush();
-    assert.deepEqual(front.requests.map((r) => r.entries.map((e) => e.n)), [[0], [1], [2]]);
+    assert.deepEqual(
+      front.requests.map((r) => r.entries.map((e) => e.n)),
+      [[0], [1], [2]],
+    );
     assert.equal(client.stats.accepted, 3);
     await client.close();
     await front.close();
@@ -84,7 +102,10 @@ describe('ingest client batching', () => {
     assert.equal(front.requests.length, 0, 'nothing sent before the interval');
     clock.advance(1);
     await waitUntil(() => client.stats.batches === 1, 'the timed batch');
-    assert.deepEqual(front.requests.map((r) => r.entries.map((e) => e.n)), [[0, 1]]);
+    assert.deepEqual(
+      front.requests.map((r) => r.entries.map((e) => e.n)),
+      [[0, 1]],
+    );
     // A new entry starts a new interval, counted from its own arrival.
     await client.log(entry(2));
     clock.advance(999);
@@ -92,7 +113,10 @@ describe('ingest client batching', () => {
     assert.equal(front.requests.length, 1);
     clock.advance(1);
     await waitUntil(() => client.stats.batches === 2, 'the second timed batch');
-    assert.deepEqual((await storedEntries(svc.url, project)).map((e) => e.n), [0, 1, 2]);
+    assert.deepEqual(
+      (await storedEntries(svc.url, project)).map((e) => e.n),
+      [0, 1, 2],
+    );
     await client.close();
     await front.close();
   });
@@ -122,10 +146,16 @@ describe('ingest client batching', () => {
     await client.log(entry(1));
     await waitUntil(() => front.requests.length === 1, 'the first batch in flight');
     for (let i = 2; i < 10; i++) await client.log(entry(i));
-    assert.deepEqual({ buffered: client.stats.buffered, inFlight: client.stats.inFlight, dropped: client.stats.dropped }, { buffered: 4, inFlight: 2, dropped: 4 });
+    assert.deepEqual(
+      { buffered: client.stats.buffered, inFlight: client.stats.inFlight, dropped: client.stats.dropped },
+      { buffered: 4, inFlight: 2, dropped: 4 },
+    );
     front.release();
     await client.close();
-    assert.deepEqual((await storedEntries(svc.url, project)).map((e) => e.n), [0, 1, 6, 7, 8, 9]);
+    assert.deepEqual(
+      (await storedEntries(svc.url, project)).map((e) => e.n),
+      [0, 1, 6, 7, 8, 9],
+    );
     assert.equal(client.stats.dropped, 4);
     assert.equal(client.stats.accepted, 6);
     await front.close();
@@ -138,16 +168,29 @@ describe('ingest client batching', () => {
     await client.log(entry(0, { pad: 'z'.repeat(200) }));
     await waitUntil(() => front.requests.length === 1, 'the first batch in flight');
     for (let i = 1; i < 6; i++) await client.log(entry(i, { pad: 'z'.repeat(200) }));
-    assert.deepEqual({ buffered: client.stats.buffered, bytes: client.stats.bufferedBytes, dropped: client.stats.dropped }, { buffered: 3, bytes: 3 * size, dropped: 2 });
+    assert.deepEqual(
+      { buffered: client.stats.buffered, bytes: client.stats.bufferedBytes, dropped: client.stats.dropped },
+      { buffered: 3, bytes: 3 * size, dropped: 2 },
+    );
     front.release();
     await client.close();
-    assert.deepEqual((await storedEntries(svc.url, project)).map((e) => e.n), [0, 3, 4, 5]);
+    assert.deepEqual(
+      (await storedEntries(svc.url, project)).map((e) => e.n),
+      [0, 3, 4, 5],
+    );
     await front.close();
   });
 
   it("with overflow 'block', log() waits for room and nothing is dropped", async () => {
     const { project, front } = await setup('block', (n) => (n === 0 ? 'hold' : 'forward'));
-    const client = new IngestClient({ url: front.url, secretKey: project.secret, maxBatchEntries: 2, maxBufferedEntries: 3, overflow: 'block', clock: new ManualClock() });
+    const client = new IngestClient({
+      url: front.url,
+      secretKey: project.secret,
+      maxBatchEntries: 2,
+      maxBufferedEntries: 3,
+      overflow: 'block',
+      clock: new ManualClock(),
+    });
     await client.log(entry(0));
     await client.log(entry(1));
     await waitUntil(() => front.requests.length === 1, 'the first batch in flight');
@@ -163,7 +206,10 @@ describe('ingest client batching', () => {
     await alsoBlocked;
     await client.close();
     assert.equal(client.stats.dropped, 0);
-    assert.deepEqual((await storedEntries(svc.url, project)).map((e) => e.n), [0, 1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(
+      (await storedEntries(svc.url, project)).map((e) => e.n),
+      [0, 1, 2, 3, 4, 5, 6],
+    );
     await front.close();
   });
 
@@ -177,7 +223,10 @@ describe('ingest client batching', () => {
     assert.throws(() => client.log(entry(99)), /closed/);
     await client.flush();
     await client.close();
-    assert.deepEqual((await storedEntries(svc.url, project)).map((e) => e.n), Array.from({ length: 25 }, (_, i) => i));
+    assert.deepEqual(
+      (await storedEntries(svc.url, project)).map((e) => e.n),
+      Array.from({ length: 25 }, (_, i) => i),
+    );
     await front.close();
   });
 
@@ -189,7 +238,10 @@ describe('ingest client batching', () => {
       await client.log(entry(1));
       await client.close();
       assert.equal(client.stats.accepted, 1);
-      assert.deepEqual((await storedEntries(`${mounted.url}/logs`, project)).map((e) => e.n), [1]);
+      assert.deepEqual(
+        (await storedEntries(`${mounted.url}/logs`, project)).map((e) => e.n),
+        [1],
+      );
     } finally {
       await mounted.stop({ dropDatabase: true });
     }

@@ -69,11 +69,7 @@ export function settle(ms = 50): Promise<void> {
 }
 
 /** What the front server does with one request. */
-export type FrontAnswer =
-  | 'forward'
-  | 'cut'
-  | 'hold'
-  | { status: number; headers?: Record<string, string>; body?: string };
+export type FrontAnswer = 'forward' | 'cut' | 'hold' | { status: number; headers?: Record<string, string>; body?: string };
 
 export interface RecordedRequest {
   path: string;
@@ -125,7 +121,14 @@ export async function startFrontServer(upstream: string, script: (n: number) => 
       } catch {
         entries = [];
       }
-      const record: RecordedRequest = { path: req.url ?? '', authorization: req.headers.authorization, contentEncoding, bytes: body.length, entries, status: null };
+      const record: RecordedRequest = {
+        path: req.url ?? '',
+        authorization: req.headers.authorization,
+        contentEncoding,
+        bytes: body.length,
+        entries,
+        status: null,
+      };
       const n = requests.push(record) - 1;
       const answer = script(n);
       const run = () => forward(req, res, body, record).catch(() => res.destroy());

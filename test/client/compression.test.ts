@@ -28,13 +28,19 @@ describeEachBackend('ingest client compression', (backend) => {
     await client.log(entry(50));
     await client.flush();
 
-    assert.deepEqual(front.requests.map((r) => [r.contentEncoding ?? 'none', r.entries.length, r.status]), [
-      ['gzip', 50, 202],
-      ['none', 1, 202],
-    ]);
+    assert.deepEqual(
+      front.requests.map((r) => [r.contentEncoding ?? 'none', r.entries.length, r.status]),
+      [
+        ['gzip', 50, 202],
+        ['none', 1, 202],
+      ],
+    );
     const plainBytes = Buffer.byteLength(JSON.stringify(front.requests[0]!.entries));
     assert.ok(front.requests[0]!.bytes * 4 < plainBytes, `gzip sent ${front.requests[0]!.bytes} bytes for ${plainBytes} of JSON`);
-    assert.deepEqual((await storedEntries(svc.url, project)).map((e) => e.n), Array.from({ length: 51 }, (_, i) => i));
+    assert.deepEqual(
+      (await storedEntries(svc.url, project)).map((e) => e.n),
+      Array.from({ length: 51 }, (_, i) => i),
+    );
     assert.equal(client.stats.accepted, 51);
     await client.close();
     await front.close();

@@ -75,7 +75,10 @@ describe('the logkeep/pino entry', () => {
     const { files, packages } = importGraph('lib/client/pino.ts');
     for (const file of files) assert.ok(file.startsWith(join('lib', 'client')), `${file} is in lib/client`);
     for (const name of packages) {
-      assert.ok(['undici', 'pino-abstract-transport'].includes(name) || name.startsWith('node:'), `logkeep/pino imports only its own dependencies, not ${name}`);
+      assert.ok(
+        ['undici', 'pino-abstract-transport'].includes(name) || name.startsWith('node:'),
+        `logkeep/pino imports only its own dependencies, not ${name}`,
+      );
     }
   });
 });

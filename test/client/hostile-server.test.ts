@@ -73,7 +73,11 @@ describe('ingest client against a hostile server', () => {
         assert.equal(exchange.closedEarly, true, 'the client closed the connection before the answer ended');
         assert.ok(exchange.written < SLACK_BYTES, `${exchange.written} bytes written of a huge answer`);
       }
-      assert.deepEqual(t.server.exchanges.map((e) => e.entries), [2, 2, 3, 1], 'the 503 retried once, each 202 settled its batch');
+      assert.deepEqual(
+        t.server.exchanges.map((e) => e.entries),
+        [2, 2, 3, 1],
+        'the 503 retried once, each 202 settled its batch',
+      );
       assert.deepEqual(t.errors, []);
       const { accepted, rejected, failed, batches, retries } = t.client.stats;
       assert.deepEqual({ accepted, rejected, failed, batches, retries }, { accepted: 6, rejected: 0, failed: 0, batches: 3, retries: 1 });
@@ -86,7 +90,7 @@ describe('ingest client against a hostile server', () => {
     }
   });
 
-  it('clamps a hostile 202\'s counts to the batch sent: accepted ≤ sent, one onRejected per valid listed index', async () => {
+  it("clamps a hostile 202's counts to the batch sent: accepted ≤ sent, one onRejected per valid listed index", async () => {
     const cases: { sent: number; answer: unknown; accepted: number; rejected: number; reported: [number, string][] }[] = [
       // The review's answer: a billion accepted and 20,000 rejections of entry 0, for 2 sent.
       { sent: 2, answer: { accepted: 1e9, rejected: Array.from({ length: 20_000 }, () => ({ index: 0 })) }, accepted: 2, rejected: 0, reported: [] },
@@ -108,10 +112,19 @@ describe('ingest client against a hostile server', () => {
         },
         accepted: 0,
         rejected: 2,
-        reported: [[0, 'rejected'], [1, 'validation_error']],
+        reported: [
+          [0, 'rejected'],
+          [1, 'validation_error'],
+        ],
       },
       { sent: 3, answer: { accepted: -5, rejected: [], rejected_count: 1e9 }, accepted: 0, rejected: 3, reported: [] },
-      { sent: 3, answer: { accepted: 1.7, rejected: [{ index: 2, error: 'quota_exceeded', message: 'q' }], rejected_count: -1 }, accepted: 1, rejected: 1, reported: [[2, 'quota_exceeded']] },
+      {
+        sent: 3,
+        answer: { accepted: 1.7, rejected: [{ index: 2, error: 'quota_exceeded', message: 'q' }], rejected_count: -1 },
+        accepted: 1,
+        rejected: 1,
+        reported: [[2, 'quota_exceeded']],
+      },
       { sent: 2, answer: { accepted: 2, rejected: [{ index: 0, error: 'e', message: 'm' }] }, accepted: 2, rejected: 0, reported: [] },
     ];
     for (const c of cases) {
@@ -119,7 +132,10 @@ describe('ingest client against a hostile server', () => {
       await send(t.client, c.sent);
       const { accepted, rejected, batches } = t.client.stats;
       assert.deepEqual({ accepted, rejected, batches }, { accepted: c.accepted, rejected: c.rejected, batches: 1 }, JSON.stringify(c.answer).slice(0, 120));
-      assert.deepEqual(t.rejections.map((r) => [r.entry.n, r.error]), c.reported);
+      assert.deepEqual(
+        t.rejections.map((r) => [r.entry.n, r.error]),
+        c.reported,
+      );
       await t.client.close();
       await t.server.close();
       client = null;
@@ -141,7 +157,13 @@ describe('ingest client against a hostile server', () => {
     await send(t.client, 5);
     const { accepted, rejected } = t.client.stats;
     assert.deepEqual({ accepted, rejected }, { accepted: 1, rejected: 4 });
-    assert.deepEqual(t.rejections.map((r) => [r.entry.n, r.error, r.message]), [[1, 'validation_error', 'one'], [3, 'quota_exceeded', 'three']]);
+    assert.deepEqual(
+      t.rejections.map((r) => [r.entry.n, r.error, r.message]),
+      [
+        [1, 'validation_error', 'one'],
+        [3, 'quota_exceeded', 'three'],
+      ],
+    );
   });
 
   it('gives up on a 202 whose body trickles one byte a second once the total timeout passes, though each byte resets the idle timeout', async () => {

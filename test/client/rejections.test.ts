@@ -29,13 +29,20 @@ describe('ingest client rejections', () => {
     await client.close();
     assert.deepEqual(
       rejections.map((r) => [r.entry.n, r.error]),
-      [[1, 'validation_error'], [3, 'validation_error'], [4, 'validation_error']],
+      [
+        [1, 'validation_error'],
+        [3, 'validation_error'],
+        [4, 'validation_error'],
+      ],
     );
     assert.deepEqual(rejections[0]!.entry, { level: 'loud', event: 'bad level', timestamp: '2025-01-01T00:00:00Z', n: 1 });
     assert.ok(rejections.every((r) => typeof r.message === 'string' && r.message.length > 0));
     assert.deepEqual(errors, []);
     assert.deepEqual([client.stats.accepted, client.stats.rejected, client.stats.failed, client.stats.batches], [2, 3, 0, 1]);
-    assert.deepEqual((await storedEntries(svc.url, project)).map((e) => e.n), [0, 2]);
+    assert.deepEqual(
+      (await storedEntries(svc.url, project)).map((e) => e.n),
+      [0, 2],
+    );
   });
 
   it('reports quota_exceeded entries, across batches', async () => {
@@ -44,8 +51,17 @@ describe('ingest client rejections', () => {
     const client = new IngestClient({ url: svc.url, secretKey: project.secret, maxBatchEntries: 2, onRejected: (r) => rejections.push(r) });
     for (let i = 0; i < 5; i++) await client.log(entry(i));
     await client.close();
-    assert.deepEqual(rejections.map((r) => [r.entry.n, r.error]), [[3, 'quota_exceeded'], [4, 'quota_exceeded']]);
+    assert.deepEqual(
+      rejections.map((r) => [r.entry.n, r.error]),
+      [
+        [3, 'quota_exceeded'],
+        [4, 'quota_exceeded'],
+      ],
+    );
     assert.deepEqual([client.stats.accepted, client.stats.rejected, client.stats.batches], [3, 2, 3]);
-    assert.deepEqual((await storedEntries(svc.url, project)).map((e) => e.n), [0, 1, 2]);
+    assert.deepEqual(
+      (await storedEntries(svc.url, project)).map((e) => e.n),
+      [0, 1, 2],
+    );
   });
 });

@@ -87,7 +87,10 @@ describeEachBackend('ingest client across a server restart', (backend) => {
       assert.ok(duplicates <= resentAfterNetworkError, `${duplicates} duplicates, at most ${resentAfterNetworkError} entries were sent again`);
       // Batches go one at a time and a retried batch goes before the next: first copies are in log() order.
       const firstSeen = stored.filter((n, i) => stored.indexOf(n) === i);
-      assert.deepEqual(firstSeen, Array.from({ length: total }, (_, i) => i));
+      assert.deepEqual(
+        firstSeen,
+        Array.from({ length: total }, (_, i) => i),
+      );
     } finally {
       await server.stop();
       await database.cleanup();

@@ -56,12 +56,26 @@ describe('ingest client retries', () => {
     // random 0.5 → half of min(1000, 100·2^(k-1)).
     for (const wait of [50, 100, 200, 400, 500, 500]) await t.elapseRetry(wait);
     await flushed;
-    assert.deepEqual(t.retries.map((r) => [r.retry, r.delayMs, r.status]), [
-      [1, 50, 500], [2, 100, 502], [3, 200, 503], [4, 400, 504], [5, 500, 500], [6, 500, 503],
-    ]);
-    assert.deepEqual(t.front.requests.map((r) => r.status), [...statuses, 202]);
+    assert.deepEqual(
+      t.retries.map((r) => [r.retry, r.delayMs, r.status]),
+      [
+        [1, 50, 500],
+        [2, 100, 502],
+        [3, 200, 503],
+        [4, 400, 504],
+        [5, 500, 500],
+        [6, 500, 503],
+      ],
+    );
+    assert.deepEqual(
+      t.front.requests.map((r) => r.status),
+      [...statuses, 202],
+    );
     assert.deepEqual(t.errors, []);
-    assert.deepEqual((await storedEntries(svc.url, t.target)).map((e) => e.n), [1]);
+    assert.deepEqual(
+      (await storedEntries(svc.url, t.target)).map((e) => e.n),
+      [1],
+    );
     assert.equal(t.client.stats.retries, 6);
     await t.client.close();
     await t.front.close();
@@ -81,9 +95,15 @@ describe('ingest client retries', () => {
     await t.elapseRetry(3000);
     await t.elapseRetry(200); // unparsable: backoff for the third retry (0.5 · 400)
     await flushed;
-    assert.deepEqual(t.retries.map((r) => r.delayMs), [2000, 3000, 200]);
+    assert.deepEqual(
+      t.retries.map((r) => r.delayMs),
+      [2000, 3000, 200],
+    );
     assert.match(t.retries[0]!.reason, /429 too_many_requests/);
-    assert.deepEqual((await storedEntries(svc.url, t.target)).map((e) => e.n), [1]);
+    assert.deepEqual(
+      (await storedEntries(svc.url, t.target)).map((e) => e.n),
+      [1],
+    );
     await t.client.close();
     await t.front.close();
   });
@@ -95,13 +115,25 @@ describe('ingest client retries', () => {
     await t.elapseRetry(50);
     await t.elapseRetry(100);
     await flushed;
-    assert.deepEqual(t.retries.map((r) => r.status), [null, null]);
-    assert.deepEqual((await storedEntries(svc.url, t.target)).map((e) => e.n), [1]);
+    assert.deepEqual(
+      t.retries.map((r) => r.status),
+      [null, null],
+    );
+    assert.deepEqual(
+      (await storedEntries(svc.url, t.target)).map((e) => e.n),
+      [1],
+    );
     await t.client.close();
     await t.front.close();
 
     // Nobody listening at all: ECONNREFUSED is retried the same way.
-    const refused = new IngestClient({ url: t.front.url, secretKey: t.target.secret, maxAttempts: 2, backoff: { baseDelayMs: 1 }, onError: (e) => t.errors.push(e) });
+    const refused = new IngestClient({
+      url: t.front.url,
+      secretKey: t.target.secret,
+      maxAttempts: 2,
+      backoff: { baseDelayMs: 1 },
+      onError: (e) => t.errors.push(e),
+    });
     await refused.log(entry(2));
     await refused.close();
     assert.equal(t.errors.length, 1);
@@ -123,14 +155,22 @@ describe('ingest client retries', () => {
     assert.deepEqual([error.kind, error.status, error.attempts, error.entries.map((e) => e.n)], ['retries_exhausted', 503, 3, [1]]);
     await t.client.log(entry(2));
     await t.client.close();
-    assert.deepEqual((await storedEntries(svc.url, t.target)).map((e) => e.n), [2]);
+    assert.deepEqual(
+      (await storedEntries(svc.url, t.target)).map((e) => e.n),
+      [2],
+    );
     assert.deepEqual([t.client.stats.failed, t.client.stats.accepted], [1, 1]);
     await t.front.close();
   });
 
   it('never retries 401 (unknown key), 403 project_blocked, 413 or 400: one request, onError, entries not re-queued', async () => {
     // 401 and 403 and 413 come from logkeep itself; 400 from the front server (logkeep only sends it for a non-array body).
-    const cases: { name: string; status: number; code: string | null; prepare: () => Promise<{ secretKey: string; target: TestProject; entry: Record<string, unknown>; script?: (n: number) => FrontAnswer }> }[] = [
+    const cases: {
+      name: string;
+      status: number;
+      code: string | null;
+      prepare: () => Promise<{ secretKey: string; target: TestProject; entry: Record<string, unknown>; script?: (n: number) => FrontAnswer }>;
+    }[] = [
       {
         name: 'unknown key',
         status: 401,
@@ -208,7 +248,14 @@ describe('ingest client retries', () => {
     assert.equal(closed, false);
     t.clock.advance(4950);
     await closing;
-    assert.deepEqual(errors.map((e) => [e.kind, e.entries.map((x) => x.n)]), [['closed', [0, 1]], ['closed', [2, 3]], ['closed', [4]]]);
+    assert.deepEqual(
+      errors.map((e) => [e.kind, e.entries.map((x) => x.n)]),
+      [
+        ['closed', [0, 1]],
+        ['closed', [2, 3]],
+        ['closed', [4]],
+      ],
+    );
     assert.equal(client.stats.failed, 5);
     await t.client.close();
     await t.front.close();

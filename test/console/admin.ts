@@ -20,12 +20,10 @@ export function adminSuite(backend: BackendName): void {
   consoleSuite('console administration', backend, administration);
 }
 
-
 const ingest = (url: string, key: string) =>
   api(url, 'POST', '/v1/logs', { token: key, json: [{ level: 'info', event: 'from the console key', timestamp: new Date().toISOString() }] });
 
 function administration(env: ConsoleEnv): void {
-
   it('lists, creates, edits, blocks, unblocks and deletes users, each destructive step confirmed by name', () =>
     inPage(env.browser, async (page) => {
       const admin = await signInAdmin(env.svc.url);
@@ -87,8 +85,14 @@ function administration(env: ConsoleEnv): void {
 
       // The filter, then paging through 52 matches 50 at a time.
       for (let i = 0; i < 52; i += 13) {
-        await Promise.all(Array.from({ length: 13 }, (_, j) =>
-          api(env.svc.url, 'POST', '/v1/users', { token: admin.token, json: { username: `bulk-${String(i + j).padStart(2, '0')}`, password: 'temporary-bulk-1' } })));
+        await Promise.all(
+          Array.from({ length: 13 }, (_, j) =>
+            api(env.svc.url, 'POST', '/v1/users', {
+              token: admin.token,
+              json: { username: `bulk-${String(i + j).padStart(2, '0')}`, password: 'temporary-bulk-1' },
+            }),
+          ),
+        );
       }
       await page.getByLabel('Username contains').fill('bulk-');
       await page.getByRole('button', { name: 'Filter' }).click();

@@ -15,7 +15,9 @@ import { ingestAll } from '../support/logs.js';
 import { startWebhookReceiver } from '../support/receivers.js';
 
 export function alertsSuite(backend: BackendName): void {
-  consoleSuite('console saved searches and alerts', backend, alertsPages, { settings: { alertAllowPrivateTargets: true, publicUrl: 'https://logs.example.com' } });
+  consoleSuite('console saved searches and alerts', backend, alertsPages, {
+    settings: { alertAllowPrivateTargets: true, publicUrl: 'https://logs.example.com' },
+  });
 }
 
 function alertsPages(env: ConsoleEnv): void {

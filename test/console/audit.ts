@@ -20,14 +20,12 @@ export function auditSuite(backend: BackendName): void {
   consoleSuite('console audit log', backend, auditPage, { settings: { auditRetentionDays: 365, authEventRetentionDays: 30 } });
 }
 
-
 const sentences = (page: Page) => page.locator('table.audit tbody td.what').allTextContents();
 const hashParams = (page: Page) => new URLSearchParams(new URL(page.url()).hash.split('?')[1] ?? '');
 /** A name no browser may ever turn into markup. */
 const HOSTILE = '<img src=x onerror=window.__xss=1>';
 
 function auditPage(env: ConsoleEnv): void {
-
   it('shows what admins did in words, newest first, filtered, paged, with details and links; owners see none of it', () =>
     inPage(env.browser, async (page) => {
       // The actions, through the API.
@@ -61,7 +59,9 @@ function auditPage(env: ConsoleEnv): void {
         `admin created key #${key.id} "ci runner" in project payments`,
         'admin created project payments in group shop (entries kept 30 days)',
       ]);
-      await page.getByText('Administration rows are deleted after 365 days; sign-in rows (signed in, failed, signed out, throttled) are deleted after 30 days.').waitFor();
+      await page
+        .getByText('Administration rows are deleted after 365 days; sign-in rows (signed in, failed, signed out, throttled) are deleted after 30 days.')
+        .waitFor();
       // A hostile username is text.
       await page.getByText(`admin created user ${HOSTILE}`).waitFor();
       assert.equal(await page.locator('table.audit img').count(), 0);
@@ -138,8 +138,14 @@ function auditPage(env: ConsoleEnv): void {
 
       // Paging: 60 more rows of one action, 50 a page, older ones on demand, none twice.
       for (let i = 0; i < 60; i += 15) {
-        await Promise.all(Array.from({ length: 15 }, (_, j) =>
-          api(env.svc.url, 'POST', '/v1/users', { token: admin.token, json: { username: `bulk-${String(i + j).padStart(2, '0')}`, password: 'temporary-bulk-1' } })));
+        await Promise.all(
+          Array.from({ length: 15 }, (_, j) =>
+            api(env.svc.url, 'POST', '/v1/users', {
+              token: admin.token,
+              json: { username: `bulk-${String(i + j).padStart(2, '0')}`, password: 'temporary-bulk-1' },
+            }),
+          ),
+        );
       }
       const all = await auditRows(env.svc.url, admin.token, { action: 'user.created' });
       assert.ok(all.length > 60);
@@ -147,10 +153,16 @@ function auditPage(env: ConsoleEnv): void {
       await page.locator('table.audit tbody tr').nth(49).waitFor();
       assert.equal(await page.locator('table.audit tbody tr').count(), 50);
       await page.getByRole('button', { name: 'Load older entries' }).click();
-      await page.locator('table.audit tbody tr').nth(all.length - 1).waitFor();
+      await page
+        .locator('table.audit tbody tr')
+        .nth(all.length - 1)
+        .waitFor();
       await page.getByRole('button', { name: 'Load older entries' }).waitFor({ state: 'detached' });
       // The first administrator was created by the service itself at its first start.
-      assert.deepEqual(await sentences(page), all.map((r) => `${r.actor_user_id === null ? 'the service' : 'admin'} created user ${r.metadata.username}`));
+      assert.deepEqual(
+        await sentences(page),
+        all.map((r) => `${r.actor_user_id === null ? 'the service' : 'admin'} created user ${r.metadata.username}`),
+      );
 
       // A group owner: no Audit link, and the page is not there for them.
       await page.getByRole('button', { name: 'Sign out' }).click();

@@ -62,7 +62,10 @@ describe('console served by the bin', () => {
       await page.getByRole('button', { name: 'Change password' }).click();
       await page.getByRole('heading', { name: 'Explore logs' }).waitFor({ state: 'attached' });
       await page.getByRole('link', { name: 'Account' }).waitFor();
-      assert.deepEqual(errors.filter((e) => !/Failed to load resource/.test(e)), []);
+      assert.deepEqual(
+        errors.filter((e) => !/Failed to load resource/.test(e)),
+        [],
+      );
     } finally {
       await close();
     }

@@ -17,7 +17,6 @@ import { assertAccessible, newPage, screenshot } from '../support/browser.js';
 import { inPage, signInAs, type ConsoleEnv } from '../support/console.js';
 import { projectWithKey } from './edges-support.js';
 
-
 const REFRESH_KEY = 'logkeep.refresh_token';
 
 /** Run by explore-edges-file and explore-edges-server, beside rough-edges.ts on the same service and browser. */
@@ -29,7 +28,11 @@ export function contextAndReload(env: ConsoleEnv): void {
       const t = Date.now() - 3_600_000;
       const at = (s: number) => new Date(t + s * 1000).toISOString();
       // In storage order: 25 old entries, then a clock ahead, the chosen one, a late batch, one more.
-      await ingestAll(env.svc.url, key, Array.from({ length: 25 }, (_, i) => ({ level: 'debug', event: `old ${String(i).padStart(2, '0')}`, timestamp: at(i * 60) })));
+      await ingestAll(
+        env.svc.url,
+        key,
+        Array.from({ length: 25 }, (_, i) => ({ level: 'debug', event: `old ${String(i).padStart(2, '0')}`, timestamp: at(i * 60) })),
+      );
       await ingestAll(env.svc.url, key, [{ level: 'info', event: 'early', timestamp: at(3000) }]);
       await ingestAll(env.svc.url, key, [{ level: 'warning', event: 'stored before, dated after', timestamp: at(3300) }]);
       await ingestAll(env.svc.url, key, [{ level: 'error', event: 'the chosen one', timestamp: at(3100) }]);
@@ -74,7 +77,7 @@ export function contextAndReload(env: ConsoleEnv): void {
       assert.deepEqual((await events()).slice(-4), ['next', 'stored before, dated after', 'later', 'much later']);
     }));
 
-  it('keeps the tab signed in when it reloads during a refresh, and the person\'s other tab too', async () => {
+  it("keeps the tab signed in when it reloads during a refresh, and the person's other tab too", async () => {
     const admin = await signInAdmin(env.svc.url);
     const person = await createActor(env.svc.url, admin.token, 'reloader');
     const tabA = await newPage(env.browser);
@@ -118,7 +121,11 @@ export function contextAndReload(env: ConsoleEnv): void {
       await tabB.page.getByRole('button', { name: 'Sign out' }).waitFor();
       await tabB.page.getByText('You see no project yet').waitFor();
       assert.equal(await tabB.page.getByText('Your session has ended').count(), 0);
-      for (const tab of [tabA, tabB]) assert.deepEqual(tab.errors.filter((e) => !/Failed to load resource|net::ERR/.test(e)), []);
+      for (const tab of [tabA, tabB])
+        assert.deepEqual(
+          tab.errors.filter((e) => !/Failed to load resource|net::ERR/.test(e)),
+          [],
+        );
     } finally {
       release();
       await tabA.close();

@@ -22,7 +22,6 @@ export function firstRunSuite(backend: BackendName): void {
 const NEW_PASSWORD = 'first-run-password-1';
 
 function firstRun(env: ConsoleEnv): void {
-
   it('leads a new administrator from nothing to a first entry arriving live, then steps aside', () =>
     inPage(env.browser, async (page) => {
       // The first sign-in, with the temporary password, then the forced change.
@@ -55,7 +54,10 @@ function firstRun(env: ConsoleEnv): void {
       await page.getByRole('region', { name: '2. Create a project' }).getByText('In group acme', { exact: false }).waitFor();
       assert.equal(await current(), 'Create a project in it');
       const groups = (await api(env.svc.url, 'GET', '/v1/groups', { token: await adminToken(env.svc.url) })).body.items;
-      assert.deepEqual(groups.map((g: { name: string }) => g.name), ['acme']);
+      assert.deepEqual(
+        groups.map((g: { name: string }) => g.name),
+        ['acme'],
+      );
       await assertAccessible(page, 'first run: project');
       // A refused step shows why; retrying clears that refusal at once, while the new request is under way.
       const projectCard = page.getByRole('region', { name: '2. Create a project' });

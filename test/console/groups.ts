@@ -20,7 +20,6 @@ export function groupsSuite(backend: BackendName): void {
   consoleSuite('console groups and roles', backend, groups);
 }
 
-
 const navLinks = (page: Page) => page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
 const optionsOf = (select: Locator) => select.locator('option').allTextContents();
 /** Waits (up to 5 s) for a select to offer exactly these options: lists fill in after a search answers. */
@@ -67,7 +66,12 @@ function groups(env: ConsoleEnv): void {
       await optionsBecome(ops.getByLabel('New member of ops'), ['erin']);
       await ops.getByRole('button', { name: 'Add member to ops' }).click();
       await ops.getByRole('listitem').filter({ hasText: 'erin' }).waitFor();
-      const members = await api(env.svc.url, 'GET', `/v1/teams/${(await api(env.svc.url, 'GET', `/v1/groups/${groupId}/teams`, { token: admin.token })).body.items[0].id}/members`, { token: admin.token });
+      const members = await api(
+        env.svc.url,
+        'GET',
+        `/v1/teams/${(await api(env.svc.url, 'GET', `/v1/groups/${groupId}/teams`, { token: admin.token })).body.items[0].id}/members`,
+        { token: admin.token },
+      );
       assert.deepEqual(members.body.items, [{ user_id: erin.id, username: 'erin' }]);
 
       // Grants: the team reads the project; frank owns the group. Admins are offered admin and global too.
@@ -94,7 +98,10 @@ function groups(env: ConsoleEnv): void {
       const frankRow = page.getByRole('row', { name: 'user frank owner group shop' });
       await frankRow.waitFor();
       const listed = await api(env.svc.url, 'GET', `/v1/role-assignments?subject_type=user&subject_id=${frank.id}`, { token: admin.token });
-      assert.deepEqual(listed.body.items.map((g: any) => [g.role, g.scope_type, g.scope_id]), [['owner', 'group', groupId]]);
+      assert.deepEqual(
+        listed.body.items.map((g: any) => [g.role, g.scope_type, g.scope_id]),
+        [['owner', 'group', groupId]],
+      );
       await assertAccessible(page, 'group page with grant form');
       await page.evaluate('window.scrollTo(0, 0)');
       await screenshot(page, 'group', env.shots);

@@ -58,7 +58,11 @@ describeEachBackend('console results list', (backend) => {
     // 150 entries spread over five hours, then a burst of 40 errors in twenty minutes.
     const now = Date.now();
     const entries = [
-      ...Array.from({ length: 150 }, (_, i) => ({ level: LEVEL_CYCLE[i % LEVEL_CYCLE.length]!, event: `steady ${i}`, timestamp: new Date(now - 5.5 * 3_600_000 + i * 120_000).toISOString() })),
+      ...Array.from({ length: 150 }, (_, i) => ({
+        level: LEVEL_CYCLE[i % LEVEL_CYCLE.length]!,
+        event: `steady ${i}`,
+        timestamp: new Date(now - 5.5 * 3_600_000 + i * 120_000).toISOString(),
+      })),
       ...Array.from({ length: 40 }, (_, i) => ({ level: 'error', event: `burst ${i}`, timestamp: new Date(now - 3_600_000 + i * 30_000).toISOString() })),
     ];
     await ingestAll(svc.url, key, entries);
@@ -87,7 +91,11 @@ describeEachBackend('console results list', (backend) => {
         const byLevel = LEVELS.map((l) => [l, inside.filter((e) => e.level === l).length] as const).filter(([, n]) => n > 0);
         const expected = `${inside.length} ${inside.length === 1 ? 'entry' : 'entries'}${byLevel.length ? ` (${byLevel.map(([l, n]) => `${l} ${n}`).join(', ')})` : ''}`;
         assert.equal(bar.label.split(': ')[1], expected, `bucket at ${bar.start}`);
-        assert.deepEqual(bar.rects.map((r) => r.level), byLevel.map(([l]) => l), `the stack of the bucket at ${bar.start}`);
+        assert.deepEqual(
+          bar.rects.map((r) => r.level),
+          byLevel.map(([l]) => l),
+          `the stack of the bucket at ${bar.start}`,
+        );
         // Heights are proportional to the counts: one scale for every rectangle of the chart.
         bar.rects.forEach((r, i) => perPixel.push(r.height / byLevel[i]![1]));
         drawnTotal += inside.length;
@@ -174,7 +182,10 @@ describeEachBackend('console results list', (backend) => {
       assert.ok(histograms.length >= 4, `${histograms.length} histograms`);
       for (const h of histograms) {
         const before = network.slice(0, network.indexOf(h));
-        assert.ok(before.some((e) => e.kind === 'list answered' && e.query === h.query), `histogram for ${h.query} asked before its list answered: ${JSON.stringify(network)}`);
+        assert.ok(
+          before.some((e) => e.kind === 'list answered' && e.query === h.query),
+          `histogram for ${h.query} asked before its list answered: ${JSON.stringify(network)}`,
+        );
       }
       assert.deepEqual(errors, []);
     } finally {
@@ -191,7 +202,11 @@ describeEachBackend('console results list', (backend) => {
     await ingestAll(
       svc.url,
       key,
-      Array.from({ length: COUNT }, (_, i) => ({ level: 'info', event: `bulk ${String(i).padStart(4, '0')}`, timestamp: new Date(base + i * 1000).toISOString() })),
+      Array.from({ length: COUNT }, (_, i) => ({
+        level: 'info',
+        event: `bulk ${String(i).padStart(4, '0')}`,
+        timestamp: new Date(base + i * 1000).toISOString(),
+      })),
     );
 
     const { page, errors, close } = await newPage(browser);
@@ -217,7 +232,11 @@ describeEachBackend('console results list', (backend) => {
       await page.getByLabel('Follow live').check();
       await page.locator('.live-state', { hasText: /^Live$/ }).waitFor();
       const before = await page.locator('.vlist .row .event').first().textContent();
-      await ingestAll(svc.url, key, [1, 2, 3].map((i) => ({ level: 'warning', event: `bulk new ${i}`, timestamp: new Date().toISOString() })));
+      await ingestAll(
+        svc.url,
+        key,
+        [1, 2, 3].map((i) => ({ level: 'warning', event: `bulk new ${i}`, timestamp: new Date().toISOString() })),
+      );
       await page.getByRole('button', { name: '3 new ↑' }).waitFor();
       assert.equal(await page.locator('.vlist .row .event').first().textContent(), before);
       await page.getByRole('button', { name: '3 new ↑' }).click();
@@ -241,7 +260,10 @@ describeEachBackend('console results list', (backend) => {
       await page.getByText('Your session has ended. Please sign in again.').waitFor();
       await page.getByRole('heading', { name: 'Sign in to logkeep' }).waitFor();
       // The failed calls' 401s are the browser's own console noise, not the page's errors.
-      assert.deepEqual(errors.filter((e) => !/Failed to load resource/.test(e)), []);
+      assert.deepEqual(
+        errors.filter((e) => !/Failed to load resource/.test(e)),
+        [],
+      );
     } finally {
       await close();
     }
@@ -278,9 +300,15 @@ interface AxisTick {
 }
 
 async function axisTicks(page: Page): Promise<AxisTick[]> {
-  const ticks = await page.locator('.chart-axis g').evaluateAll((gs) =>
-    gs.map((g) => ({ at: g.getAttribute('data-time') ?? '', label: g.querySelector('text')?.textContent ?? '', x: g.querySelector('text')?.getAttribute('x') ?? '' })),
-  );
+  const ticks = await page
+    .locator('.chart-axis g')
+    .evaluateAll((gs) =>
+      gs.map((g) => ({
+        at: g.getAttribute('data-time') ?? '',
+        label: g.querySelector('text')?.textContent ?? '',
+        x: g.querySelector('text')?.getAttribute('x') ?? '',
+      })),
+    );
   return ticks.map((t) => ({ at: Date.parse(t.at), label: t.label, x: Number(t.x.replace('%', '')) }));
 }
 
@@ -298,7 +326,10 @@ function assertAxis(ticks: AxisTick[], domain: { from: number; to: number }, ste
     if (step === HOUR ? time(t).endsWith(':00') : time(t) === '00:00') expected.push(t);
   }
   assert.ok(ticks.length >= 3 && ticks.length <= 8, `${ticks.length} labels`);
-  assert.deepEqual(ticks.map((t) => new Date(t.at).toISOString()), expected.map((t) => new Date(t).toISOString()));
+  assert.deepEqual(
+    ticks.map((t) => new Date(t.at).toISOString()),
+    expected.map((t) => new Date(t).toISOString()),
+  );
   for (const t of ticks) {
     const want = step >= 24 * HOUR ? date(t.at) : multiDay ? `${date(t.at)} ${time(t.at)}` : time(t.at);
     assert.equal(t.label, want);
@@ -311,7 +342,10 @@ async function drawnBars(page: Page): Promise<DrawnBar[]> {
     groups.map((g) => ({
       start: g.getAttribute('data-start') ?? '',
       label: g.getAttribute('aria-label') ?? '',
-      rects: [...g.querySelectorAll('rect')].map((r) => ({ level: r.getAttribute('class')!.replace('bar bar-', ''), height: Number(r.getAttribute('height')) })),
+      rects: [...g.querySelectorAll('rect')].map((r) => ({
+        level: r.getAttribute('class')!.replace('bar bar-', ''),
+        height: Number(r.getAttribute('height')),
+      })),
     })),
   );
 }

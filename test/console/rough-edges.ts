@@ -58,7 +58,15 @@ export function roughEdges(env: ConsoleEnv): void {
       const admin = await signInAdmin(env.svc.url);
       const { project, key } = await projectWithKey(env.svc.url, admin.token, 'live-chart');
       const start = Date.now();
-      await ingestAll(env.svc.url, key, Array.from({ length: 17 }, (_, i) => ({ level: i % 3 ? 'info' : 'error', event: `before ${i}`, timestamp: new Date(start - 40_000 + i * 1000).toISOString() })));
+      await ingestAll(
+        env.svc.url,
+        key,
+        Array.from({ length: 17 }, (_, i) => ({
+          level: i % 3 ? 'info' : 'error',
+          event: `before ${i}`,
+          timestamp: new Date(start - 40_000 + i * 1000).toISOString(),
+        })),
+      );
       // The last minute in one-second bars: entries sent a few seconds later fall in the bars and past them.
       const from = new Date(start - 60_000).toISOString();
       await page.goto(`${env.svc.url}/console/#/explore?project_id=${project}&from=${encodeURIComponent(from)}&live=1`);
@@ -83,10 +91,7 @@ export function roughEdges(env: ConsoleEnv): void {
       await chart(20).waitFor();
       const labels = await page.locator('.chart svg g[role="img"]').evaluateAll((gs) => gs.map((g) => g.getAttribute('aria-label') ?? ''));
       const perLevel = (level: string) => labels.reduce((n, l) => n + Number(new RegExp(`${level} (\\d+)`).exec(l)?.[1] ?? 0), 0);
-      assert.deepEqual(
-        ['debug', 'info', 'warning', 'error', 'critical'].map(perLevel),
-        [0, 11 + 1, 1, 6, 1],
-      );
+      assert.deepEqual(['debug', 'info', 'warning', 'error', 'critical'].map(perLevel), [0, 11 + 1, 1, 6, 1]);
       await screenshot(page, 'live-chart', env.shots);
     }));
 

@@ -22,7 +22,11 @@ function assertSecurityHeaders(res: Response, what: string): void {
 }
 
 /** A GET sent exactly as written (fetch would normalise the dots away), body not decoded. */
-function rawGet(baseUrl: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
+function rawGet(
+  baseUrl: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = request(`${baseUrl}/`, { path, headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -63,7 +67,10 @@ describeEachBackend('console serving', (backend) => {
     const js = /src="(app-[A-Z0-9]+\.js)"/.exec(text)?.[1];
     const css = /href="(app-[A-Z0-9]+\.css)"/.exec(text)?.[1];
     assert.ok(js && css, text);
-    for (const [name, type] of [[js, 'text/javascript; charset=utf-8'], [css, 'text/css; charset=utf-8']] as const) {
+    for (const [name, type] of [
+      [js, 'text/javascript; charset=utf-8'],
+      [css, 'text/css; charset=utf-8'],
+    ] as const) {
       const res = await get(`${svc.url}/console/${name}`);
       assert.equal(res.status, 200, name);
       assert.equal(res.headers.get('content-type'), type);
@@ -80,7 +87,10 @@ describeEachBackend('console serving', (backend) => {
   });
 
   it('redirects / and /console to /console/, and 404s unknown or escaping paths with the headers', async () => {
-    for (const [path, status] of [['/', 302], ['/console', 308]] as const) {
+    for (const [path, status] of [
+      ['/', 302],
+      ['/console', 308],
+    ] as const) {
       const res = await get(`${svc.url}${path}`);
       assert.equal(res.status, status, path);
       assert.equal(res.headers.get('location'), '/console/', path);
@@ -133,7 +143,11 @@ describeEachBackend('console serving', (backend) => {
     const html = await get(`${mounted.url}/logs/console/`);
     assert.equal(html.status, 200);
     assertSecurityHeaders(html, 'mounted index');
-    for (const [path, location] of [['/logs/console', '/logs/console/'], ['/logs/', '/logs/console/'], ['/logs', '/logs/console/']] as const) {
+    for (const [path, location] of [
+      ['/logs/console', '/logs/console/'],
+      ['/logs/', '/logs/console/'],
+      ['/logs', '/logs/console/'],
+    ] as const) {
       const res = await get(`${mounted.url}${path}`);
       assert.equal(res.headers.get('location'), location, path);
     }

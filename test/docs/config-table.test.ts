@@ -32,12 +32,18 @@ function configTable(): Row[] {
   const lines = section.split('\n');
   const first = lines.findIndex((line) => line.startsWith('|'));
   assert.ok(first >= 0, 'the section has a table');
-  const table = lines.slice(first, lines.findIndex((line, i) => i > first && !line.startsWith('|')));
+  const table = lines.slice(
+    first,
+    lines.findIndex((line, i) => i > first && !line.startsWith('|')),
+  );
   const [header, rule, ...body] = table;
   assert.match(header!, /^\| Flag \| Environment variable \| Embedding key \| Default \| Notes \|$/);
   assert.match(rule!, /^\|(---\|)+$/);
   return body.map((line) => {
-    const cells = line.slice(1, -1).split(' | ').map((c) => c.trim());
+    const cells = line
+      .slice(1, -1)
+      .split(' | ')
+      .map((c) => c.trim());
     assert.equal(cells.length, 5, `five cells in: ${line}`);
     const [flag, env, key, defaultValue, notes] = cells as [string, string, string, string, string];
     return { flag, env, key, defaultValue, notes };

@@ -50,7 +50,11 @@ describe('the OpenAPI document', () => {
   });
 
   it("lists exactly the routes of the route table (but the console's files)", () => {
-    const table = new Set(allRoutes().filter((r) => !r.path.startsWith('/console')).map((r) => asTemplate(r.method, r.path)));
+    const table = new Set(
+      allRoutes()
+        .filter((r) => !r.path.startsWith('/console'))
+        .map((r) => asTemplate(r.method, r.path)),
+    );
     const documented = new Set(documentedOperations());
     assert.deepEqual([...table].filter((op) => !documented.has(op)).sort(), [], 'routes the document does not describe');
     assert.deepEqual([...documented].filter((op) => !table.has(op)).sort(), [], 'documented operations the service does not serve');
@@ -100,7 +104,10 @@ describe('the OpenAPI document', () => {
       const [method, path] = op.split(' ') as [string, string];
       const responses = openApiDocument().paths[path][method.toLowerCase()].responses as Record<string, unknown>;
       // A redirect (`GET /` to the console) is that operation's success.
-      assert.ok(Object.keys(responses).some((s) => s.startsWith('2') || s.startsWith('3')), `${op} has a success response`);
+      assert.ok(
+        Object.keys(responses).some((s) => s.startsWith('2') || s.startsWith('3')),
+        `${op} has a success response`,
+      );
       assert.ok('400' in responses, `${op} lists 400 (a request target refused before routing)`);
     }
   });
@@ -109,7 +116,10 @@ describe('the OpenAPI document', () => {
 describe('the response checker of the HTTP tests', () => {
   it('accepts a response the document describes', () => {
     assert.equal(openApiProblem('GET', '/healthz', json(200, { status: 'ok' })), null);
-    assert.equal(openApiProblem('GET', '/v1/groups/7/teams', json(200, { items: [{ id: 1, group_id: 7, name: 't', created_at: '2024-05-01T12:00:00.000Z' }] })), null);
+    assert.equal(
+      openApiProblem('GET', '/v1/groups/7/teams', json(200, { items: [{ id: 1, group_id: 7, name: 't', created_at: '2024-05-01T12:00:00.000Z' }] })),
+      null,
+    );
     assert.equal(openApiProblem('DELETE', '/v1/users/me', { status: 204, headers: new Headers(), text: '' }), null);
     assert.equal(openApiProblem('GET', '/v1/nope', json(404, { error: 'not_found', message: 'No such route.' })), null);
   });
@@ -128,12 +138,16 @@ describe('the response checker of the HTTP tests', () => {
     assert.match(openApiProblem('DELETE', '/v1/users/me', { status: 204, headers: new Headers(), text: 'x' }) ?? '', /no body/);
     assert.match(openApiProblem('POST', '/v1/auth/change-password', json(429, { error: 'too_many_requests', message: 'm' })) ?? '', /Retry-After is missing/);
     assert.match(
-      openApiProblem('POST', '/v1/auth/token', json(200, { access_token: 'a', refresh_token: 'r', token_type: 'Bearer', expires_in: 900, refresh_expires_in: 9 })) ?? '',
+      openApiProblem(
+        'POST',
+        '/v1/auth/token',
+        json(200, { access_token: 'a', refresh_token: 'r', token_type: 'Bearer', expires_in: 900, refresh_expires_in: 9 }),
+      ) ?? '',
       /Cache-Control is missing/,
     );
   });
 
-  it('knows the OTLP route answers in the request\'s encoding: protobuf bytes, or JSON with an int64 as a string', () => {
+  it("knows the OTLP route answers in the request's encoding: protobuf bytes, or JSON with an int64 as a string", () => {
     const otlp = '/v1/otlp/v1/logs';
     const protobuf = { status: 200, headers: new Headers({ 'content-type': 'application/x-protobuf' }), text: '' };
     assert.equal(openApiProblem('POST', otlp, protobuf), null);

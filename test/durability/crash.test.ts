@@ -44,7 +44,10 @@ describeEachBackend('durability', (backend: BackendName) => {
     }
     const killed = await first.bin.exited(10_000);
     assert.equal(killed.signal, 'SIGKILL');
-    assert.ok(load.outcomes.some((o) => o.status === 'network-error'), 'some requests were cut off by the kill');
+    assert.ok(
+      load.outcomes.some((o) => o.status === 'network-error'),
+      'some requests were cut off by the kill',
+    );
     const acked = new Set(load.acked);
 
     // Restart on the same database: the service opens it and serves the same counts.

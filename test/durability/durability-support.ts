@@ -32,12 +32,18 @@ export async function startLogkeep(database: DatabaseConfig): Promise<LogkeepPro
     args.push('--db-path', database.dbPath as string);
   } else {
     args.push(
-      '--db-backend', 'server',
-      '--db-server-host', database.dbServerHost as string,
-      '--db-server-port', String(database.dbServerPort),
-      '--db-server-database', database.dbServerDatabase as string,
-      '--db-server-username', database.dbServerUsername as string,
-      '--db-server-ssl-mode', 'disable',
+      '--db-backend',
+      'server',
+      '--db-server-host',
+      database.dbServerHost as string,
+      '--db-server-port',
+      String(database.dbServerPort),
+      '--db-server-database',
+      database.dbServerDatabase as string,
+      '--db-server-username',
+      database.dbServerUsername as string,
+      '--db-server-ssl-mode',
+      'disable',
     );
     env.SERVICE_DB_SERVER_PASSWORD = database.dbServerPassword ?? '';
   }
@@ -234,14 +240,22 @@ export async function verifyStoredEntries(database: DatabaseConfig, projectId: n
       if (rows.length < 5000) break;
       beforeId = rows[rows.length - 1]!.id;
     }
-    assert.deepEqual(byWord.sort((a, b) => a - b), [...ids].sort((a, b) => a - b), 'the search index finds every stored entry');
+    assert.deepEqual(
+      byWord.sort((a, b) => a - b),
+      [...ids].sort((a, b) => a - b),
+      'the search index finds every stored entry',
+    );
     // ...and some by their own marker (first, last and a few between, in stored order).
     const sample = ids.length === 0 ? [] : [0, 1, 2, 3, 4].map((i) => Math.floor((i * (ids.length - 1)) / 4));
     const markerOf = [...markers];
     for (const i of new Set(sample)) {
       const marker = markerOf[i]!;
       const rows = await storage.queryLogs({ ...selection, exact: [{ path: ['marker'], value: marker }] }, { limit: 10 });
-      assert.deepEqual(rows.map((r) => r.id), [ids[i]!], `marker ${marker} is found by its exact-match filter`);
+      assert.deepEqual(
+        rows.map((r) => r.id),
+        [ids[i]!],
+        `marker ${marker} is found by its exact-match filter`,
+      );
     }
   } finally {
     await storage.close();
@@ -255,7 +269,10 @@ async function checkSqliteIntegrity(path: string, entryIds: readonly number[]): 
   try {
     await db.exec('PRAGMA busy_timeout = 5000');
     const rows = await db.all<{ integrity_check: string }[]>('PRAGMA integrity_check');
-    assert.deepEqual(rows.map((r) => r.integrity_check), ['ok']);
+    assert.deepEqual(
+      rows.map((r) => r.integrity_check),
+      ['ok'],
+    );
     // Every stored entry is in exactly one place: a tail row or a sealed block (never both).
     const tail = (await db.all<{ id: number }[]>('SELECT id FROM log_entries ORDER BY id')).map((r) => r.id);
     const blocks = await db.all<{ first_id: number; last_id: number; entries: number }[]>('SELECT first_id, last_id, entries FROM log_sealed ORDER BY last_id');

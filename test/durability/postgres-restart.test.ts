@@ -54,7 +54,10 @@ describe('PostgreSQL restarted under load', { skip: unavailable ?? false }, () =
       const ackedAtRestart = load.acked.size;
       // Recovery: ingestion is acknowledged again without restarting the service.
       await load.waitForAcked(ackedAtRestart + 2000, 20_000);
-      assert.ok(load.outcomes.slice(downAt).some((o) => o.status === 500), 'requests failed while PostgreSQL was down');
+      assert.ok(
+        load.outcomes.slice(downAt).some((o) => o.status === 500),
+        'requests failed while PostgreSQL was down',
+      );
     } finally {
       await load.stop();
     }

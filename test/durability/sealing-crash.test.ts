@@ -31,7 +31,14 @@ describe('durability: SIGKILL while sealing [server]', { skip: unavailable ?? fa
     const database = await newTestDatabase('server');
     databases.push(database);
     const c = database.config;
-    const raw = pgp({ host: c.dbServerHost ?? '127.0.0.1', port: c.dbServerPort, database: c.dbServerDatabase ?? '', user: c.dbServerUsername ?? '', password: c.dbServerPassword ?? '', max: 1 });
+    const raw = pgp({
+      host: c.dbServerHost ?? '127.0.0.1',
+      port: c.dbServerPort,
+      database: c.dbServerDatabase ?? '',
+      user: c.dbServerUsername ?? '',
+      password: c.dbServerPassword ?? '',
+      max: 1,
+    });
     const count = async (sql: string) => Number((await raw.one<{ n: number }>(sql)).n);
     const blocks = () => count('SELECT count(*) AS n FROM log_sealed');
     const tail = () => count('SELECT COALESCE(sum(entries), 0) AS n FROM log_tails');

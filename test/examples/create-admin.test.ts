@@ -53,7 +53,8 @@ describeEachBackend('example: create-admin', (backend) => {
 
 it('example create-admin runs as its own process and exits 1 on a taken name', async () => {
   const database = await newTestDatabase('file');
-  const run = () => spawnSync(process.execPath, ['--import', 'tsx', 'examples/create-admin.ts', database.config.dbPath!, 'carol'], { encoding: 'utf8', timeout: 60_000 });
+  const run = () =>
+    spawnSync(process.execPath, ['--import', 'tsx', 'examples/create-admin.ts', database.config.dbPath!, 'carol'], { encoding: 'utf8', timeout: 60_000 });
   const ok = run();
   assert.equal(ok.status, 0, ok.stderr);
   assert.match(ok.stdout, /created administrator 'carol' \(id \d+, primary\), temporary password \(shown once\): \S{24}/);

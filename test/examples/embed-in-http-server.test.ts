@@ -54,7 +54,10 @@ describe('example: embed in an http server', () => {
       assert.equal(live.event, 'hello from the host app');
       const page = await api(base, 'GET', `/v1/logs?project_id=${projectId}&request_id=r-1`, { token: admin.token });
       assert.equal(page.status, 200);
-      assert.deepEqual(page.body.items.map((e: { id: number }) => e.id), [live.id]);
+      assert.deepEqual(
+        page.body.items.map((e: { id: number }) => e.id),
+        [live.id],
+      );
     } finally {
       stream.close();
     }

@@ -25,6 +25,9 @@ describe('example: an OpenTelemetry SDK application', () => {
     assert.equal(all.length, 10);
     assert.ok(all.every((e) => e.logger === 'http' && e.event === 'request finished' && typeof e.request_id === 'string'));
     const errors = (await queryAllPages(svc.url, project.admin.token, [...scope, ['level', 'error']], 200)).items;
-    assert.deepEqual(errors.map((e) => e.attributes.http.status_code), [500, 500]);
+    assert.deepEqual(
+      errors.map((e) => e.attributes.http.status_code),
+      [500, 500],
+    );
   });
 });

@@ -37,6 +37,12 @@ describe('example: a pino application', () => {
     const oneRequest = (await queryAllPages(svc.url, project.admin.token, [...scope, ['request_id', requestId]], 200)).items;
     assert.equal(oneRequest.length, 2);
     const errors = (await queryAllPages(svc.url, project.admin.token, [...scope, ['level', 'error']], 200)).items;
-    assert.deepEqual(errors.map((e) => [e.event, e.status]), [['request failed', 500], ['request failed', 500]]);
+    assert.deepEqual(
+      errors.map((e) => [e.event, e.status]),
+      [
+        ['request failed', 500],
+        ['request failed', 500],
+      ],
+    );
   });
 });

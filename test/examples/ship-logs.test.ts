@@ -29,6 +29,9 @@ describe('example: ship logs', () => {
     const oneRequest = (await queryAllPages(svc.url, project.admin.token, [...scope, ['request_id', requestId]], 200)).items;
     assert.deepEqual(oneRequest.map((e) => e.event).sort(), ['request finished', 'request started']);
     const errors = (await queryAllPages(svc.url, project.admin.token, [...scope, ['level', 'error']], 200)).items;
-    assert.deepEqual(errors.map((e) => e.status), [500, 500]);
+    assert.deepEqual(
+      errors.map((e) => e.status),
+      [500, 500],
+    );
   });
 });

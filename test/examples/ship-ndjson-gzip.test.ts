@@ -47,8 +47,19 @@ describeEachBackend('example: ship-ndjson-gzip.sh', (backend) => {
     const { stdout } = await run('sh', [EXAMPLE, file], { env: { ...process.env, LOGKEEP_URL: svc.url, LOGKEEP_KEY: secret } });
     const answer = JSON.parse(stdout);
     assert.equal(answer.accepted, 2);
-    assert.deepEqual(answer.rejected.map((r: { index: number; error: string }) => [r.index, r.error]), [[1, 'validation_error']]);
-    const { items } = await queryAllPages(svc.url, admin.token, [['project_id', String(projectId)], ['request_id', 'req-1']], 50);
+    assert.deepEqual(
+      answer.rejected.map((r: { index: number; error: string }) => [r.index, r.error]),
+      [[1, 'validation_error']],
+    );
+    const { items } = await queryAllPages(
+      svc.url,
+      admin.token,
+      [
+        ['project_id', String(projectId)],
+        ['request_id', 'req-1'],
+      ],
+      50,
+    );
     assert.deepEqual(items.map((e: { event: string }) => e.event).sort(), ['first line', 'third line']);
   });
 });

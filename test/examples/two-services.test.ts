@@ -47,7 +47,10 @@ describe('example: two services in one process', () => {
     const tokenA = (await login(a, 'admin', 'password-of-a-1')).access_token;
     const tokenB = (await login(b, 'admin', 'password-of-b-1')).access_token;
     assert.equal((await api(a, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username: 'admin', password: 'password-of-b-1' } })).status, 400);
-    for (const [url, token, password] of [[a, tokenA, 'password-of-a-1'], [b, tokenB, 'password-of-b-1']] as const) {
+    for (const [url, token, password] of [
+      [a, tokenA, 'password-of-a-1'],
+      [b, tokenB, 'password-of-b-1'],
+    ] as const) {
       const res = await api(url, 'POST', '/v1/auth/change-password', { token, json: { current_password: password, new_password: `${password}-changed` } });
       assert.equal(res.status, 200);
     }

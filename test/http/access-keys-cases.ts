@@ -14,7 +14,18 @@ import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import { describeEachBackend, type BackendName } from '../support/backends.js';
 import { api, startService, type RunningService } from '../support/service.js';
-import { assertStatus, auditRows, createActor, createGroup, createKey, createProject, grant, refreshActor, signInAdmin, type TestActor } from '../support/actors.js';
+import {
+  assertStatus,
+  auditRows,
+  createActor,
+  createGroup,
+  createKey,
+  createProject,
+  grant,
+  refreshActor,
+  signInAdmin,
+  type TestActor,
+} from '../support/actors.js';
 import { ingestAll } from '../support/logs.js';
 import { assertOpen, openRawStream, type RawStream } from '../support/sse.js';
 import { openStorage } from '../../lib/storage/open-storage.js';
@@ -155,8 +166,14 @@ function accessKeyCases(backend: BackendName): void {
     const projectKey = (await newKey(reader.token, { permissions: ['read'], project_ids: [projectA] })).secret;
     const page = await query(projectKey, `project_id=${projectA}`);
     assertStatus(page, 200);
-    assert.deepEqual(page.body.items.map((e: { event: string }) => e.event), ['again in a', 'in a']);
-    assertStatus(await api(url, 'GET', `/v1/logs/histogram?project_id=${projectA}&from=2025-12-31T00:00:00Z&to=2026-01-02T00:00:00Z`, { token: projectKey }), 200);
+    assert.deepEqual(
+      page.body.items.map((e: { event: string }) => e.event),
+      ['again in a', 'in a'],
+    );
+    assertStatus(
+      await api(url, 'GET', `/v1/logs/histogram?project_id=${projectA}&from=2025-12-31T00:00:00Z&to=2026-01-02T00:00:00Z`, { token: projectKey }),
+      200,
+    );
     // The person may read B and the group, the key may not.
     assertStatus(await query(projectKey, `project_id=${projectB}`), 403, 'forbidden');
     assertStatus(await query(projectKey, `group_id=${groupG}`), 403, 'forbidden');
@@ -173,18 +190,30 @@ function accessKeyCases(backend: BackendName): void {
       ['GET', '/v1/users'],
       ['GET', '/v1/audit-log'],
     ] as const) {
-      assertStatus(await api(url, method, path, { token: projectKey, json: method === 'GET' || method === 'DELETE' ? undefined : {} }), 403, 'forbidden', `${method} ${path}`);
+      assertStatus(
+        await api(url, method, path, { token: projectKey, json: method === 'GET' || method === 'DELETE' ? undefined : {} }),
+        403,
+        'forbidden',
+        `${method} ${path}`,
+      );
     }
     // Where it could ingest, it has no `ingest`.
     assertStatus(await api(url, 'POST', `/v1/logs?project_id=${projectA}`, { token: projectKey, json: [entry('x')] }), 403, 'forbidden');
 
     const listed = await api(url, 'GET', '/v1/projects', { token: projectKey });
     assertStatus(listed, 200);
-    assert.deepEqual(listed.body.items.map((p: { id: number }) => p.id), [projectA], 'only what the key covers');
+    assert.deepEqual(
+      listed.body.items.map((p: { id: number }) => p.id),
+      [projectA],
+      'only what the key covers',
+    );
 
     const groupKey = (await newKey(reader.token, { permissions: ['read'], group_ids: [groupG] })).secret;
     const ofGroup = await api(url, 'GET', '/v1/projects', { token: groupKey });
-    assert.deepEqual(ofGroup.body.items.map((p: { id: number }) => p.id), [projectB, projectA]);
+    assert.deepEqual(
+      ofGroup.body.items.map((p: { id: number }) => p.id),
+      [projectB, projectA],
+    );
     assertStatus(await query(groupKey, `group_id=${groupG}`), 200);
     assertStatus(await query(groupKey, `project_id=${projectB}`), 200, undefined, 'a group covers its projects');
     assertStatus(await query(groupKey, `group_id=${otherGroup}`), 403, 'forbidden');
@@ -201,7 +230,10 @@ function accessKeyCases(backend: BackendName): void {
     const s = assertOpen(await openRawStream(url, `/v1/logs/stream?project_id=${projectA}&since_id=0`, { token: key.secret }));
     open.push(s);
     const replayed = await s.waitForLogs(2, 5_000);
-    assert.deepEqual(replayed.map((e) => e.event), ['in a', 'again in a']);
+    assert.deepEqual(
+      replayed.map((e) => e.event),
+      ['in a', 'again in a'],
+    );
     assertStatus(await api(url, 'DELETE', `/v1/access-keys/${key.id}`, { token: reader.token }), 204);
     await s.waitClosed(HEARTBEAT_S * 1000 * 4);
     assert.equal(s.endReason(), 'token_revoked');
@@ -220,7 +252,9 @@ function accessKeyCases(backend: BackendName): void {
     assertStatus(ndjson, 202);
     const otlp = await api(url, 'POST', `/v1/otlp/v1/logs?project_id=${projectB}`, {
       token: key,
-      json: { resourceLogs: [{ scopeLogs: [{ logRecords: [{ timeUnixNano: '1767225600000000000', severityText: 'INFO', body: { stringValue: 'otlp by key' } }] }] }] },
+      json: {
+        resourceLogs: [{ scopeLogs: [{ logRecords: [{ timeUnixNano: '1767225600000000000', severityText: 'INFO', body: { stringValue: 'otlp by key' } }] }] }],
+      },
     });
     assertStatus(otlp, 200);
     const events = (await query(key, `project_id=${projectB}&q=key`)).body.items.map((e: { event: string }) => e.event);

@@ -45,7 +45,9 @@ describe('access keys across services sharing one PostgreSQL [server]', { skip }
     admin = await signInAdmin(first.url);
     const groupG = await createGroup(first.url, admin.token, 'G');
     projectA = await createProject(first.url, admin.token, groupG, 'A');
-    await ingestAll(first.url, (await createKey(first.url, admin.token, projectA)).secret, [{ level: 'info', event: 'hello', timestamp: '2026-01-01T00:00:00Z' }]);
+    await ingestAll(first.url, (await createKey(first.url, admin.token, projectA)).secret, [
+      { level: 'info', event: 'hello', timestamp: '2026-01-01T00:00:00Z' },
+    ]);
   });
   after(async () => {
     for (const s of open) s.close();

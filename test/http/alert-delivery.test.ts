@@ -101,7 +101,13 @@ describeEachBackend('alert delivery', (backend) => {
     const payload = JSON.parse(received.body);
     assert.deepEqual(payload.rule, { id: rule.id, name: 'signed rule', kind: 'any_match', saved_search_id: rule.saved_search_id });
     assert.deepEqual(payload.notification, { id: n.id, kind: 'fired', window_start: n.window_start, window_end: n.window_end, count: 2 });
-    assert.deepEqual(payload.entries.map((e: any) => [e.event, e.n]), [['signed order 1', 1], ['signed order 2', 2]]);
+    assert.deepEqual(
+      payload.entries.map((e: any) => [e.event, e.n]),
+      [
+        ['signed order 1', 1],
+        ['signed order 2', 2],
+      ],
+    );
     assert.equal(payload.link, `${PUBLIC_URL}/console/#/explore?project_id=${project}&q=signed`);
     assert.deepEqual(
       { ...n.delivery, delivered_at: n.delivery.delivered_at !== null },
@@ -125,7 +131,10 @@ describeEachBackend('alert delivery', (backend) => {
     assert.equal(n.delivery.attempts, 1);
     clock += 5_000;
     [n] = await notificationsOf(rule.id);
-    assert.deepEqual([n.delivery.state, n.delivery.attempts, n.delivery.last_error], ['pending', 2, 'the destination answered 302; redirects are not followed']);
+    assert.deepEqual(
+      [n.delivery.state, n.delivery.attempts, n.delivery.last_error],
+      ['pending', 2, 'the destination answered 302; redirects are not followed'],
+    );
     assert.equal(n.delivery.next_attempt_at, new Date(clock + 10_000).toISOString());
     clock += 10_000;
     [n] = await notificationsOf(rule.id);
@@ -150,7 +159,7 @@ describeEachBackend('alert delivery', (backend) => {
     assert.ok(n.delivery.attempts >= 5);
   });
 
-  it('a destination that hangs holds up neither ingestion nor another rule\'s delivery', async () => {
+  it("a destination that hangs holds up neither ingestion nor another rule's delivery", async () => {
     const slow = await ruleFor('stuck', { type: 'webhook', url: hook.url });
     const other = await startWebhookReceiver();
     try {

@@ -86,7 +86,10 @@ describe('alert rules across services sharing one PostgreSQL [server]', { skip }
     assert.equal((await notifications(anyMatch)).length, 1);
     clock = START + 300_000;
     seen = await notifications(anyMatch);
-    assert.deepEqual(seen.map((n) => n.kind), ['repeated', 'fired']);
+    assert.deepEqual(
+      seen.map((n) => n.kind),
+      ['repeated', 'fired'],
+    );
     assert.equal(seen[0].count + firedCount, 5, 'every entry counted once');
     for (const n of seen) assert.equal(n.delivery.state, 'delivered');
     const deliveries = hook.requests.map((r) => r.headers['x-logkeep-delivery']);
@@ -106,6 +109,12 @@ describe('alert rules across services sharing one PostgreSQL [server]', { skip }
     assert.deepEqual(fired.entries.map((e: any) => e.n).sort(), [1, 2, 3, 4, 5, 6]);
     clock += 60_000;
     const seen = await notifications(threshold);
-    assert.deepEqual(seen.map((n) => [n.kind, n.count]), [['resolved', 0], ['fired', 6]]);
+    assert.deepEqual(
+      seen.map((n) => [n.kind, n.count]),
+      [
+        ['resolved', 0],
+        ['fired', 6],
+      ],
+    );
   });
 });

@@ -96,10 +96,22 @@ describeEachBackend('alert rules', (backend) => {
     return res.body;
   }
 
-  it('only owners of the search\'s group and administrators create rules; whoever reads the search sees them', async () => {
-    assertStatus(await api(url, 'POST', '/v1/alert-rules', { token: member.token, json: { saved_search_id: search, name: 'x', kind: 'any_match', quiet_seconds: 300 } }), 403, 'forbidden');
-    assertStatus(await api(url, 'POST', '/v1/alert-rules', { token: stranger.token, json: { saved_search_id: search, name: 'x', kind: 'any_match', quiet_seconds: 300 } }), 404, 'not_found');
-    assertStatus(await api(url, 'POST', '/v1/alert-rules', { token: owner.token, json: { saved_search_id: 999_999, name: 'x', kind: 'any_match', quiet_seconds: 300 } }), 404, 'not_found');
+  it("only owners of the search's group and administrators create rules; whoever reads the search sees them", async () => {
+    assertStatus(
+      await api(url, 'POST', '/v1/alert-rules', { token: member.token, json: { saved_search_id: search, name: 'x', kind: 'any_match', quiet_seconds: 300 } }),
+      403,
+      'forbidden',
+    );
+    assertStatus(
+      await api(url, 'POST', '/v1/alert-rules', { token: stranger.token, json: { saved_search_id: search, name: 'x', kind: 'any_match', quiet_seconds: 300 } }),
+      404,
+      'not_found',
+    );
+    assertStatus(
+      await api(url, 'POST', '/v1/alert-rules', { token: owner.token, json: { saved_search_id: 999_999, name: 'x', kind: 'any_match', quiet_seconds: 300 } }),
+      404,
+      'not_found',
+    );
     const created = await createRule(owner, { saved_search_id: search, name: 'tell me', kind: 'any_match', quiet_seconds: 300, enabled: false });
     assert.deepEqual(Object.keys(created).sort(), RULE_KEYS);
     assert.deepEqual(
@@ -124,12 +136,28 @@ describeEachBackend('alert rules', (backend) => {
       },
     );
     const [audit] = await auditRows(url, admin.token, { action: 'alert_rule.created', target_id: created.id });
-    assert.deepEqual([audit.actor_user_id, audit.metadata], [owner.id, { name: 'tell me', saved_search_id: search, kind: 'any_match', destination_type: null }]);
-    const byAdmin = await createRule(admin, { saved_search_id: search, name: 'admin made', kind: 'threshold', window_seconds: 600, threshold: 5, enabled: false });
+    assert.deepEqual(
+      [audit.actor_user_id, audit.metadata],
+      [owner.id, { name: 'tell me', saved_search_id: search, kind: 'any_match', destination_type: null }],
+    );
+    const byAdmin = await createRule(admin, {
+      saved_search_id: search,
+      name: 'admin made',
+      kind: 'threshold',
+      window_seconds: 600,
+      threshold: 5,
+      enabled: false,
+    });
     // A reader of the search sees both, and may change neither.
     const list = await api(url, 'GET', `/v1/alert-rules?saved_search_id=${search}`, { token: member.token });
     assertStatus(list, 200);
-    assert.deepEqual(list.body.items.map((r: any) => [r.id, r.can_change]), [[byAdmin.id, false], [created.id, false]]);
+    assert.deepEqual(
+      list.body.items.map((r: any) => [r.id, r.can_change]),
+      [
+        [byAdmin.id, false],
+        [created.id, false],
+      ],
+    );
     assertStatus(await api(url, 'GET', `/v1/alert-rules/${created.id}`, { token: stranger.token }), 404, 'not_found');
     assert.deepEqual((await api(url, 'GET', '/v1/alert-rules', { token: stranger.token })).body.items, []);
     assertStatus(await api(url, 'PATCH', `/v1/alert-rules/${created.id}`, { token: member.token, json: { name: 'mine' } }), 403, 'forbidden');
@@ -167,8 +195,12 @@ describeEachBackend('alert rules', (backend) => {
     }
     const crowded = await saveSearch(member, 'crowded', 'q=crowd');
     const made = [];
-    for (let i = 0; i < 10; i++) made.push(await createRule(owner, { saved_search_id: crowded, name: `r${i}`, kind: 'any_match', quiet_seconds: 60, enabled: false }));
-    const eleventh = await api(url, 'POST', '/v1/alert-rules', { token: owner.token, json: { saved_search_id: crowded, name: 'r10', kind: 'any_match', quiet_seconds: 60 } });
+    for (let i = 0; i < 10; i++)
+      made.push(await createRule(owner, { saved_search_id: crowded, name: `r${i}`, kind: 'any_match', quiet_seconds: 60, enabled: false }));
+    const eleventh = await api(url, 'POST', '/v1/alert-rules', {
+      token: owner.token,
+      json: { saved_search_id: crowded, name: 'r10', kind: 'any_match', quiet_seconds: 60 },
+    });
     assertStatus(eleventh, 400, 'invalid_request');
     assert.deepEqual(eleventh.body.details, { field: 'saved_search_id', reason: 'invalid' });
     // Deleting the search deletes its rules.
@@ -186,11 +218,25 @@ describeEachBackend('alert rules', (backend) => {
     await moveClockTo(START + 3_600_000);
     const s = await saveSearch(member, 'timeouts', 'level=error&q=timeout');
     const r = await createRule(owner, { saved_search_id: s, name: 'timeouts', kind: 'any_match', quiet_seconds: 300 });
-    await ingestAll(url, key, [entry('upstream timeout', 'error', { n: 1 }), entry('upstream timeout', 'info'), entry('all good'), entry('db timeout', 'critical', { n: 2 })]);
+    await ingestAll(url, key, [
+      entry('upstream timeout', 'error', { n: 1 }),
+      entry('upstream timeout', 'info'),
+      entry('all good'),
+      entry('db timeout', 'critical', { n: 2 }),
+    ]);
     let seen = await notifications(r.id);
     assert.equal(seen.length, 1);
-    assert.deepEqual([seen[0].kind, seen[0].count, seen[0].window_start, seen[0].window_end], ['fired', 2, new Date(clock).toISOString(), new Date(clock).toISOString()]);
-    assert.deepEqual(seen[0].entries.map((e: any) => [e.event, e.n, e.project_id]), [['upstream timeout', 1, project], ['db timeout', 2, project]]);
+    assert.deepEqual(
+      [seen[0].kind, seen[0].count, seen[0].window_start, seen[0].window_end],
+      ['fired', 2, new Date(clock).toISOString(), new Date(clock).toISOString()],
+    );
+    assert.deepEqual(
+      seen[0].entries.map((e: any) => [e.event, e.n, e.project_id]),
+      [
+        ['upstream timeout', 1, project],
+        ['db timeout', 2, project],
+      ],
+    );
     assert.equal((await rule(r.id)).state, 'firing');
     // During the quiet period: counted, not notified.
     clock += 60_000;
@@ -203,7 +249,10 @@ describeEachBackend('alert rules', (backend) => {
     seen = await notifications(r.id);
     assert.equal(seen.length, 2);
     assert.deepEqual([seen[0].kind, seen[0].count], ['repeated', 3]);
-    assert.deepEqual(seen[0].entries.map((e: any) => e.n), [3, 4, 5]);
+    assert.deepEqual(
+      seen[0].entries.map((e: any) => e.n),
+      [3, 4, 5],
+    );
     assert.deepEqual([seen[0].window_start, seen[0].window_end], [new Date(START + 3_600_000).toISOString(), new Date(clock).toISOString()]);
     // A quiet period without matches returns the rule to ok; the next match notifies at once.
     clock += 300_000;
@@ -212,7 +261,14 @@ describeEachBackend('alert rules', (backend) => {
     clock += 1_000;
     await ingestAll(url, key, [entry('timeout after the calm', 'error', { n: 6 })]);
     seen = await notifications(r.id);
-    assert.deepEqual(seen.map((n) => [n.kind, n.count]), [['fired', 1], ['repeated', 3], ['fired', 2]]);
+    assert.deepEqual(
+      seen.map((n) => [n.kind, n.count]),
+      [
+        ['fired', 1],
+        ['repeated', 3],
+        ['fired', 2],
+      ],
+    );
   });
 
   it('threshold fires when the sliding window reaches it and resolves when the count falls back below', async () => {
@@ -230,7 +286,10 @@ describeEachBackend('alert rules', (backend) => {
     let seen = await notifications(r.id);
     assert.equal(seen.length, 1);
     assert.deepEqual([seen[0].kind, seen[0].count], ['fired', 5]);
-    assert.deepEqual(seen[0].entries.map((e: any) => e.n), [1, 2, 3, 4, 5]);
+    assert.deepEqual(
+      seen[0].entries.map((e: any) => e.n),
+      [1, 2, 3, 4, 5],
+    );
     assert.deepEqual([seen[0].window_start, seen[0].window_end], [new Date(clock - 120_000).toISOString(), new Date(clock).toISOString()]);
     assert.equal((await rule(r.id)).state, 'firing');
     // The first two leave the window 120 s after they came: three are left, below 4, so it resolves.
@@ -238,7 +297,13 @@ describeEachBackend('alert rules', (backend) => {
     assert.equal((await notifications(r.id)).length, 1, 'all five still inside the window');
     clock = START + 7_200_000 + 120_000;
     seen = await notifications(r.id);
-    assert.deepEqual(seen.map((n) => [n.kind, n.count]), [['resolved', 3], ['fired', 5]]);
+    assert.deepEqual(
+      seen.map((n) => [n.kind, n.count]),
+      [
+        ['resolved', 3],
+        ['fired', 5],
+      ],
+    );
     assert.deepEqual(seen[0].entries, []);
     assert.equal((await rule(r.id)).state, 'ok');
   });

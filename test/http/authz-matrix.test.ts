@@ -9,17 +9,7 @@ import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend } from '../support/backends.js';
 import { api, startService, type RunningService } from '../support/service.js';
-import {
-  addMember,
-  createActor,
-  createGroup,
-  createKey,
-  createProject,
-  createTeam,
-  grant,
-  signInAdmin,
-  type TestActor,
-} from '../support/actors.js';
+import { addMember, createActor, createGroup, createKey, createProject, createTeam, grant, signInAdmin, type TestActor } from '../support/actors.js';
 
 const CALLERS = [
   'none',
@@ -111,7 +101,11 @@ const CASES: RouteCase[] = [
     expected: manageProject([200]),
     request: async (w) => ({ method: 'PATCH', path: `/v1/projects/${w.projectId}`, json: { retention_days: 31 } }),
   },
-  { name: 'POST /v1/projects/:id/block', expected: adminOnly([200]), request: async (w) => ({ method: 'POST', path: `/v1/projects/${w.blockProjectId}/block` }) },
+  {
+    name: 'POST /v1/projects/:id/block',
+    expected: adminOnly([200]),
+    request: async (w) => ({ method: 'POST', path: `/v1/projects/${w.blockProjectId}/block` }),
+  },
   {
     name: 'POST /v1/projects/:id/unblock',
     expected: adminOnly([200]),
@@ -127,7 +121,11 @@ const CASES: RouteCase[] = [
     expected: seeProject([200]),
     request: async (w) => ({ method: 'GET', path: `/v1/projects/${w.projectId}/secret-keys` }),
   },
-  { name: 'POST /v1/role-assignments', expected: grantInGroup([201]), request: async (w) => ({ method: 'POST', path: '/v1/role-assignments', json: grantBody(w) }) },
+  {
+    name: 'POST /v1/role-assignments',
+    expected: grantInGroup([201]),
+    request: async (w) => ({ method: 'POST', path: '/v1/role-assignments', json: grantBody(w) }),
+  },
   {
     name: 'GET /v1/role-assignments',
     expected: grantInGroup([200]),
@@ -184,7 +182,8 @@ describeEachBackend('authorization matrix', (backend) => {
         const res = await api(svc.url, method, path, { token: tokens[caller], ...(json === undefined ? {} : { json }) });
         const [status, code] = route.expected[caller];
         const gotCode = res.status >= 400 ? res.body?.error : undefined;
-        if (res.status !== status || gotCode !== code) mismatches.push(`${caller}: expected ${status} ${code ?? ''}, got ${res.status} ${res.text.slice(0, 120)}`);
+        if (res.status !== status || gotCode !== code)
+          mismatches.push(`${caller}: expected ${status} ${code ?? ''}, got ${res.status} ${res.text.slice(0, 120)}`);
       }
       assert.deepEqual(mismatches, []);
     });
@@ -249,7 +248,8 @@ describeEachBackend('authorization matrix', (backend) => {
     const mismatches: string[] = [];
     for (const [caller, method, path, json, [status, code]] of cases) {
       const res = await api(svc.url, method, path, { token: tokens[caller], ...(json === undefined ? {} : { json }) });
-      if (res.status !== status || res.body?.error !== code) mismatches.push(`${caller} ${method} ${path}: expected ${status} ${code}, got ${res.status} ${res.text}`);
+      if (res.status !== status || res.body?.error !== code)
+        mismatches.push(`${caller} ${method} ${path}: expected ${status} ${code}, got ${res.status} ${res.text}`);
     }
     assert.deepEqual(mismatches, []);
   });

@@ -29,7 +29,10 @@ describeEachBackend('Cache-Control on authenticated answers', (backend) => {
       ['users', await api(app.url, 'GET', '/v1/users', { token: app.admin.token })],
       ['project', await api(app.url, 'GET', `/v1/projects/${project}`, { token: app.admin.token })],
       ['audit log', await api(app.url, 'GET', '/v1/audit-log', { token: app.admin.token })],
-      ['ingestion', await api(app.url, 'POST', '/v1/logs', { token: key.body.secret, json: [{ level: 'info', event: 'e', timestamp: '2025-01-01T00:00:00Z' }] })],
+      [
+        'ingestion',
+        await api(app.url, 'POST', '/v1/logs', { token: key.body.secret, json: [{ level: 'info', event: 'e', timestamp: '2025-01-01T00:00:00Z' }] }),
+      ],
       ['a refusal', await api(app.url, 'GET', `/v1/logs?project_id=${project}&level=nope`, { token: app.admin.token })],
       ['no credential', await api(app.url, 'GET', '/v1/users')],
     ] as const;

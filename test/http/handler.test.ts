@@ -211,7 +211,10 @@ describe('request handler', () => {
       await api(url, 'POST', '/v1/private', { json: { fail: true } }),
       await api(url, 'POST', '/v1/private', { raw: JSON.stringify({ fail: 'x'.repeat(1024 * 1024) }) }),
     ];
-    assert.deepEqual(answers.map((r) => r.status), [200, 400, 413]);
+    assert.deepEqual(
+      answers.map((r) => r.status),
+      [200, 400, 413],
+    );
     for (const res of answers) {
       assert.equal(res.headers.get('cache-control'), 'no-store', String(res.status));
       assert.equal(res.headers.get('pragma'), 'no-cache', String(res.status));

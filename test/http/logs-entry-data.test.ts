@@ -34,7 +34,18 @@ function nested(depth: number, word: string): Record<string, unknown> {
   return entry({ event: `nested ${depth}`, inner });
 }
 
-const NUL_FILTERS = ['category', 'logger', 'session_id', 'request_id', 'connection_generation', 'tool_call_id', 'message_id', 'operation_id', 'context.a.b', 'q'];
+const NUL_FILTERS = [
+  'category',
+  'logger',
+  'session_id',
+  'request_id',
+  'connection_generation',
+  'tool_call_id',
+  'message_id',
+  'operation_id',
+  'context.a.b',
+  'q',
+];
 
 describeEachBackend('log entry data: nesting, U+0000 and query bounds', (backend) => {
   const open: RawStream[] = [];
@@ -163,7 +174,14 @@ describeEachBackend('log entry data: nesting, U+0000 and query bounds', (backend
 
   it('answers 400 naming the parameter for U+0000 in any filter of the list and the stream', async () => {
     const { project: projectId } = await app.newProject('nul-filters');
-    const cases: [string, string][] = [...NUL_FILTERS.map((f): [string, string] => [f, 'x\u0000y']), ['context.a\u0000b', '1'], ['level', '\u0000'], ['from', '\u0000'], ['cursor', '\u0000'], ['limit', '1\u0000']];
+    const cases: [string, string][] = [
+      ...NUL_FILTERS.map((f): [string, string] => [f, 'x\u0000y']),
+      ['context.a\u0000b', '1'],
+      ['level', '\u0000'],
+      ['from', '\u0000'],
+      ['cursor', '\u0000'],
+      ['limit', '1\u0000'],
+    ];
     for (const [field, value] of cases) {
       const params: [string, string][] = [
         ['project_id', String(projectId)],

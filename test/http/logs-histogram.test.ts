@@ -56,7 +56,9 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
   });
 
   it('checks the scope as GET /v1/logs does (shape, 404, 403 forbidden, 403 project_blocked), then filters, cursor/limit, buckets, the range', async () => {
-    const outsider = await createActor(app.url, app.admin.token, `h-outsider-${backend}`, { grants: [{ role: 'user', scope_type: 'group', scope_id: groupH }] });
+    const outsider = await createActor(app.url, app.admin.token, `h-outsider-${backend}`, {
+      grants: [{ role: 'user', scope_type: 'group', scope_id: groupH }],
+    });
     const h = (token: string, qs: string) => histogram(app.url, token, qs);
     for (const qs of ['', 'buckets=0', 'project_id=1&group_id=1']) {
       const res = await h(outsider.token, qs);
@@ -111,8 +113,12 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
   });
 
   it('reads through global, group and project grants exactly as GET /v1/logs does', async () => {
-    const groupReader = await createActor(app.url, app.admin.token, `h-group-reader-${backend}`, { grants: [{ role: 'user', scope_type: 'group', scope_id: groupG }] });
-    const projectReader = await createActor(app.url, app.admin.token, `h-project-reader-${backend}`, { grants: [{ role: 'user', scope_type: 'project', scope_id: projectA }] });
+    const groupReader = await createActor(app.url, app.admin.token, `h-group-reader-${backend}`, {
+      grants: [{ role: 'user', scope_type: 'group', scope_id: groupG }],
+    });
+    const projectReader = await createActor(app.url, app.admin.token, `h-project-reader-${backend}`, {
+      grants: [{ role: 'user', scope_type: 'project', scope_id: projectA }],
+    });
     const globalReader = await createActor(app.url, app.admin.token, `h-global-reader-${backend}`, { grants: [{ role: 'user', scope_type: 'global' }] });
     assertStatus(await histogram(app.url, groupReader.token, `project_id=${projectA}`), 200);
     assertStatus(await histogram(app.url, groupReader.token, `group_id=${groupG}`), 200);
@@ -150,17 +156,46 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
 
   it('picks the smallest nice step that fits, aligned down, and widens to whole days for long ranges', async () => {
     const grid = async (from: string, to: string, buckets?: number) => {
-      const res = await histogram(app.url, app.admin.token, `project_id=${projectC}&from=${from}&to=${to}${buckets === undefined ? '' : `&buckets=${buckets}`}`);
+      const res = await histogram(
+        app.url,
+        app.admin.token,
+        `project_id=${projectC}&from=${from}&to=${to}${buckets === undefined ? '' : `&buckets=${buckets}`}`,
+      );
       assertStatus(res, 200, undefined, `${from} ${to} ${buckets}`);
       return { from: res.body.from, to: res.body.to, step: res.body.bucket_seconds, count: res.body.buckets.length };
     };
     // 60 minutes and 1 second from half past: 61 one-minute buckets, too many; two minutes fit.
-    assert.deepEqual(await grid('2025-03-01T00:00:30Z', '2025-03-01T01:00:30Z'), { from: '2025-03-01T00:00:00.000Z', to: '2025-03-01T01:02:00.000Z', step: 120, count: 31 });
-    assert.deepEqual(await grid('2025-03-01T00:00:00Z', '2025-03-01T00:59:59.999Z'), { from: '2025-03-01T00:00:00.000Z', to: '2025-03-01T01:00:00.000Z', step: 60, count: 60 });
+    assert.deepEqual(await grid('2025-03-01T00:00:30Z', '2025-03-01T01:00:30Z'), {
+      from: '2025-03-01T00:00:00.000Z',
+      to: '2025-03-01T01:02:00.000Z',
+      step: 120,
+      count: 31,
+    });
+    assert.deepEqual(await grid('2025-03-01T00:00:00Z', '2025-03-01T00:59:59.999Z'), {
+      from: '2025-03-01T00:00:00.000Z',
+      to: '2025-03-01T01:00:00.000Z',
+      step: 60,
+      count: 60,
+    });
     // One instant: one bucket of one second.
-    assert.deepEqual(await grid('2025-03-01T00:00:07.250Z', '2025-03-01T00:00:07.250Z'), { from: '2025-03-01T00:00:07.000Z', to: '2025-03-01T00:00:08.000Z', step: 1, count: 1 });
-    assert.deepEqual(await grid('2025-03-01T00:00:00Z', '2025-03-01T00:00:09Z', 2), { from: '2025-03-01T00:00:00.000Z', to: '2025-03-01T00:00:10.000Z', step: 5, count: 2 });
-    assert.deepEqual(await grid('2025-03-01T00:00:00Z', '2025-03-01T23:59:59Z', 1), { from: '2025-03-01T00:00:00.000Z', to: '2025-03-02T00:00:00.000Z', step: 86400, count: 1 });
+    assert.deepEqual(await grid('2025-03-01T00:00:07.250Z', '2025-03-01T00:00:07.250Z'), {
+      from: '2025-03-01T00:00:07.000Z',
+      to: '2025-03-01T00:00:08.000Z',
+      step: 1,
+      count: 1,
+    });
+    assert.deepEqual(await grid('2025-03-01T00:00:00Z', '2025-03-01T00:00:09Z', 2), {
+      from: '2025-03-01T00:00:00.000Z',
+      to: '2025-03-01T00:00:10.000Z',
+      step: 5,
+      count: 2,
+    });
+    assert.deepEqual(await grid('2025-03-01T00:00:00Z', '2025-03-01T23:59:59Z', 1), {
+      from: '2025-03-01T00:00:00.000Z',
+      to: '2025-03-02T00:00:00.000Z',
+      step: 86400,
+      count: 1,
+    });
     // A year in 12 buckets: whole days (31 fit 366 days in 12; 30 would need 13).
     const year = await grid('2024-01-01T00:00:00Z', '2024-12-31T23:59:59Z', 12);
     assert.equal(year.step % 86400, 0);
@@ -224,7 +259,11 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
     const inside = await histogram(app.url, app.admin.token, `project_id=${project}&from=2025-04-01T10:00:00.001Z&to=2025-04-01T10:02:00.001Z&buckets=3`);
     assert.deepEqual(
       inside.body.buckets.map((b: any) => b.counts),
-      [{ ...zero(), error: 1 }, { ...zero(), debug: 1 }, { ...zero(), critical: 2 }],
+      [
+        { ...zero(), error: 1 },
+        { ...zero(), debug: 1 },
+        { ...zero(), critical: 2 },
+      ],
     );
     // The same with a text filter (counted entry by entry).
     const text = await histogram(app.url, app.admin.token, `project_id=${project}&from=2025-04-01T10:00:00Z&to=2025-04-01T10:02:00Z&buckets=3&q=edge`);
@@ -266,7 +305,13 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
     ];
     let counted = 0;
     for (const [from, to, buckets, level] of cases) {
-      const params: [string, string][] = [['project_id', String(project)], ['from', from], ['to', to], ['buckets', String(buckets)], ...(level ? [['level', level] as [string, string]] : [])];
+      const params: [string, string][] = [
+        ['project_id', String(project)],
+        ['from', from],
+        ['to', to],
+        ['buckets', String(buckets)],
+        ...(level ? [['level', level] as [string, string]] : []),
+      ];
       const res = await histogram(app.url, app.admin.token, params);
       assertStatus(res, 200);
       const stepMs = res.body.bucket_seconds * 1000;
@@ -358,7 +403,13 @@ describeEachBackend('GET /v1/logs/histogram', (backend) => {
  * checked bucket by bucket against the reference matcher and in total
  * against `GET /v1/logs`; returns how many entries it counted.
  */
-async function checkAgainstReference(url: string, token: string, projectId: number, entries: Record<string, unknown>[], params: [string, string][]): Promise<number> {
+async function checkAgainstReference(
+  url: string,
+  token: string,
+  projectId: number,
+  entries: Record<string, unknown>[],
+  params: [string, string][],
+): Promise<number> {
   const ranged = params.some(([k]) => k === 'from' || k === 'to') ? params : [...params, ...WHOLE];
   const query: [string, string][] = [['project_id', String(projectId)], ...ranged, ['buckets', '7']];
   const label = new URLSearchParams(query).toString();

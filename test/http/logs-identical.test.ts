@@ -35,7 +35,11 @@ describe('identical answers on both backends', async () => {
       const admin = await signInAdmin(svc.url);
       const g1 = await createGroup(svc.url, admin.token, 'one');
       const g2 = await createGroup(svc.url, admin.token, 'two');
-      const projects = [await createProject(svc.url, admin.token, g1, 'a'), await createProject(svc.url, admin.token, g1, 'b'), await createProject(svc.url, admin.token, g2, 'c')];
+      const projects = [
+        await createProject(svc.url, admin.token, g1, 'a'),
+        await createProject(svc.url, admin.token, g1, 'b'),
+        await createProject(svc.url, admin.token, g2, 'c'),
+      ];
       const keys = [];
       for (const p of projects) keys.push((await createKey(svc.url, admin.token, p)).secret);
       // Interleaved batches so a group's pages mix projects.
@@ -90,7 +94,10 @@ describe('identical answers on both backends', async () => {
       ],
     ];
     let counted = 0;
-    for (const scope of [['project_id', String(file.projects[0])], ['group_id', String(file.groups[0])]] as [string, string][]) {
+    for (const scope of [
+      ['project_id', String(file.projects[0])],
+      ['group_id', String(file.groups[0])],
+    ] as [string, string][]) {
       for (const [n, params] of fixtureQueries().entries()) {
         const ranged = params.some(([k]) => k === 'from' || k === 'to') ? params : [...params, ...ranges[Math.floor(n / 4) % 2]!];
         const query = new URLSearchParams([scope, ...ranged, ['buckets', String([1, 7, 60, 500][n % 4])]]).toString();

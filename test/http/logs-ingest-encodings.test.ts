@@ -44,7 +44,15 @@ describeEachBackend('POST /v1/logs: compressed and NDJSON bodies', (backend) => 
       const res = await post(app.url, secret, encode(Buffer.from(JSON.stringify(entries))), { 'content-encoding': encoding });
       assertStatus(res, 202);
       assert.deepEqual(res.body, { accepted: 20, rejected: [], rejected_count: 0 });
-      const { items } = await queryAllPages(app.url, app.admin.token, [['project_id', String(project)], ['context.encoding', encoding]], 100);
+      const { items } = await queryAllPages(
+        app.url,
+        app.admin.token,
+        [
+          ['project_id', String(project)],
+          ['context.encoding', encoding],
+        ],
+        100,
+      );
       assert.equal(items.length, 20);
     });
   }
@@ -107,7 +115,10 @@ describeEachBackend('POST /v1/logs: compressed and NDJSON bodies', (backend) => 
       res.body.rejected.map((r: { index: number }) => r.index),
       [1, 3, 4],
     );
-    assert.deepEqual(res.body.rejected.filter((r: { index: number }) => r.index !== 4), reference.body.rejected.filter((r: { index: number }) => r.index !== 4));
+    assert.deepEqual(
+      res.body.rejected.filter((r: { index: number }) => r.index !== 4),
+      reference.body.rejected.filter((r: { index: number }) => r.index !== 4),
+    );
     assert.equal(res.body.rejected[2].error, 'validation_error');
     assert.deepEqual(await storedEvents(project), ['event 0', 'event 2', 'event 4']);
   });

@@ -60,11 +60,13 @@ function openPost(url: string, secret: string, headers: Record<string, string>, 
 /** Resolves with `promise`'s value, or rejects once `ms` passed first (a bound far from any timing the test measures). */
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
-  return Promise.race([promise, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 describeEachBackend('fair ingestion', (backend) => {
-
   describe('with the default body limit and idle timeout', () => {
     const app = serviceWithAdmin(backend, { group: 'fair' });
 

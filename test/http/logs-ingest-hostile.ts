@@ -44,9 +44,42 @@ const BODIES: HostileBody[] = [
   { what: 'gzip NDJSON of "x" lines (1.2 MB decoded)', body: () => repeated('x', 629_145, '\n'), ndjson: true, gzip: true, elements: 629_145 },
   { what: 'gzip NDJSON of "{x}" lines to 10 MiB', body: () => repeated('{x}', (10 * MiB) / 4, '\n'), ndjson: true, gzip: true, elements: (10 * MiB) / 4 },
   { what: 'gzip NDJSON of "0" lines to 10 MiB', body: () => repeated('0', (10 * MiB) / 2, '\n'), ndjson: true, gzip: true, elements: (10 * MiB) / 2 },
-  { what: 'gzip JSON array [0,0,…] decoding to 10 MiB', body: () => Buffer.from(`[${Array((10 * MiB) / 2 - 1).fill('0').join(',')}]`), ndjson: false, gzip: true, elements: (10 * MiB) / 2 - 1 },
-  { what: 'a JSON array of zeros just under 1 MiB (parsed whole, on the worker)', body: () => Buffer.from(`[${Array(MiB / 2 - 2).fill('0').join(',')}]`), ndjson: false, gzip: false, elements: MiB / 2 - 2 },
-  { what: 'a JSON array of zeros of 1 MiB (element by element, on the event loop)', body: () => Buffer.from(`[${Array(MiB / 2 - 1).fill('0').join(',')},0]`), ndjson: false, gzip: false, elements: MiB / 2 },
+  {
+    what: 'gzip JSON array [0,0,…] decoding to 10 MiB',
+    body: () =>
+      Buffer.from(
+        `[${Array((10 * MiB) / 2 - 1)
+          .fill('0')
+          .join(',')}]`,
+      ),
+    ndjson: false,
+    gzip: true,
+    elements: (10 * MiB) / 2 - 1,
+  },
+  {
+    what: 'a JSON array of zeros just under 1 MiB (parsed whole, on the worker)',
+    body: () =>
+      Buffer.from(
+        `[${Array(MiB / 2 - 2)
+          .fill('0')
+          .join(',')}]`,
+      ),
+    ndjson: false,
+    gzip: false,
+    elements: MiB / 2 - 2,
+  },
+  {
+    what: 'a JSON array of zeros of 1 MiB (element by element, on the event loop)',
+    body: () =>
+      Buffer.from(
+        `[${Array(MiB / 2 - 1)
+          .fill('0')
+          .join(',')},0]`,
+      ),
+    ndjson: false,
+    gzip: false,
+    elements: MiB / 2,
+  },
   {
     what: 'a 10 MiB JSON array of one huge element',
     body: () => Buffer.from(`[${zerosElement(10 * MiB - 8)}]`),
@@ -65,48 +98,52 @@ const BODIES: HostileBody[] = [
 ];
 
 export function hostileBodiesSuite(only: BackendName): void {
-  describeEachBackend('POST /v1/logs: hostile bodies keep the event loop turning and the answer small', (backend) => {
-    let svc: RunningService;
-    let secret: string;
+  describeEachBackend(
+    'POST /v1/logs: hostile bodies keep the event loop turning and the answer small',
+    (backend) => {
+      let svc: RunningService;
+      let secret: string;
 
-    before(async () => {
-      svc = await startService(backend);
-      const admin = await signInAdmin(svc.url);
-      const group = await createGroup(svc.url, admin.token, 'hostile');
-      secret = (await createKey(svc.url, admin.token, await createProject(svc.url, admin.token, group, 'hostile'))).secret;
-    });
-    after(() => svc.stop({ dropDatabase: true }));
-
-    for (const hostile of BODIES) {
-      it(`${hostile.what}: event-loop delay under ${MAX_LOOP_DELAY_MS} ms, answer under ${MAX_INGESTION_ANSWER_BYTES} bytes, exact counts`, async (t) => {
-        const decoded = hostile.body();
-        const sent = hostile.gzip ? gzipSync(decoded) : decoded;
-        const headers: Record<string, string> = {};
-        if (hostile.gzip) headers['content-encoding'] = 'gzip';
-        if (hostile.ndjson) headers['content-type'] = 'application/x-ndjson';
-        const delay = monitorEventLoopDelay({ resolution: 10 });
-        delay.enable();
-        let res;
-        try {
-          res = await api(svc.url, 'POST', '/v1/logs', { token: secret, raw: sent, headers });
-        } finally {
-          delay.disable();
-        }
-        assertStatus(res, 202);
-        const maxDelayMs = delay.max / 1e6;
-        t.diagnostic(`${decoded.length} bytes decoded: event loop held at most ${Math.round(maxDelayMs)} ms; a ${res.text.length}-byte answer`);
-        assert.ok(maxDelayMs < MAX_LOOP_DELAY_MS, `the event loop was held ${Math.round(maxDelayMs)} ms (${decoded.length} bytes decoded)`);
-        assert.ok(res.text.length <= MAX_INGESTION_ANSWER_BYTES, `a ${res.text.length}-byte answer`);
-        const { accepted, rejected, rejected_count: rejectedCount } = res.body;
-        assert.equal(accepted, hostile.accepted ?? 0);
-        assert.equal(accepted + rejectedCount, hostile.elements);
-        assert.equal(rejected.length, Math.min(rejectedCount, MAX_LISTED_REJECTIONS));
-        assert.deepEqual(
-          rejected.map((r: { index: number }) => r.index),
-          rejected.map((_: unknown, i: number) => i + (hostile.accepted ?? 0)),
-          'the first rejections, by index',
-        );
+      before(async () => {
+        svc = await startService(backend);
+        const admin = await signInAdmin(svc.url);
+        const group = await createGroup(svc.url, admin.token, 'hostile');
+        secret = (await createKey(svc.url, admin.token, await createProject(svc.url, admin.token, group, 'hostile'))).secret;
       });
-    }
-  }, [only]);
+      after(() => svc.stop({ dropDatabase: true }));
+
+      for (const hostile of BODIES) {
+        it(`${hostile.what}: event-loop delay under ${MAX_LOOP_DELAY_MS} ms, answer under ${MAX_INGESTION_ANSWER_BYTES} bytes, exact counts`, async (t) => {
+          const decoded = hostile.body();
+          const sent = hostile.gzip ? gzipSync(decoded) : decoded;
+          const headers: Record<string, string> = {};
+          if (hostile.gzip) headers['content-encoding'] = 'gzip';
+          if (hostile.ndjson) headers['content-type'] = 'application/x-ndjson';
+          const delay = monitorEventLoopDelay({ resolution: 10 });
+          delay.enable();
+          let res;
+          try {
+            res = await api(svc.url, 'POST', '/v1/logs', { token: secret, raw: sent, headers });
+          } finally {
+            delay.disable();
+          }
+          assertStatus(res, 202);
+          const maxDelayMs = delay.max / 1e6;
+          t.diagnostic(`${decoded.length} bytes decoded: event loop held at most ${Math.round(maxDelayMs)} ms; a ${res.text.length}-byte answer`);
+          assert.ok(maxDelayMs < MAX_LOOP_DELAY_MS, `the event loop was held ${Math.round(maxDelayMs)} ms (${decoded.length} bytes decoded)`);
+          assert.ok(res.text.length <= MAX_INGESTION_ANSWER_BYTES, `a ${res.text.length}-byte answer`);
+          const { accepted, rejected, rejected_count: rejectedCount } = res.body;
+          assert.equal(accepted, hostile.accepted ?? 0);
+          assert.equal(accepted + rejectedCount, hostile.elements);
+          assert.equal(rejected.length, Math.min(rejectedCount, MAX_LISTED_REJECTIONS));
+          assert.deepEqual(
+            rejected.map((r: { index: number }) => r.index),
+            rejected.map((_: unknown, i: number) => i + (hostile.accepted ?? 0)),
+            'the first rejections, by index',
+          );
+        });
+      }
+    },
+    [only],
+  );
 }

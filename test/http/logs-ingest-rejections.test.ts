@@ -32,8 +32,13 @@ describeEachBackend('POST /v1/logs: a capped rejection list with a total count',
     assert.equal(res.body.accepted, n / 5);
     assert.equal(res.body.rejected_count, n - n / 5);
     assert.equal(res.body.rejected.length, MAX_LISTED_REJECTIONS);
-    const expected = Array.from({ length: n }, (_, i) => i).filter((i) => i % 5 !== 0).slice(0, MAX_LISTED_REJECTIONS);
-    assert.deepEqual(res.body.rejected.map((r: { index: number }) => r.index), expected);
+    const expected = Array.from({ length: n }, (_, i) => i)
+      .filter((i) => i % 5 !== 0)
+      .slice(0, MAX_LISTED_REJECTIONS);
+    assert.deepEqual(
+      res.body.rejected.map((r: { index: number }) => r.index),
+      expected,
+    );
     // Nothing refused: an empty list and a zero count.
     assert.deepEqual((await ingest(app.url, secret, [valid(1)])).body, { accepted: 1, rejected: [], rejected_count: 0 });
   });
@@ -48,13 +53,19 @@ describeEachBackend('POST /v1/logs: a capped rejection list with a total count',
     assert.equal(res.body.accepted, 100);
     assert.equal(res.body.rejected_count, n - 100);
     assert.equal(res.body.rejected.length, MAX_LISTED_REJECTIONS);
-    const expected = Array.from({ length: n }, (_, i) => i).filter((i) => i % 2 === 1 || i >= 200).slice(0, MAX_LISTED_REJECTIONS);
+    const expected = Array.from({ length: n }, (_, i) => i)
+      .filter((i) => i % 2 === 1 || i >= 200)
+      .slice(0, MAX_LISTED_REJECTIONS);
     assert.deepEqual(
       res.body.rejected.map((r: { index: number; error: string }) => [r.index, r.error]),
       expected.map((i) => [i, i % 2 === 1 ? 'validation_error' : 'quota_exceeded']),
     );
     // Only quota refusals past the cap.
-    const full = await ingest(app.url, secret, Array.from({ length: 3000 }, (_, i) => valid(i)));
+    const full = await ingest(
+      app.url,
+      secret,
+      Array.from({ length: 3000 }, (_, i) => valid(i)),
+    );
     assertStatus(full, 202);
     assert.deepEqual([full.body.accepted, full.body.rejected_count, full.body.rejected.length], [0, 3000, MAX_LISTED_REJECTIONS]);
     assert.ok(full.body.rejected.every((r: { index: number; error: string }, i: number) => r.index === i && r.error === 'quota_exceeded'));
@@ -68,7 +79,11 @@ describeEachBackend('POST /v1/logs: a capped rejection list with a total count',
     for (let i = 0; i < 101; i++) deep = { kvlistValue: { values: [{ key: 'k', value: deep }] } };
     for (let i = 0; i < records.length; i += 3) records[i]!.body = deep as { stringValue: string };
     const exported = { resourceLogs: [{ resource: {}, scopeLogs: [{ scope: { name: 'cap' }, logRecords: records }] }] };
-    const res = await api(app.url, 'POST', '/v1/otlp/v1/logs', { token: secret, raw: JSON.stringify(exported), headers: { 'content-type': 'application/json' } });
+    const res = await api(app.url, 'POST', '/v1/otlp/v1/logs', {
+      token: secret,
+      raw: JSON.stringify(exported),
+      headers: { 'content-type': 'application/json' },
+    });
     assertStatus(res, 200);
     assert.equal(res.body.partialSuccess.rejectedLogRecords, String(3000 - 10));
     assert.match(res.body.partialSuccess.errorMessage, /^2990 of 3000 log records were rejected; 1990 over a quota, 1000 invalid; the first, record 0: /);

@@ -73,7 +73,10 @@ describeEachBackend('POST /v1/logs', (backend) => {
     const big = Buffer.from(JSON.stringify(Array.from({ length: 2000 }, (_, i) => ok(i))));
     assert.ok(big.length > BODY_LIMIT);
     assertStatus(await ingest(app.url, key.secret, big.toString()), 413, 'payload_too_large');
-    const chunked = await rawPost(app.url, { authorization: `Bearer ${key.secret}`, 'transfer-encoding': 'chunked' }, [big.subarray(0, 40_000), big.subarray(40_000)]);
+    const chunked = await rawPost(app.url, { authorization: `Bearer ${key.secret}`, 'transfer-encoding': 'chunked' }, [
+      big.subarray(0, 40_000),
+      big.subarray(40_000),
+    ]);
     assert.equal(chunked.status, 413, chunked.text);
     const exact = Buffer.from(JSON.stringify([ok(1, { pad: 'p'.repeat(BODY_LIMIT - 200) })]));
     const padded = Buffer.concat([exact, Buffer.alloc(BODY_LIMIT - exact.length, ' ')]);
@@ -192,11 +195,19 @@ describeEachBackend('POST /v1/logs', (backend) => {
     assert.equal(res.body.accepted, 3);
     assert.deepEqual(
       res.body.rejected.map((r: any) => [r.index, r.error]),
-      [[1, 'validation_error'], [4, 'quota_exceeded'], [5, 'quota_exceeded']],
+      [
+        [1, 'validation_error'],
+        [4, 'quota_exceeded'],
+        [5, 'quota_exceeded'],
+      ],
     );
     assert.match(res.body.rejected[1].message, /max_entries/);
     const again = await ingest(app.url, key.secret, [ok(6)]);
-    assert.deepEqual(again.body, { accepted: 0, rejected: [{ index: 0, error: 'quota_exceeded', message: again.body.rejected[0].message }], rejected_count: 1 });
+    assert.deepEqual(again.body, {
+      accepted: 0,
+      rejected: [{ index: 0, error: 'quota_exceeded', message: again.body.rejected[0].message }],
+      rejected_count: 1,
+    });
     const usage = await api(app.url, 'GET', `/v1/projects/${project}`, { token: app.admin.token });
     assert.equal(usage.body.entry_count, 3);
   });
@@ -212,7 +223,10 @@ describeEachBackend('POST /v1/logs', (backend) => {
     assert.equal(res.body.accepted, 2);
     assert.deepEqual(
       res.body.rejected.map((r: any) => [r.index, r.error]),
-      [[1, 'quota_exceeded'], [3, 'quota_exceeded']],
+      [
+        [1, 'quota_exceeded'],
+        [3, 'quota_exceeded'],
+      ],
     );
     assert.match(res.body.rejected[0].message, /max_bytes/);
     const usage = await api(app.url, 'GET', `/v1/projects/${project}`, { token: app.admin.token });
@@ -239,7 +253,10 @@ describeEachBackend('POST /v1/logs', (backend) => {
     for (const r of results) assertStatus(r, 202);
     const accepted = results.reduce((sum, r) => sum + r.body.accepted, 0);
     assert.equal(accepted, 37);
-    assert.equal(results.reduce((sum, r) => sum + r.body.rejected.length, 0), 63);
+    assert.equal(
+      results.reduce((sum, r) => sum + r.body.rejected.length, 0),
+      63,
+    );
     const { items } = await queryAllPages(app.url, app.admin.token, [['project_id', String(project)]], 200);
     assert.equal(items.length, 37);
     const usage = await api(app.url, 'GET', `/v1/projects/${project}`, { token: app.admin.token });
@@ -256,8 +273,19 @@ describeEachBackend('POST /v1/logs', (backend) => {
     const size = Buffer.byteLength(JSON.stringify(entry));
     const project = await createProject(app.url, app.admin.token, app.groupId, 'concurrent-bytes', { max_bytes: size * 23 });
     const keys = await Promise.all([1, 2, 3].map(() => createKey(app.url, app.admin.token, project)));
-    const results = await Promise.all(Array.from({ length: 10 }, (_, b) => ingest(app.url, keys[b % 3]!.secret, Array.from({ length: 5 }, () => entry))));
-    assert.equal(results.reduce((sum, r) => sum + r.body.accepted, 0), 23);
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, b) =>
+        ingest(
+          app.url,
+          keys[b % 3]!.secret,
+          Array.from({ length: 5 }, () => entry),
+        ),
+      ),
+    );
+    assert.equal(
+      results.reduce((sum, r) => sum + r.body.accepted, 0),
+      23,
+    );
     const usage = await api(app.url, 'GET', `/v1/projects/${project}`, { token: app.admin.token });
     assert.deepEqual([usage.body.entry_count, usage.body.total_bytes], [23, size * 23]);
   });
@@ -265,7 +293,9 @@ describeEachBackend('POST /v1/logs', (backend) => {
   it('answers 202 only once entries are readable, also for concurrent small batches (group commit)', async () => {
     const project = await createProject(app.url, app.admin.token, app.groupId, 'group-commit');
     const key = await createKey(app.url, app.admin.token, project);
-    const reader = await createActor(app.url, app.admin.token, `gc-reader-${backend}`, { grants: [{ role: 'user', scope_type: 'project', scope_id: project }] });
+    const reader = await createActor(app.url, app.admin.token, `gc-reader-${backend}`, {
+      grants: [{ role: 'user', scope_type: 'project', scope_id: project }],
+    });
     await Promise.all(
       Array.from({ length: 20 }, async (_, c) => {
         await ingestAll(app.url, key.secret, [ok(c, { client: `c${c}` })]);

@@ -88,8 +88,12 @@ describeEachBackend('GET /v1/logs', (backend) => {
   });
 
   it('reads through global, group and project grants; a project grant does not open its group', async () => {
-    const groupReader = await createActor(app.url, app.admin.token, `group-reader-${backend}`, { grants: [{ role: 'user', scope_type: 'group', scope_id: groupG }] });
-    const projectReader = await createActor(app.url, app.admin.token, `project-reader-${backend}`, { grants: [{ role: 'user', scope_type: 'project', scope_id: projectA }] });
+    const groupReader = await createActor(app.url, app.admin.token, `group-reader-${backend}`, {
+      grants: [{ role: 'user', scope_type: 'group', scope_id: groupG }],
+    });
+    const projectReader = await createActor(app.url, app.admin.token, `project-reader-${backend}`, {
+      grants: [{ role: 'user', scope_type: 'project', scope_id: projectA }],
+    });
     const globalReader = await createActor(app.url, app.admin.token, `global-reader-${backend}`, { grants: [{ role: 'user', scope_type: 'global' }] });
     assertStatus(await queryLogs(app.url, groupReader.token, `project_id=${projectA}`), 200);
     assertStatus(await queryLogs(app.url, groupReader.token, `group_id=${groupG}`), 200);
@@ -130,12 +134,35 @@ describeEachBackend('GET /v1/logs', (backend) => {
     await ingestAll(app.url, keyC, mixedEntries(10, 5));
     const all = await queryAllPages(app.url, app.admin.token, [['group_id', String(groupG)]], 50);
     const ids = all.items.map((i) => i.id);
-    assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => b - a),
+    );
     assert.deepEqual(new Set(all.items.map((i) => i.project_id)), new Set([projectA, projectB]));
     assert.equal(all.items.length, FIXTURE_SIZE + 30);
-    const filtered = await queryAllPages(app.url, app.admin.token, [['group_id', String(groupG)], ['q', 'disk'], ['level', 'warning']], 7);
+    const filtered = await queryAllPages(
+      app.url,
+      app.admin.token,
+      [
+        ['group_id', String(groupG)],
+        ['q', 'disk'],
+        ['level', 'warning'],
+      ],
+      7,
+    );
     const expectedCount =
-      fixture.filter((e) => referenceMatches(e, [['q', 'disk'], ['level', 'warning']])).length + bEntries.filter((e) => referenceMatches(e, [['q', 'disk'], ['level', 'warning']])).length;
+      fixture.filter((e) =>
+        referenceMatches(e, [
+          ['q', 'disk'],
+          ['level', 'warning'],
+        ]),
+      ).length +
+      bEntries.filter((e) =>
+        referenceMatches(e, [
+          ['q', 'disk'],
+          ['level', 'warning'],
+        ]),
+      ).length;
     assert.equal(filtered.items.length, expectedCount);
 
     assertStatus(await api(app.url, 'POST', `/v1/projects/${projectB}/block`, { token: app.admin.token }), 200);
@@ -159,7 +186,15 @@ describeEachBackend('GET /v1/logs', (backend) => {
     const project = await createProject(app.url, app.admin.token, groupH, 'paging');
     const key = (await createKey(app.url, app.admin.token, project)).secret;
     await ingestAll(app.url, key, mixedEntries(95, 3));
-    const snapshot = await queryAllPages(app.url, app.admin.token, [['project_id', String(project)], ['level', 'info']], 200);
+    const snapshot = await queryAllPages(
+      app.url,
+      app.admin.token,
+      [
+        ['project_id', String(project)],
+        ['level', 'info'],
+      ],
+      200,
+    );
     let writing = true;
     const writer = (async () => {
       let n = 0;
@@ -169,13 +204,22 @@ describeEachBackend('GET /v1/logs', (backend) => {
       const seen: number[] = [];
       let cursor: string | null = null;
       do {
-        const res = await queryLogs(app.url, app.admin.token, [['project_id', String(project)], ['level', 'info'], ['limit', '9'], ...(cursor ? ([['cursor', cursor]] as [string, string][]) : [])]);
+        const res = await queryLogs(app.url, app.admin.token, [
+          ['project_id', String(project)],
+          ['level', 'info'],
+          ['limit', '9'],
+          ...(cursor ? ([['cursor', cursor]] as [string, string][]) : []),
+        ]);
         assertStatus(res, 200);
         seen.push(...res.body.items.map((i: any) => i.id));
         cursor = res.body.next_cursor;
         await new Promise((r) => setTimeout(r, 5));
       } while (cursor !== null);
-      assert.deepEqual(seen, [...new Set(seen)].sort((a, b) => b - a), 'strictly newest first, no duplicate');
+      assert.deepEqual(
+        seen,
+        [...new Set(seen)].sort((a, b) => b - a),
+        'strictly newest first, no duplicate',
+      );
       // Everything that existed before paging started is there; newer entries only at the front.
       const before = snapshot.items.map((i) => i.id);
       const firstOld = seen.indexOf(before[0]);

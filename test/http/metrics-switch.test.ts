@@ -34,7 +34,7 @@ describeEachBackend('GET /metrics on and off', (backend: BackendName) => {
       const res = await fetch(`${mounted.url}/logs/metrics`);
       assert.equal(res.status, 200);
       const s = parseScrape(await res.text());
-      assert.equal(s.sum('logkeep_http_requests_total', { route: 'unmatched' }), 0, 'the other service\'s request is not counted here');
+      assert.equal(s.sum('logkeep_http_requests_total', { route: 'unmatched' }), 0, "the other service's request is not counted here");
       assert.equal((await fetch(`${mounted.url}/metrics`)).status, 404);
       const other = parseScrape(await (await fetch(`${plain.url}/metrics`)).text());
       assert.equal(other.sum('logkeep_http_requests_total', { route: 'unmatched', status: '404' }), 1);

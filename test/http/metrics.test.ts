@@ -116,13 +116,16 @@ describeEachBackend('GET /metrics', (backend: BackendName) => {
     const found = { method: 'GET', route: '/v1/projects/:id', status: '200' };
     const missing = { method: 'GET', route: '/v1/projects/:id', status: '404' };
     const unmatched = { method: 'GET', route: 'unmatched', status: '404' };
-    const countedIn = (x: Scrape, labels: Record<string, string>) => x.sum('logkeep_http_requests_total', labels) - before.sum('logkeep_http_requests_total', labels);
+    const countedIn = (x: Scrape, labels: Record<string, string>) =>
+      x.sum('logkeep_http_requests_total', labels) - before.sum('logkeep_http_requests_total', labels);
     const s = await scrapeUntil(app.url, (x) => [found, missing, unmatched].every((labels) => countedIn(x, labels) >= 1));
     const moved = (labels: Record<string, string>) => countedIn(s, labels);
     assert.equal(moved(found), 1);
     assert.equal(moved(missing), 1);
     assert.equal(moved(unmatched), 1);
-    assert.ok(s.samples.every((x) => !('route' in x.labels) || x.labels.route === 'unmatched' || x.labels.route === 'preflight' || x.labels.route.startsWith('/')));
+    assert.ok(
+      s.samples.every((x) => !('route' in x.labels) || x.labels.route === 'unmatched' || x.labels.route === 'preflight' || x.labels.route.startsWith('/')),
+    );
     assert.ok(!s.samples.some((x) => /\/\d+(\/|$)/.test(x.labels.route ?? '')), 'no raw id in a route label');
     // The previous scrape was counted under its template once it ended.
     assert.ok(s.sum('logkeep_http_requests_total', { route: '/metrics', status: '200' }) >= 1);
@@ -204,7 +207,11 @@ describeEachBackend('GET /metrics', (backend: BackendName) => {
       // Caught up, the streams get each later commit from memory: no read.
       assert.equal((await ingest(app.url, key, [entry('four')])).status, 202);
       assert.equal((await ingest(app.url, key, [entry('five'), entry('six')])).status, 202);
-      for (const stream of streams) assert.deepEqual((await stream.waitForLogs(6)).map((e) => e.event), ['one', 'two', 'three', 'four', 'five', 'six']);
+      for (const stream of streams)
+        assert.deepEqual(
+          (await stream.waitForLogs(6)).map((e) => e.event),
+          ['one', 'two', 'three', 'four', 'five', 'six'],
+        );
       const later = await scrape(app.url);
       assert.equal(later.sum('logkeep_live_frames_sent_total') - s.sum('logkeep_live_frames_sent_total'), 6);
       assert.equal(later.sum('logkeep_live_reads_total'), s.sum('logkeep_live_reads_total'), 'no read');

@@ -58,21 +58,35 @@ describeEachBackend('U+0000 in text fields and filters', (backend) => {
       'name',
       'project name',
     );
-    assertNamesField(await api(app.url, 'POST', `/v1/projects/${projectId}/secret-keys`, { token: app.admin.token, json: { label: `k${NUL}` } }), 'label', 'key label');
+    assertNamesField(
+      await api(app.url, 'POST', `/v1/projects/${projectId}/secret-keys`, { token: app.admin.token, json: { label: `k${NUL}` } }),
+      'label',
+      'key label',
+    );
   });
 
   it('passwords of change-password and DELETE /v1/users/me', async () => {
     assertNamesField(
-      await api(app.url, 'POST', '/v1/auth/change-password', { token: member.token, json: { current_password: `${member.password}${NUL}`, new_password: 'another-password-1' } }),
+      await api(app.url, 'POST', '/v1/auth/change-password', {
+        token: member.token,
+        json: { current_password: `${member.password}${NUL}`, new_password: 'another-password-1' },
+      }),
       'current_password',
       'current_password',
     );
     assertNamesField(
-      await api(app.url, 'POST', '/v1/auth/change-password', { token: member.token, json: { current_password: member.password, new_password: `another-password-1${NUL}` } }),
+      await api(app.url, 'POST', '/v1/auth/change-password', {
+        token: member.token,
+        json: { current_password: member.password, new_password: `another-password-1${NUL}` },
+      }),
       'new_password',
       'new_password',
     );
-    assertNamesField(await api(app.url, 'DELETE', '/v1/users/me', { token: member.token, json: { password: `${member.password}${NUL}` } }), 'password', 'DELETE me');
+    assertNamesField(
+      await api(app.url, 'DELETE', '/v1/users/me', { token: member.token, json: { password: `${member.password}${NUL}` } }),
+      'password',
+      'DELETE me',
+    );
     // The account is untouched: the same token still works.
     assert.equal((await api(app.url, 'GET', '/v1/groups', { token: member.token })).status, 200);
   });
@@ -107,7 +121,11 @@ describeEachBackend('U+0000 in text fields and filters', (backend) => {
       }
     }
     // Id filters need their type; with it, a NUL id is refused naming the id.
-    assertNamesField(await api(app.url, 'GET', `/v1/role-assignments?subject_type=user&subject_id=1${nul}`, { token: app.admin.token }), 'subject_id', 'subject_id');
+    assertNamesField(
+      await api(app.url, 'GET', `/v1/role-assignments?subject_type=user&subject_id=1${nul}`, { token: app.admin.token }),
+      'subject_id',
+      'subject_id',
+    );
     assertNamesField(await api(app.url, 'GET', `/v1/role-assignments?scope_type=group&scope_id=1${nul}`, { token: app.admin.token }), 'scope_id', 'scope_id');
   });
 });

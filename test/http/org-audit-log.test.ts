@@ -35,7 +35,10 @@ describeEachBackend('audit log', (backend) => {
     assert.equal(res.body.next_cursor, null);
     for (const item of res.body.items) assert.deepEqual(Object.keys(item).sort(), ENTRY_KEYS);
     const ids = res.body.items.map((e: any) => e.id);
-    assert.deepEqual(ids, [...ids].sort((a: number, b: number) => b - a));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a: number, b: number) => b - a),
+    );
     assert.equal(res.body.items[0].action, 'team.created');
   });
 
@@ -57,10 +60,16 @@ describeEachBackend('audit log', (backend) => {
     assert.ok(byActor.body.items.length > 0);
     assert.ok(byActor.body.items.every((e: any) => e.actor_user_id === owner.id));
     const groups = await get('?action=group.created');
-    assert.deepEqual(groups.body.items.map((e: any) => e.target_id), [...groupIds].reverse());
+    assert.deepEqual(
+      groups.body.items.map((e: any) => e.target_id),
+      [...groupIds].reverse(),
+    );
     assert.ok(groups.body.items.every((e: any) => e.action === 'group.created' && e.target_type === 'group'));
     const one = await get(`?target_type=group&target_id=${groupIds[1]}`);
-    assert.deepEqual(one.body.items.map((e: any) => [e.action, e.metadata]), [['group.created', { name: 'audit-b' }]]);
+    assert.deepEqual(
+      one.body.items.map((e: any) => [e.action, e.metadata]),
+      [['group.created', { name: 'audit-b' }]],
+    );
     const none = await get(`?action=group.created&actor_user_id=${owner.id}`);
     assert.deepEqual(none.body.items, []);
   });
@@ -77,7 +86,9 @@ describeEachBackend('audit log', (backend) => {
     assert.ok(!(await get(`?action=group.created&to=${encodeURIComponent(earlier)}`)).body.items.some((e: any) => e.id === newest.id));
     // An offset is honoured: the same instant written in +02:00.
     const shifted = new Date(Date.parse(at) + 2 * 3600_000).toISOString().replace('Z', '+02:00');
-    assert.ok((await get(`?action=group.created&from=${encodeURIComponent(shifted)}&to=${encodeURIComponent(at)}`)).body.items.some((e: any) => e.id === newest.id));
+    assert.ok(
+      (await get(`?action=group.created&from=${encodeURIComponent(shifted)}&to=${encodeURIComponent(at)}`)).body.items.some((e: any) => e.id === newest.id),
+    );
   });
 
   it('pages newest first with cursors; a cursor of another list is refused', async () => {

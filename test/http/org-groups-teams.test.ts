@@ -8,18 +8,7 @@ import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend } from '../support/backends.js';
 import { api, startService, type RunningService } from '../support/service.js';
-import {
-  addMember,
-  assertStatus,
-  auditRows,
-  createActor,
-  createGroup,
-  createTeam,
-  grant,
-  signInAdmin,
-  tokenWorks,
-  type TestActor,
-} from '../support/actors.js';
+import { addMember, assertStatus, auditRows, createActor, createGroup, createTeam, grant, signInAdmin, tokenWorks, type TestActor } from '../support/actors.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -81,13 +70,22 @@ describeEachBackend('groups and teams', (backend) => {
     for (let i = 0; i < 5; i++) await createGroup(url, admin.token, `vis-noise-${i}`);
     const first = await api(url, 'GET', '/v1/groups?limit=1', { token: viewer.token });
     assertStatus(first, 200);
-    assert.deepEqual(first.body.items.map((g: any) => g.id), [viaTeam]);
+    assert.deepEqual(
+      first.body.items.map((g: any) => g.id),
+      [viaTeam],
+    );
     assert.equal(typeof first.body.next_cursor, 'string');
     const second = await api(url, 'GET', `/v1/groups?limit=1&cursor=${encodeURIComponent(first.body.next_cursor)}`, { token: viewer.token });
-    assert.deepEqual(second.body.items.map((g: any) => g.id), [seen]);
+    assert.deepEqual(
+      second.body.items.map((g: any) => g.id),
+      [seen],
+    );
     assert.equal(second.body.next_cursor, null);
     const all = await api(url, 'GET', '/v1/groups', { token: viewer.token });
-    assert.deepEqual(all.body.items.map((g: any) => g.id), [viaTeam, seen]);
+    assert.deepEqual(
+      all.body.items.map((g: any) => g.id),
+      [viaTeam, seen],
+    );
     assert.ok(!all.body.items.some((g: any) => g.id === hidden || g.id === projectGroup));
     // A grant-less user sees an empty list, not an error.
     const nobody = await createActor(url, admin.token, 'group-nobody');
@@ -99,11 +97,20 @@ describeEachBackend('groups and teams', (backend) => {
     for (let i = 0; i < 3; i++) ids.push(await createGroup(url, admin.token, `Filter-Ünïcode-${i}`));
     const res = await api(url, 'GET', `/v1/groups?name=${encodeURIComponent('filter-üNÏ')}`, { token: admin.token });
     assertStatus(res, 200);
-    assert.deepEqual(res.body.items.map((g: any) => g.id), [...ids].reverse());
+    assert.deepEqual(
+      res.body.items.map((g: any) => g.id),
+      [...ids].reverse(),
+    );
     const paged = await api(url, 'GET', '/v1/groups?limit=2&name=filter-', { token: admin.token });
-    assert.deepEqual(paged.body.items.map((g: any) => g.id), [ids[2], ids[1]]);
+    assert.deepEqual(
+      paged.body.items.map((g: any) => g.id),
+      [ids[2], ids[1]],
+    );
     const rest = await api(url, 'GET', `/v1/groups?limit=2&name=filter-&cursor=${encodeURIComponent(paged.body.next_cursor)}`, { token: admin.token });
-    assert.deepEqual(rest.body.items.map((g: any) => g.id), [ids[0]]);
+    assert.deepEqual(
+      rest.body.items.map((g: any) => g.id),
+      [ids[0]],
+    );
     assert.equal(rest.body.next_cursor, null);
     assertStatus(await api(url, 'GET', '/v1/groups?limit=0', { token: admin.token }), 400, 'invalid_request');
     assertStatus(await api(url, 'GET', '/v1/groups?cursor=forged', { token: admin.token }), 400, 'invalid_request');
@@ -165,7 +172,7 @@ describeEachBackend('groups and teams', (backend) => {
     assertStatus(await api(url, 'POST', `/v1/teams/${team}/members`, { token: admin.token, json: { user_id: gone.id } }), 404, 'not_found');
   });
 
-  it('token_version: adding a member invalidates the added user\'s tokens only; removing, the removed user\'s only', async () => {
+  it("token_version: adding a member invalidates the added user's tokens only; removing, the removed user's only", async () => {
     const group = await createGroup(url, admin.token, 'tv-home');
     const team = await createTeam(url, admin.token, group, 'crew');
     const joiner = await createActor(url, admin.token, 'tv-joiner');
@@ -185,7 +192,7 @@ describeEachBackend('groups and teams', (backend) => {
     assert.equal(await tokenWorks(url, owner.token), true);
   });
 
-  it('sole-owner guard through teams: the last member of a team that is a group\'s only owner cannot be removed (409)', async () => {
+  it("sole-owner guard through teams: the last member of a team that is a group's only owner cannot be removed (409)", async () => {
     const group = await createGroup(url, admin.token, 'guarded');
     const team = await createTeam(url, admin.token, group, 'owners');
     await grant(url, admin.token, { type: 'team', id: team }, { role: 'owner', scope_type: 'group', scope_id: group });
@@ -195,7 +202,10 @@ describeEachBackend('groups and teams', (backend) => {
     const refused = await api(url, 'DELETE', `/v1/teams/${team}/members/${last.id}`, { token: last.token });
     assertStatus(refused, 409, 'sole_group_owner');
     assert.deepEqual(refused.body.details, { blocking_groups: [{ id: group, name: 'guarded' }] });
-    assert.deepEqual((await api(url, 'GET', `/v1/teams/${team}/members`, { token: admin.token })).body.items.map((m: any) => m.user_id), [last.id]);
+    assert.deepEqual(
+      (await api(url, 'GET', `/v1/teams/${team}/members`, { token: admin.token })).body.items.map((m: any) => m.user_id),
+      [last.id],
+    );
     assert.equal(await tokenWorks(url, last.token), true, 'a refused removal bumps nothing');
     assert.equal((await auditRows(url, admin.token, { action: 'team.member_removed', target_id: team })).length, 1, 'a refused removal writes no row');
     // Once someone else owns the group directly, the last member may go.

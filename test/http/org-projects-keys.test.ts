@@ -37,7 +37,10 @@ describeEachBackend('projects and secret keys', (backend) => {
     assert.match(res.body.created_at, ISO);
     const [row] = await auditRows(app.url, app.admin.token, { action: 'project.created', target_id: res.body.id });
     assert.deepEqual([row.target_type, row.actor_user_id, row.metadata], ['project', app.admin.id, { name: 'api', group_id: app.groupId, retention_days: 14 }]);
-    const quotasOmitted = await api(app.url, 'POST', `/v1/groups/${app.groupId}/projects`, { token: app.admin.token, json: { name: 'bare', retention_days: 1 } });
+    const quotasOmitted = await api(app.url, 'POST', `/v1/groups/${app.groupId}/projects`, {
+      token: app.admin.token,
+      json: { name: 'bare', retention_days: 1 },
+    });
     assert.deepEqual([quotasOmitted.body.max_entries, quotasOmitted.body.max_bytes], [null, null]);
   });
 
@@ -57,10 +60,14 @@ describeEachBackend('projects and secret keys', (backend) => {
       assertStatus(res, 400, 'invalid_request', JSON.stringify(json));
       assert.deepEqual(res.body.details, { field, reason }, JSON.stringify(json));
     }
-    assertStatus(await api(app.url, 'POST', '/v1/groups/999999/projects', { token: app.admin.token, json: { name: 'x', retention_days: 1 } }), 404, 'not_found');
+    assertStatus(
+      await api(app.url, 'POST', '/v1/groups/999999/projects', { token: app.admin.token, json: { name: 'x', retention_days: 1 } }),
+      404,
+      'not_found',
+    );
   });
 
-  it('GET /v1/projects is flat: group grants reveal the group\'s projects, project grants only that project', async () => {
+  it("GET /v1/projects is flat: group grants reveal the group's projects, project grants only that project", async () => {
     const g1 = await createGroup(app.url, app.admin.token, 'flat-1');
     const g2 = await createGroup(app.url, app.admin.token, 'flat-2');
     const a = await createProject(app.url, app.admin.token, g1, 'flat-a');
@@ -75,18 +82,36 @@ describeEachBackend('projects and secret keys', (backend) => {
     });
     const list = await api(app.url, 'GET', '/v1/projects', { token: reader.token });
     assertStatus(list, 200);
-    assert.deepEqual(list.body.items.map((p: any) => p.id), [c, b, a]);
+    assert.deepEqual(
+      list.body.items.map((p: any) => p.id),
+      [c, b, a],
+    );
     for (const item of list.body.items) assert.deepEqual(Object.keys(item).sort(), PROJECT_KEYS, 'no usage counters in lists');
     assert.equal(list.body.next_cursor, null);
     // A project grant does not reveal its group.
-    assert.deepEqual((await api(app.url, 'GET', '/v1/groups', { token: reader.token })).body.items.map((g: any) => g.id), [g1]);
+    assert.deepEqual(
+      (await api(app.url, 'GET', '/v1/groups', { token: reader.token })).body.items.map((g: any) => g.id),
+      [g1],
+    );
     // Filters: group_id and a case-insensitive name substring, both inside the visible set.
-    assert.deepEqual((await api(app.url, 'GET', `/v1/projects?group_id=${g2}`, { token: reader.token })).body.items.map((p: any) => p.id), [c]);
-    assert.deepEqual((await api(app.url, 'GET', '/v1/projects?name=FLAT-B', { token: reader.token })).body.items.map((p: any) => p.id), [b]);
+    assert.deepEqual(
+      (await api(app.url, 'GET', `/v1/projects?group_id=${g2}`, { token: reader.token })).body.items.map((p: any) => p.id),
+      [c],
+    );
+    assert.deepEqual(
+      (await api(app.url, 'GET', '/v1/projects?name=FLAT-B', { token: reader.token })).body.items.map((p: any) => p.id),
+      [b],
+    );
     const page = await api(app.url, 'GET', '/v1/projects?limit=2', { token: reader.token });
-    assert.deepEqual(page.body.items.map((p: any) => p.id), [c, b]);
+    assert.deepEqual(
+      page.body.items.map((p: any) => p.id),
+      [c, b],
+    );
     const next = await api(app.url, 'GET', `/v1/projects?limit=2&cursor=${encodeURIComponent(page.body.next_cursor)}`, { token: reader.token });
-    assert.deepEqual(next.body.items.map((p: any) => p.id), [a]);
+    assert.deepEqual(
+      next.body.items.map((p: any) => p.id),
+      [a],
+    );
     assertStatus(await api(app.url, 'GET', '/v1/projects?group_id=abc', { token: reader.token }), 400, 'invalid_request');
     // A project cursor is not a group cursor.
     assertStatus(await api(app.url, 'GET', `/v1/groups?cursor=${encodeURIComponent(page.body.next_cursor)}`, { token: reader.token }), 400, 'invalid_request');
@@ -131,7 +156,11 @@ describeEachBackend('projects and secret keys', (backend) => {
     const key = await createKey(app.url, owner.token, mine, 'own');
     assertStatus(await api(app.url, 'DELETE', `/v1/projects/${mine}/secret-keys/${key.id}`, { token: owner.token }), 204);
     assertStatus(await api(app.url, 'PATCH', `/v1/projects/${sibling}`, { token: owner.token, json: { max_entries: 5 } }), 404, 'not_found');
-    assertStatus(await api(app.url, 'POST', `/v1/groups/${app.groupId}/projects`, { token: owner.token, json: { name: 'x', retention_days: 1 } }), 404, 'not_found');
+    assertStatus(
+      await api(app.url, 'POST', `/v1/groups/${app.groupId}/projects`, { token: owner.token, json: { name: 'x', retention_days: 1 } }),
+      404,
+      'not_found',
+    );
     assertStatus(await api(app.url, 'POST', `/v1/projects/${mine}/block`, { token: owner.token }), 403, 'forbidden');
   });
 
@@ -173,7 +202,10 @@ describeEachBackend('projects and secret keys', (backend) => {
 
     const list = await api(app.url, 'GET', `/v1/projects/${project}/secret-keys`, { token: app.admin.token });
     assertStatus(list, 200);
-    assert.deepEqual(list.body.items.map((k: any) => k.id), [unlabelled.body.id, created.body.id]);
+    assert.deepEqual(
+      list.body.items.map((k: any) => k.id),
+      [unlabelled.body.id, created.body.id],
+    );
     for (const item of list.body.items) assert.deepEqual(Object.keys(item).sort(), ['created_at', 'id', 'label', 'project_id', 'revoked_at']);
     assert.ok(!list.text.includes(created.body.secret));
 
@@ -188,7 +220,11 @@ describeEachBackend('projects and secret keys', (backend) => {
     const storage = await openStorage(app.svc.database.config, { logger: silentLogger });
     try {
       const found = await storage.findSecretKeyByHash(hashSecretKey(key.secret));
-      assert.deepEqual(found && { keyId: found.keyId, projectId: found.projectId, revokedAt: found.revokedAt }, { keyId: key.id, projectId: project, revokedAt: null });
+      assert.deepEqual(found && { keyId: found.keyId, projectId: found.projectId, revokedAt: found.revokedAt }, {
+        keyId: key.id,
+        projectId: project,
+        revokedAt: null,
+      });
       assert.equal(await storage.findSecretKeyByHash(key.secret), null);
     } finally {
       await storage.close();
@@ -201,7 +237,7 @@ describeEachBackend('projects and secret keys', (backend) => {
     }
   });
 
-  it('revocation is irreversible, audited once, and scoped to the key\'s project', async () => {
+  it("revocation is irreversible, audited once, and scoped to the key's project", async () => {
     const project = await createProject(app.url, app.admin.token, app.groupId, 'revocable');
     const other = await createProject(app.url, app.admin.token, app.groupId, 'other-revocable');
     const key = await createKey(app.url, app.admin.token, project, 'old');

@@ -8,7 +8,19 @@ import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend } from '../support/backends.js';
 import { api, startService, type RunningService } from '../support/service.js';
-import { assertStatus, auditRows, createActor, createGroup, createProject, createTeam, grant, refreshActor, signInAdmin, tokenWorks, type TestActor } from '../support/actors.js';
+import {
+  assertStatus,
+  auditRows,
+  createActor,
+  createGroup,
+  createProject,
+  createTeam,
+  grant,
+  refreshActor,
+  signInAdmin,
+  tokenWorks,
+  type TestActor,
+} from '../support/actors.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -105,8 +117,14 @@ describeEachBackend('role assignments', (backend) => {
 
   it('an owner grants owner or user inside its group and its projects, to users and to teams of that group only', async () => {
     // Every combination of subject (a user, a team of the group), role (user, owner) and scope (the group, its project).
-    const subjects: [string, number][] = [['user', target.id], ['team', teamG]];
-    const scopes: [string, number][] = [['group', g], ['project', p]];
+    const subjects: [string, number][] = [
+      ['user', target.id],
+      ['team', teamG],
+    ];
+    const scopes: [string, number][] = [
+      ['group', g],
+      ['project', p],
+    ];
     const allowed = subjects.flatMap(([type, id]) =>
       ['user', 'owner'].flatMap((role) => scopes.map(([scope, scopeId]) => body(type, id, role, scope, scopeId))),
     );
@@ -126,7 +144,7 @@ describeEachBackend('role assignments', (backend) => {
     assert.equal(rows.length, allowed.length);
   });
 
-  it('revocation follows the creation rule: 404 missing, 403 outside the caller\'s rights, 204 and audited otherwise', async () => {
+  it("revocation follows the creation rule: 404 missing, 403 outside the caller's rights, 204 and audited otherwise", async () => {
     const inG = await grant(url, admin.token, { type: 'user', id: target.id }, { role: 'user', scope_type: 'project', scope_id: p });
     const inH = await grant(url, admin.token, { type: 'user', id: target.id }, { role: 'user', scope_type: 'group', scope_id: h });
     const global = await grant(url, admin.token, { type: 'user', id: target.id }, { role: 'user', scope_type: 'global' });
@@ -147,7 +165,7 @@ describeEachBackend('role assignments', (backend) => {
     await refreshActor(url, target);
   });
 
-  it('token_version: a user grant and its revocation invalidate that user\'s tokens only', async () => {
+  it("token_version: a user grant and its revocation invalidate that user's tokens only", async () => {
     const subject = await createActor(url, admin.token, 'tv-subject');
     const bystander = await createActor(url, admin.token, 'tv-bystander');
     const id = await grant(url, owner.token, { type: 'user', id: subject.id }, { role: 'user', scope_type: 'group', scope_id: g });
@@ -156,7 +174,10 @@ describeEachBackend('role assignments', (backend) => {
     assert.equal(await tokenWorks(url, owner.token), true);
     // The new token carries the new grant.
     await refreshActor(url, subject);
-    assert.deepEqual((await api(url, 'GET', '/v1/groups', { token: subject.token })).body.items.map((x: any) => x.id), [g]);
+    assert.deepEqual(
+      (await api(url, 'GET', '/v1/groups', { token: subject.token })).body.items.map((x: any) => x.id),
+      [g],
+    );
     assertStatus(await api(url, 'DELETE', `/v1/role-assignments/${id}`, { token: owner.token }), 204);
     assert.equal(await tokenWorks(url, subject.token), false);
     assert.equal(await tokenWorks(url, bystander.token), true);
@@ -164,7 +185,7 @@ describeEachBackend('role assignments', (backend) => {
     assert.deepEqual((await api(url, 'GET', '/v1/groups', { token: subject.token })).body.items, []);
   });
 
-  it('token_version: a team grant and its revocation invalidate every member\'s tokens, nobody else\'s', async () => {
+  it("token_version: a team grant and its revocation invalidate every member's tokens, nobody else's", async () => {
     const team = await createTeam(url, admin.token, g, 'tv-team');
     const m1 = await createActor(url, admin.token, 'tv-m1', { teams: [team] });
     const m2 = await createActor(url, admin.token, 'tv-m2', { teams: [team] });
@@ -181,7 +202,7 @@ describeEachBackend('role assignments', (backend) => {
     assert.equal(await tokenWorks(url, owner.token), true);
   });
 
-  it('sole-owner guard: revoking a group\'s last owner grant is 409 with blocking_groups; a person counts once through teams', async () => {
+  it("sole-owner guard: revoking a group's last owner grant is 409 with blocking_groups; a person counts once through teams", async () => {
     const group = await createGroup(url, admin.token, 'sole');
     const solo = await createActor(url, admin.token, 'sole-owner');
     const direct = await grant(url, admin.token, { type: 'user', id: solo.id }, { role: 'owner', scope_type: 'group', scope_id: group });
@@ -241,14 +262,27 @@ describeEachBackend('role assignments', (backend) => {
     const mine = await api(url, 'GET', '/v1/role-assignments', { token: lister.token });
     assertStatus(mine, 200);
     assert.deepEqual(Object.keys(mine.body), ['items']);
-    assert.deepEqual(mine.body.items.map((r: any) => r.id), [a, listerGrant[0].id]);
+    assert.deepEqual(
+      mine.body.items.map((r: any) => r.id),
+      [a, listerGrant[0].id],
+    );
     const byScope = await api(url, 'GET', `/v1/role-assignments?scope_type=project&scope_id=${project}`, { token: lister.token });
-    assert.deepEqual(byScope.body.items.map((r: any) => r.id), [a]);
+    assert.deepEqual(
+      byScope.body.items.map((r: any) => r.id),
+      [a],
+    );
     const bySubject = await api(url, 'GET', `/v1/role-assignments?subject_type=user&subject_id=${target.id}`, { token: lister.token });
-    assert.deepEqual(bySubject.body.items.map((r: any) => r.id), [a], 'grants outside the owner\'s groups stay hidden');
+    assert.deepEqual(
+      bySubject.body.items.map((r: any) => r.id),
+      [a],
+      "grants outside the owner's groups stay hidden",
+    );
     const all = await api(url, 'GET', `/v1/role-assignments?subject_type=user&subject_id=${target.id}`, { token: admin.token });
     assert.ok(all.body.items.some((r: any) => r.id === b) && all.body.items.some((r: any) => r.id === a));
-    assert.deepEqual(all.body.items.map((r: any) => r.id), [...all.body.items.map((r: any) => r.id)].sort((x: number, y: number) => y - x));
+    assert.deepEqual(
+      all.body.items.map((r: any) => r.id),
+      [...all.body.items.map((r: any) => r.id)].sort((x: number, y: number) => y - x),
+    );
 
     assertStatus(await api(url, 'GET', `/v1/role-assignments?scope_type=group&scope_id=${h}`, { token: lister.token }), 403, 'forbidden');
     assertStatus(await api(url, 'GET', '/v1/role-assignments?scope_type=global', { token: lister.token }), 403, 'forbidden');

@@ -50,7 +50,14 @@ describeEachBackend('visibility with 5,000 grants', (backend) => {
         let redundantProjectGrants = 0;
         for (let i = 0; i < GROUPS; i++) {
           const group = await tx.insertGroup(`scale-${i}`, now);
-          const project = await tx.insertProject({ groupId: group.id, name: `scale-p-${i}`, retentionDays: 1, maxEntries: null, maxBytes: null, createdAt: now });
+          const project = await tx.insertProject({
+            groupId: group.id,
+            name: `scale-p-${i}`,
+            retentionDays: 1,
+            maxEntries: null,
+            maxBytes: null,
+            createdAt: now,
+          });
           if (i % 2 === 0) {
             // 2,500 group grants, 1,000 of them held through the team.
             add(expectedGroups.size < TEAM_GROUP_GRANTS ? 'team' : 'user', expectedGroups.size < TEAM_GROUP_GRANTS ? team.id : shell.id, 'group', group.id);
@@ -114,7 +121,10 @@ describeEachBackend('visibility with 5,000 grants', (backend) => {
     t.diagnostic(`${ids.length} groups in ${pages} pages, ${ms.toFixed(0)} ms`);
     assert.equal(ids.length, expectedGroups.size);
     assert.deepEqual(new Set(ids), expectedGroups);
-    assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => b - a),
+    );
   });
 
   it('GET /v1/projects lists exactly the 4,000 projects of visible groups plus directly granted ones', async (t) => {
@@ -122,6 +132,9 @@ describeEachBackend('visibility with 5,000 grants', (backend) => {
     t.diagnostic(`${ids.length} projects in ${pages} pages, ${ms.toFixed(0)} ms`);
     assert.equal(ids.length, expectedProjects.size);
     assert.deepEqual(new Set(ids), expectedProjects);
-    assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => b - a),
+    );
   });
 });

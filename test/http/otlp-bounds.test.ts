@@ -53,7 +53,9 @@ async function postExport(url: string, secret: string, encoding: Encoding, body:
 }
 
 function encode(json: Record<string, unknown>, encoding: Encoding): Buffer {
-  return encoding === 'json' ? Buffer.from(JSON.stringify(json)) : Buffer.from(OTLP.ExportLogsServiceRequest.encode(OTLP.ExportLogsServiceRequest.fromObject(json)).finish());
+  return encoding === 'json'
+    ? Buffer.from(JSON.stringify(json))
+    : Buffer.from(OTLP.ExportLogsServiceRequest.encode(OTLP.ExportLogsServiceRequest.fromObject(json)).finish());
 }
 
 const attributes = (values: Record<string, string | number>) =>
@@ -61,7 +63,12 @@ const attributes = (values: Record<string, string | number>) =>
 
 /** A length-delimited protobuf field. */
 function field(number: number, bytes: Uint8Array): Buffer {
-  return Buffer.from(protobuf.Writer.create().uint32((number << 3) | 2).bytes(bytes).finish());
+  return Buffer.from(
+    protobuf.Writer.create()
+      .uint32((number << 3) | 2)
+      .bytes(bytes)
+      .finish(),
+  );
 }
 
 /** An ExportLogsServiceRequest of one ResourceLogs holding `count` empty ScopeLogs (two bytes each). */
@@ -111,14 +118,29 @@ describeEachBackend('OTLP export bounds', (backend) => {
 
   for (const encoding of ['json', 'protobuf'] as const) {
     it(`holds a gzip ${encoding} export with a 1 MiB resource attribute over 120 empty records to ${OTLP_STORED_BYTES_PER_BODY_BYTE} × its decoded body + ${OTLP_STORED_BYTES_BASE} bytes`, async () => {
-      const body = encode({ resourceLogs: [{ resource: { attributes: attributes({ padding: 'x'.repeat(1024 * 1024) }) }, scopeLogs: [{ logRecords: Array.from({ length: 120 }, () => ({})) }] }] }, encoding);
+      const body = encode(
+        {
+          resourceLogs: [
+            {
+              resource: { attributes: attributes({ padding: 'x'.repeat(1024 * 1024) }) },
+              scopeLogs: [{ logRecords: Array.from({ length: 120 }, () => ({})) }],
+            },
+          ],
+        },
+        encoding,
+      );
       assert.ok(gzipSync(body).length < 4096, 'a few kilobytes sent');
       const { project, secret } = await app.newProject(`copied-resource-${encoding}`);
       const res = await postExport(app.url, secret, encoding, body, true);
       assert.equal(res.status, 200);
       const rejected = Number(res.body.partialSuccess.rejectedLogRecords);
       assert.ok(rejected > 0 && rejected < 120, `${rejected} refused`);
-      assert.match(res.body.partialSuccess.errorMessage, new RegExp(`the first, record ${120 - rejected}: The export would store more than ${storedBytesBudget(body.length)} bytes of entries \\(${OTLP_STORED_BYTES_PER_BODY_BYTE} × its ${body.length} bytes \\+ ${OTLP_STORED_BYTES_BASE}\\)`));
+      assert.match(
+        res.body.partialSuccess.errorMessage,
+        new RegExp(
+          `the first, record ${120 - rejected}: The export would store more than ${storedBytesBudget(body.length)} bytes of entries \\(${OTLP_STORED_BYTES_PER_BODY_BYTE} × its ${body.length} bytes \\+ ${OTLP_STORED_BYTES_BASE}\\)`,
+        ),
+      );
       const stored = await usage(project);
       assert.equal(stored.entries, 120 - rejected);
       assert.ok(stored.bytes <= storedBytesBudget(body.length), `${stored.bytes} bytes stored from a ${body.length}-byte export`);
@@ -129,17 +151,61 @@ describeEachBackend('OTLP export bounds', (backend) => {
   it('stores ordinary exports whole: an SDK batch under its usual resource, and thousands of records under a few small resource attributes', async () => {
     // What the OpenTelemetry JavaScript SDK's default detectors report, with a service name: its default batch of 512 records, each one character long.
     const sdkResource = attributes({
-      'service.name': 'checkout', 'service.version': '1.42.0', 'deployment.environment.name': 'production', 'service.instance.id': 'eefbbf91-5326-4e71-826c-245a04d9b506',
-      'process.pid': 11464, 'process.executable.name': 'node', 'process.executable.path': '/usr/local/bin/node', 'process.command': '/srv/app/dist/server.js',
-      'process.runtime.version': '20.20.2', 'process.runtime.name': 'nodejs', 'process.runtime.description': 'Node.js', 'process.owner': 'app',
-      'os.type': 'linux', 'os.version': '6.8.0-45-generic', 'host.name': 'web-7f9c', 'host.arch': 'amd64', 'host.id': '3d1219c7c4c5404aaa1f6d2a48adfda4',
-      'telemetry.sdk.language': 'nodejs', 'telemetry.sdk.name': 'opentelemetry', 'telemetry.sdk.version': '2.12.1',
+      'service.name': 'checkout',
+      'service.version': '1.42.0',
+      'deployment.environment.name': 'production',
+      'service.instance.id': 'eefbbf91-5326-4e71-826c-245a04d9b506',
+      'process.pid': 11464,
+      'process.executable.name': 'node',
+      'process.executable.path': '/usr/local/bin/node',
+      'process.command': '/srv/app/dist/server.js',
+      'process.runtime.version': '20.20.2',
+      'process.runtime.name': 'nodejs',
+      'process.runtime.description': 'Node.js',
+      'process.owner': 'app',
+      'os.type': 'linux',
+      'os.version': '6.8.0-45-generic',
+      'host.name': 'web-7f9c',
+      'host.arch': 'amd64',
+      'host.id': '3d1219c7c4c5404aaa1f6d2a48adfda4',
+      'telemetry.sdk.language': 'nodejs',
+      'telemetry.sdk.name': 'opentelemetry',
+      'telemetry.sdk.version': '2.12.1',
     });
-    const record = (i: number, text: string) => ({ timeUnixNano: NANOS, observedTimeUnixNano: NANOS, severityNumber: 9, severityText: 'INFO', body: { stringValue: `${text}${i % 10}` } });
-    const sdkBatch = { resourceLogs: [{ resource: { attributes: sdkResource }, scopeLogs: [{ scope: { name: 'checkout', version: '1.4.0' }, logRecords: Array.from({ length: 512 }, (_, i) => record(i, '')) }] }] };
-    const fewAttributes = attributes({ 'service.name': 'shop', 'host.name': 'web-1', 'telemetry.sdk.language': 'nodejs', 'telemetry.sdk.name': 'opentelemetry', 'telemetry.sdk.version': '2.12.1' });
-    const manyRecords = { resourceLogs: [{ resource: { attributes: fewAttributes }, scopeLogs: [{ scope: { name: 'http' }, logRecords: Array.from({ length: 5000 }, (_, i) => record(i, 'GET /healthz 200 ')) }] }] };
-    for (const [name, json, count] of [['sdk', sdkBatch, 512], ['thousands', manyRecords, 5000]] as const) {
+    const record = (i: number, text: string) => ({
+      timeUnixNano: NANOS,
+      observedTimeUnixNano: NANOS,
+      severityNumber: 9,
+      severityText: 'INFO',
+      body: { stringValue: `${text}${i % 10}` },
+    });
+    const sdkBatch = {
+      resourceLogs: [
+        {
+          resource: { attributes: sdkResource },
+          scopeLogs: [{ scope: { name: 'checkout', version: '1.4.0' }, logRecords: Array.from({ length: 512 }, (_, i) => record(i, '')) }],
+        },
+      ],
+    };
+    const fewAttributes = attributes({
+      'service.name': 'shop',
+      'host.name': 'web-1',
+      'telemetry.sdk.language': 'nodejs',
+      'telemetry.sdk.name': 'opentelemetry',
+      'telemetry.sdk.version': '2.12.1',
+    });
+    const manyRecords = {
+      resourceLogs: [
+        {
+          resource: { attributes: fewAttributes },
+          scopeLogs: [{ scope: { name: 'http' }, logRecords: Array.from({ length: 5000 }, (_, i) => record(i, 'GET /healthz 200 ')) }],
+        },
+      ],
+    };
+    for (const [name, json, count] of [
+      ['sdk', sdkBatch, 512],
+      ['thousands', manyRecords, 5000],
+    ] as const) {
       for (const encoding of ['protobuf', 'json'] as const) {
         const { project, secret } = await app.newProject(`ordinary-${name}-${encoding}`);
         const res = await postExport(app.url, secret, encoding, encode(json, encoding), true);
@@ -157,7 +223,11 @@ describeEachBackend('OTLP export bounds', (backend) => {
     assert.ok(gzipSync(body).length < 2048 && body.length < 1024 * 1024);
     const batches = ['a', 'b', 'c'].map(ordinaryBatch);
     const { result, maxDelayMs } = await withLoopDelay(() =>
-      Promise.all([postExport(app.url, exporter.secret, 'protobuf', body, true), healthzDuring(app.url, 20), ...batches.map((batch) => ingest(app.url, other.secret, batch))]),
+      Promise.all([
+        postExport(app.url, exporter.secret, 'protobuf', body, true),
+        healthzDuring(app.url, 20),
+        ...batches.map((batch) => ingest(app.url, other.secret, batch)),
+      ]),
     );
     const [exported, health, ...ingested] = result;
     for (const res of ingested) {
@@ -196,7 +266,11 @@ describeEachBackend('OTLP export bounds', (backend) => {
     for (const body of bodies) {
       assert.ok(body.length <= BODY_LIMIT);
       const { result, maxDelayMs } = await withLoopDelay(() =>
-        Promise.all([postExport(app.url, exporter.secret, 'json', body, true), healthzDuring(app.url, 20), ingest(app.url, other.secret, ordinaryBatch('json'))]),
+        Promise.all([
+          postExport(app.url, exporter.secret, 'json', body, true),
+          healthzDuring(app.url, 20),
+          ingest(app.url, other.secret, ordinaryBatch('json')),
+        ]),
       );
       const [exported, health, beside] = result;
       assert.equal(exported.status, 400, `${body.length} bytes`);
@@ -224,7 +298,10 @@ describeEachBackend('OTLP export bounds', (backend) => {
     const res = await postExport(app.url, secret, 'json', Buffer.from(JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: records }] }] })));
     assert.equal(res.status, 200);
     assert.equal(res.body.partialSuccess.rejectedLogRecords, '5');
-    assert.match(res.body.partialSuccess.errorMessage, /^5 of 8 log records were rejected; .*record 0: 'timeUnixNano' must be a count of nanoseconds from 0 to 18446744073709551615/);
+    assert.match(
+      res.body.partialSuccess.errorMessage,
+      /^5 of 8 log records were rejected; .*record 0: 'timeUnixNano' must be a count of nanoseconds from 0 to 18446744073709551615/,
+    );
     const { items } = await queryAllPages(app.url, app.admin.token, [['project_id', String(project)]], 100);
     assert.deepEqual(items.map((i) => [i.event, i.timestamp]).sort(), [
       ['good one', '2025-01-02T03:04:05.678Z'],

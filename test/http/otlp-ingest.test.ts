@@ -58,7 +58,12 @@ function deepBody(levels: number): Record<string, unknown> {
 
 /** A length-delimited protobuf field, for bodies protobufjs will not encode. */
 function field(number: number, bytes: Uint8Array): Buffer {
-  return Buffer.from(protobuf.Writer.create().uint32((number << 3) | 2).bytes(bytes).finish());
+  return Buffer.from(
+    protobuf.Writer.create()
+      .uint32((number << 3) | 2)
+      .bytes(bytes)
+      .finish(),
+  );
 }
 
 interface BinaryResponse {
@@ -100,13 +105,19 @@ describeEachBackend('POST /v1/otlp/v1/logs', (backend) => {
 
     it(`stores a ${how}protobuf export and answers an empty protobuf ExportLogsServiceResponse`, async () => {
       const { project, secret } = await app.newProject(`proto-${gzip}`);
-      const res = await postBinary(app.url, secret, maybeGzip(protobufOf(exportOf(['one', 'two', 'three']))), { 'content-type': 'application/x-protobuf', ...encodingHeaders });
+      const res = await postBinary(app.url, secret, maybeGzip(protobufOf(exportOf(['one', 'two', 'three']))), {
+        'content-type': 'application/x-protobuf',
+        ...encodingHeaders,
+      });
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('content-type'), 'application/x-protobuf');
       assert.equal(decodeResponse(res.bytes), null);
       const items = await stored(project);
       assert.deepEqual(items.map((i) => i.event).sort(), ['one', 'three', 'two']);
-      assert.deepEqual(items.map((i) => [i.level, i.logger, i.timestamp, i.resource.service.name]), Array(3).fill(['info', 'raw', '2025-01-02T03:04:05.678Z', 'raw-http']));
+      assert.deepEqual(
+        items.map((i) => [i.level, i.logger, i.timestamp, i.resource.service.name]),
+        Array(3).fill(['info', 'raw', '2025-01-02T03:04:05.678Z', 'raw-http']),
+      );
     });
 
     it(`stores a ${how}OTLP/JSON export and answers {}`, async () => {
@@ -114,7 +125,10 @@ describeEachBackend('POST /v1/otlp/v1/logs', (backend) => {
       const res = await postJson(app.url, secret, maybeGzip(Buffer.from(JSON.stringify(exportOf(['alpha', 'beta'])))), encodingHeaders);
       assertStatus(res, 200);
       assert.deepEqual(res.body, {});
-      assert.deepEqual((await stored(project)).map((i) => [i.event, i.request_id]).sort(), [['alpha', 'req-0'], ['beta', 'req-1']]);
+      assert.deepEqual((await stored(project)).map((i) => [i.event, i.request_id]).sort(), [
+        ['alpha', 'req-0'],
+        ['beta', 'req-1'],
+      ]);
     });
   }
 
@@ -132,7 +146,10 @@ describeEachBackend('POST /v1/otlp/v1/logs', (backend) => {
     const partial = decodeResponse(binary.bytes);
     assert.equal(partial?.rejectedLogRecords, 2);
     assert.match(partial?.errorMessage ?? '', /max_entries/);
-    assert.deepEqual((await stored(proto.project)).map((i) => i.event), ['p0']);
+    assert.deepEqual(
+      (await stored(proto.project)).map((i) => i.event),
+      ['p0'],
+    );
   });
 
   it('refuses a record that fails entry validation in partial_success and stores the others', async () => {
@@ -240,6 +257,9 @@ describeEachBackend('POST /v1/otlp/v1/logs', (backend) => {
     assert.equal(proto.status, 403);
     assertStatus(await api(app.url, 'POST', `/v1/projects/${project}/unblock`, { token: app.admin.token }), 200);
     assertStatus(await postJson(app.url, secret, exportOf(['after'])), 200);
-    assert.deepEqual((await stored(project)).map((i) => i.event), ['after']);
+    assert.deepEqual(
+      (await stored(project)).map((i) => i.event),
+      ['after'],
+    );
   });
 });

@@ -40,7 +40,14 @@ async function execute(database: TestDatabase, statements: string[]): Promise<vo
     }
     return;
   }
-  const db = pgp({ host: c.dbServerHost ?? '127.0.0.1', port: c.dbServerPort, database: c.dbServerDatabase ?? '', user: c.dbServerUsername ?? '', password: c.dbServerPassword ?? '', max: 1 });
+  const db = pgp({
+    host: c.dbServerHost ?? '127.0.0.1',
+    port: c.dbServerPort,
+    database: c.dbServerDatabase ?? '',
+    user: c.dbServerUsername ?? '',
+    password: c.dbServerPassword ?? '',
+    max: 1,
+  });
   try {
     for (const sql of statements) await db.none(sql);
   } finally {
@@ -67,6 +74,9 @@ describeEachBackend('POST /v1/otlp/v1/logs: a failed commit', (backend) => {
     await execute(app.svc.database, ACCEPT[backend]);
     assertStatus(await send(), 200);
     const { items } = await queryAllPages(app.url, app.admin.token, [['project_id', String(project)]], 100);
-    assert.deepEqual(items.map((i) => i.event), ['retried']);
+    assert.deepEqual(
+      items.map((i) => i.event),
+      ['retried'],
+    );
   });
 });

@@ -34,9 +34,17 @@ interface Shipper {
 }
 
 const SHIPPERS: Shipper[] = [
-  { name: 'json-batch-gzip', batched: true, exporter: (url, secret) => new JsonExporter({ url, headers: { Authorization: `Bearer ${secret}` }, compression: GZIP }) },
+  {
+    name: 'json-batch-gzip',
+    batched: true,
+    exporter: (url, secret) => new JsonExporter({ url, headers: { Authorization: `Bearer ${secret}` }, compression: GZIP }),
+  },
   { name: 'proto-simple', batched: false, exporter: (url, secret) => new ProtoExporter({ url, headers: { Authorization: `Bearer ${secret}` } }) },
-  { name: 'proto-batch-gzip', batched: true, exporter: (url, secret) => new ProtoExporter({ url, headers: { Authorization: `Bearer ${secret}` }, compression: GZIP }) },
+  {
+    name: 'proto-batch-gzip',
+    batched: true,
+    exporter: (url, secret) => new ProtoExporter({ url, headers: { Authorization: `Bearer ${secret}` }, compression: GZIP }),
+  },
 ];
 
 /** Logs six records through the SDK and shuts it down (which flushes). */
@@ -49,10 +57,32 @@ async function ship(shipper: Shipper, base: string, secret: string): Promise<voi
   });
   const logger = provider.getLogger('checkout', '1.4.0');
   const traced = trace.setSpanContext(context.active(), { traceId: TRACE_ID, spanId: SPAN_ID, traceFlags: 1 });
-  logger.emit({ severityNumber: SeverityNumber.DEBUG, severityText: 'DEBUG', body: 'cart loaded', timestamp: AT, attributes: { request_id: 'req-1', 'cart.items': 3 } });
-  logger.emit({ severityNumber: SeverityNumber.INFO, body: 'order placed', timestamp: AT + 1, attributes: { request_id: 'req-1', session_id: 'sess-9', 'order.id': 'o-42' } });
-  logger.emit({ severityNumber: SeverityNumber.WARN, body: 'payment slow', timestamp: AT + 2, context: traced, attributes: { operation_id: 'op-7', connection_generation: 2 } });
-  logger.emit({ severityNumber: SeverityNumber.ERROR, body: { error: 'card declined', code: 402 }, timestamp: AT + 3, attributes: { tool_call_id: 'tc-1', message_id: 'm-1' } });
+  logger.emit({
+    severityNumber: SeverityNumber.DEBUG,
+    severityText: 'DEBUG',
+    body: 'cart loaded',
+    timestamp: AT,
+    attributes: { request_id: 'req-1', 'cart.items': 3 },
+  });
+  logger.emit({
+    severityNumber: SeverityNumber.INFO,
+    body: 'order placed',
+    timestamp: AT + 1,
+    attributes: { request_id: 'req-1', session_id: 'sess-9', 'order.id': 'o-42' },
+  });
+  logger.emit({
+    severityNumber: SeverityNumber.WARN,
+    body: 'payment slow',
+    timestamp: AT + 2,
+    context: traced,
+    attributes: { operation_id: 'op-7', connection_generation: 2 },
+  });
+  logger.emit({
+    severityNumber: SeverityNumber.ERROR,
+    body: { error: 'card declined', code: 402 },
+    timestamp: AT + 3,
+    attributes: { tool_call_id: 'tc-1', message_id: 'm-1' },
+  });
   logger.emit({ severityNumber: SeverityNumber.FATAL, body: 'database unreachable', timestamp: AT + 4 });
   logger.emit({ severityText: 'warning', body: 'text only', timestamp: AT + 5 });
   await provider.shutdown();
@@ -98,11 +128,26 @@ describeEachBackend('OpenTelemetry SDK → POST /v1/otlp/v1/logs', (backend) => 
 
     it(`${shipper.name}: takes the correlation fields from attributes and filters on them`, async () => {
       assert.deepEqual((await find(shipper, [['request_id', 'req-1']])).map((i) => i.event).sort(), ['cart loaded', 'order placed']);
-      assert.deepEqual((await find(shipper, [['session_id', 'sess-9']])).map((i) => i.event), ['order placed']);
-      assert.deepEqual((await find(shipper, [['operation_id', 'op-7']])).map((i) => i.event), ['payment slow']);
-      assert.deepEqual((await find(shipper, [['connection_generation', '2']])).map((i) => i.event), ['payment slow']);
-      assert.deepEqual((await find(shipper, [['tool_call_id', 'tc-1']])).map((i) => i.level), ['error']);
-      assert.deepEqual((await find(shipper, [['message_id', 'm-1']])).map((i) => i.level), ['error']);
+      assert.deepEqual(
+        (await find(shipper, [['session_id', 'sess-9']])).map((i) => i.event),
+        ['order placed'],
+      );
+      assert.deepEqual(
+        (await find(shipper, [['operation_id', 'op-7']])).map((i) => i.event),
+        ['payment slow'],
+      );
+      assert.deepEqual(
+        (await find(shipper, [['connection_generation', '2']])).map((i) => i.event),
+        ['payment slow'],
+      );
+      assert.deepEqual(
+        (await find(shipper, [['tool_call_id', 'tc-1']])).map((i) => i.level),
+        ['error'],
+      );
+      assert.deepEqual(
+        (await find(shipper, [['message_id', 'm-1']])).map((i) => i.level),
+        ['error'],
+      );
     });
 
     it(`${shipper.name}: keeps resource and record attributes, trace context and a structured body, reachable with context.`, async () => {
@@ -110,8 +155,14 @@ describeEachBackend('OpenTelemetry SDK → POST /v1/otlp/v1/logs', (backend) => 
       assert.equal(all.length, 6);
       assert.equal(all[0].resource.deployment.environment, 'test');
       assert.equal(all[0].scope_version, '1.4.0');
-      assert.deepEqual((await find(shipper, [['context.attributes.order.id', 'o-42']])).map((i) => i.event), ['order placed']);
-      assert.deepEqual((await find(shipper, [['context.attributes.cart.items', '3']])).map((i) => i.event), ['cart loaded']);
+      assert.deepEqual(
+        (await find(shipper, [['context.attributes.order.id', 'o-42']])).map((i) => i.event),
+        ['order placed'],
+      );
+      assert.deepEqual(
+        (await find(shipper, [['context.attributes.cart.items', '3']])).map((i) => i.event),
+        ['cart loaded'],
+      );
       const [slow] = await find(shipper, [['context.trace_id', TRACE_ID]]);
       assert.equal(slow.event, 'payment slow');
       assert.equal(slow.span_id, SPAN_ID);
@@ -124,7 +175,10 @@ describeEachBackend('OpenTelemetry SDK → POST /v1/otlp/v1/logs', (backend) => 
       const logs = await streams.get(shipper.name)!.waitForLogs(6);
       const stored = await find(shipper);
       assert.deepEqual(logs.map((l) => l.id).sort(), stored.map((i) => i.id).sort());
-      assert.deepEqual(logs.find((l) => l.event === 'payment slow'), stored.find((i) => i.event === 'payment slow'));
+      assert.deepEqual(
+        logs.find((l) => l.event === 'payment slow'),
+        stored.find((i) => i.event === 'payment slow'),
+      );
     });
   }
 });

@@ -63,7 +63,17 @@ describeEachBackend('own diagnostics', (backend: BackendName) => {
     const queryMarker = 'querymarkersecret6620';
     const malformedMarker = 'MalformedSecret3390';
     const basicCredentials = Buffer.from('client-id:Client-Secret-8841').toString('base64');
-    for (const s of [ADMIN_PASSWORD, newAdminPassword, userPassword, wrongPassword, bodyMarker, queryMarker, malformedMarker, basicCredentials, 'Client-Secret-8841']) {
+    for (const s of [
+      ADMIN_PASSWORD,
+      newAdminPassword,
+      userPassword,
+      wrongPassword,
+      bodyMarker,
+      queryMarker,
+      malformedMarker,
+      basicCredentials,
+      'Client-Secret-8841',
+    ]) {
       secrets.add(s);
     }
 
@@ -139,13 +149,12 @@ describeEachBackend('own diagnostics', (backend: BackendName) => {
     assert.equal(requestLines.length, requests.length, 'one line per request');
     for (const line of requestLines) {
       assert.equal(line.level, 'info');
-      assert.deepEqual(Object.keys(line).filter((k) => !['level', 'time', 'pid', 'hostname', 'msg'].includes(k)).sort(), [
-        'caller_kind',
-        'duration_ms',
-        'method',
-        'path',
-        'status',
-      ]);
+      assert.deepEqual(
+        Object.keys(line)
+          .filter((k) => !['level', 'time', 'pid', 'hostname', 'msg'].includes(k))
+          .sort(),
+        ['caller_kind', 'duration_ms', 'method', 'path', 'status'],
+      );
       assert.equal(typeof line.duration_ms, 'number');
     }
     // Lines are written as responses close: compare them as a multiset, not in order.
@@ -154,6 +163,9 @@ describeEachBackend('own diagnostics', (backend: BackendName) => {
     assert.deepEqual(seen, sent);
     const callers = new Set(requestLines.map((l) => l.caller_kind));
     assert.deepEqual([...callers].sort(), ['anonymous', 'project-key', 'user']);
-    assert.ok(requestLines.every((l) => !String(l.path).includes('?')), 'never the query string');
+    assert.ok(
+      requestLines.every((l) => !String(l.path).includes('?')),
+      'never the query string',
+    );
   });
 });

@@ -33,11 +33,12 @@ describeEachBackend('password hashing bounds', (backend) => {
     await svc.stop({ dropDatabase: true });
   });
 
-  const passwordGrant = (password: string) =>
-    api(svc.url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username: user.username, password } });
+  const passwordGrant = (password: string) => api(svc.url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username: user.username, password } });
 
   describe('at the token endpoint', () => {
-    it('refuses a sign-in past the waiting bound, fails the stuck one at its timeout (503, Retry-After, RFC 6749 envelope), then serves the waiting one', { timeout: 60_000 }, async () => {
+    it('refuses a sign-in past the waiting bound, fails the stuck one at its timeout (503, Retry-After, RFC 6749 envelope), then serves the waiting one', {
+      timeout: 60_000,
+    }, async () => {
       lose = 1;
       // The first hash holds the only slot (its reply is lost), the next waits, the last finds the queue full.
       const all = await Promise.all([passwordGrant(user.password), passwordGrant(user.password), passwordGrant(user.password)]);

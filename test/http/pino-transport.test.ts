@@ -82,10 +82,13 @@ describeEachBackend('the logkeep/pino transport', (backend) => {
     const logs = await stream.waitForLogs(5);
     const stored = await find([]);
     assert.deepEqual(logs.map((l) => l.id).sort(), stored.map((i) => i.id).sort());
-    assert.deepEqual(logs.find((l) => l.event === 'order placed'), stored.find((i) => i.event === 'order placed'));
+    assert.deepEqual(
+      logs.find((l) => l.event === 'order placed'),
+      stored.find((i) => i.event === 'order placed'),
+    );
   });
 
-  it('maps name to logger and time to timestamp, and keeps pino\'s own fields', async () => {
+  it("maps name to logger and time to timestamp, and keeps pino's own fields", async () => {
     for (const item of await find([['logger', 'checkout']])) {
       const at = Date.parse(item.timestamp);
       assert.ok(at >= startedAt - 1000 && at <= Date.now(), `${item.timestamp} is the time of logging`);
@@ -100,8 +103,14 @@ describeEachBackend('the logkeep/pino transport', (backend) => {
     const requestOne = await find([['request_id', 'req-1']]);
     assert.deepEqual(requestOne.map((item) => item.event).sort(), ['cart loaded', 'order placed']);
     assert.deepEqual(requestOne.find((item) => item.event === 'order placed').order, { id: 'o-42', items: 3 });
-    assert.deepEqual((await find([['context.order.id', 'o-42']])).map((item) => item.event), ['order placed']);
-    assert.deepEqual((await find([['context.retry', '2']])).map((item) => item.event), ['payment slow']);
+    assert.deepEqual(
+      (await find([['context.order.id', 'o-42']])).map((item) => item.event),
+      ['order placed'],
+    );
+    assert.deepEqual(
+      (await find([['context.retry', '2']])).map((item) => item.event),
+      ['payment slow'],
+    );
     const declined = (await find([])).find((item) => item.event === 'card declined');
     assert.equal(declined.err.message, 'card declined');
     assert.equal(declined.err.type, 'Error');
@@ -191,7 +200,10 @@ describeEachBackend('the logkeep/pino transport, given hostile records', (backen
     assert.equal(child.code, 0, child.stderr);
     assert.equal(child.stdout, 'still running after 17 good records');
     const goods = (await all()).filter((item) => typeof item.good === 'number').map((item) => item.good);
-    assert.deepEqual(goods.sort((a, b) => a - b), Array.from({ length: 17 }, (_, i) => i + 1));
+    assert.deepEqual(
+      goods.sort((a, b) => a - b),
+      Array.from({ length: 17 }, (_, i) => i + 1),
+    );
   });
 
   it('keeps a record with a time logkeep cannot take: the time received as timestamp, the original under pino_time', async () => {
@@ -199,8 +211,14 @@ describeEachBackend('the logkeep/pino transport, given hostile records', (backen
     const bad = new Map(items.filter((item) => typeof item.label === 'string').map((item) => [item.label, item]));
     assert.deepEqual([...bad.keys()].sort(), ['-1e20', '1e20', 'impossible date', 'nanoseconds', 'not a date', 'object', 'past year 9999', 'true']);
     const expected: Record<string, unknown> = {
-      '1e20': 1e20, '-1e20': -1e20, nanoseconds: 1.7e18, 'past year 9999': 253402300800000,
-      'not a date': 'not a date', 'impossible date': '2025-02-30T00:00:00Z', object: { at: 1 }, true: true,
+      '1e20': 1e20,
+      '-1e20': -1e20,
+      nanoseconds: 1.7e18,
+      'past year 9999': 253402300800000,
+      'not a date': 'not a date',
+      'impossible date': '2025-02-30T00:00:00Z',
+      object: { at: 1 },
+      true: true,
     };
     for (const [label, item] of bad) {
       assert.deepEqual(item.pino_time, expected[label], label);
@@ -210,7 +228,7 @@ describeEachBackend('the logkeep/pino transport, given hostile records', (backen
     }
   });
 
-  it('keeps records that are odd but mappable: huge numbers, a bare value, an array, odd types for pino\'s keys', async () => {
+  it("keeps records that are odd but mappable: huge numbers, a bare value, an array, odd types for pino's keys", async () => {
     const items = await all();
     const huge = items.find((item) => item.event === 'huge numbers');
     assert.deepEqual([huge.huge, huge.tiny, huge.many.length], [1e308, -1e308, 1000]);

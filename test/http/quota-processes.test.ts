@@ -56,8 +56,15 @@ describe('quotas across logkeep processes sharing one PostgreSQL [server]', { sk
       const batches = Array.from({ length: 10 }, (_, b) => Array.from({ length: 10 }, (_, i) => entry(b * 10 + i)));
       const results = await ingestThroughBoth(key.secret, batches);
       for (const r of results) assertStatus(r, 202);
-      assert.equal(results.reduce((sum, r) => sum + r.body.accepted, 0), 37, `round ${round}`);
-      assert.equal(results.reduce((sum, r) => sum + r.body.rejected.length, 0), 63);
+      assert.equal(
+        results.reduce((sum, r) => sum + r.body.accepted, 0),
+        37,
+        `round ${round}`,
+      );
+      assert.equal(
+        results.reduce((sum, r) => sum + r.body.rejected.length, 0),
+        63,
+      );
       // Both processes read the same counters, equal to the rows stored.
       for (const url of urls) {
         const usage = await api(url, 'GET', `/v1/projects/${project}`, { token: admin.token });
@@ -76,7 +83,10 @@ describe('quotas across logkeep processes sharing one PostgreSQL [server]', { sk
       key.secret,
       Array.from({ length: 10 }, () => Array.from({ length: 5 }, () => entry(0))),
     );
-    assert.equal(results.reduce((sum, r) => sum + r.body.accepted, 0), 23);
+    assert.equal(
+      results.reduce((sum, r) => sum + r.body.accepted, 0),
+      23,
+    );
     const usage = await api(urls[1]!, 'GET', `/v1/projects/${project}`, { token: admin.token });
     assert.deepEqual([usage.body.entry_count, usage.body.total_bytes], [23, size * 23]);
   });

@@ -124,7 +124,10 @@ describeEachBackend('rate limiting', (backend) => {
     assert429(await passwordGrant(svc, 'lucky', USER_PASSWORD, freshIp()));
 
     for (let i = 0; i < 5; i++) {
-      assertRfcError(await api(svc.url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username: 'ghost' }, headers: freshIp() }), 'invalid_request');
+      assertRfcError(
+        await api(svc.url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username: 'ghost' }, headers: freshIp() }),
+        'invalid_request',
+      );
     }
     assertRfcError(await passwordGrant(svc, 'ghost', 'wrong-password', freshIp()), 'invalid_grant');
     // An unknown username is throttled too, with no actor.

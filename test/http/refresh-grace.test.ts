@@ -95,7 +95,11 @@ describeEachBackend('refresh reuse grace', (backend) => {
   it('answers concurrent refreshes of one token with one successor', async () => {
     for (let round = 0; round < 3; round++) {
       const tokens = await login(app.url, 'admin', app.admin.password);
-      const results = await Promise.all([refresh(app.svc, tokens.refresh_token), refresh(app.svc, tokens.refresh_token), refresh(app.svc, tokens.refresh_token)]);
+      const results = await Promise.all([
+        refresh(app.svc, tokens.refresh_token),
+        refresh(app.svc, tokens.refresh_token),
+        refresh(app.svc, tokens.refresh_token),
+      ]);
       for (const r of results) assert.equal(r.status, 200, `round ${round}: ${JSON.stringify(r.body)}`);
       assert.equal(new Set(results.map((r) => r.body.refresh_token)).size, 1, `round ${round}`);
       assert.equal((await refresh(app.svc, results[0]!.body.refresh_token)).status, 200);

@@ -20,7 +20,7 @@ describeEachBackend('retention through the service', (backend: BackendName) => {
   let offset = 0;
   const now = () => Date.now() + offset;
 
-    // Only runPurgeOnce() purges here, so each pass's report is exactly this test's.
+  // Only runPurgeOnce() purges here, so each pass's report is exactly this test's.
   const app = serviceWithAdmin(backend, { now, scheduledPurge: false, settings: { auditRetentionDays: 30, authEventRetentionDays: 7 } });
 
   async function usage(projectId: number): Promise<{ entry_count: number; total_bytes: number }> {
@@ -87,7 +87,7 @@ describeEachBackend('retention through the service', (backend: BackendName) => {
     await moveClockTo(40);
     const second = await app.svc.service.runPurgeOnce();
     assert.deepEqual(second.audit, { auth: authRows, admin: adminRows });
-    assert.equal(second.logEntries, 1, 'the short project\'s last entry expired too');
+    assert.equal(second.logEntries, 1, "the short project's last entry expired too");
     assert.deepEqual(await usage(shortId), { entry_count: 0, total_bytes: 0 });
     assert.equal((await usage(longId)).entry_count, 2);
 
@@ -95,10 +95,10 @@ describeEachBackend('retention through the service', (backend: BackendName) => {
     assert.equal(after.status, 200, after.text);
     const purged = after.body.items.filter((row: { action: string }) => row.action === 'audit.purged');
     assert.equal(purged.length, 2);
-    assert.deepEqual(
-      purged.map((row: { metadata: { scope: string; deleted_count: number } }) => [row.metadata.scope, row.metadata.deleted_count]).sort(),
-      [['admin', adminRows], ['auth', authRows]],
-    );
+    assert.deepEqual(purged.map((row: { metadata: { scope: string; deleted_count: number } }) => [row.metadata.scope, row.metadata.deleted_count]).sort(), [
+      ['admin', adminRows],
+      ['auth', authRows],
+    ]);
     for (const row of purged) {
       assert.equal(row.actor_user_id, null);
       assert.equal(row.target_type, 'audit');

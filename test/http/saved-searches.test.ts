@@ -142,9 +142,18 @@ describeEachBackend('saved searches', (backend) => {
       return res.body.items.map((s: any) => s.id);
     };
     const mine = [ofProject.id, ofSibling.id, ofGroup.id];
-    assert.deepEqual((await ids(member)).filter((id: number) => [...mine, ofOutside.id].includes(id)), [ofGroup.id, ofSibling.id, ofProject.id]);
-    assert.deepEqual((await ids(projectReader)).filter((id: number) => [...mine, ofOutside.id].includes(id)), [ofProject.id]);
-    assert.deepEqual((await ids(stranger)).filter((id: number) => [...mine, ofOutside.id].includes(id)), [ofOutside.id]);
+    assert.deepEqual(
+      (await ids(member)).filter((id: number) => [...mine, ofOutside.id].includes(id)),
+      [ofGroup.id, ofSibling.id, ofProject.id],
+    );
+    assert.deepEqual(
+      (await ids(projectReader)).filter((id: number) => [...mine, ofOutside.id].includes(id)),
+      [ofProject.id],
+    );
+    assert.deepEqual(
+      (await ids(stranger)).filter((id: number) => [...mine, ofOutside.id].includes(id)),
+      [ofOutside.id],
+    );
     assert.ok((await ids(admin)).includes(ofOutside.id));
     // Filters: one project's searches, one group's (not its projects').
     assert.ok((await ids(member, `&project_id=${sibling}`)).every((id: number) => id !== ofProject.id && id !== ofGroup.id));
@@ -170,7 +179,10 @@ describeEachBackend('saved searches', (backend) => {
     const made = [];
     for (let i = 0; i < 3; i++) made.push((await save(reader, { name: `p${i}`, group_id: pageGroup })).id);
     const first = await api(url, 'GET', '/v1/saved-searches?limit=2', { token: reader.token });
-    assert.deepEqual(first.body.items.map((s: any) => s.id), [made[2], made[1]]);
+    assert.deepEqual(
+      first.body.items.map((s: any) => s.id),
+      [made[2], made[1]],
+    );
     const next = await api(url, 'GET', `/v1/saved-searches?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`, { token: reader.token });
     assert.deepEqual([next.body.items.map((s: any) => s.id), next.body.next_cursor], [[made[0]], null]);
     assertStatus(await api(url, 'GET', `/v1/projects?cursor=${encodeURIComponent(first.body.next_cursor)}`, { token: reader.token }), 400, 'invalid_request');
@@ -188,7 +200,10 @@ describeEachBackend('saved searches', (backend) => {
     assert.deepEqual([renamed.body.name, renamed.body.query, renamed.body.can_change], ['renamed', 'level=critical', true]);
     assert.ok(renamed.body.updated_at >= renamed.body.created_at);
     let rows = await auditRows(url, admin.token, { action: 'saved_search.updated', target_id: search.id });
-    assert.deepEqual(rows.map((r) => [r.actor_user_id, r.metadata]), [[member.id, { changed_fields: ['name', 'query'] }]]);
+    assert.deepEqual(
+      rows.map((r) => [r.actor_user_id, r.metadata]),
+      [[member.id, { changed_fields: ['name', 'query'] }]],
+    );
     // A change that changes nothing writes nothing.
     assertStatus(await api(url, 'PATCH', `/v1/saved-searches/${search.id}`, { token: member.token, json: { name: 'renamed' } }), 200);
     assert.equal((await auditRows(url, admin.token, { action: 'saved_search.updated', target_id: search.id })).length, 1);
@@ -202,13 +217,19 @@ describeEachBackend('saved searches', (backend) => {
     assertStatus(await api(url, 'PATCH', `/v1/saved-searches/${search.id}`, { token: owner.token, json: { name: 'by owner' } }), 200);
     assertStatus(await api(url, 'PATCH', `/v1/saved-searches/${search.id}`, { token: admin.token, json: { name: 'by admin' } }), 200);
     rows = await auditRows(url, admin.token, { action: 'saved_search.updated', target_id: search.id });
-    assert.deepEqual(rows.map((r) => r.actor_user_id), [admin.id, owner.id, member.id]);
+    assert.deepEqual(
+      rows.map((r) => r.actor_user_id),
+      [admin.id, owner.id, member.id],
+    );
     // Deleted by the owner; gone for everyone, the delete audited once.
     assertStatus(await api(url, 'DELETE', `/v1/saved-searches/${search.id}`, { token: owner.token }), 204);
     assertStatus(await api(url, 'GET', `/v1/saved-searches/${search.id}`, { token: member.token }), 404, 'not_found');
     assertStatus(await api(url, 'DELETE', `/v1/saved-searches/${search.id}`, { token: admin.token }), 404, 'not_found');
     const deleted = await auditRows(url, admin.token, { action: 'saved_search.deleted', target_id: search.id });
-    assert.deepEqual(deleted.map((r) => [r.actor_user_id, r.target_type, r.metadata]), [[owner.id, 'saved_search', { name: 'by admin' }]]);
+    assert.deepEqual(
+      deleted.map((r) => [r.actor_user_id, r.target_type, r.metadata]),
+      [[owner.id, 'saved_search', { name: 'by admin' }]],
+    );
   });
 
   it('an author who loses read access to the scope no longer sees their search', async () => {

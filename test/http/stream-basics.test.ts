@@ -86,7 +86,9 @@ describeEachBackend('live stream: refusals, frames, heartbeats', (backend) => {
     }
     const created = await api(app.url, 'POST', '/v1/users', { token: app.admin.token, json: { username: `fresh-${backend}`, password: 'temporary-pass-1' } });
     assertStatus(created, 201);
-    const fresh = await api(app.url, 'POST', '/v1/auth/token', { form: { grant_type: 'password', username: `fresh-${backend}`, password: 'temporary-pass-1' } });
+    const fresh = await api(app.url, 'POST', '/v1/auth/token', {
+      form: { grant_type: 'password', username: `fresh-${backend}`, password: 'temporary-pass-1' },
+    });
     const refused = await openRawStream(app.url, `/v1/logs/stream?project_id=${projectA}`, { token: fresh.body.access_token });
     assert.equal(refused.status, 403);
     assert.equal(!('frames' in refused) && refused.body.error, 'must_change_password');

@@ -19,7 +19,8 @@ import { assertOpen, openRawStream, type RawStream } from '../support/sse.js';
 const SETTLE_MS = 300;
 const OLD = '2025-01-01T00:00:00Z';
 
-const noise = (tag: string, count: number) => Array.from({ length: count }, (_, i) => ({ level: 'info', event: `noise ${tag} ${i}`, timestamp: OLD, kind: 'noise' }));
+const noise = (tag: string, count: number) =>
+  Array.from({ length: count }, (_, i) => ({ level: 'info', event: `noise ${tag} ${i}`, timestamp: OLD, kind: 'noise' }));
 const match = (tag: string) => ({ level: 'warning', event: `needle ${tag}`, timestamp: new Date().toISOString(), kind: 'needle' });
 
 describeEachBackend('live stream: filters matching nothing for a while', (backend) => {
@@ -69,12 +70,31 @@ describeEachBackend('live stream: filters matching nothing for a while', (backen
 
     const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
     const queries: [string, string][][] = [
-      [['project_id', String(projectA)], ['q', 'needle']],
-      [['group_id', String(groupG)], ['q', 'needle']],
-      [['project_id', String(projectA)], ['from', hourAgo]],
-      [['group_id', String(groupG)], ['from', hourAgo]],
-      [['project_id', String(projectB)], ['context.kind', 'needle']],
-      [['group_id', String(groupG)], ['context.kind', 'needle'], ['level', 'warning']],
+      [
+        ['project_id', String(projectA)],
+        ['q', 'needle'],
+      ],
+      [
+        ['group_id', String(groupG)],
+        ['q', 'needle'],
+      ],
+      [
+        ['project_id', String(projectA)],
+        ['from', hourAgo],
+      ],
+      [
+        ['group_id', String(groupG)],
+        ['from', hourAgo],
+      ],
+      [
+        ['project_id', String(projectB)],
+        ['context.kind', 'needle'],
+      ],
+      [
+        ['group_id', String(groupG)],
+        ['context.kind', 'needle'],
+        ['level', 'warning'],
+      ],
     ];
     const streams = await Promise.all(queries.map((q) => stream(q, 0)));
     const history = await Promise.all(queries.map((q) => listedIds(q)));
@@ -102,15 +122,31 @@ describeEachBackend('live stream: filters matching nothing for a while', (backen
     await Promise.all(
       resumed.map((s, i) => {
         const before = sentIds(streams[i]!).at(-1)!;
-        return assertStreamed(s, final[i]!.filter((id) => id > before), `resumed ${new URLSearchParams(queries[i]!).toString()}`);
+        return assertStreamed(
+          s,
+          final[i]!.filter((id) => id > before),
+          `resumed ${new URLSearchParams(queries[i]!).toString()}`,
+        );
       }),
     );
   });
 
   it('while two projects ingest at once, a group stream and a project stream send every match once', async () => {
     const start = (await listedIds([['group_id', String(groupG)]])).at(-1)!;
-    const group = await stream([['group_id', String(groupG)], ['q', 'rare']], 0);
-    const project = await stream([['project_id', String(projectB)], ['q', 'rare']], 0);
+    const group = await stream(
+      [
+        ['group_id', String(groupG)],
+        ['q', 'rare'],
+      ],
+      0,
+    );
+    const project = await stream(
+      [
+        ['project_id', String(projectB)],
+        ['q', 'rare'],
+      ],
+      0,
+    );
     const batch = (tag: string, b: number) => [
       ...noise(`${tag} ${b}`, 15),
       ...(b % 3 === 0 ? [{ level: 'error', event: `rare ${tag} ${b}`, timestamp: OLD }] : []),
@@ -120,8 +156,14 @@ describeEachBackend('live stream: filters matching nothing for a while', (backen
         for (let b = 0; b < 30; b++) await ingestAll(app.url, key, batch(`w${k}`, b));
       }),
     );
-    const ofGroup = await listedIds([['group_id', String(groupG)], ['q', 'rare']]);
-    const ofB = await listedIds([['project_id', String(projectB)], ['q', 'rare']]);
+    const ofGroup = await listedIds([
+      ['group_id', String(groupG)],
+      ['q', 'rare'],
+    ]);
+    const ofB = await listedIds([
+      ['project_id', String(projectB)],
+      ['q', 'rare'],
+    ]);
     assert.ok(ofGroup.length === 20 && ofB.length === 10 && ofGroup[0]! > start);
     await assertStreamed(group, ofGroup, 'group');
     await assertStreamed(project, ofB, 'project');

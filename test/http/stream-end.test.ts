@@ -36,7 +36,8 @@ describeEachBackend('live stream: end reasons', (backend) => {
       await s.waitFor((x) => x.text.length > 0, 5_000, 'the opening comment');
       return s;
     };
-    const viewer = () => createActor(app.url, app.admin.token, `viewer${++userCount}-${backend}`, { grants: [{ role: 'user', scope_type: 'group', scope_id: groupG }] });
+    const viewer = () =>
+      createActor(app.url, app.admin.token, `viewer${++userCount}-${backend}`, { grants: [{ role: 'user', scope_type: 'group', scope_id: groupG }] });
     const assertEnds = async (s: RawStream, reason: string) => {
       await s.waitClosed(HEARTBEAT_S * 1000 * 4);
       assert.equal(s.endReason(), reason);

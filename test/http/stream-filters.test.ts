@@ -42,7 +42,7 @@ describeEachBackend('live stream: the same entries as GET /v1/logs', (backend) =
     assert.deepEqual(streamedIds(s), expected, label);
   };
 
-    // One user holds hundreds of streams open at once here, far past the default caps.
+  // One user holds hundreds of streams open at once here, far past the default caps.
   after(async () => {
     for (const s of open) s.close();
   });
@@ -81,7 +81,10 @@ describeEachBackend('live stream: the same entries as GET /v1/logs', (backend) =
     await ingestAll(app.url, keyB, [entry('b-before-block')]);
     const live = await stream([['group_id', String(groupG)]]);
     assertStatus(await api(app.url, 'POST', `/v1/projects/${projectB}/block`, { token: app.admin.token }), 200);
-    const replay = await stream([['group_id', String(groupG)], ['since_id', '0']]);
+    const replay = await stream([
+      ['group_id', String(groupG)],
+      ['since_id', '0'],
+    ]);
     const listedWhileBlocked = await listedIds([['group_id', String(groupG)]]);
     await assertStreamed(replay, listedWhileBlocked, 'replay while B is blocked');
     assert.ok(replay.logs().every((e) => e.project_id !== projectB));
@@ -97,13 +100,19 @@ describeEachBackend('live stream: the same entries as GET /v1/logs', (backend) =
       live.logs().map((e) => e.event),
       ['a-while-b-blocked', 'b-after-unblock'],
     );
-    const replayAgain = await stream([['group_id', String(groupG)], ['since_id', '0']]);
+    const replayAgain = await stream([
+      ['group_id', String(groupG)],
+      ['since_id', '0'],
+    ]);
     await assertStreamed(replayAgain, await listedIds([['group_id', String(groupG)]]), 'replay after unblocking');
     assert.ok(replayAgain.logs().some((e) => e.event === 'b-before-block'));
   });
 
   it('a group stream takes in projects created after it opened', async () => {
-    const live = await stream([['group_id', String(groupG)], ['q', 'latecomer']]);
+    const live = await stream([
+      ['group_id', String(groupG)],
+      ['q', 'latecomer'],
+    ]);
     const projectLate = await createProject(app.url, app.admin.token, groupG, 'late');
     const keyLate = (await createKey(app.url, app.admin.token, projectLate)).secret;
     await ingestAll(app.url, keyLate, [{ level: 'warning', event: 'latecomer arrives', timestamp: '2025-01-01T00:00:00Z' }]);

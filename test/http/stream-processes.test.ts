@@ -90,7 +90,11 @@ describe('live stream across services sharing one PostgreSQL [server]', { skip }
       const got = await s.waitForLogs(events.length, 10_000);
       assert.deepEqual([...got.map((e) => e.event)].sort(), [...events].sort(), 'every entry once');
       const ids = got.map((e) => Number(e.id));
-      assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'in id order');
+      assert.deepEqual(
+        ids,
+        [...ids].sort((a, b) => a - b),
+        'in id order',
+      );
     }
   });
 
@@ -107,10 +111,9 @@ describe('live stream across services sharing one PostgreSQL [server]', { skip }
     const pgp = pgPromise({ noWarnings: true });
     const pgAdmin = pgp({ host: PG.host, port: PG.port, user: PG.user, password: PG.password, database: PG.adminDatabase, max: 1 });
     try {
-      const killed = await pgAdmin.any(
-        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND query ILIKE 'LISTEN%'`,
-        [first.database.config.dbServerDatabase],
-      );
+      const killed = await pgAdmin.any(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND query ILIKE 'LISTEN%'`, [
+        first.database.config.dbServerDatabase,
+      ]);
       assert.ok(killed.length >= 2, 'both services had a listening connection');
     } finally {
       await pgAdmin.$pool.end();

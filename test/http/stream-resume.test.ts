@@ -104,7 +104,10 @@ describeEachBackend('live stream: gapless resume', (backend) => {
 
     const all = await listedIds([['group_id', String(groupG)]]);
     const ofA = await listedIds([['project_id', String(projects[0]!)]]);
-    const errors = await listedIds([['group_id', String(groupG)], ['level', 'error']]);
+    const errors = await listedIds([
+      ['group_id', String(groupG)],
+      ['level', 'error'],
+    ]);
     const checks: [RawStream, number[], string][] = [
       [groupSince, all.filter((id) => id > mid), 'group since_id'],
       [projectSince, ofA.filter((id) => id > mid), 'project since_id'],
@@ -124,7 +127,11 @@ describeEachBackend('live stream: gapless resume', (backend) => {
     const received = fromNow.logs().map((e) => e.id as number);
     assertAscendingUnique(received, 'without since_id');
     assert.ok(received[0]! > lastBefore, 'without since_id, nothing stored before the subscription is sent');
-    assert.deepEqual(received, all.filter((id) => id >= received[0]!), 'without since_id: a gapless suffix');
+    assert.deepEqual(
+      received,
+      all.filter((id) => id >= received[0]!),
+      'without since_id: a gapless suffix',
+    );
   });
 
   it('the eventsource client reconnects with Last-Event-ID after a dropped connection and misses nothing', async () => {
@@ -240,7 +247,10 @@ describeEachBackend('live stream: gapless resume', (backend) => {
             ['floored last', projectC],
           ],
         );
-        assertAscendingUnique(got.map((e) => e.id as number), 'floored');
+        assertAscendingUnique(
+          got.map((e) => e.id as number),
+          'floored',
+        );
       } finally {
         early.release();
         late?.release();

@@ -11,7 +11,18 @@ import assert from 'node:assert/strict';
 import { describeEachBackend } from '../support/backends.js';
 import { serviceWithAdmin } from '../support/fixture.js';
 import { api } from '../support/service.js';
-import { addMember, assertStatus, auditRows, createActor, createGroup, createProject, createTeam, grant, type GrantSpec, type TestActor } from '../support/actors.js';
+import {
+  addMember,
+  assertStatus,
+  auditRows,
+  createActor,
+  createGroup,
+  createProject,
+  createTeam,
+  grant,
+  type GrantSpec,
+  type TestActor,
+} from '../support/actors.js';
 
 function rolesOf(accessToken: string): { role: string; scope_type: string; scope_id: number | null }[] {
   return JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString('utf8')).roles;
@@ -70,7 +81,7 @@ describeEachBackend('team membership and grants the caller could not make', (bac
     assertStatus(await api(app.url, 'GET', '/v1/audit-log', { token: owner.token }), 403, 'forbidden');
   });
 
-  it('refuses adding to a team holding owner of another group, a global grant, or a grant on another group\'s project', async () => {
+  it("refuses adding to a team holding owner of another group, a global grant, or a grant on another group's project", async () => {
     const cases: [string, GrantSpec][] = [
       ['esc-owns-away', { role: 'owner', scope_type: 'group', scope_id: away }],
       ['esc-owns-second', { role: 'owner', scope_type: 'group', scope_id: second }],

@@ -7,7 +7,18 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend } from '../support/backends.js';
 import { api, login, startService, type RunningService } from '../support/service.js';
-import { USER_PASSWORD, auditRows, claimsOf, createUser, openDatabase, passwordGrant, readyUser, refresh, signInAdmin, type SignedIn } from '../support/identity.js';
+import {
+  USER_PASSWORD,
+  auditRows,
+  claimsOf,
+  createUser,
+  openDatabase,
+  passwordGrant,
+  readyUser,
+  refresh,
+  signInAdmin,
+  type SignedIn,
+} from '../support/identity.js';
 import type { Storage } from '../../lib/storage/storage.js';
 
 const USER_KEYS = [
@@ -103,11 +114,26 @@ describeEachBackend('users', (backend) => {
       const cases: [unknown, Record<string, unknown>][] = [
         [{ password: 'long-enough' }, { field: 'username', reason: 'required' }],
         [{ username: 'x1' }, { field: 'password', reason: 'required' }],
-        [{ username: 'x1', password: 'short' }, { field: 'password', reason: 'too_short', min_length: 8 }],
-        [{ username: 'x1', password: 'p'.repeat(73) }, { field: 'password', reason: 'too_long', max_bytes: 72 }],
-        [{ username: 5, password: 'long-enough' }, { field: 'username', reason: 'invalid' }],
-        [{ username: '', password: 'long-enough' }, { field: 'username', reason: 'invalid' }],
-        [{ username: 'x1', password: 'long-enough', email: 'not-an-email' }, { field: 'email', reason: 'invalid' }],
+        [
+          { username: 'x1', password: 'short' },
+          { field: 'password', reason: 'too_short', min_length: 8 },
+        ],
+        [
+          { username: 'x1', password: 'p'.repeat(73) },
+          { field: 'password', reason: 'too_long', max_bytes: 72 },
+        ],
+        [
+          { username: 5, password: 'long-enough' },
+          { field: 'username', reason: 'invalid' },
+        ],
+        [
+          { username: '', password: 'long-enough' },
+          { field: 'username', reason: 'invalid' },
+        ],
+        [
+          { username: 'x1', password: 'long-enough', email: 'not-an-email' },
+          { field: 'email', reason: 'invalid' },
+        ],
       ];
       for (const [json, details] of cases) {
         const res = await call(admin, 'POST', '/v1/users', json);
@@ -117,7 +143,7 @@ describeEachBackend('users', (backend) => {
       assertError(await api(svc.url, 'POST', '/v1/users', { token: admin.access_token, raw: '{' }), 400, 'invalid_request');
       // 72 bytes exactly is fine; a rule violation creates nothing.
       assert.equal((await call(admin, 'POST', '/v1/users', { username: 'x72', password: 'p'.repeat(72) })).status, 201);
-      assert.equal((await db.getUserByUsername('x1')), null);
+      assert.equal(await db.getUserByUsername('x1'), null);
     });
 
     it('answers 409 username_taken and email_taken', async () => {
@@ -146,7 +172,10 @@ describeEachBackend('users', (backend) => {
     it('pages with no overlap and no gap, stable under inserts, next_cursor null at the end', async () => {
       for (let i = 0; i < 7; i++) await createUser(svc, admin.access_token, `pager-${i}`);
       const everything = (await call(admin, 'GET', '/v1/users?limit=200')).body.items.map((u: any) => u.id);
-      assert.deepEqual(everything, [...everything].sort((a: number, b: number) => b - a));
+      assert.deepEqual(
+        everything,
+        [...everything].sort((a: number, b: number) => b - a),
+      );
 
       const seen: number[] = [];
       let cursor: string | null = null;

@@ -75,7 +75,10 @@ function everything(projectId: number): LogSelection {
 }
 
 /** The stored entries of a project, and whether its counters equal them. */
-async function storedEntries(storage: Storage, projectId: number): Promise<{ ids: number[]; counters: { entries: number; bytes: number }; rows: { entries: number; bytes: number } }> {
+async function storedEntries(
+  storage: Storage,
+  projectId: number,
+): Promise<{ ids: number[]; counters: { entries: number; bytes: number }; rows: { entries: number; bytes: number } }> {
   const rows = await storage.queryLogs(everything(projectId), { limit: 100_000 });
   const project = await storage.getProject(projectId);
   assert.ok(project);
@@ -110,7 +113,9 @@ async function assertIndexMatchesEntries(path: string, goneWord?: string): Promi
   try {
     await raw.exec('PRAGMA busy_timeout = 5000');
     const tail = await raw.all<{ id: number; project_id: number; body: string }[]>('SELECT id, project_id, body FROM log_entries ORDER BY id');
-    const blocks = await raw.all<{ project_id: number; last_id: number; entries: number; block: Buffer }[]>('SELECT project_id, last_id, entries, block FROM log_sealed ORDER BY last_id');
+    const blocks = await raw.all<{ project_id: number; last_id: number; entries: number; block: Buffer }[]>(
+      'SELECT project_id, last_id, entries, block FROM log_sealed ORDER BY last_id',
+    );
     const dictionaries = await raw.all<{ project_id: number; id: number; bytes: Buffer }[]>('SELECT project_id, id, bytes FROM log_dictionaries');
     const place = new Map<number, string>();
     for (const e of tail) {
@@ -151,7 +156,14 @@ async function rawRows(database: TestDatabase, sql: string, params: unknown[] = 
       await raw.close();
     }
   }
-  const db = pgp({ host: c.dbServerHost ?? '127.0.0.1', port: c.dbServerPort, database: c.dbServerDatabase ?? '', user: c.dbServerUsername ?? '', password: c.dbServerPassword ?? '', max: 1 });
+  const db = pgp({
+    host: c.dbServerHost ?? '127.0.0.1',
+    port: c.dbServerPort,
+    database: c.dbServerDatabase ?? '',
+    user: c.dbServerUsername ?? '',
+    password: c.dbServerPassword ?? '',
+    max: 1,
+  });
   try {
     return numbers(await db.any<Record<string, unknown>>(sql, params));
   } finally {
@@ -163,7 +175,10 @@ async function rawRows(database: TestDatabase, sql: string, params: unknown[] = 
 /** The project's sealed blocks, read straight from either backend once its tail is sealed. */
 async function blockSpans(database: TestDatabase, storage: Storage, projectId: number): Promise<{ first: number; last: number }[]> {
   await storage.sealNow?.();
-  return (await rawRows(database, 'SELECT first_id AS first, last_id AS last FROM log_sealed WHERE project_id = $1 ORDER BY last_id', [projectId])) as { first: number; last: number }[];
+  return (await rawRows(database, 'SELECT first_id AS first, last_id AS last FROM log_sealed WHERE project_id = $1 ORDER BY last_id', [projectId])) as {
+    first: number;
+    last: number;
+  }[];
 }
 
 /**
@@ -191,7 +206,7 @@ describeEachBackend('retention purge', (backend) => {
     });
     after(() => closeFixture(f));
 
-    it('deletes by each project\'s own retention, by received_at with a strict cutoff, keeping counters exact', async () => {
+    it("deletes by each project's own retention, by received_at with a strict cutoff, keeping counters exact", async () => {
       const short = await newProject(f.storage, 1);
       const long = await newProject(f.storage, 10);
       // Only the entries past retention carry 'oldword'.
@@ -203,14 +218,20 @@ describeEachBackend('retention purge', (backend) => {
       const longOld = await ingest(f.storage, long.id, NOW - 11 * DAY, 6, 'purgeword oldword');
       const path = f.database.config.dbPath as string;
       const oldFound = await f.storage.queryLogs({ ...everything(short.id), projectIds: [short.id, long.id], words: ['oldword'] }, { limit: 1000 });
-      assert.deepEqual(oldFound.map((r) => r.id).sort((a, b) => a - b), [...shortOld, ...shortJustPast, ...longOld].sort((a, b) => a - b));
+      assert.deepEqual(
+        oldFound.map((r) => r.id).sort((a, b) => a - b),
+        [...shortOld, ...shortJustPast, ...longOld].sort((a, b) => a - b),
+      );
 
       const report = await runPurgePass(f.storage, NO_AUDIT_RETENTION, { now: NOW });
       assert.equal(report.ran, true);
       assert.equal(report.logEntries, 3 + 1 + 6);
 
       const s = await storedEntries(f.storage, short.id);
-      assert.deepEqual(s.ids, [...shortAtCutoff, ...shortNew].sort((a, b) => a - b));
+      assert.deepEqual(
+        s.ids,
+        [...shortAtCutoff, ...shortNew].sort((a, b) => a - b),
+      );
       assert.deepEqual(s.counters, s.rows);
       const l = await storedEntries(f.storage, long.id);
       assert.deepEqual(l.ids, longKept);
@@ -219,7 +240,10 @@ describeEachBackend('retention purge', (backend) => {
 
       // The search index lost the deleted entries too.
       const found = await f.storage.queryLogs({ ...everything(short.id), words: ['purgeword'] }, { limit: 1000 });
-      assert.deepEqual(found.map((r) => r.id).sort((a, b) => a - b), s.ids);
+      assert.deepEqual(
+        found.map((r) => r.id).sort((a, b) => a - b),
+        s.ids,
+      );
       for (const projectIds of [[short.id], [long.id], [short.id, long.id]]) {
         assert.deepEqual(await f.storage.queryLogs({ ...everything(short.id), projectIds, words: ['oldword'] }, { limit: 1000 }), []);
         assert.deepEqual(await f.storage.queryLogs({ ...everything(short.id), projectIds, prefixes: ['oldw'] }, { limit: 1000 }), []);
@@ -247,20 +271,21 @@ describeEachBackend('retention purge', (backend) => {
       if (backend === 'file') await assertIndexMatchesEntries(f.database.config.dbPath as string);
       await assertRollupMatchesEntries(f.database);
       const found = await f.storage.queryLogs({ ...everything(project.id), words: ['purgeword'] }, { limit: 1000 });
-      assert.deepEqual(found.map((r) => r.id).sort((a, b) => a - b), kept);
+      assert.deepEqual(
+        found.map((r) => r.id).sort((a, b) => a - b),
+        kept,
+      );
     });
 
     it('drops a block emptied from its start after its end went first (received_at falling within one transaction)', async () => {
       const f = await openFixture(backend);
       try {
         const project = await newProject(f.storage, 3);
-        const values = (word: string) => entriesFromValues([0, 1].map((i) => ({ level: 'info', event: `${word} ${i}`, timestamp: new Date(NOW).toISOString() }))).entries;
+        const values = (word: string) =>
+          entriesFromValues([0, 1].map((i) => ({ level: 'info', event: `${word} ${i}`, timestamp: new Date(NOW).toISOString() }))).entries;
         // One transaction, one block: the later ids were received earlier.
         await f.storage.write((tx) =>
-          tx.ingestLogs([
-            encodeRequest(project.id, NOW - 2 * DAY, values('first')),
-            encodeRequest(project.id, NOW - 5 * DAY, values('second')),
-          ]),
+          tx.ingestLogs([encodeRequest(project.id, NOW - 2 * DAY, values('first')), encodeRequest(project.id, NOW - 5 * DAY, values('second'))]),
         );
         assert.equal((await blockSpans(f.database, f.storage, project.id)).length, 1);
         assert.equal((await runPurgePass(f.storage, NO_AUDIT_RETENTION, { now: NOW })).logEntries, 2);
@@ -279,13 +304,12 @@ describeEachBackend('retention purge', (backend) => {
       try {
         const project = await newProject(f.storage, 1);
         const values = (word: string, count: number) =>
-          entriesFromValues(Array.from({ length: count }, (_, i) => ({ level: 'info', event: `purgeword ${word} ${i}`, timestamp: new Date(NOW).toISOString() }))).entries;
+          entriesFromValues(
+            Array.from({ length: count }, (_, i) => ({ level: 'info', event: `purgeword ${word} ${i}`, timestamp: new Date(NOW).toISOString() })),
+          ).entries;
         // One transaction, so one block: entries past retention, then fresh ones.
         const [expired, fresh] = await f.storage.write((tx) =>
-          tx.ingestLogs([
-            encodeRequest(project.id, NOW - 2 * DAY, values('partword', 3)),
-            encodeRequest(project.id, NOW - DAY / 2, values('freshword', 2)),
-          ]),
+          tx.ingestLogs([encodeRequest(project.id, NOW - 2 * DAY, values('partword', 3)), encodeRequest(project.id, NOW - DAY / 2, values('freshword', 2))]),
         );
         const expiredIds = expired!.map((o) => (o as { id: number }).id);
         const freshIds = fresh!.map((o) => (o as { id: number }).id);
@@ -301,7 +325,10 @@ describeEachBackend('retention purge', (backend) => {
         assert.deepEqual(await words(['purgeword']), freshIds);
         assert.deepEqual(await words(['freshword']), freshIds);
         assert.deepEqual(await words(['purgeword', '0']), [freshIds[0]!]);
-        assert.ok(expiredIds.every((id) => id < freshIds[0]!), 'request order kept within the project');
+        assert.ok(
+          expiredIds.every((id) => id < freshIds[0]!),
+          'request order kept within the project',
+        );
         // The block at the cutoff is rewritten with its surviving entries.
         assert.deepEqual(await blockSpans(f.database, f.storage, project.id), [{ first: freshIds[0]!, last: freshIds[1]! }]);
         if (backend === 'file') await assertIndexMatchesEntries(path, 'partword');
@@ -466,7 +493,12 @@ describeEachBackend('retention purge', (backend) => {
       try {
         assert.equal((await raw.get<{ auto_vacuum: number }>('PRAGMA auto_vacuum'))?.auto_vacuum, 2, 'INCREMENTAL');
         const project = await newProject(f.storage, 1);
-        const values = Array.from({ length: 3000 }, (_, i) => ({ level: 'info', event: `bulky ${i}`, timestamp: new Date(NOW).toISOString(), blob: 'y'.repeat(2000) }));
+        const values = Array.from({ length: 3000 }, (_, i) => ({
+          level: 'info',
+          event: `bulky ${i}`,
+          timestamp: new Date(NOW).toISOString(),
+          blob: 'y'.repeat(2000),
+        }));
         const { entries } = entriesFromValues(values);
         for (let at = 0; at < entries.length; at += 500) {
           await f.storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, NOW - 2 * DAY, entries.slice(at, at + 500))]));

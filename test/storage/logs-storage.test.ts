@@ -123,12 +123,7 @@ describeEachBackend('log storage verbs', (backend) => {
     for (let r = 0; r < ROUNDS; r++) {
       const sliceA = a.slice((r * a.length) / ROUNDS, ((r + 1) * a.length) / ROUNDS);
       const sliceB = b.slice((r * b.length) / ROUNDS, ((r + 1) * b.length) / ROUNDS);
-      const [outB, outA] = await storage.write((tx) =>
-        tx.ingestLogs([
-          encodeRequest(projectB, T0, sliceB),
-          encodeRequest(projectA, T0, sliceA),
-        ]),
-      );
+      const [outB, outA] = await storage.write((tx) => tx.ingestLogs([encodeRequest(projectB, T0, sliceB), encodeRequest(projectA, T0, sliceA)]));
       rounds.push({ b: record(projectB, sliceB, outB!), a: record(projectA, sliceA, outA!) });
     }
     // C: one transaction, thousands of quiet entries and a single critical one.
@@ -178,11 +173,14 @@ describeEachBackend('log storage verbs', (backend) => {
   it('gives ids in submitted order per project, project by project within a transaction, and counts usage', async () => {
     for (const projectId of [projectA, projectB, projectC]) {
       const ids = stored.filter((r) => r.projectId === projectId).map((r) => r.id);
-      assert.deepEqual(ids, [...ids].sort((x, y) => x - y));
+      assert.deepEqual(
+        ids,
+        [...ids].sort((x, y) => x - y),
+      );
     }
     assert.equal(new Set(stored.map((r) => r.id)).size, stored.length);
     // Within one transaction: A (lower id) before B, though B's request came first.
-    for (const { a, b } of rounds) assert.ok(Math.max(...a) < Math.min(...b), 'project A\'s entries first');
+    for (const { a, b } of rounds) assert.ok(Math.max(...a) < Math.min(...b), "project A's entries first");
     // Across transactions the projects interleave.
     assert.ok(rounds[1]!.a[0]! > rounds[0]!.b[0]!, 'the next transaction continues after B');
     assert.equal((await storage.getProject(projectA))!.entryCount, MANY);
@@ -230,7 +228,14 @@ describeEachBackend('log storage verbs', (backend) => {
       // Exact filters with prefixes, words, numbers, booleans, nested paths.
       { ...base, projectIds: [projectA], exact: [shard('s1')], prefixes: ['row1'] },
       { ...base, projectIds: [projectA, projectB], exact: [shard('s0')], prefixes: ['row4', 'e1'] },
-      { ...base, projectIds: [projectA, projectB], exact: [{ path: ['n'], value: '3' }, { path: ['ok'], value: 'true' }] },
+      {
+        ...base,
+        projectIds: [projectA, projectB],
+        exact: [
+          { path: ['n'], value: '3' },
+          { path: ['ok'], value: 'true' },
+        ],
+      },
       { ...base, projectIds: [projectA], exact: [{ path: ['ctx', 'user'], value: 'u5' }], words: wordsOf('e2') },
       { ...base, projectIds: [projectA], exact: [{ path: ['ctx', 'user'], value: 'u5' }, shard('s1')], from: T0 + 100 * MINUTE, to: T0 + 160 * MINUTE },
       none({ ...base, projectIds: [projectA, projectB], exact: [shard('s1'), shard('s2')] }),
@@ -262,9 +267,12 @@ describeEachBackend('log storage verbs', (backend) => {
     const expectations = selections.map(brute);
     // The oracle is not trivially empty: only the cases meant to match nothing do.
     selections.forEach((selection, i) => assert.equal(expectations[i]!.length === 0, empty.has(selection), `case ${i} finds ${expectations[i]!.length}`));
-    assert.deepEqual(expectations[selections.findIndex((s) => s.projectIds.length === 1 && s.projectIds[0] === projectC && s.minLevel === 4 && s.words.length === 0 && s.from === null)], [
-      stored.find((r) => r.projectId === projectC && r.level === 4)!.id,
-    ]);
+    assert.deepEqual(
+      expectations[
+        selections.findIndex((s) => s.projectIds.length === 1 && s.projectIds[0] === projectC && s.minLevel === 4 && s.words.length === 0 && s.from === null)
+      ],
+      [stored.find((r) => r.projectId === projectC && r.level === 4)!.id],
+    );
     // Large pages walk everything; small ones take the early exits of each plan.
     for (const limit of [700, 37]) {
       for (const [i, selection] of selections.entries()) {
@@ -303,13 +311,24 @@ describeEachBackend('log storage verbs', (backend) => {
       const filtered = { ...selection, ...extra };
       const expected = brute(filtered).reverse();
       assert.ok(expected.length > 30, `${expected.length} entries`);
-      assert.deepEqual((await storage.logsAfter(filtered, 0, 10)).map((r) => r.id), expected.slice(0, 10), JSON.stringify(extra));
-      assert.deepEqual((await storage.logsAfter(filtered, expected[20]!, 10)).map((r) => r.id), expected.slice(21, 31), JSON.stringify(extra));
+      assert.deepEqual(
+        (await storage.logsAfter(filtered, 0, 10)).map((r) => r.id),
+        expected.slice(0, 10),
+        JSON.stringify(extra),
+      );
+      assert.deepEqual(
+        (await storage.logsAfter(filtered, expected[20]!, 10)).map((r) => r.id),
+        expected.slice(21, 31),
+        JSON.stringify(extra),
+      );
     }
     // The one critical entry of C, found oldest first too, and nothing after it.
     const critical = stored.find((r) => r.projectId === projectC && r.level === 4)!.id;
     const rare: LogSelection = { ...selection, projectIds: [projectC], minLevel: 4 };
-    assert.deepEqual((await storage.logsAfter(rare, 0, 10)).map((r) => r.id), [critical]);
+    assert.deepEqual(
+      (await storage.logsAfter(rare, 0, 10)).map((r) => r.id),
+      [critical],
+    );
     assert.deepEqual(await storage.logsAfter(rare, critical, 10), []);
     assert.equal(got[0]!.body.startsWith('{'), true);
   });
@@ -324,8 +343,14 @@ describeEachBackend('log storage verbs', (backend) => {
     ]) {
       const expected = brute(selection).reverse();
       assert.ok(expected.length > 5, `${expected.length} entries`);
-      assert.deepEqual((await storage.logsAfter(selection, 0, 200)).map((r) => r.id), expected.slice(0, 200));
-      assert.deepEqual((await storage.logsAfter(selection, expected[2]!, 3)).map((r) => r.id), expected.slice(3, 6));
+      assert.deepEqual(
+        (await storage.logsAfter(selection, 0, 200)).map((r) => r.id),
+        expected.slice(0, 200),
+      );
+      assert.deepEqual(
+        (await storage.logsAfter(selection, expected[2]!, 3)).map((r) => r.id),
+        expected.slice(3, 6),
+      );
     }
     assert.deepEqual(await storage.logsAfter({ ...base, from: T0 + 7000 * MINUTE }, 0, 10), []);
     assert.deepEqual(await storage.logsAfter({ ...base, projectIds: [projectB, projectC], from: T0 + 4000 * MINUTE }, 0, 10), []);
@@ -333,7 +358,9 @@ describeEachBackend('log storage verbs', (backend) => {
 
   it('finds ASCII words and prefixes held through U+212A KELVIN SIGN and U+0130 (their lower case is ASCII)', async () => {
     const group = (await storage.getProject(projectA))!.groupId;
-    const projectD = (await storage.write((tx) => tx.insertProject({ groupId: group, name: 'd', retentionDays: 1, maxEntries: null, maxBytes: null, createdAt: T0 }))).id;
+    const projectD = (
+      await storage.write((tx) => tx.insertProject({ groupId: group, name: 'd', retentionDays: 1, maxEntries: null, maxBytes: null, createdAt: T0 }))
+    ).id;
     const events = [
       'alpha zz\u0130x 300\u212a ba\u212ae',
       'alpha zzix 300k bake',
@@ -363,8 +390,16 @@ describeEachBackend('log storage verbs', (backend) => {
       const selection: LogSelection = { ...base, ...text };
       const expected = expectedAt.map((i) => ids[i]!).reverse();
       assert.deepEqual(brute(selection), expected, `the oracle agrees: ${JSON.stringify(text)}`);
-      assert.deepEqual((await storage.queryLogs(selection, { limit: 50 })).map((r) => r.id), expected, JSON.stringify(text));
-      assert.deepEqual((await storage.logsAfter(selection, 0, 50)).map((r) => r.id), [...expected].reverse(), `oldest first: ${JSON.stringify(text)}`);
+      assert.deepEqual(
+        (await storage.queryLogs(selection, { limit: 50 })).map((r) => r.id),
+        expected,
+        JSON.stringify(text),
+      );
+      assert.deepEqual(
+        (await storage.logsAfter(selection, 0, 50)).map((r) => r.id),
+        [...expected].reverse(),
+        `oldest first: ${JSON.stringify(text)}`,
+      );
     }
   });
 
@@ -382,7 +417,10 @@ describeEachBackend('log storage verbs', (backend) => {
     const results = Promise.all(Array.from({ length: 40 }, () => queue.submit(encodeRequest(projectB, T0, prepared))));
     await queue.close();
     const outcomes = await results;
-    assert.ok(outcomes.every((o) => o.length === 1 && 'id' in o[0]!), 'every entry stored');
+    assert.ok(
+      outcomes.every((o) => o.length === 1 && 'id' in o[0]!),
+      'every entry stored',
+    );
     assert.ok(transactions < 40, `${transactions} transactions for 40 requests`);
     assert.equal((await storage.getProject(projectB))!.entryCount, before + 40);
     await assert.rejects(queue.submit(encodeRequest(projectB, T0, prepared)));

@@ -40,7 +40,17 @@ after(async () => {
 });
 
 function options(database: string): PostgresStorageOptions {
-  return { host: PG.host, port: PG.port, database, user: PG.user, password: PG.password, poolSize: 4, sslMode: 'disable', logger: silentLogger, sealing: false };
+  return {
+    host: PG.host,
+    port: PG.port,
+    database,
+    user: PG.user,
+    password: PG.password,
+    poolSize: 4,
+    sslMode: 'disable',
+    logger: silentLogger,
+    sealing: false,
+  };
 }
 
 async function newDatabase(): Promise<ThrowawayDatabase> {
@@ -72,8 +82,19 @@ function values(n: number, from: number): unknown[] {
   return Array.from({ length: n }, (_, i) => {
     const k = from + i;
     return k % 3 === 0
-      ? { timestamp: new Date(Date.UTC(2025, 0, 1, 0, 0, k)).toISOString(), level: 'error', event: `failed ${k} ünïcode`, context: { user: { id: k % 97 }, trace: `t-${k}` } }
-      : { level: k % 3 === 1 ? 'info' : 'debug', timestamp: new Date(Date.UTC(2025, 0, 1, 0, 1, k)).toISOString(), event: `tick ${k}`, request_id: `r-${k}`, ms: k * 7 };
+      ? {
+          timestamp: new Date(Date.UTC(2025, 0, 1, 0, 0, k)).toISOString(),
+          level: 'error',
+          event: `failed ${k} ünïcode`,
+          context: { user: { id: k % 97 }, trace: `t-${k}` },
+        }
+      : {
+          level: k % 3 === 1 ? 'info' : 'debug',
+          timestamp: new Date(Date.UTC(2025, 0, 1, 0, 1, k)).toISOString(),
+          event: `tick ${k}`,
+          request_id: `r-${k}`,
+          ms: k * 7,
+        };
   });
 }
 
@@ -87,7 +108,9 @@ type Stored = { id: number; body: string; place: 'tail' | 'block' };
 /** Every entry of a project wherever it is: its tail rows and its decoded blocks. */
 async function everything(db: SqlExecutor, projectId: number): Promise<Stored[]> {
   const tail = await db.any<{ id: number; body: string }>('SELECT id, body FROM log_entries WHERE project_id = $1', [projectId]);
-  const blocks = await db.any<{ block: Buffer; dictionaryId: number }>('SELECT block, dictionary_id AS "dictionaryId" FROM log_sealed WHERE project_id = $1', [projectId]);
+  const blocks = await db.any<{ block: Buffer; dictionaryId: number }>('SELECT block, dictionary_id AS "dictionaryId" FROM log_sealed WHERE project_id = $1', [
+    projectId,
+  ]);
   const out: Stored[] = tail.map((r) => ({ id: Number(r.id), body: r.body, place: 'tail' }));
   for (const b of blocks) {
     const dict = await db.oneOrNone<{ bytes: Buffer }>('SELECT bytes FROM log_dictionaries WHERE project_id = $1 AND id = $2', [projectId, b.dictionaryId]);
@@ -127,7 +150,8 @@ describe('postgres sealed storage', { skip: unavailable ?? false }, () => {
        ORDER BY 1, 2`,
     );
     const tables = new Set(rows.map((r) => r.table));
-    for (const table of ['log_entries', 'log_tails', 'log_sealed', 'log_filter_shards', 'log_dictionaries', 'log_rollup']) assert.ok(tables.has(table), `${table} has a primary key`);
+    for (const table of ['log_entries', 'log_tails', 'log_sealed', 'log_filter_shards', 'log_dictionaries', 'log_rollup'])
+      assert.ok(tables.has(table), `${table} has a primary key`);
     for (const r of rows) assert.equal(r.first, 'project_id', `${r.table}.${r.index} leads with project_id`);
     // Constraints too (a unique constraint is an index above; this also covers exclusion constraints).
     const constraints = await raw(db.name).any<{ name: string; first: string }>(
@@ -158,18 +182,39 @@ describe('postgres sealed storage', { skip: unavailable ?? false }, () => {
     assert.deepEqual(await dueProjects(pool, now), [p.id], 'only a tail holding a full run is due while young');
     assert.equal(await sealDue(pool, { now: () => now }), 2 * SEAL_MAX_ENTRIES);
     const tails = await pool.any<{ project: number; entries: number }>('SELECT project_id AS project, entries FROM log_tails ORDER BY project_id');
-    assert.deepEqual(tails.map((t) => [Number(t.project), Number(t.entries)]), [[p.id, 2600 - 2 * SEAL_MAX_ENTRIES], [q.id, 10]]);
+    assert.deepEqual(
+      tails.map((t) => [Number(t.project), Number(t.entries)]),
+      [
+        [p.id, 2600 - 2 * SEAL_MAX_ENTRIES],
+        [q.id, 10],
+      ],
+    );
     let stored = await everything(pool, p.id);
-    assert.deepEqual(stored.map((s) => s.id), ids, 'every id once');
-    assert.deepEqual(stored.map((s) => s.body), [...submitted(1500, 0), ...submitted(1100, 1500)], 'bodies byte for byte, in id order');
+    assert.deepEqual(
+      stored.map((s) => s.id),
+      ids,
+      'every id once',
+    );
+    assert.deepEqual(
+      stored.map((s) => s.body),
+      [...submitted(1500, 0), ...submitted(1100, 1500)],
+      'bodies byte for byte, in id order',
+    );
     assert.equal(stored.filter((s) => s.place === 'block').length, 2 * SEAL_MAX_ENTRIES);
-    assert.deepEqual(stored.filter((s) => s.place === 'tail').map((s) => s.id), ids.slice(2 * SEAL_MAX_ENTRIES), 'the oldest runs were sealed first');
+    assert.deepEqual(
+      stored.filter((s) => s.place === 'tail').map((s) => s.id),
+      ids.slice(2 * SEAL_MAX_ENTRIES),
+      'the oldest runs were sealed first',
+    );
 
     // Later than the tail's age bound: the part-filled rest of both projects is sealed too.
     const later = now + SEAL_MAX_TAIL_AGE_MS + 1;
     assert.equal(await sealDue(pool, { now: () => later }), 2600 - 2 * SEAL_MAX_ENTRIES + 10);
     stored = await everything(pool, p.id);
-    assert.deepEqual(stored.map((s) => s.id), ids);
+    assert.deepEqual(
+      stored.map((s) => s.id),
+      ids,
+    );
     assert.ok(stored.every((s) => s.place === 'block'));
     assert.deepEqual(await dueProjects(pool, later), []);
     assert.deepEqual(await sealProject(pool, p.id, { now: later }), { sealed: false, reason: 'nothing' });
@@ -180,13 +225,23 @@ describe('postgres sealed storage', { skip: unavailable ?? false }, () => {
        FROM log_sealed AS s WHERE project_id = $1 ORDER BY last_id`,
       [p.id],
     );
-    assert.deepEqual(blocks.map((b) => Number(b.entries)), [SEAL_MAX_ENTRIES, SEAL_MAX_ENTRIES, 2600 - 2 * SEAL_MAX_ENTRIES]);
+    assert.deepEqual(
+      blocks.map((b) => Number(b.entries)),
+      [SEAL_MAX_ENTRIES, SEAL_MAX_ENTRIES, 2600 - 2 * SEAL_MAX_ENTRIES],
+    );
     assert.ok(blocks.every((b) => b.shards === FILTER_SHARDS));
-    assert.equal(blocks.reduce((n, b) => n + Number(b.bytes), 0), before.bytes, "blocks' bytes add up to the project's usage");
+    assert.equal(
+      blocks.reduce((n, b) => n + Number(b.bytes), 0),
+      before.bytes,
+      "blocks' bytes add up to the project's usage",
+    );
     assert.deepEqual(await usage(pool, p.id), before, 'sealing changes neither usage nor the rollup');
     const dictionaries = await pool.one<{ n: number }>('SELECT count(*)::integer AS n FROM log_dictionaries WHERE project_id = $1', [p.id]);
     assert.equal(dictionaries.n, 1, 'one dictionary per project, taken when its first block was sealed');
-    const tail = await pool.one<{ entries: number; oldest: number | null }>('SELECT entries, oldest_received_at AS oldest FROM log_tails WHERE project_id = $1', [p.id]);
+    const tail = await pool.one<{ entries: number; oldest: number | null }>(
+      'SELECT entries, oldest_received_at AS oldest FROM log_tails WHERE project_id = $1',
+      [p.id],
+    );
     assert.deepEqual([Number(tail.entries), tail.oldest], [0, null]);
   });
 
@@ -213,11 +268,18 @@ describe('postgres sealed storage', { skip: unavailable ?? false }, () => {
     done = true;
     await Promise.all(sealers);
     // Whatever is still due once ingestion stopped, old enough to seal everything.
-    await Promise.all([sealDue(poolOf(first), { now: () => now + SEAL_MAX_TAIL_AGE_MS + 1 }), sealDue(poolOf(second), { now: () => now + SEAL_MAX_TAIL_AGE_MS + 1 })]);
+    await Promise.all([
+      sealDue(poolOf(first), { now: () => now + SEAL_MAX_TAIL_AGE_MS + 1 }),
+      sealDue(poolOf(second), { now: () => now + SEAL_MAX_TAIL_AGE_MS + 1 }),
+    ]);
     const pool = poolOf(first);
     for (const p of projects) {
       const stored = await everything(pool, p.id);
-      assert.deepEqual(stored.map((s) => s.id), [...ingested.get(p.id)!].sort((a, b) => a - b), `project ${p.name}: every entry exactly once`);
+      assert.deepEqual(
+        stored.map((s) => s.id),
+        [...ingested.get(p.id)!].sort((a, b) => a - b),
+        `project ${p.name}: every entry exactly once`,
+      );
       assert.ok(stored.every((s) => s.place === 'block'));
       const { entries } = await usage(pool, p.id);
       assert.equal(entries, 2 * 8 * 300);
@@ -240,7 +302,10 @@ describe('postgres sealed storage', { skip: unavailable ?? false }, () => {
     await sealDue(pool, { now: () => cutoff + 1000 + SEAL_MAX_TAIL_AGE_MS + 1 });
     const d = await ingest(storage, p.id, 30, 9000, now);
     const blocksBefore = await pool.any<{ entries: number }>('SELECT entries FROM log_sealed WHERE project_id = $1 ORDER BY last_id', [p.id]);
-    assert.deepEqual(blocksBefore.map((x) => Number(x.entries)), [SEAL_MAX_ENTRIES, SEAL_MAX_ENTRIES, 400]);
+    assert.deepEqual(
+      blocksBefore.map((x) => Number(x.entries)),
+      [SEAL_MAX_ENTRIES, SEAL_MAX_ENTRIES, 400],
+    );
 
     const report = await runPurgePass(storage, NO_AUDIT_RETENTION, { now });
     assert.equal(report.logEntries, a.length + b.length);
@@ -248,8 +313,15 @@ describe('postgres sealed storage', { skip: unavailable ?? false }, () => {
     const keptBodies = [...submitted(SEAL_MAX_ENTRIES, 6000), ...submitted(30, 9000)];
     assert.equal(report.logBytes, byteSum([...submitted(SEAL_MAX_ENTRIES, 0), ...submitted(400, 5000)]));
     const stored = await everything(pool, p.id);
-    assert.deepEqual(stored.map((s) => s.id), kept, 'expired entries are gone from every place, the rest stays');
-    assert.deepEqual(stored.map((s) => s.body), keptBodies);
+    assert.deepEqual(
+      stored.map((s) => s.id),
+      kept,
+      'expired entries are gone from every place, the rest stays',
+    );
+    assert.deepEqual(
+      stored.map((s) => s.body),
+      keptBodies,
+    );
     assert.deepEqual(await usage(pool, p.id), { entries: kept.length, bytes: byteSum(keptBodies), rollup: kept.length });
     const blocks = await pool.any<{ entries: number; firstId: number; bytes: number; shards: number }>(
       `SELECT entries, first_id AS "firstId", bytes,
@@ -257,10 +329,13 @@ describe('postgres sealed storage', { skip: unavailable ?? false }, () => {
        FROM log_sealed AS s WHERE project_id = $1 ORDER BY last_id`,
       [p.id],
     );
-    assert.deepEqual(blocks.map((x) => [Number(x.entries), Number(x.firstId), x.shards]), [
-      [SEAL_MAX_ENTRIES - 400, c[0], FILTER_SHARDS],
-      [400, c[SEAL_MAX_ENTRIES - 400], FILTER_SHARDS],
-    ]);
+    assert.deepEqual(
+      blocks.map((x) => [Number(x.entries), Number(x.firstId), x.shards]),
+      [
+        [SEAL_MAX_ENTRIES - 400, c[0], FILTER_SHARDS],
+        [400, c[SEAL_MAX_ENTRIES - 400], FILTER_SHARDS],
+      ],
+    );
     const shardRows = await pool.one<{ n: number }>('SELECT count(*)::integer AS n FROM log_filter_shards WHERE project_id = $1', [p.id]);
     assert.equal(shardRows.n, 2 * FILTER_SHARDS, 'no shard row of a dropped block is left');
     const again = await runPurgePass(storage, NO_AUDIT_RETENTION, { now });
@@ -271,10 +346,17 @@ describe('postgres sealed storage', { skip: unavailable ?? false }, () => {
     const db = await newDatabase();
     const conn = raw(db.name);
     // The previous schema: every step before this one's, as the previous version ran them.
-    await conn.tx((t) => runMigrations(t, POSTGRES_MIGRATIONS.filter((m) => m.version < SEALED_SCHEMA_VERSION), SEALED_SCHEMA_VERSION - 1, {
-      read: readSchemaVersion,
-      write: async (c, version) => void (await c.none('UPDATE schema_version SET version = $1', [version])),
-    }));
+    await conn.tx((t) =>
+      runMigrations(
+        t,
+        POSTGRES_MIGRATIONS.filter((m) => m.version < SEALED_SCHEMA_VERSION),
+        SEALED_SCHEMA_VERSION - 1,
+        {
+          read: readSchemaVersion,
+          write: async (c, version) => void (await c.none('UPDATE schema_version SET version = $1', [version])),
+        },
+      ),
+    );
     const group = await conn.one<{ id: number }>(`INSERT INTO org_groups (name, name_lower, created_at) VALUES ('g', 'g', 0) RETURNING id`);
     const project = await conn.one<{ id: number }>(
       `INSERT INTO projects (group_id, name, name_lower, retention_days, created_at) VALUES ($1, 'p', 'p', 30, 0) RETURNING id`,
@@ -283,20 +365,31 @@ describe('postgres sealed storage', { skip: unavailable ?? false }, () => {
     const bodies = submitted(1500, 0);
     const now = 1_750_000_000_000;
     for (const [i, body] of bodies.entries()) {
-      await conn.none(`INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body) VALUES ($1, $2, $3, 2, $4, $5)`, [project.id, now + i, i, Buffer.byteLength(body), body]);
+      await conn.none(`INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body) VALUES ($1, $2, $3, 2, $4, $5)`, [
+        project.id,
+        now + i,
+        i,
+        Buffer.byteLength(body),
+        body,
+      ]);
     }
     await conn.none('UPDATE projects SET entry_count = $2, total_bytes = $3 WHERE id = $1', [project.id, bodies.length, byteSum(bodies)]);
 
     const storage = await open(db.name);
     const pool = poolOf(storage);
-    const tail = await pool.one<{ entries: number; oldest: number }>('SELECT entries, oldest_received_at AS oldest FROM log_tails WHERE project_id = $1', [project.id]);
+    const tail = await pool.one<{ entries: number; oldest: number }>('SELECT entries, oldest_received_at AS oldest FROM log_tails WHERE project_id = $1', [
+      project.id,
+    ]);
     assert.deepEqual([Number(tail.entries), Number(tail.oldest)], [bodies.length, now], 'the stored entries are the tail');
     const all: LogSelection = { projectIds: [project.id], minLevel: null, from: null, to: null, words: [], prefixes: [], exact: [] };
     const found = await storage.queryLogs(all, { limit: 2000 });
     assert.deepEqual(found.map((r) => r.body).reverse(), bodies, 'found through the previous format before any sealing');
     assert.equal(await sealDue(pool, { now: () => now + SEAL_MAX_TAIL_AGE_MS + bodies.length }), bodies.length);
     const stored = await everything(pool, project.id);
-    assert.deepEqual(stored.map((s) => s.body), bodies);
+    assert.deepEqual(
+      stored.map((s) => s.body),
+      bodies,
+    );
     assert.ok(stored.every((s) => s.place === 'block'));
 
     // Read back from the blocks as the tail was: every entry, a word, an exact value, a prefix, catch-up after an id.
@@ -305,12 +398,28 @@ describe('postgres sealed storage', { skip: unavailable ?? false }, () => {
     const ids = sealed.map((r) => r.id).reverse();
     const expect = (test: (body: string) => boolean) => ids.filter((_, i) => test(bodies[i]!)).reverse();
     const matching = async (filter: Partial<LogSelection>) => (await storage.queryLogs({ ...all, ...filter }, { limit: 2000 })).map((r) => r.id);
-    assert.deepEqual(await matching({ words: ['1234'] }), expect((b) => /\b1234\b/.test(b)));
-    assert.deepEqual(await matching({ exact: [{ path: ['request_id'], value: 'r-77' }] }), expect((b) => b.includes('"request_id":"r-77"')));
-    assert.deepEqual(await matching({ exact: [{ path: ['context', 'user', 'id'], value: '57' }] }), expect((b) => b.includes('"user":{"id":57}')));
-    assert.deepEqual(await matching({ prefixes: ['ünï'] }), expect((b) => b.includes('ünïcode')));
+    assert.deepEqual(
+      await matching({ words: ['1234'] }),
+      expect((b) => /\b1234\b/.test(b)),
+    );
+    assert.deepEqual(
+      await matching({ exact: [{ path: ['request_id'], value: 'r-77' }] }),
+      expect((b) => b.includes('"request_id":"r-77"')),
+    );
+    assert.deepEqual(
+      await matching({ exact: [{ path: ['context', 'user', 'id'], value: '57' }] }),
+      expect((b) => b.includes('"user":{"id":57}')),
+    );
+    assert.deepEqual(
+      await matching({ prefixes: ['ünï'] }),
+      expect((b) => b.includes('ünïcode')),
+    );
     assert.deepEqual(await matching({ words: ['no-such-word-anywhere'] }), []);
     const later = await storage.logsAfter(all, ids[700]!, 50);
-    assert.deepEqual(later.map((r) => r.id), ids.slice(701, 751), 'catch-up after an id, oldest first');
+    assert.deepEqual(
+      later.map((r) => r.id),
+      ids.slice(701, 751),
+      'catch-up after an id, oldest first',
+    );
   });
 });

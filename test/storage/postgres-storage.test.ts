@@ -160,7 +160,15 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
     assert.equal(first.backend, 'server');
     assert.equal(await first.schemaVersion(), SCHEMA_VERSION);
     const user = await first.write((tx) =>
-      tx.insertUser({ username: 'Ann', passwordHash: 'h', displayName: null, email: null, mustChangePassword: false, isPrimaryAdmin: true, createdAt: 1_700_000_000_123 }),
+      tx.insertUser({
+        username: 'Ann',
+        passwordHash: 'h',
+        displayName: null,
+        email: null,
+        mustChangePassword: false,
+        isPrimaryAdmin: true,
+        createdAt: 1_700_000_000_123,
+      }),
     );
     await first.close();
     await first.close();
@@ -251,7 +259,10 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
       const started = Date.now();
-      await rejectsWith(openPostgresStorage(options('postgres', { port: (silent.address() as AddressInfo).port, connectTimeoutMs: 300 })), StorageUnavailableError);
+      await rejectsWith(
+        openPostgresStorage(options('postgres', { port: (silent.address() as AddressInfo).port, connectTimeoutMs: 300 })),
+        StorageUnavailableError,
+      );
       assert.ok(Date.now() - started < 2_000, `took ${Date.now() - started} ms`);
     } finally {
       for (const socket of accepted) socket.destroy();
@@ -284,7 +295,10 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
       } finally {
         await storage.close();
       }
-      const err = await rejectsWith(openPostgresStorage(options(db.name, { host: 'localhost', port: proxy.port, sslMode: 'verify-full' })), StorageUnavailableError);
+      const err = await rejectsWith(
+        openPostgresStorage(options(db.name, { host: 'localhost', port: proxy.port, sslMode: 'verify-full' })),
+        StorageUnavailableError,
+      );
       assert.match(err.message, /certificate/i);
     } finally {
       await proxy.close();
@@ -345,7 +359,15 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
     const db = await sharedDatabase();
     const storage = await openPostgresStorage(options(db.name));
     try {
-      const newUser = (username: string, isPrimaryAdmin = false) => ({ username, passwordHash: 'h', displayName: null, email: null, mustChangePassword: false, isPrimaryAdmin, createdAt: 1 });
+      const newUser = (username: string, isPrimaryAdmin = false) => ({
+        username,
+        passwordHash: 'h',
+        displayName: null,
+        email: null,
+        mustChangePassword: false,
+        isPrimaryAdmin,
+        createdAt: 1,
+      });
       const usersBefore = await storage.countUsers();
       const groupsBefore = (await storage.listGroups({ limit: 1000, visibility: { all: true } })).length;
       const caught = await storage.write(async (tx) => {
@@ -382,11 +404,22 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
       try {
         const tricky = `q\\'x'); DROP TABLE users; --\\`;
         const user = await storage.write((tx) =>
-          tx.insertUser({ username: `${tricky}${Date.now()}`, passwordHash: 'h', displayName: tricky, email: null, mustChangePassword: false, isPrimaryAdmin: false, createdAt: 1 }),
+          tx.insertUser({
+            username: `${tricky}${Date.now()}`,
+            passwordHash: 'h',
+            displayName: tricky,
+            email: null,
+            mustChangePassword: false,
+            isPrimaryAdmin: false,
+            createdAt: 1,
+          }),
         );
         assert.equal(user.displayName, tricky);
         assert.equal((await storage.getUserByUsername(user.username))?.id, user.id);
-        assert.equal((await storage.listUsers({ limit: 5, usernameContains: "Q\\'X'" })).some((u) => u.id === user.id), true);
+        assert.equal(
+          (await storage.listUsers({ limit: 5, usernameContains: "Q\\'X'" })).some((u) => u.id === user.id),
+          true,
+        );
       } finally {
         await storage.close();
       }
@@ -395,7 +428,7 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
     }
   });
 
-  it('reports each project\'s last id before the transaction, read once the project is locked (also across storages)', async () => {
+  it("reports each project's last id before the transaction, read once the project is locked (also across storages)", async () => {
     const db = await newDatabase();
     const first = await openPostgresStorage(options(db.name));
     const second = await openPostgresStorage(options(db.name));
@@ -406,17 +439,32 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
       const p = await newProject('p');
       const q = await newProject('q');
       const request = (projectId: number, n: number) =>
-        encodeRequest(projectId, 0, entriesFromValues(Array.from({ length: n }, (_, i) => ({ level: 'info', timestamp: '2025-01-01T00:00:00Z', event: `e ${i}` }))).entries);
+        encodeRequest(
+          projectId,
+          0,
+          entriesFromValues(Array.from({ length: n }, (_, i) => ({ level: 'info', timestamp: '2025-01-01T00:00:00Z', event: `e ${i}` }))).entries,
+        );
       const ids = (outcomes: { id?: number }[]) => outcomes.map((o) => o.id!);
       const ingest = async (storage: Storage, projectIds: number[]) => {
         const report: IngestReport = {};
-        const outcomes = await storage.write((tx) => tx.ingestLogs(projectIds.map((id) => request(id, 2)), report));
+        const outcomes = await storage.write((tx) =>
+          tx.ingestLogs(
+            projectIds.map((id) => request(id, 2)),
+            report,
+          ),
+        );
         return { ids: outcomes.map((o) => ids(o as { id?: number }[])), report };
       };
       const none = await ingest(first, [p.id]);
       assert.deepEqual([...none.report.lastIdsBefore!], [[p.id, 0]], 'a project without entries: 0');
       const viaSecond = await ingest(second, [p.id, q.id]);
-      assert.deepEqual(new Map(viaSecond.report.lastIdsBefore!), new Map([[p.id, none.ids[0]![1]], [q.id, 0]]));
+      assert.deepEqual(
+        new Map(viaSecond.report.lastIdsBefore!),
+        new Map([
+          [p.id, none.ids[0]![1]],
+          [q.id, 0],
+        ]),
+      );
       const viaFirst = await ingest(first, [q.id]);
       assert.deepEqual([...viaFirst.report.lastIdsBefore!], [[q.id, viaSecond.ids[1]![1]]], "the other storage's entries count");
 
@@ -452,7 +500,9 @@ describe('postgres backend', { skip: unavailable ?? false }, () => {
     const b: Storage = await openPostgresStorage(options(db.name));
     try {
       const raw = rawConnection(db.name);
-      const type = await raw.one<{ t: string }>(`SELECT data_type AS t FROM information_schema.columns WHERE table_name = 'log_entries' AND column_name = 'body'`);
+      const type = await raw.one<{ t: string }>(
+        `SELECT data_type AS t FROM information_schema.columns WHERE table_name = 'log_entries' AND column_name = 'body'`,
+      );
       assert.equal(type.t, 'text');
       // int8 is parsed per pool: pg's global parser still yields strings.
       assert.equal(rawPgp.pg.types.getTypeParser(20, 'text')('42'), '42');

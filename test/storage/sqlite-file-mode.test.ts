@@ -50,7 +50,10 @@ describe('SQLite file modes', () => {
     try {
       assert.equal(modeOf(path).toString(8), '640');
       assert.equal(modeOf(`${path}-wal`).toString(8), '640');
-      assert.ok(warnings.some((w) => w.includes(path) && /mode 0640/.test(w) && /chmod 600/.test(w)), warnings.join('\n'));
+      assert.ok(
+        warnings.some((w) => w.includes(path) && /mode 0640/.test(w) && /chmod 600/.test(w)),
+        warnings.join('\n'),
+      );
     } finally {
       await svc.stop({ dropDatabase: true });
     }
@@ -61,7 +64,10 @@ describe('SQLite file modes', () => {
     const warnings: string[] = [];
     const svc = await startService('file', { database, logger: { ...silentLogger, warn: (msg) => warnings.push(msg) } });
     try {
-      assert.deepEqual(warnings.filter((w) => w.includes('database file')), []);
+      assert.deepEqual(
+        warnings.filter((w) => w.includes('database file')),
+        [],
+      );
     } finally {
       await svc.stop({ dropDatabase: true });
     }

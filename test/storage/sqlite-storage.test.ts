@@ -73,7 +73,10 @@ describe('sqlite connections', () => {
 
   it('foreign keys are enforced through the storage', async () => {
     const { storage } = await openFresh();
-    await assert.rejects(storage.write((tx) => tx.insertTeam(12345, 'orphan', 1)), /FOREIGN KEY/);
+    await assert.rejects(
+      storage.write((tx) => tx.insertTeam(12345, 'orphan', 1)),
+      /FOREIGN KEY/,
+    );
   });
 
   it('a path that is not a database file is StorageUnavailableError', async () => {
@@ -112,10 +115,7 @@ describe('sqlite schema v1', () => {
     for (const gone of ['log_blocks', 'log_block_terms']) assert.ok(!names.includes(gone), gone);
     for (const table of ['log_tails', 'log_sealed', 'log_filter_shards', 'log_dictionaries']) assert.ok(names.includes(table), table);
     await writer.exec('COMMIT');
-    await assert.rejects(
-      writer.run('INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body) VALUES (1, 1, 1, 5, 2, ?)', ['{}']),
-      /CHECK/,
-    );
+    await assert.rejects(writer.run('INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body) VALUES (1, 1, 1, 5, 2, ?)', ['{}']), /CHECK/);
   });
 
   it('migrates a version-2 database holding entries: the rollup it fills (minutes and hours) counts what the entries count', async () => {
@@ -126,9 +126,10 @@ describe('sqlite schema v1', () => {
     await writer.exec('BEGIN');
     await writer.run('INSERT INTO org_groups (name, name_lower, created_at) VALUES (?, ?, ?)', ['g', 'g', 1]);
     await writer.run(`INSERT INTO projects (group_id, name, name_lower, retention_days, created_at) VALUES (1, 'p', 'p', 30, 1), (1, 'q', 'q', 30, 1)`);
-    await writer.run(`INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body) SELECT value ->> 0, 1, value ->> 1, value ->> 2, 2, '{}' FROM json_each(?)`, [
-      JSON.stringify(entries.map((e) => [e.project + 1, e.ts, e.level])),
-    ]);
+    await writer.run(
+      `INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body) SELECT value ->> 0, 1, value ->> 1, value ->> 2, 2, '{}' FROM json_each(?)`,
+      [JSON.stringify(entries.map((e) => [e.project + 1, e.ts, e.level]))],
+    );
     await writer.exec('COMMIT');
     await writer.close();
     const storage = await openSqliteStorage({ path, readPoolSize: 1, logger: silentLogger });
@@ -142,7 +143,12 @@ describe('sqlite schema v1', () => {
     const writer = await openWriter(path);
     assert.equal(await migrate(writer, { target: 3 }), 3);
     const bodies = Array.from({ length: 2600 }, (_, i) =>
-      JSON.stringify({ level: ['debug', 'info', 'warning', 'error'][i % 4], event: `upgrade e${i} w${i % 13}`, timestamp: new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString(), request_id: `r-${i}` }),
+      JSON.stringify({
+        level: ['debug', 'info', 'warning', 'error'][i % 4],
+        event: `upgrade e${i} w${i % 13}`,
+        timestamp: new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString(),
+        request_id: `r-${i}`,
+      }),
     );
     await writer.exec('BEGIN');
     await writer.run('INSERT INTO org_groups (name, name_lower, created_at) VALUES (?, ?, ?)', ['g', 'g', 1]);
@@ -251,7 +257,10 @@ describe('sqlite storage lifecycle', () => {
     await closing;
     assert.equal(closed, true);
     await storage.close(); // idempotent
-    await assert.rejects(storage.write(async () => 1), StorageUnavailableError);
+    await assert.rejects(
+      storage.write(async () => 1),
+      StorageUnavailableError,
+    );
 
     const reopened = await openSqliteStorage({ path, readPoolSize: 0, logger: silentLogger });
     opened.push(reopened);
@@ -281,7 +290,11 @@ describe('sqlite reads across several projects', () => {
   async function race(read: 'after' | 'page'): Promise<{ first: number[]; all: number[] }> {
     const { path, storage } = await openFresh(0);
     const group = await storage.write((tx) => tx.insertGroup('g', 0));
-    const [a, b] = await Promise.all(['a', 'b'].map((name) => storage.write((tx) => tx.insertProject({ groupId: group.id, name, retentionDays: 1, maxEntries: null, maxBytes: null, createdAt: 0 }))));
+    const [a, b] = await Promise.all(
+      ['a', 'b'].map((name) =>
+        storage.write((tx) => tx.insertProject({ groupId: group.id, name, retentionDays: 1, maxEntries: null, maxBytes: null, createdAt: 0 })),
+      ),
+    );
     const one = entriesFromValues([{ level: 'info', event: 'tick', timestamp: '2025-01-01T00:00:00Z' }]).entries;
     const ingest = (projectId: number) => storage.write((tx) => tx.ingestLogs([encodeRequest(projectId, 0, one)]));
     await ingest(a!.id);
@@ -329,8 +342,11 @@ describe('sqlite sealed storage', () => {
   it('retention drops a wholly expired block and rewrites the one at the cutoff, keeping usage exact', async () => {
     const { storage } = await openFresh(1, false);
     const group = await storage.write((tx) => tx.insertGroup('g', 0));
-    const project = await storage.write((tx) => tx.insertProject({ groupId: group.id, name: 'p', retentionDays: 1, maxEntries: null, maxBytes: null, createdAt: 0 }));
-    const batch = (n: number, word: string) => entriesFromValues(Array.from({ length: n }, (_, i) => ({ level: 'info', event: `${word} n${i}`, timestamp: '2025-01-01T00:00:00Z' }))).entries;
+    const project = await storage.write((tx) =>
+      tx.insertProject({ groupId: group.id, name: 'p', retentionDays: 1, maxEntries: null, maxBytes: null, createdAt: 0 }),
+    );
+    const batch = (n: number, word: string) =>
+      entriesFromValues(Array.from({ length: n }, (_, i) => ({ level: 'info', event: `${word} n${i}`, timestamp: '2025-01-01T00:00:00Z' }))).entries;
     // 1,024 received at 1000 (one full block), then 100 at 1000 and 100 at 5000 (one block, partly expired at 2000).
     await storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, 1000, batch(1024, 'old'))]));
     await storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, 1000, batch(100, 'old'))]));
@@ -350,20 +366,33 @@ describe('sqlite sealed storage', () => {
     const all = await storage.queryLogs({ projectIds: [project.id], minLevel: 0, from: null, to: null, words: [], prefixes: [], exact: [] }, { limit: 200 });
     assert.equal(all.length, 100);
     assert.ok(all.every((r) => r.receivedAt === 5000 && r.body.includes('new')));
-    const words = await storage.queryLogs({ projectIds: [project.id], minLevel: 0, from: null, to: null, words: ['old'], prefixes: [], exact: [] }, { limit: 200 });
+    const words = await storage.queryLogs(
+      { projectIds: [project.id], minLevel: 0, from: null, to: null, words: ['old'], prefixes: [], exact: [] },
+      { limit: 200 },
+    );
     assert.equal(words.length, 0);
-    assert.equal(after!.totalBytes, all.reduce((n, r) => n + Buffer.byteLength(r.body), 0));
+    assert.equal(
+      after!.totalBytes,
+      all.reduce((n, r) => n + Buffer.byteLength(r.body), 0),
+    );
   });
 
   it('answers the same before sealing, after, and with entries on both sides', async () => {
     const { storage } = await openFresh(1, false);
     const group = await storage.write((tx) => tx.insertGroup('g', 0));
-    const project = await storage.write((tx) => tx.insertProject({ groupId: group.id, name: 'p', retentionDays: 1, maxEntries: null, maxBytes: null, createdAt: 0 }));
+    const project = await storage.write((tx) =>
+      tx.insertProject({ groupId: group.id, name: 'p', retentionDays: 1, maxEntries: null, maxBytes: null, createdAt: 0 }),
+    );
     const batch = (from: number, n: number) =>
       entriesFromValues(
         Array.from({ length: n }, (_, k) => {
           const i = from + k;
-          return { level: (['debug', 'info', 'warning', 'error'] as const)[i % 4], event: `tick${i} other${i % 7}`, timestamp: new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString(), context: { user: { id: i % 100 } } };
+          return {
+            level: (['debug', 'info', 'warning', 'error'] as const)[i % 4],
+            event: `tick${i} other${i % 7}`,
+            timestamp: new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString(),
+            context: { user: { id: i % 100 } },
+          };
         }),
       ).entries;
     await storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, 0, batch(0, 1500))]));
@@ -410,4 +439,3 @@ describe('sqlite sealed storage', () => {
     assert.equal(other3, Array.from({ length: 1800 }, (_, i) => i).filter((i) => i >= 2 && i <= 2000 && i % 7 === 3).length);
   });
 });
-

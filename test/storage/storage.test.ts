@@ -214,9 +214,7 @@ describeEachBackend('storage contract', (backend) => {
       assert.deepEqual(updated, { ...user, displayName: null, email: newEmail, emailVerifiedAt: T0 + 1, mustChangePassword: true });
       assert.deepEqual(await storage.getUserById(user.id), updated);
 
-      const deleted = await storage.write((tx) =>
-        tx.updateUser(user.id, { passwordHash: 'other$hash', isActive: false, deletedAt: T0 + 2, email: null }),
-      );
+      const deleted = await storage.write((tx) => tx.updateUser(user.id, { passwordHash: 'other$hash', isActive: false, deletedAt: T0 + 2, email: null }));
       assert.deepEqual(deleted, { ...updated, passwordHash: 'other$hash', isActive: false, deletedAt: T0 + 2, email: null });
     });
 
@@ -230,7 +228,10 @@ describeEachBackend('storage contract', (backend) => {
       const email = `${tag()}@example.test`;
       await addUser({ email });
       const other = await addUser();
-      await assert.rejects(storage.write((tx) => tx.updateUser(other.id, { email })), isConflict('email'));
+      await assert.rejects(
+        storage.write((tx) => tx.updateUser(other.id, { email })),
+        isConflict('email'),
+      );
       assert.equal((await storage.getUserById(other.id))?.email, null);
     });
 
@@ -325,7 +326,10 @@ describeEachBackend('storage contract', (backend) => {
       const user = await addUser();
       const row = token(user.id);
       await storage.write((tx) => tx.insertRefreshToken(row));
-      await assert.rejects(storage.write((tx) => tx.insertRefreshToken(row)), isConflict('token_hash'));
+      await assert.rejects(
+        storage.write((tx) => tx.insertRefreshToken(row)),
+        isConflict('token_hash'),
+      );
     });
 
     it('of two concurrent revocations of one token, exactly one gets the row', async () => {
@@ -594,8 +598,13 @@ describeEachBackend('storage contract', (backend) => {
       const [g, h] = [await addGroup(), await addGroup()];
       const [pg, ph] = [await addProject(g.id), await addProject(h.id)];
       const team = await storage.write((tx) => tx.insertTeam(g.id, 'team', T0));
-      const grant = (subjectType: 'user' | 'team', subjectId: number, role: 'admin' | 'owner' | 'user', scopeType: 'global' | 'group' | 'project', scopeId: number | null) =>
-        storage.write((tx) => tx.insertRoleAssignment({ subjectType, subjectId, role, scopeType, scopeId, createdAt: T0 }));
+      const grant = (
+        subjectType: 'user' | 'team',
+        subjectId: number,
+        role: 'admin' | 'owner' | 'user',
+        scopeType: 'global' | 'group' | 'project',
+        scopeId: number | null,
+      ) => storage.write((tx) => tx.insertRoleAssignment({ subjectType, subjectId, role, scopeType, scopeId, createdAt: T0 }));
       const onGroup = await grant('user', u1.id, 'owner', 'group', g.id);
       const onProject = await grant('user', u1.id, 'user', 'project', pg.id);
       const elsewhere = await grant('user', u1.id, 'user', 'project', ph.id);
@@ -616,7 +625,10 @@ describeEachBackend('storage contract', (backend) => {
       assert.ok(globals.every((r) => r.scopeType === 'global' && r.scopeId === null));
       const all = await storage.listRoleAssignments({});
       assert.ok(ids([onGroup, onProject, elsewhere, global, teamOnGroup, u2OnH]).every((id) => ids(all).includes(id)));
-      assert.deepEqual(ids(all), [...ids(all)].sort((x, y) => y - x));
+      assert.deepEqual(
+        ids(all),
+        [...ids(all)].sort((x, y) => y - x),
+      );
     });
 
     it("deleteUserRoleAssignments deletes the user's own grants, not a team's with the same id", async () => {
@@ -642,8 +654,13 @@ describeEachBackend('storage contract', (backend) => {
       await storage.write(async (tx) => {
         await tx.addTeamMember(team.id, u.id);
         await tx.addTeamMember(otherTeam.id, outsider.id);
-        const grant = (subjectType: 'user' | 'team', subjectId: number, role: 'admin' | 'owner' | 'user', scopeType: 'global' | 'group' | 'project', scopeId: number | null) =>
-          tx.insertRoleAssignment({ subjectType, subjectId, role, scopeType, scopeId, createdAt: T0 });
+        const grant = (
+          subjectType: 'user' | 'team',
+          subjectId: number,
+          role: 'admin' | 'owner' | 'user',
+          scopeType: 'global' | 'group' | 'project',
+          scopeId: number | null,
+        ) => tx.insertRoleAssignment({ subjectType, subjectId, role, scopeType, scopeId, createdAt: T0 });
         await grant('user', u.id, 'user', 'project', p.id);
         await grant('user', u.id, 'owner', 'group', g2.id);
         await grant('team', team.id, 'owner', 'group', g2.id); // same as a direct one: once
@@ -697,7 +714,13 @@ describeEachBackend('storage contract', (backend) => {
         await tx.deleteUserRoleAssignments(a.id);
         return tx.countGroupOwners([owned.id, teamOwned.id]);
       });
-      assert.deepEqual(new Map(during.map((row) => [row.groupId, row.owners])), new Map([[owned.id, 1], [teamOwned.id, 1]]));
+      assert.deepEqual(
+        new Map(during.map((row) => [row.groupId, row.owners])),
+        new Map([
+          [owned.id, 1],
+          [teamOwned.id, 1],
+        ]),
+      );
     });
 
     it('groupsOwnedBy: groups owned directly or through a team', async () => {
@@ -713,7 +736,10 @@ describeEachBackend('storage contract', (backend) => {
         await tx.insertRoleAssignment({ subjectType: 'user', subjectId: other.id, role: 'owner', scopeType: 'group', scopeId: notMine.id, createdAt: T0 });
       });
       const owned = (await storage.groupsOwnedBy(u.id)).sort((x, y) => x.id - y.id);
-      assert.deepEqual(owned, [direct, viaTeam].sort((x, y) => x.id - y.id));
+      assert.deepEqual(
+        owned,
+        [direct, viaTeam].sort((x, y) => x.id - y.id),
+      );
       assert.deepEqual(await storage.groupsOwnedBy((await addUser()).id), []);
     });
   });

@@ -71,12 +71,7 @@ export interface GrantSpec {
 }
 
 /** Grants a role (as `token`'s owner) and returns the assignment id. */
-export async function grant(
-  url: string,
-  token: string,
-  subject: { type: 'user' | 'team'; id: number },
-  spec: GrantSpec,
-): Promise<number> {
+export async function grant(url: string, token: string, subject: { type: 'user' | 'team'; id: number }, spec: GrantSpec): Promise<number> {
   const res = await api(url, 'POST', '/v1/role-assignments', {
     token,
     json: { subject_type: subject.type, subject_id: subject.id, role: spec.role, scope_type: spec.scope_type, scope_id: spec.scope_id ?? null },

@@ -54,7 +54,15 @@ export async function newTestDatabase(backend: BackendName): Promise<TestDatabas
     const dir = mkdtempSync(join(tmpdir(), 'logkeep-test-'));
     tempDirs.push(dir);
     return {
-      config: { ...base, dbBackend: 'file', dbPath: join(dir, 'logkeep.db'), dbServerHost: null, dbServerDatabase: null, dbServerUsername: null, dbServerPassword: null },
+      config: {
+        ...base,
+        dbBackend: 'file',
+        dbPath: join(dir, 'logkeep.db'),
+        dbServerHost: null,
+        dbServerDatabase: null,
+        dbServerUsername: null,
+        dbServerPassword: null,
+      },
       async cleanup() {
         rmSync(dir, { recursive: true, force: true });
       },

@@ -70,7 +70,10 @@ export interface RunningBin {
 /** Starts `logkeep <args>` and returns a handle on it. */
 export function startBin(args: readonly string[], options: RunOptions = {}): RunningBin {
   assertBinBuilt();
-  const child = spawn(process.execPath, [BIN_PATH, ...args], { env: binEnvironment(options.env), stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN_PATH, ...args], {
+    env: binEnvironment(options.env),
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
   if (options.input !== undefined) child.stdin?.end(options.input);
   let stdout = '';
   let stderr = '';

@@ -15,9 +15,10 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // The committed screenshots change only when asked (`UPDATE_SCREENSHOTS=1 npm test`),
 // so a test run leaves the work tree clean; otherwise they land in the temp folder.
-const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1'
-  ? join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshots')
-  : join(tmpdir(), 'logkeep-screenshots');
+const SCREENSHOTS =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshots')
+    : join(tmpdir(), 'logkeep-screenshots');
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 export async function launchBrowser(): Promise<Browser> {

@@ -20,22 +20,18 @@ export interface ConsoleEnv {
 
 /** `describe(title [backend])` (skipped as the other suites are when PostgreSQL is down outside CI) with a service and a browser started before its tests and stopped after. */
 export function consoleSuite(title: string, backend: BackendName, define: (env: ConsoleEnv) => void, options: StartOptions = {}): void {
-  describeEachBackend(
-    title,
-    () => {
-      const env = { shots: backend === 'file' } as ConsoleEnv;
-      before(async () => {
-        env.svc = await startService(backend, options);
-        env.browser = await launchBrowser();
-      });
-      after(async () => {
-        await env.browser?.close();
-        await env.svc?.stop({ dropDatabase: true });
-      });
-      define(env);
-    },
-    [backend],
-  );
+  describeEachBackend(title, () => {
+    const env = { shots: backend === 'file' } as ConsoleEnv;
+    before(async () => {
+      env.svc = await startService(backend, options);
+      env.browser = await launchBrowser();
+    });
+    after(async () => {
+      await env.browser?.close();
+      await env.svc?.stop({ dropDatabase: true });
+    });
+    define(env);
+  }, [backend]);
 }
 
 /**
@@ -47,9 +43,15 @@ export async function inPage(browser: Browser, body: (page: Page) => Promise<voi
   const { page, errors, close } = await newPage(browser);
   try {
     await body(page);
-    assert.deepEqual(errors.filter((e) => !/Failed to load resource|net::ERR/.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => !/Failed to load resource|net::ERR/.test(e)),
+      [],
+    );
   } catch (err) {
-    const seen = await page.locator('body').innerText().catch(() => '(no page)');
+    const seen = await page
+      .locator('body')
+      .innerText()
+      .catch(() => '(no page)');
     throw new Error(`${(err as Error).message}\n--- page (${page.url()}) ---\n${seen}\n--- errors ---\n${errors.join('\n')}`, { cause: err });
   } finally {
     await close();

@@ -38,7 +38,9 @@ const plainPiece: fc.Arbitrary<[string, string]> = fc.oneof(
   fc.integer({ min: 1, max: 200 }).map((n): [string, string] => [`{${ENTRY_HEAD},"n":[${Array(n).fill('9e20').join(',')}]}`, `entry of ${n} × 9e20`]),
   fc.integer({ min: 1, max: 300 }).map((d): [string, string] => [`{${ENTRY_HEAD},"d":${'['.repeat(d)}${']'.repeat(d)}}`, `entry nested ${d} deep`]),
   fc.integer({ min: 1, max: 200_000 }).map((k): [string, string] => [`{${ENTRY_HEAD},"s":"${'a '.repeat(k)}"}`, `entry of ${k} words`]),
-  fc.integer({ min: 1, max: 2000 }).map((k): [string, string] => [`{${ENTRY_HEAD},${Array.from({ length: k }, (_, i) => `"k${i}":${i}`).join(',')}}`, `entry of ${k} keys`]),
+  fc
+    .integer({ min: 1, max: 2000 })
+    .map((k): [string, string] => [`{${ENTRY_HEAD},${Array.from({ length: k }, (_, i) => `"k${i}":${i}`).join(',')}}`, `entry of ${k} keys`]),
   fc.json({ maxDepth: 3 }).map((text): [string, string] => [text, 'random JSON']),
 );
 
@@ -47,7 +49,9 @@ const plainBody: fc.Arbitrary<IngestFuzzBody> = fc
   .record({ piece: plainPiece, count: fc.integer({ min: 1, max: 600_000 }), ndjson: fc.boolean(), gzip: fc.boolean() })
   .map(({ piece: [text, name], count, ndjson, gzip }) => {
     const n = Math.max(1, Math.min(count, Math.floor(MAX_DECODED / (text.length + 1))));
-    const joined = Array(n).fill(text).join(ndjson ? '\n' : ',');
+    const joined = Array(n)
+      .fill(text)
+      .join(ndjson ? '\n' : ',');
     return {
       path: '/v1/logs',
       decoded: Buffer.from(ndjson ? joined : `[${joined}]`),
@@ -58,7 +62,16 @@ const plainBody: fc.Arbitrary<IngestFuzzBody> = fc
   });
 
 /** `timeUnixNano` values, good and out of range. */
-const otlpTime = fc.constantFrom<unknown>('1735689600000000000', '0', '18446744073709551615', '18446744073709551616', '9000000000000000000000', -1, 9e21, 'soon');
+const otlpTime = fc.constantFrom<unknown>(
+  '1735689600000000000',
+  '0',
+  '18446744073709551615',
+  '18446744073709551616',
+  '9000000000000000000000',
+  -1,
+  9e21,
+  'soon',
+);
 
 /** An OTLP export: a resource copied into every record, empty groups, records with times in and out of range. */
 const otlpBody: fc.Arbitrary<IngestFuzzBody> = fc
@@ -79,7 +92,17 @@ const otlpBody: fc.Arbitrary<IngestFuzzBody> = fc
     else {
       // Protobuf has no room for a time that is not a uint64: those records carry a good one.
       const fit = typeof time === 'string' && /^[0-9]+$/.test(time) && BigInt(time) < 2n ** 64n ? time : '1735689600000000000';
-      const proto = { resourceLogs: [{ resource, scopeLogs: [{ logRecords: logRecords.map((r) => ('timeUnixNano' in r ? { ...r, timeUnixNano: fit } : r)) }, ...json.resourceLogs[0]!.scopeLogs.slice(1)] }] };
+      const proto = {
+        resourceLogs: [
+          {
+            resource,
+            scopeLogs: [
+              { logRecords: logRecords.map((r) => ('timeUnixNano' in r ? { ...r, timeUnixNano: fit } : r)) },
+              ...json.resourceLogs[0]!.scopeLogs.slice(1),
+            ],
+          },
+        ],
+      };
       decoded = Buffer.from(OTLP.ExportLogsServiceRequest.encode(OTLP.ExportLogsServiceRequest.fromObject(proto)).finish());
     }
     return {

@@ -150,7 +150,21 @@ const ENCODING_GARBAGE = fc.constantFrom('%', '%z', '%zz', '%00', '%FF%FE', '%E2
 const numberText = fc.oneof(
   fc.integer().map(String),
   fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => JSON.stringify(n)),
-  fc.constantFrom('1e309', '-1e309', '-0', '0', '1.5', '1e-400', '2.0', '1E2', '123456789012345678901234567890', '9007199254740993', '-9007199254740993', '36501', '1e3'),
+  fc.constantFrom(
+    '1e309',
+    '-1e309',
+    '-0',
+    '0',
+    '1.5',
+    '1e-400',
+    '2.0',
+    '1E2',
+    '123456789012345678901234567890',
+    '9007199254740993',
+    '-9007199254740993',
+    '36501',
+    '1e3',
+  ),
 );
 
 /** JSON text nested `depth` levels deep, built as a string (JSON.stringify would overflow first). */
@@ -198,13 +212,17 @@ export const fieldText: fc.Arbitrary<string> = fc.oneof(
 /** Values that get a field past its type check, so the hostile part reaches the code behind it. */
 function fieldValues(ids: readonly number[]) {
   const str = fieldText.map((s) => JSON.stringify(s));
-  const password = fc.oneof(str, fieldText.map((s) => JSON.stringify(`password-${s}`)));
+  const password = fc.oneof(
+    str,
+    fieldText.map((s) => JSON.stringify(`password-${s}`)),
+  );
   const id = fc.oneof(fc.constantFrom(...ids).map(String), fc.integer({ min: 1, max: 60 }).map(String), numberText);
   const count = fc.oneof(
     { weight: 3, arbitrary: fc.oneof(fc.integer({ min: 1, max: 36500 }).map(String), fc.constant('null')) },
     { weight: 1, arbitrary: fc.oneof(fc.constantFrom('0', '36501', '9007199254740991', '9007199254740992'), numberText) },
   );
-  const oneOf = (...values: string[]) => fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...values).map((v) => JSON.stringify(v)) }, { weight: 1, arbitrary: str });
+  const oneOf = (...values: string[]) =>
+    fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...values).map((v) => JSON.stringify(v)) }, { weight: 1, arbitrary: str });
   return {
     name: str,
     username: str,
@@ -212,7 +230,11 @@ function fieldValues(ids: readonly number[]) {
     current_password: password,
     new_password: password,
     display_name: fc.oneof(str, fc.constant('null')),
-    email: fc.oneof(str, fc.constant('null'), fc.tuple(word, fieldText).map(([w, h]) => JSON.stringify(`${w}@${h || 'x'}`))),
+    email: fc.oneof(
+      str,
+      fc.constant('null'),
+      fc.tuple(word, fieldText).map(([w, h]) => JSON.stringify(`${w}@${h || 'x'}`)),
+    ),
     label: fc.oneof(str, fc.constant('null')),
     retention_days: count,
     max_entries: count,
@@ -296,18 +318,34 @@ function bodyFor(route: Route | null, ids: readonly number[], usernames: readonl
   const utf8 = (text: fc.Arbitrary<string>) => text.map((t) => ({ text: t, encoding: 'utf8' as const }));
   const kinds = fc.oneof(
     { weight: route?.bodyLimit === 'ingest' ? 1 : 6, arbitrary: utf8(fieldObjectText(ids)) },
-    { weight: route?.bodyLimit === 'ingest' ? 6 : 1, arbitrary: utf8(fc.array(fc.oneof({ weight: 4, arbitrary: entryText }, { weight: 1, arbitrary: anyJsonText }), { maxLength: 5 }).map((a) => `[${a.join(',')}]`)) },
+    {
+      weight: route?.bodyLimit === 'ingest' ? 6 : 1,
+      arbitrary: utf8(
+        fc.array(fc.oneof({ weight: 4, arbitrary: entryText }, { weight: 1, arbitrary: anyJsonText }), { maxLength: 5 }).map((a) => `[${a.join(',')}]`),
+      ),
+    },
     { weight: route?.envelope === 'oauth' ? 6 : 1, arbitrary: utf8(formText(usernames)) },
     { weight: 2, arbitrary: utf8(fc.oneof(anyJsonText, deepJsonText)) },
-    { weight: 1, arbitrary: utf8(fc.constantFrom('', ' ', '{', '[', '{"a":1,}', 'nul', '\ufeff{}', '{"__proto__":{"admin":true}}', '{"a":1,"a":2}', '"\\ud800"', '{"name":"\\u0000"}')) },
+    {
+      weight: 1,
+      arbitrary: utf8(
+        fc.constantFrom('', ' ', '{', '[', '{"a":1,}', 'nul', '\ufeff{}', '{"__proto__":{"admin":true}}', '{"a":1,"a":2}', '"\\ud800"', '{"name":"\\u0000"}'),
+      ),
+    },
     {
       weight: 1,
       arbitrary: fc
         .tuple(fc.constantFrom('{"name":"', '{"username":"', '[{"level":"info","event":"', 'grant_type=password&username='), INVALID_UTF8)
-        .map(([head, bytes]) => ({ text: head.startsWith('grant') ? `${head}${bytes}` : `${head}${bytes}"}${head.startsWith('[') ? ',"timestamp":"2024-05-01T12:00:00Z"}]' : ''}`, encoding: 'latin1' as const })),
+        .map(([head, bytes]) => ({
+          text: head.startsWith('grant') ? `${head}${bytes}` : `${head}${bytes}"}${head.startsWith('[') ? ',"timestamp":"2024-05-01T12:00:00Z"}]' : ''}`,
+          encoding: 'latin1' as const,
+        })),
     },
   );
-  return fc.option(fc.tuple(kinds, fc.boolean()).map(([b, chunked]) => ({ ...b, chunked })), { freq: 6 });
+  return fc.option(
+    fc.tuple(kinds, fc.boolean()).map(([b, chunked]) => ({ ...b, chunked })),
+    { freq: 6 },
+  );
 }
 
 // ---------------------------------------------------------------- paths and queries
@@ -319,7 +357,31 @@ export function pathIdFor(ids: readonly number[]): fc.Arbitrary<string> {
     { weight: 2, arbitrary: fc.integer({ min: 1, max: 60 }).map(String) },
     {
       weight: 3,
-      arbitrary: fc.constantFrom('0', '-1', '00', '01', '1.0', '1e3', '+1', '%201', '0x1', '9007199254740991', '9007199254740993', '9999999999999999', '99999999999999999999', 'abc', 'me', '%00', '%zz', '%', '%2F', '..', '-0', 'NaN', 'Infinity'),
+      arbitrary: fc.constantFrom(
+        '0',
+        '-1',
+        '00',
+        '01',
+        '1.0',
+        '1e3',
+        '+1',
+        '%201',
+        '0x1',
+        '9007199254740991',
+        '9007199254740993',
+        '9999999999999999',
+        '99999999999999999999',
+        'abc',
+        'me',
+        '%00',
+        '%zz',
+        '%',
+        '%2F',
+        '..',
+        '-0',
+        'NaN',
+        'Infinity',
+      ),
     },
     { weight: 1, arbitrary: hostileString.filter((s) => s.length > 0).map(percentEncode) },
   );
@@ -379,7 +441,10 @@ export function queryFor(ids: readonly number[], cursors: readonly string[]): fc
     { weight: 1, arbitrary: ENCODING_GARBAGE },
   );
   // Lists scoped by one project or group are asked for one of those first, most of the time.
-  const scope = fc.option(fc.tuple(fc.constantFrom('project_id', 'group_id'), fc.constantFrom(...ids)).map(([k, id]) => `${k}=${id}`), { freq: 3 });
+  const scope = fc.option(
+    fc.tuple(fc.constantFrom('project_id', 'group_id'), fc.constantFrom(...ids)).map(([k, id]) => `${k}=${id}`),
+    { freq: 3 },
+  );
   return fc.tuple(scope, fc.array(pair, { maxLength: 6 }), fc.option(MANY_TERMS, { freq: 50 })).map(([s, p, many]) => {
     const all = [...(s === null ? [] : [s]), ...p, ...(many === null ? [] : [many])];
     return all.length ? `?${all.join('&')}` : '';
@@ -410,7 +475,17 @@ export type FuzzAuth =
 
 const rawAuth: fc.Arbitrary<FuzzAuth> = fc
   .oneof(
-    fc.constantFrom('Bearer', 'Bearer ', 'bearer x', 'Basic YWRtaW46YWRtaW4=', 'Bearer slk_', 'Bearer slk_00', 'Bearer a.b.c', 'Bearer ..', 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.'),
+    fc.constantFrom(
+      'Bearer',
+      'Bearer ',
+      'bearer x',
+      'Basic YWRtaW46YWRtaW4=',
+      'Bearer slk_',
+      'Bearer slk_00',
+      'Bearer a.b.c',
+      'Bearer ..',
+      'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.',
+    ),
     hostileString.map((s) => `Bearer ${headerSafe(s)}`),
     hostileString.map((s) => `Bearer slk_${headerSafe(s)}`),
   )
@@ -491,7 +566,10 @@ export interface FuzzWorld {
 
 /** Requests for one row of the route table: its method and path, every `:param` replaced. */
 export function requestFor(route: Route, world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
-  const params = route.path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
+  const params = route.path
+    .split('/')
+    .filter((s) => s.startsWith(':'))
+    .map((s) => s.slice(1));
   const paramValues = fc.tuple(...params.map((p) => pathIdFor(world.ids).filter((v) => !world.spared(route, p).includes(v))));
   return fc
     .record({
@@ -517,9 +595,19 @@ function printable(r: FuzzRequest): FuzzRequest {
 export function strayRequest(routes: readonly Route[], world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
   const templates = [...new Set(routes.map((r) => r.path)), '/', '/v1', '/v1/', '/healthz', '/v2/logs'];
   const path = fc.oneof(
-    fc.constantFrom(...templates).chain((t) => fc.tuple(...t.split('/').map((seg) => (seg.startsWith(':') ? pathIdFor(world.ids) : fc.constant(seg)))).map((s) => s.join('/'))),
+    fc
+      .constantFrom(...templates)
+      .chain((t) => fc.tuple(...t.split('/').map((seg) => (seg.startsWith(':') ? pathIdFor(world.ids) : fc.constant(seg)))).map((s) => s.join('/'))),
     fc.tuple(fc.constantFrom(...templates), fc.constantFrom('/', '//', '/x', '%2F', '/..', '/%00', '?', '#')).map(([t, tail]) => `${t}${tail}`),
-    fc.array(fc.oneof(hostileString.map(percentEncode), ENCODING_GARBAGE.filter((g) => g !== '#' && g !== '&')), { minLength: 1, maxLength: 4 }).map((s) => `/${s.join('/')}`),
+    fc
+      .array(
+        fc.oneof(
+          hostileString.map(percentEncode),
+          ENCODING_GARBAGE.filter((g) => g !== '#' && g !== '&'),
+        ),
+        { minLength: 1, maxLength: 4 },
+      )
+      .map((s) => `/${s.join('/')}`),
   );
   // Request targets a URL parser may read as naming a host: protocol-relative and absolute forms.
   const prefix = fc.constantFrom('', '', '', '/', '//evil.example', '//x:99999', '//[', '//%zz', 'http://localhost', 'http://x:99999', 'http://[::1');

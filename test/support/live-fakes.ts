@@ -63,7 +63,9 @@ export class FakeReads {
     const stored = this.entries.filter((e) => e.id > afterId);
     const counts = new Map<number, number>();
     for (const e of stored) counts.set(e.projectId, (counts.get(e.projectId) ?? 0) + 1);
-    const before = new Map([...counts.keys()].map((p) => [p, Math.max(0, ...this.entries.filter((e) => e.projectId === p && e.id <= afterId).map((e) => e.id))]));
+    const before = new Map(
+      [...counts.keys()].map((p) => [p, Math.max(0, ...this.entries.filter((e) => e.projectId === p && e.id <= afterId).map((e) => e.id))]),
+    );
     return {
       projectIds: [...counts.keys()],
       firstId: stored[0]!.id,
@@ -78,7 +80,9 @@ export class FakeReads {
     const reads: Partial<ReadOps> = {
       projectIdsOfGroup: async () => this.groupProjects.map((id) => ({ id, isBlocked: false })) as Awaited<ReturnType<ReadOps['projectIdsOfGroup']>>,
       lastLogId: async (settled?: readonly number[]) => (settled && this.settledAt !== null ? this.settledAt : this.lastId()),
-      lastLogIdOf: async (projectIds: readonly number[]) => (this.probes++, Math.max(0, ...this.entries.filter((e) => projectIds.includes(e.projectId)).map((e) => e.id))),
+      lastLogIdOf: async (projectIds: readonly number[]) => (
+        this.probes++, Math.max(0, ...this.entries.filter((e) => projectIds.includes(e.projectId)).map((e) => e.id))
+      ),
       logsAfter: async (selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> => {
         this.readsAfter.push(afterId);
         return this.entries

@@ -132,7 +132,10 @@ export function mixedEntries(count: number, seed = 1): Record<string, unknown>[]
     const base = Date.UTC(2025, 2, 1, 0, 0) + i * 60_000;
     const offsetMin = pick([0, 0, 60, -330]);
     const local = new Date(base + offsetMin * 60_000).toISOString().slice(0, 19);
-    const zone = offsetMin === 0 ? 'Z' : `${offsetMin > 0 ? '+' : '-'}${String(Math.floor(Math.abs(offsetMin) / 60)).padStart(2, '0')}:${String(Math.abs(offsetMin) % 60).padStart(2, '0')}`;
+    const zone =
+      offsetMin === 0
+        ? 'Z'
+        : `${offsetMin > 0 ? '+' : '-'}${String(Math.floor(Math.abs(offsetMin) / 60)).padStart(2, '0')}:${String(Math.abs(offsetMin) % 60).padStart(2, '0')}`;
     const entry: Record<string, unknown> = {
       level: pick(LEVELS),
       event: `${pick(words)} ${pick(words)} #${i}`,
@@ -182,8 +185,14 @@ export function fixtureQueries(): [string, string][][] {
     [['operation_id', 'op-a']],
     [['from', t(30)]],
     [['to', t(40)]],
-    [['from', t(20)], ['to', t(25)]],
-    [['from', '2025-03-01T01:00:00+01:00'], ['to', '2025-03-01T00:10:00Z']],
+    [
+      ['from', t(20)],
+      ['to', t(25)],
+    ],
+    [
+      ['from', '2025-03-01T01:00:00+01:00'],
+      ['to', '2025-03-01T00:10:00Z'],
+    ],
     [['from', t(5000)]],
     [['q', 'disk']],
     [['q', 'DISK full']],
@@ -213,18 +222,55 @@ export function fixtureQueries(): [string, string][][] {
     [['context.__proto__.polluted', 'Disk']],
   ];
   const combined: [string, string][][] = [
-    [['level', 'warning'], ['category', 'db']],
-    [['level', 'error'], ['q', 'disk']],
+    [
+      ['level', 'warning'],
+      ['category', 'db'],
+    ],
+    [
+      ['level', 'error'],
+      ['q', 'disk'],
+    ],
     [['q', 'timeout retry']],
-    [['q', 'user'], ['context.user.name', 'Grace']],
-    [['category', 'http'], ['logger', 'app.http'], ['level', 'info']],
-    [['request_id', 'req-1'], ['session_id', 's2']],
-    [['from', t(10)], ['to', t(90)], ['level', 'warning']],
-    [['from', t(10)], ['to', t(90)], ['q', 'payment']],
-    [['context.user.id', '1'], ['context.user.admin', 'false']],
-    [['connection_generation', '0'], ['level', 'debug']],
-    [['q', 'reset*'], ['category', 'auth'], ['from', t(3)]],
-    [['category', 'db'], ['category', 'http']],
+    [
+      ['q', 'user'],
+      ['context.user.name', 'Grace'],
+    ],
+    [
+      ['category', 'http'],
+      ['logger', 'app.http'],
+      ['level', 'info'],
+    ],
+    [
+      ['request_id', 'req-1'],
+      ['session_id', 's2'],
+    ],
+    [
+      ['from', t(10)],
+      ['to', t(90)],
+      ['level', 'warning'],
+    ],
+    [
+      ['from', t(10)],
+      ['to', t(90)],
+      ['q', 'payment'],
+    ],
+    [
+      ['context.user.id', '1'],
+      ['context.user.admin', 'false'],
+    ],
+    [
+      ['connection_generation', '0'],
+      ['level', 'debug'],
+    ],
+    [
+      ['q', 'reset*'],
+      ['category', 'auth'],
+      ['from', t(3)],
+    ],
+    [
+      ['category', 'db'],
+      ['category', 'http'],
+    ],
   ];
   return [...single, ...combined];
 }

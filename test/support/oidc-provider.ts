@@ -108,9 +108,7 @@ export async function startTestProvider(): Promise<TestProvider> {
         const body = ctx.body as Record<string, unknown> | undefined;
         if (tamper === null || ctx.path !== '/token' || typeof body?.id_token !== 'string') return;
         const claims = tamper.edit(decodeJwt(body.id_token) as Record<string, unknown>);
-        body.id_token = await new SignJWT(claims)
-          .setProtectedHeader({ alg: 'RS256', kid: 'test-key' })
-          .sign(tamper.foreignKey ? foreign.key : real.key);
+        body.id_token = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'test-key' }).sign(tamper.foreignKey ? foreign.key : real.key);
       });
     },
     signInAs(subject, account = {}) {

@@ -76,10 +76,9 @@ export function endPostgresAdmin(): void {
  */
 export async function lockWaiters(database: string, count: number): Promise<void> {
   for (;;) {
-    const row = await adminDb().one<{ n: number }>(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'",
-      [database],
-    );
+    const row = await adminDb().one<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'", [
+      database,
+    ]);
     if (row.n >= count) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

@@ -91,8 +91,7 @@ export function parseScrape(text: string): Scrape {
     assert.ok(familyOf(name, types) !== undefined, `sample ${name} follows its TYPE line`);
     samples.push({ name, labels: parseLabels(m[2] ?? '', line), value: parseValue(m[3]!, line) });
   }
-  const matches = (s: Sample, name: string, labels: Record<string, string>) =>
-    s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v);
+  const matches = (s: Sample, name: string, labels: Record<string, string>) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v);
   return {
     types,
     help,

@@ -58,7 +58,11 @@ export async function assertV2Histograms(storage: ReadOps, projectIds: readonly 
     for (const project of [0, 1]) {
       const selection = { projectIds: [projectIds[project]!], minLevel, from, to, words: [], prefixes: [], exact: [] };
       const expected = expectedCounts(entries, project, from, to, grid, minLevel);
-      assert.deepEqual(await storage.logHistogram(selection, grid), expected, `${new Date(from).toISOString()} ${new Date(to).toISOString()} ${buckets} ≥${minLevel} project ${project}`);
+      assert.deepEqual(
+        await storage.logHistogram(selection, grid),
+        expected,
+        `${new Date(from).toISOString()} ${new Date(to).toISOString()} ${buckets} ≥${minLevel} project ${project}`,
+      );
       counted += expected.flat().reduce((a, b) => a + b, 0);
     }
   }

@@ -46,7 +46,11 @@ export interface RejectedStream {
  * Opens `GET {path}`. A non-200 answer is read whole and returned as a
  * RejectedStream; a 200 answer is read in the background.
  */
-export async function openRawStream(baseUrl: string, path: string, options: { token?: string; headers?: Record<string, string> } = {}): Promise<RawStream | RejectedStream> {
+export async function openRawStream(
+  baseUrl: string,
+  path: string,
+  options: { token?: string; headers?: Record<string, string> } = {},
+): Promise<RawStream | RejectedStream> {
   const controller = new AbortController();
   const headers: Record<string, string> = { accept: 'text/event-stream', ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;

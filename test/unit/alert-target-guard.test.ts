@@ -13,8 +13,24 @@ import { createSealer } from '../../lib/alerts/sealed.js';
 describe('alert targets', () => {
   it('refuses loopback, private, shared, link-local, metadata, multicast and reserved addresses, IPv4-mapped ones included', () => {
     for (const address of [
-      '127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '100.64.0.1', '169.254.169.254', '0.0.0.0', '224.0.0.1', '255.255.255.255',
-      '::1', '::', 'fe80::1', 'fd00:ec2::254', 'fc00::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', 'not-an-address',
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '100.64.0.1',
+      '169.254.169.254',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00:ec2::254',
+      'fc00::1',
+      'ff02::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      'not-an-address',
     ]) {
       assert.equal(isPrivateAddress(address), true, address);
     }
@@ -23,7 +39,9 @@ describe('alert targets', () => {
 
   it('checks names in the lookup the connection uses, unless private targets are allowed', async () => {
     const look = (allow: boolean) =>
-      new Promise<{ err: Error | null; addresses: unknown }>((resolve) => guardedLookup(allow)('localhost', { all: true }, (err, addresses) => resolve({ err, addresses })));
+      new Promise<{ err: Error | null; addresses: unknown }>((resolve) =>
+        guardedLookup(allow)('localhost', { all: true }, (err, addresses) => resolve({ err, addresses })),
+      );
     const refused = await look(false);
     assert.match(String(refused.err?.message), /localhost resolves to a private or reserved address, refused/);
     const allowed = await look(true);

@@ -38,11 +38,23 @@ const EXAMPLES: Record<string, [AuditEntry, string]> = {
   'user.unblocked': [row('user.unblocked'), 'admin unblocked user alice'],
   'user.deleted': [row('user.deleted'), 'admin deleted user alice'],
   'user.password_changed': [row('user.password_changed', { actor_user_id: 2 }), 'alice changed their password'],
-  'user.identity_linked': [row('user.identity_linked', { metadata: { issuer: 'https://idp', subject: 'a-1' } }), 'admin linked a-1 at the provider to user alice'],
-  'user.identity_unlinked': [row('user.identity_unlinked', { metadata: { issuer: 'https://idp', subject: 'a-1' } }), 'admin unlinked a-1 at the provider from user alice'],
-  'sso.group_teams_set': [row('sso.group_teams_set', { target_type: 'sso', target_id: null, metadata: { pairs: [] } }), 'admin changed which provider groups feed which teams'],
+  'user.identity_linked': [
+    row('user.identity_linked', { metadata: { issuer: 'https://idp', subject: 'a-1' } }),
+    'admin linked a-1 at the provider to user alice',
+  ],
+  'user.identity_unlinked': [
+    row('user.identity_unlinked', { metadata: { issuer: 'https://idp', subject: 'a-1' } }),
+    'admin unlinked a-1 at the provider from user alice',
+  ],
+  'sso.group_teams_set': [
+    row('sso.group_teams_set', { target_type: 'sso', target_id: null, metadata: { pairs: [] } }),
+    'admin changed which provider groups feed which teams',
+  ],
   'group.created': [row('group.created', { target_type: 'group', target_id: 5, metadata: { name: 'acme' } }), 'admin created group acme'],
-  'team.created': [row('team.created', { target_type: 'team', target_id: 9, metadata: { name: 'oncall', group_id: 5 } }), 'admin created team oncall in group acme'],
+  'team.created': [
+    row('team.created', { target_type: 'team', target_id: 9, metadata: { name: 'oncall', group_id: 5 } }),
+    'admin created team oncall in group acme',
+  ],
   'team.member_added': [row('team.member_added', { target_type: 'team', target_id: 9, metadata: { user_id: 3 } }), 'admin added bob to team oncall'],
   'team.member_removed': [row('team.member_removed', { target_type: 'team', target_id: 9, metadata: { user_id: 3 } }), 'admin removed bob from team oncall'],
   'project.created': [
@@ -68,7 +80,11 @@ const EXAMPLES: Record<string, [AuditEntry, string]> = {
     'admin revoked key #4 of project payments',
   ],
   'access_key.created': [
-    row('access_key.created', { target_type: 'access_key', target_id: 6, metadata: { user_id: 2, label: 'ci', scope: {}, expires_at: '2027-01-01T00:00:00.000Z' } }),
+    row('access_key.created', {
+      target_type: 'access_key',
+      target_id: 6,
+      metadata: { user_id: 2, label: 'ci', scope: {}, expires_at: '2027-01-01T00:00:00.000Z' },
+    }),
     'admin created access key #6 "ci" for alice',
   ],
   'access_key.revoked': [
@@ -98,7 +114,12 @@ const EXAMPLES: Record<string, [AuditEntry, string]> = {
   ],
   'auth.logged_out': [row('auth.logged_out', { actor_user_id: 2 }), 'alice signed out'],
   'auth.throttled': [
-    row('auth.throttled', { actor_user_id: null, target_type: 'auth', target_id: null, metadata: { key_kind: 'ip', path: '/v1/auth/token', client_ip: '10.0.0.1' } }),
+    row('auth.throttled', {
+      actor_user_id: null,
+      target_type: 'auth',
+      target_id: null,
+      metadata: { key_kind: 'ip', path: '/v1/auth/token', client_ip: '10.0.0.1' },
+    }),
     'sign-in attempts throttled from one address (10.0.0.1) on /v1/auth/token',
   ],
   'audit.purged': [
@@ -111,7 +132,11 @@ const EXAMPLES: Record<string, [AuditEntry, string]> = {
     'retention deleted 12 sign-in audit rows older than 2025-12-01T00:00:00.000Z',
   ],
   'saved_search.created': [
-    row('saved_search.created', { target_type: 'saved_search', target_id: 4, metadata: { name: 'Disk errors', project_id: 7, group_id: null, query: 'q=disk' } }),
+    row('saved_search.created', {
+      target_type: 'saved_search',
+      target_id: 4,
+      metadata: { name: 'Disk errors', project_id: 7, group_id: null, query: 'q=disk' },
+    }),
     'admin saved the search "Disk errors" on project payments',
   ],
   'saved_search.updated': [
@@ -161,10 +186,13 @@ describe('audit rows in words', () => {
 
   it('links the actor and target as references', () => {
     const parts = describeAudit(EXAMPLES['project.blocked']![0], names);
-    assert.deepEqual(parts.filter((p) => typeof p !== 'string'), [
-      { kind: 'user', id: 1, name: 'admin', known: true },
-      { kind: 'project', id: 7, name: 'payments', known: true },
-    ]);
+    assert.deepEqual(
+      parts.filter((p) => typeof p !== 'string'),
+      [
+        { kind: 'user', id: 1, name: 'admin', known: true },
+        { kind: 'project', id: 7, name: 'payments', known: true },
+      ],
+    );
   });
 
   it('tells the variants of a failed login, a password reset and a self-deletion apart', () => {
@@ -172,8 +200,14 @@ describe('audit rows in words', () => {
       auditSentence(row('auth.login_failed', { actor_user_id: null, target_id: null, metadata: { unknown_user: true } }), names),
       'login failed for an unknown username',
     );
-    assert.equal(auditSentence(row('auth.login_failed', { actor_user_id: 3, target_id: 3, metadata: { reason: 'blocked' } }), names), 'login failed for bob (the account is blocked)');
-    assert.equal(auditSentence(row('user.updated', { metadata: { changed_fields: ['password'] } }), names), 'admin set a new temporary password for user alice');
+    assert.equal(
+      auditSentence(row('auth.login_failed', { actor_user_id: 3, target_id: 3, metadata: { reason: 'blocked' } }), names),
+      'login failed for bob (the account is blocked)',
+    );
+    assert.equal(
+      auditSentence(row('user.updated', { metadata: { changed_fields: ['password'] } }), names),
+      'admin set a new temporary password for user alice',
+    );
     assert.equal(auditSentence(row('user.deleted', { actor_user_id: 2 }), names), 'alice deleted their own account');
     assert.equal(auditSentence(row('user.password_changed'), names), 'admin changed the password of alice');
   });

@@ -44,7 +44,7 @@ function assertRule(budget: ByteBudget): void {
 }
 
 describe('byte budget: slow bodies lose their place', () => {
-  it("moves a trickling body behind a large batch that waits, so the batch is served within a window, and the trickle goes on", async () => {
+  it('moves a trickling body behind a large batch that waits, so the batch is served within a window, and the trickle goes on', async () => {
     // The service's sizing: one 10 MiB body plus 2 MiB.
     const { budget, advance } = clocked(12 * MiB);
     const trickle = budget.open(10 * MiB);

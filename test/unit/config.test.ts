@@ -7,15 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CONFIG_DEFAULTS, configProblems, normalizeConfig, type LogServiceConfig } from '../../lib/core/config.js';
 import { ConfigError } from '../../lib/core/errors.js';
-import {
-  KNOWN_ENV_NAMES,
-  SETTINGS,
-  envNameFor,
-  parseBoolean,
-  parseInteger,
-  parseList,
-  stripTrailingNewline,
-} from '../../lib/config-sources.js';
+import { KNOWN_ENV_NAMES, SETTINGS, envNameFor, parseBoolean, parseInteger, parseList, stripTrailingNewline } from '../../lib/config-sources.js';
 import { parseCommandLine, renderPrintConfig, resolveInvocation, type Invocation } from '../../lib/config-resolve.js';
 
 const SECRET = 'jwt-secret-value-0123456789abcdef0123';
@@ -55,30 +47,91 @@ function problemsOf(argv: string[], env: Record<string, string | undefined> = BA
 }
 
 function assertProblem(problems: string[], pattern: RegExp): void {
-  assert.ok(problems.some((p) => pattern.test(p)), `no problem matches ${pattern}:\n${problems.join('\n')}`);
+  assert.ok(
+    problems.some((p) => pattern.test(p)),
+    `no problem matches ${pattern}:\n${problems.join('\n')}`,
+  );
 }
 
 /** The flags and variables of the documented table, written out, so the table in code cannot drift from it. */
 const SPEC_FLAGS = [
-  '--http-host', '--http-port', '--http-max-header-bytes', '--http-max-url-bytes', '--http-headers-timeout-seconds',
-  '--http-request-timeout-seconds', '--http-keep-alive-timeout-seconds', '--http-max-connections', '--db-backend', '--db-path', '--db-server-host', '--db-server-port',
-  '--db-server-database', '--db-server-username', '--db-server-pool-size', '--db-server-ssl-mode', '--jwt-issuer',
+  '--http-host',
+  '--http-port',
+  '--http-max-header-bytes',
+  '--http-max-url-bytes',
+  '--http-headers-timeout-seconds',
+  '--http-request-timeout-seconds',
+  '--http-keep-alive-timeout-seconds',
+  '--http-max-connections',
+  '--db-backend',
+  '--db-path',
+  '--db-server-host',
+  '--db-server-port',
+  '--db-server-database',
+  '--db-server-username',
+  '--db-server-pool-size',
+  '--db-server-ssl-mode',
+  '--jwt-issuer',
   '--password-hash-max-waiting',
-  '--max-ingest-body-bytes', '--retention-purge-interval-seconds', '--rate-limit-enabled', '--rate-limit-bucket-capacity',
-  '--rate-limit-refill-per-minute', '--rate-limit-max-keys', '--trusted-proxy-hops', '--cors-allowed-origins',
-  '--audit-retention-days', '--auth-event-retention-days', '--audit-purge-batch-size', '--db-read-pool-size',
-  '--sse-heartbeat-interval-seconds', '--sse-max-streams', '--sse-max-streams-per-user', '--metrics-enabled', '--log-level', '--log-format', '--log-file', '--log-max-file-bytes', '--log-max-files',
-  '--bootstrap-admin-enabled', '--bootstrap-admin-username', '--console-enabled',
-  '--public-url', '--oidc-issuer', '--oidc-client-id', '--oidc-scopes', '--oidc-provider-name', '--oidc-auto-create',
-  '--oidc-admin-claim', '--oidc-groups-claim', '--oidc-group-teams', '--password-login-enabled',
-  '--access-key-max-days', '--alert-allow-private-targets', '--alert-email-from',
+  '--max-ingest-body-bytes',
+  '--retention-purge-interval-seconds',
+  '--rate-limit-enabled',
+  '--rate-limit-bucket-capacity',
+  '--rate-limit-refill-per-minute',
+  '--rate-limit-max-keys',
+  '--trusted-proxy-hops',
+  '--cors-allowed-origins',
+  '--audit-retention-days',
+  '--auth-event-retention-days',
+  '--audit-purge-batch-size',
+  '--db-read-pool-size',
+  '--sse-heartbeat-interval-seconds',
+  '--sse-max-streams',
+  '--sse-max-streams-per-user',
+  '--metrics-enabled',
+  '--log-level',
+  '--log-format',
+  '--log-file',
+  '--log-max-file-bytes',
+  '--log-max-files',
+  '--bootstrap-admin-enabled',
+  '--bootstrap-admin-username',
+  '--console-enabled',
+  '--public-url',
+  '--oidc-issuer',
+  '--oidc-client-id',
+  '--oidc-scopes',
+  '--oidc-provider-name',
+  '--oidc-auto-create',
+  '--oidc-admin-claim',
+  '--oidc-groups-claim',
+  '--oidc-group-teams',
+  '--password-login-enabled',
+  '--access-key-max-days',
+  '--alert-allow-private-targets',
+  '--alert-email-from',
 ];
-const SPEC_SECRETS = ['SERVICE_DB_SERVER_PASSWORD', 'SERVICE_JWT_SECRET', 'SERVICE_METRICS_TOKEN', 'SERVICE_BOOTSTRAP_ADMIN_PASSWORD', 'SERVICE_OIDC_CLIENT_SECRET', 'SERVICE_ALERT_SMTP_URL'];
+const SPEC_SECRETS = [
+  'SERVICE_DB_SERVER_PASSWORD',
+  'SERVICE_JWT_SECRET',
+  'SERVICE_METRICS_TOKEN',
+  'SERVICE_BOOTSTRAP_ADMIN_PASSWORD',
+  'SERVICE_OIDC_CLIENT_SECRET',
+  'SERVICE_ALERT_SMTP_URL',
+];
 
 describe('the settings table', () => {
   it('has exactly the documented flags, and the secrets without a flag', () => {
-    assert.deepEqual(SETTINGS.filter((s) => s.flag !== null).map((s) => s.flag), SPEC_FLAGS);
-    assert.deepEqual(SETTINGS.filter((s) => s.kind === 'secret').map((s) => s.env).sort(), [...SPEC_SECRETS].sort());
+    assert.deepEqual(
+      SETTINGS.filter((s) => s.flag !== null).map((s) => s.flag),
+      SPEC_FLAGS,
+    );
+    assert.deepEqual(
+      SETTINGS.filter((s) => s.kind === 'secret')
+        .map((s) => s.env)
+        .sort(),
+      [...SPEC_SECRETS].sort(),
+    );
     assert.ok(SETTINGS.filter((s) => s.kind === 'secret').every((s) => s.flag === null));
   });
 
@@ -91,7 +144,7 @@ describe('the settings table', () => {
     assert.deepEqual(SETTINGS.map((s) => s.key).sort(), Object.keys({ ...CONFIG_DEFAULTS, jwtSecret: '' }).sort());
   });
 
-  it('knows the secrets\' _FILE variables', () => {
+  it("knows the secrets' _FILE variables", () => {
     for (const name of SPEC_SECRETS) assert.ok(KNOWN_ENV_NAMES.has(`${name}_FILE`));
     assert.ok(!KNOWN_ENV_NAMES.has('SERVICE_HTTP_PORT_FILE'));
   });
@@ -167,11 +220,15 @@ describe('an empty environment variable counts as unset (rule 2)', () => {
 describe('secrets: environment or _FILE, never a flag (rule 3)', () => {
   it('reads a secret from the file its _FILE variable names, one trailing newline stripped', () => {
     const files = { '/s/jwt': `${SECRET}\n`, '/s/db': 'db-pass\r\n', '/s/boot': 'bootstrap-pass\n\n' };
-    const { config, sources } = serveConfig(BASE_ARGS, {
-      SERVICE_JWT_SECRET_FILE: '/s/jwt',
-      SERVICE_DB_SERVER_PASSWORD_FILE: '/s/db',
-      SERVICE_BOOTSTRAP_ADMIN_PASSWORD_FILE: '/s/boot',
-    }, files);
+    const { config, sources } = serveConfig(
+      BASE_ARGS,
+      {
+        SERVICE_JWT_SECRET_FILE: '/s/jwt',
+        SERVICE_DB_SERVER_PASSWORD_FILE: '/s/db',
+        SERVICE_BOOTSTRAP_ADMIN_PASSWORD_FILE: '/s/boot',
+      },
+      files,
+    );
     assert.equal(config.jwtSecret, SECRET);
     assert.equal(config.dbServerPassword, 'db-pass');
     assert.equal(config.bootstrapAdminPassword, 'bootstrap-pass\n', 'only one newline is stripped');
@@ -182,7 +239,11 @@ describe('secrets: environment or _FILE, never a flag (rule 3)', () => {
     const off = serveConfig(BASE_ARGS);
     assert.equal(off.config.metricsEnabled, false);
     assert.equal(off.config.metricsToken, null);
-    const { config, sources } = serveConfig([...BASE_ARGS, '--metrics-enabled'], { ...BASE_ENV, SERVICE_METRICS_TOKEN_FILE: '/s/metrics' }, { '/s/metrics': 'scrape-token-1\n' });
+    const { config, sources } = serveConfig(
+      [...BASE_ARGS, '--metrics-enabled'],
+      { ...BASE_ENV, SERVICE_METRICS_TOKEN_FILE: '/s/metrics' },
+      { '/s/metrics': 'scrape-token-1\n' },
+    );
     assert.equal(config.metricsEnabled, true);
     assert.equal(config.metricsToken, 'scrape-token-1');
     assert.deepEqual(sources.metricsToken, { source: 'env', from: 'SERVICE_METRICS_TOKEN_FILE' });
@@ -273,7 +334,14 @@ describe('validation collects every problem (rule 4)', () => {
 
 describe('booleans (rule 5)', () => {
   it('accept true, false, 1, 0, yes, no in any case', () => {
-    for (const [text, value] of [['true', true], ['FALSE', false], ['1', true], ['0', false], ['Yes', true], ['nO', false]] as const) {
+    for (const [text, value] of [
+      ['true', true],
+      ['FALSE', false],
+      ['1', true],
+      ['0', false],
+      ['Yes', true],
+      ['nO', false],
+    ] as const) {
       assert.equal(parseBoolean(text), value);
       assert.equal(serveConfig(BASE_ARGS, { ...BASE_ENV, SERVICE_RATE_LIMIT_ENABLED: text }).config.rateLimitEnabled, value);
       assert.equal(serveConfig([...BASE_ARGS, `--bootstrap-admin-enabled=${text}`]).config.bootstrapAdminEnabled, value);
@@ -388,10 +456,10 @@ describe('strings, lists and choices', () => {
     assert.deepEqual(parseList(' https://a.example , https://b.example,,'), ['https://a.example', 'https://b.example']);
     assert.deepEqual(serveConfig([...BASE_ARGS, '--cors-allowed-origins=']).config.corsAllowedOrigins, []);
     assert.deepEqual(serveConfig(BASE_ARGS).config.corsAllowedOrigins, []);
-    assert.deepEqual(
-      serveConfig(BASE_ARGS, { ...BASE_ENV, SERVICE_CORS_ALLOWED_ORIGINS: 'https://a.example,https://b.example' }).config.corsAllowedOrigins,
-      ['https://a.example', 'https://b.example'],
-    );
+    assert.deepEqual(serveConfig(BASE_ARGS, { ...BASE_ENV, SERVICE_CORS_ALLOWED_ORIGINS: 'https://a.example,https://b.example' }).config.corsAllowedOrigins, [
+      'https://a.example',
+      'https://b.example',
+    ]);
   });
 
   it('keeps string values exactly as typed (no number conversion)', () => {
@@ -453,12 +521,15 @@ describe('the JWT secret (rule 7)', () => {
     assert.deepEqual(problemsOf(BASE_ARGS, {}), ['SERVICE_JWT_SECRET (or SERVICE_JWT_SECRET_FILE) is required; it is never generated']);
   });
 
-  it('normalizeConfig (the embedder\'s path) reports through ConfigError with the same checks', () => {
-    assert.throws(() => normalizeConfig({ jwtSecret: '', dbPath: null }), (err: unknown) => {
-      assert.ok(err instanceof ConfigError);
-      assert.deepEqual(err.problems, configProblems({ ...CONFIG_DEFAULTS, jwtSecret: '' } as LogServiceConfig));
-      return true;
-    });
+  it("normalizeConfig (the embedder's path) reports through ConfigError with the same checks", () => {
+    assert.throws(
+      () => normalizeConfig({ jwtSecret: '', dbPath: null }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.deepEqual(err.problems, configProblems({ ...CONFIG_DEFAULTS, jwtSecret: '' } as LogServiceConfig));
+        return true;
+      },
+    );
   });
 });
 
@@ -497,15 +568,19 @@ describe('create-admin', () => {
   });
 
   it('reads the database settings from the environment, secrets included, and ignores the others', () => {
-    const invocation = resolve(['create-admin', '--username', 'alice'], {
-      SERVICE_DB_BACKEND: 'server',
-      SERVICE_DB_SERVER_HOST: 'db.internal',
-      SERVICE_DB_SERVER_DATABASE: 'logs',
-      SERVICE_DB_SERVER_USERNAME: 'logkeep',
-      SERVICE_DB_SERVER_PASSWORD_FILE: '/s/db',
-      SERVICE_HTTP_PORT: 'not-a-port',
-      SERVICE_JWT_SECRET_FILE: '/does/not/exist',
-    }, { '/s/db': 'pw\n' });
+    const invocation = resolve(
+      ['create-admin', '--username', 'alice'],
+      {
+        SERVICE_DB_BACKEND: 'server',
+        SERVICE_DB_SERVER_HOST: 'db.internal',
+        SERVICE_DB_SERVER_DATABASE: 'logs',
+        SERVICE_DB_SERVER_USERNAME: 'logkeep',
+        SERVICE_DB_SERVER_PASSWORD_FILE: '/s/db',
+        SERVICE_HTTP_PORT: 'not-a-port',
+        SERVICE_JWT_SECRET_FILE: '/does/not/exist',
+      },
+      { '/s/db': 'pw\n' },
+    );
     assert.equal(invocation.action, 'create-admin');
     if (invocation.action !== 'create-admin') return;
     assert.equal(invocation.database.dbServerHost, 'db.internal');
@@ -557,10 +632,12 @@ describe('--print-config (rule 6)', () => {
     const text = renderPrintConfig(invocation);
     assert.ok(!text.includes(SECRET), 'the JWT secret is never printed');
     assert.ok(!text.includes('bootstrap-secret-value'), 'the bootstrap password is never printed');
-    return new Map(text.split('\n').map((line) => {
-      const [name, ...rest] = line.trim().split(/\s{2,}/);
-      return [name as string, rest];
-    }));
+    return new Map(
+      text.split('\n').map((line) => {
+        const [name, ...rest] = line.trim().split(/\s{2,}/);
+        return [name as string, rest];
+      }),
+    );
   }
 
   it('lists every setting once, with its value and source', () => {
@@ -598,7 +675,17 @@ describe('single sign-on settings', () => {
   });
   it('reads every single sign-on setting, the secret from its file', () => {
     const resolved = resolveInvocation(
-      ['--oidc-issuer', 'https://idp.example.com/realms/x', '--oidc-client-id', 'logkeep', '--public-url', 'https://logs.example.com', '--oidc-group-teams', 'eng=3,ops=4', '--no-password-login-enabled'],
+      [
+        '--oidc-issuer',
+        'https://idp.example.com/realms/x',
+        '--oidc-client-id',
+        'logkeep',
+        '--public-url',
+        'https://logs.example.com',
+        '--oidc-group-teams',
+        'eng=3,ops=4',
+        '--no-password-login-enabled',
+      ],
       { ...env, SERVICE_OIDC_CLIENT_SECRET_FILE: '/run/secret' },
       () => 'client-secret\n',
     );

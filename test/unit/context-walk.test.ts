@@ -53,7 +53,10 @@ const project = fc
     fc.oneof(
       { weight: 6, arbitrary: fc.integer({ min: -600_000, max: 600_000 }).map((d) => [d]) },
       // A batch sharing one millisecond.
-      { weight: 1, arbitrary: fc.tuple(fc.integer({ min: -600_000, max: 600_000 }), fc.integer({ min: 2, max: 450 })).map(([d, n]) => Array(n).fill(d) as number[]) },
+      {
+        weight: 1,
+        arbitrary: fc.tuple(fc.integer({ min: -600_000, max: 600_000 }), fc.integer({ min: 2, max: 450 })).map(([d, n]) => Array(n).fill(d) as number[]),
+      },
       // A clock years off, either way.
       { weight: 1, arbitrary: fc.integer({ min: -200 * 365, max: 200 * 365 }).map((days) => [days * 86_400_000]) },
     ),
@@ -64,15 +67,24 @@ const project = fc
 describe('context walk', () => {
   it('returns the nearest entries in time order (ties by id), nearest first, in bounded requests', async () => {
     await fc.assert(
-      fc.asyncProperty(project, fc.nat(), fc.constantFrom('before' as const, 'after' as const), fc.integer({ min: 1, max: 60 }), async (entries, pick, direction, count) => {
-        const origin = entries[pick % entries.length]!;
-        const { read, calls } = reader(entries);
-        const got = await walk(read, positionOf(origin), direction, count);
-        const want = expected(entries, origin, direction, count);
-        assert.deepEqual(got.entries.map((e) => e.id), want);
-        assert.ok(calls() <= MAX_WALK_REQUESTS + 3, `${calls()} requests`);
-        if (want.length < count) assert.equal(got.exhausted, true);
-      }),
+      fc.asyncProperty(
+        project,
+        fc.nat(),
+        fc.constantFrom('before' as const, 'after' as const),
+        fc.integer({ min: 1, max: 60 }),
+        async (entries, pick, direction, count) => {
+          const origin = entries[pick % entries.length]!;
+          const { read, calls } = reader(entries);
+          const got = await walk(read, positionOf(origin), direction, count);
+          const want = expected(entries, origin, direction, count);
+          assert.deepEqual(
+            got.entries.map((e) => e.id),
+            want,
+          );
+          assert.ok(calls() <= MAX_WALK_REQUESTS + 3, `${calls()} requests`);
+          if (want.length < count) assert.equal(got.exhausted, true);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -88,8 +100,14 @@ describe('context walk', () => {
     ];
     const { read } = reader(entries);
     const origin = positionOf(entries[2]!);
-    assert.deepEqual((await walk(read, origin, 'before', 20)).entries.map((e) => e.id), [4, 1]);
-    assert.deepEqual((await walk(read, origin, 'after', 20)).entries.map((e) => e.id), [5, 2]);
+    assert.deepEqual(
+      (await walk(read, origin, 'before', 20)).entries.map((e) => e.id),
+      [4, 1],
+    );
+    assert.deepEqual(
+      (await walk(read, origin, 'after', 20)).entries.map((e) => e.id),
+      [5, 2],
+    );
   });
 
   it('reads a millisecond shared by a large batch page after page, in storage order', async () => {
@@ -97,8 +115,14 @@ describe('context walk', () => {
     const entries: E[] = Array.from({ length: 1000 }, (_, i) => ({ id: i + 1, timestamp: ts }));
     const { read } = reader(entries);
     const origin = positionOf(entries[499]!);
-    assert.deepEqual((await walk(read, origin, 'before', 20)).entries.map((e) => e.id), Array.from({ length: 20 }, (_, i) => 499 - i));
-    assert.deepEqual((await walk(read, origin, 'after', 20)).entries.map((e) => e.id), Array.from({ length: 20 }, (_, i) => 501 + i));
+    assert.deepEqual(
+      (await walk(read, origin, 'before', 20)).entries.map((e) => e.id),
+      Array.from({ length: 20 }, (_, i) => 499 - i),
+    );
+    assert.deepEqual(
+      (await walk(read, origin, 'after', 20)).entries.map((e) => e.id),
+      Array.from({ length: 20 }, (_, i) => 501 + i),
+    );
   });
 
   it('crosses years of nothing in a few requests and says when nothing is left', async () => {
@@ -109,10 +133,16 @@ describe('context walk', () => {
     ];
     const { read, calls } = reader(entries);
     const before = await walk(read, positionOf(entries[1]!), 'before', 20);
-    assert.deepEqual(before.entries.map((e) => e.id), [1]);
+    assert.deepEqual(
+      before.entries.map((e) => e.id),
+      [1],
+    );
     assert.equal(before.exhausted, true);
     const after = await walk(read, positionOf(entries[1]!), 'after', 20);
-    assert.deepEqual(after.entries.map((e) => e.id), [3]);
+    assert.deepEqual(
+      after.entries.map((e) => e.id),
+      [3],
+    );
     assert.equal(after.exhausted, true);
     assert.ok(calls() <= 16, `${calls()} requests`);
   });

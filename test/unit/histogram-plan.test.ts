@@ -7,14 +7,23 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { HISTOGRAM_MAX_CHECKED, planHistogram, type CandidatePosition, type HistogramCandidate, type HistogramReads } from '../../lib/storage/log-index/histogram-plan.js';
+import {
+  HISTOGRAM_MAX_CHECKED,
+  planHistogram,
+  type CandidatePosition,
+  type HistogramCandidate,
+  type HistogramReads,
+} from '../../lib/storage/log-index/histogram-plan.js';
 
 const PAGE = 2000;
 const grid = { origin: 0, stepMs: 1000, count: 10 };
 const selection = { projectIds: [7], minLevel: null, from: 0, to: 9999, words: ['disk'], prefixes: [], exact: [] };
 
 /** Reads serving the project's range as candidate pages made by `page(n, after)`; no block index (a small range). */
-function scripted(page: (n: number, after: CandidatePosition | null) => Promise<HistogramCandidate[]>): { reads: HistogramReads; afters: (CandidatePosition | null)[] } {
+function scripted(page: (n: number, after: CandidatePosition | null) => Promise<HistogramCandidate[]>): {
+  reads: HistogramReads;
+  afters: (CandidatePosition | null)[];
+} {
   const afters: (CandidatePosition | null)[] = [];
   const unused = () => Promise.reject(new Error('not used by a small range'));
   return {
@@ -72,7 +81,9 @@ describe('histogram plan: candidate pages', () => {
   });
 
   it('fails when a page it counts on cannot be read', async () => {
-    const { reads } = scripted((n) => (n === 0 ? Promise.resolve(Array.from({ length: PAGE }, (_, i) => row(i + 1, '{"event":"disk"}'))) : Promise.reject(new Error('connection lost'))));
+    const { reads } = scripted((n) =>
+      n === 0 ? Promise.resolve(Array.from({ length: PAGE }, (_, i) => row(i + 1, '{"event":"disk"}'))) : Promise.reject(new Error('connection lost')),
+    );
     await assert.rejects(planHistogram(reads, selection, grid), /connection lost/);
   });
 });

@@ -12,9 +12,21 @@ const at = (iso: string) => Date.parse(iso);
 
 describe('histogram grid', () => {
   it('takes the smallest nice step whose aligned buckets fit, then whole days', () => {
-    assert.deepEqual(histogramGrid(at('2025-03-01T00:00:30Z'), at('2025-03-01T01:00:30Z'), 60), { origin: at('2025-03-01T00:00:00Z'), stepMs: 120_000, count: 31 });
-    assert.deepEqual(histogramGrid(at('2025-03-01T00:00:00Z'), at('2025-03-01T00:00:00Z'), 500), { origin: at('2025-03-01T00:00:00Z'), stepMs: 1000, count: 1 });
-    assert.deepEqual(histogramGrid(at('2025-03-01T00:00:00Z'), at('2025-03-01T23:59:59.999Z'), 24), { origin: at('2025-03-01T00:00:00Z'), stepMs: 3_600_000, count: 24 });
+    assert.deepEqual(histogramGrid(at('2025-03-01T00:00:30Z'), at('2025-03-01T01:00:30Z'), 60), {
+      origin: at('2025-03-01T00:00:00Z'),
+      stepMs: 120_000,
+      count: 31,
+    });
+    assert.deepEqual(histogramGrid(at('2025-03-01T00:00:00Z'), at('2025-03-01T00:00:00Z'), 500), {
+      origin: at('2025-03-01T00:00:00Z'),
+      stepMs: 1000,
+      count: 1,
+    });
+    assert.deepEqual(histogramGrid(at('2025-03-01T00:00:00Z'), at('2025-03-01T23:59:59.999Z'), 24), {
+      origin: at('2025-03-01T00:00:00Z'),
+      stepMs: 3_600_000,
+      count: 24,
+    });
     const year = histogramGrid(at('2024-01-01T00:00:00Z'), at('2024-12-31T23:59:59.999Z'), 12);
     assert.equal(year.stepMs % 86_400_000, 0);
     assert.ok(year.count <= 12 && year.origin <= at('2024-01-01T00:00:00Z') && year.origin + year.count * year.stepMs > at('2024-12-31T23:59:59.999Z'));
@@ -30,12 +42,12 @@ describe('histogram grid bounds', () => {
     const MIN = Date.parse('0000-01-01T00:00:00Z');
     const MAX = Date.parse('9999-12-31T23:59:59.999Z');
     let seed = 7;
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     const cases: [number, number, number][] = [
       [-DAY, 0, 1],
       [-1, 0, 1],
       [-DAY, 0, 2],
-      [-36_525 * DAY / 2, 36_525 * DAY / 2, 2],
+      [(-36_525 * DAY) / 2, (36_525 * DAY) / 2, 2],
       [MAX - 36_525 * DAY, MAX, 1],
       [MIN, MIN + 36_525 * DAY, 1],
     ];
@@ -47,7 +59,10 @@ describe('histogram grid bounds', () => {
     }
     for (const [from, to, buckets] of cases) {
       if (buckets === 1 && from < 0 && to >= 0) {
-        assert.throws(() => histogramGrid(from, to, buckets), (err: any) => err.details?.field === 'buckets');
+        assert.throws(
+          () => histogramGrid(from, to, buckets),
+          (err: any) => err.details?.field === 'buckets',
+        );
         continue;
       }
       const grid = histogramGrid(from, to, buckets);
@@ -73,7 +88,7 @@ describe('exact-match needle', () => {
 });
 
 describe('bucket split', () => {
-  it('tiles each bucket\'s part of the range exactly: whole hours, then whole minutes, then entries, none overlapping', () => {
+  it("tiles each bucket's part of the range exactly: whole hours, then whole minutes, then entries, none overlapping", () => {
     const ranges: [string, string, number][] = [
       ['2025-03-01T00:00:30.250Z', '2025-03-01T07:13:09.999Z', 7],
       ['2025-03-01T00:00:00Z', '2025-03-03T23:59:59.999Z', 60],
@@ -91,7 +106,9 @@ describe('bucket split', () => {
         assert.equal(((r.first % r.span) + r.span) % r.span, 0, 'a rollup range starts on its span');
         assert.equal((r.last - r.first) % r.span, 0);
       }
-      const pieces = [...entries.map((e) => ({ ...e, end: e.last })), ...rollup.map((r) => ({ ...r, end: r.last + r.span - 1 }))].sort((a, b) => a.first - b.first);
+      const pieces = [...entries.map((e) => ({ ...e, end: e.last })), ...rollup.map((r) => ({ ...r, end: r.last + r.span - 1 }))].sort(
+        (a, b) => a.first - b.first,
+      );
       let next = from;
       for (const piece of pieces) {
         assert.equal(piece.first, next, `${fromIso} ${toIso}: no gap or overlap at ${new Date(next).toISOString()}`);
@@ -100,7 +117,11 @@ describe('bucket split', () => {
         next = piece.end + 1;
       }
       assert.equal(next, to + 1);
-      if (grid.stepMs >= 3_600_000) assert.ok(rollup.some((r) => r.span === 3_600_000), 'hour buckets read hour rows');
+      if (grid.stepMs >= 3_600_000)
+        assert.ok(
+          rollup.some((r) => r.span === 3_600_000),
+          'hour buckets read hour rows',
+        );
       if (grid.stepMs < 60_000) assert.equal(rollup.length, 0, 'sub-minute buckets read entries only');
     }
   });

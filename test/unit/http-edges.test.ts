@@ -25,7 +25,12 @@ describe('client address', () => {
 
 describe('router', () => {
   const route = (method: Route['method'], path: string): Route => ({ method, path, auth: 'none', envelope: 'general', handle: async () => ({ status: 200 }) });
-  const router = createRouter([route('GET', '/v1/users'), route('DELETE', '/v1/users/me'), route('DELETE', '/v1/users/:id'), route('GET', '/v1/teams/:teamId/members')]);
+  const router = createRouter([
+    route('GET', '/v1/users'),
+    route('DELETE', '/v1/users/me'),
+    route('DELETE', '/v1/users/:id'),
+    route('GET', '/v1/teams/:teamId/members'),
+  ]);
 
   it('matches literal segments before parameters in table order', () => {
     const me = router.match('DELETE', '/v1/users/me');

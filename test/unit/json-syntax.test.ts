@@ -42,7 +42,29 @@ describe('isJsonText', () => {
     for (const text of ['0', '-0', '1.5e+3', '1E-2', ' "a\\u00e9\\n" ', '[]', '{}', '[[],{}]', '{"a":[1,{"b":null}]}', 'true', '\t\r\n false ', '"\ud800"']) {
       assert.equal(isJsonText(text), true, text);
     }
-    for (const text of ['', ' ', 'x', '{x}', '"x', '01', '1.', '.5', '-', '1e', '+1', '[1,]', '{"a"}', '{"a":1,}', 'tru', 'nulll', '"\\x"', '"\\u12"', '"a\nb"', '[1] 2', 'NaN']) {
+    for (const text of [
+      '',
+      ' ',
+      'x',
+      '{x}',
+      '"x',
+      '01',
+      '1.',
+      '.5',
+      '-',
+      '1e',
+      '+1',
+      '[1,]',
+      '{"a"}',
+      '{"a":1,}',
+      'tru',
+      'nulll',
+      '"\\x"',
+      '"\\u12"',
+      '"a\nb"',
+      '[1] 2',
+      'NaN',
+    ]) {
       assert.equal(isJsonText(text), false, text);
     }
   });

@@ -58,7 +58,10 @@ describe('layer check', () => {
   });
 
   it('reports an import that points up, with its file and line', () => {
-    const root = tree({ ...goodTree, 'lib/core/config.ts': "// reads the store\nimport type { S } from '../storage/storage.js';\nexport type C = typeof S;\n" });
+    const root = tree({
+      ...goodTree,
+      'lib/core/config.ts': "// reads the store\nimport type { S } from '../storage/storage.js';\nexport type C = typeof S;\n",
+    });
     const { status, output } = check(root);
     assert.equal(status, 1);
     assert.match(output, /lib\/core\/config\.ts:2: imports \.\.\/storage\/storage\.js: core may not import storage/);

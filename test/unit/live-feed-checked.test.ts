@@ -15,7 +15,6 @@ import { Horizons } from '../../lib/live/horizons.js';
 import { ReadGate } from '../../lib/live/read-gate.js';
 import { FakeReads, FILTER, GROUP, PAGE, PROJECT, setUp, subscribe } from '../support/live-fakes.js';
 
-
 describe('live feed: reading past checked entries', () => {
   it('after a short read, the next read starts at the last id stored before it, and only matches are sent', async () => {
     const reads = new FakeReads();
@@ -104,7 +103,7 @@ describe('live feed: reading past checked entries', () => {
     assert.equal(sub.cursor, noise, 'once every project is read, the position moves on');
   });
 
-  it('over a group on PostgreSQL, reads the projects\' last id only while its reads send nothing', async () => {
+  it("over a group on PostgreSQL, reads the projects' last id only while its reads send nothing", async () => {
     const reads = new FakeReads();
     reads.add(1, 50);
     const horizons = new Horizons(reads.asReadOps(), new ReadGate(2));

@@ -144,7 +144,11 @@ describe('live feed: entries from memory', () => {
     assert.ok(fromMemory > 0 && fromMemory < 40, `one page from memory (${fromMemory})`);
     feed.entriesMayExist(wanted);
     await feed.idle();
-    assert.deepEqual(res.sentIds(), Array.from({ length: 40 }, (_, i) => i + 1), 'all, once, in order');
+    assert.deepEqual(
+      res.sentIds(),
+      Array.from({ length: 40 }, (_, i) => i + 1),
+      'all, once, in order',
+    );
   });
 
   it('streams at different cursors each get what they lack', async () => {
@@ -203,7 +207,7 @@ describe('live feed: entries from memory', () => {
     assert.deepEqual(res.sentIds(), [wanted]);
   });
 
-  it('a group stream on in-order storage takes its projects\' entries, but not those of a project it has not resolved', async () => {
+  it("a group stream on in-order storage takes its projects' entries, but not those of a project it has not resolved", async () => {
     const reads = new FakeReads();
     const { feed, res, sub } = setUp(GROUP, reads);
     sub.cursor = 0;
@@ -236,23 +240,40 @@ describe('committed entries: what ingestion reports', () => {
     const big = Array.from({ length: CHUNK_ENTRIES + 3 }, (_, i) => prepared(`a${i}`));
     const requests = [encodeRequest(7, 1000, big), encodeRequest(8, 2000, [prepared('b0', 3), prepared('b1'), prepared('b2')])];
     // Ids as a backend would give them: the second request's first, then the first's; one refused.
-    const outcomes = [
-      big.map((_, i) => ({ id: 10 + i })),
-      [{ id: 1 }, { quota: 'max_entries' as const }, { id: 2 }],
-    ];
+    const outcomes = [big.map((_, i) => ({ id: 10 + i })), [{ id: 1 }, { quota: 'max_entries' as const }, { id: 2 }]];
     const committed = committedEntries(requests, outcomes, null)!;
     assert.equal(committed.firstId, 1);
     assert.equal(committed.maxId, 10 + big.length - 1);
-    assert.deepEqual([...committed.counts], [[7, big.length], [8, 2]]);
+    assert.deepEqual(
+      [...committed.counts],
+      [
+        [7, big.length],
+        [8, 2],
+      ],
+    );
     const rows = committed.rows([7, 8]);
     assert.equal(rows.length, big.length + 2);
-    assert.deepEqual(rows.map((r) => r.id), [1, 2, ...big.map((_, i) => 10 + i)]);
-    assert.deepEqual(rows[0], { id: 1, projectId: 8, receivedAt: 2000, timestamp: Date.parse('2025-01-01T00:00:00.000Z'), level: 3, body: prepared('b0', 3).body });
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      [1, 2, ...big.map((_, i) => 10 + i)],
+    );
+    assert.deepEqual(rows[0], {
+      id: 1,
+      projectId: 8,
+      receivedAt: 2000,
+      timestamp: Date.parse('2025-01-01T00:00:00.000Z'),
+      level: 3,
+      body: prepared('b0', 3).body,
+    });
     assert.equal(rows[1]!.body, prepared('b2').body);
     assert.equal(rows.at(-1)!.body, big.at(-1)!.body);
     assert.equal(rows.at(-1)!.receivedAt, 1000);
     assert.equal(committed.rows([8])[0], rows[0], 'decoded once');
-    assert.deepEqual(committed.rows([8]).map((r) => r.id), [1, 2], 'only the projects asked for');
+    assert.deepEqual(
+      committed.rows([8]).map((r) => r.id),
+      [1, 2],
+      'only the projects asked for',
+    );
   });
 
   it("a filter's search terms tested on a chunk's blocks never leave out a chunk holding a match", () => {
@@ -261,7 +282,11 @@ describe('committed entries: what ingestion reports', () => {
     const requests = [];
     for (let i = 0; i < entries.length; i += 7) requests.push(encodeRequest(1, 0, entries.slice(i, i + 7)));
     let id = 0;
-    const committed = committedEntries(requests, requests.map((r) => r.sizes.map(() => ({ id: ++id }))), null)!;
+    const committed = committedEntries(
+      requests,
+      requests.map((r) => r.sizes.map(() => ({ id: ++id }))),
+      null,
+    )!;
     let narrowed = 0;
     for (const params of fixtureQueries()) {
       const filter = readLogFilter(new URLSearchParams(params));
@@ -270,7 +295,11 @@ describe('committed entries: what ingestion reports', () => {
       if (!match || (match.all.length === 0 && match.prefixes.length === 0)) continue;
       const kept = committed.rows([1], (terms) => holdsTerms(terms, match));
       const all = committed.rows([1]);
-      assert.deepEqual(kept.filter((r) => test(r.body)).map((r) => r.id), all.filter((r) => test(r.body)).map((r) => r.id), new URLSearchParams(params).toString());
+      assert.deepEqual(
+        kept.filter((r) => test(r.body)).map((r) => r.id),
+        all.filter((r) => test(r.body)).map((r) => r.id),
+        new URLSearchParams(params).toString(),
+      );
       if (kept.length < all.length) narrowed += 1;
     }
     assert.ok(narrowed > 10, `the terms leave chunks out for many filters (${narrowed})`);

@@ -10,7 +10,12 @@ import { framePage } from '../../lib/live/frame-page.js';
 import type { LogRow } from '../../lib/storage/types-logs.js';
 
 function row(id: number, padBytes: number): LogRow {
-  return { id, projectId: 1, receivedAt: 0, body: JSON.stringify({ level: 'info', event: `e${id}`, timestamp: '2024-01-01T00:00:00Z', pad: 'x'.repeat(padBytes) }) };
+  return {
+    id,
+    projectId: 1,
+    receivedAt: 0,
+    body: JSON.stringify({ level: 'info', event: `e${id}`, timestamp: '2024-01-01T00:00:00Z', pad: 'x'.repeat(padBytes) }),
+  };
 }
 
 describe('live stream pages', () => {

@@ -113,7 +113,10 @@ describe('own logging', () => {
     // (which is empty when the last line happened to complete a file).
     const kept = [...numbers('logkeep.log.2'), ...numbers('logkeep.log.1'), ...numbers('logkeep.log')];
     assert.equal(kept.at(-1), 199, 'close() flushed every line');
-    assert.deepEqual(kept, Array.from({ length: kept.length }, (_, k) => 200 - kept.length + k));
+    assert.deepEqual(
+      kept,
+      Array.from({ length: kept.length }, (_, k) => 200 - kept.length + k),
+    );
     assert.deepEqual([s.out, s.err], [[], []], 'nothing on the console when logging to a file');
   });
 

@@ -23,9 +23,13 @@ async function outcome(run: () => unknown): Promise<unknown> {
 
 describe('ingestion bodies read element by element', () => {
   it('prepares exactly what a whole JSON.parse would (property)', async () => {
-    const spaced = fc.array(fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.integer().map(entry)), { maxLength: 12 }).chain((values) =>
-      fc.constantFrom('', ' ', '\n\t ', '\r\n').map((ws) => ({ values, text: `${ws}[${ws}${values.map((v) => JSON.stringify(v, null, ws ? 1 : 0)).join(`${ws},${ws}`)}${ws}]${ws}` })),
-    );
+    const spaced = fc
+      .array(fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.integer().map(entry)), { maxLength: 12 })
+      .chain((values) =>
+        fc
+          .constantFrom('', ' ', '\n\t ', '\r\n')
+          .map((ws) => ({ values, text: `${ws}[${ws}${values.map((v) => JSON.stringify(v, null, ws ? 1 : 0)).join(`${ws},${ws}`)}${ws}]${ws}` })),
+      );
     await fc.assert(
       fc.asyncProperty(spaced, async ({ values, text }) => {
         const raw = Buffer.from(text);
@@ -38,21 +42,26 @@ describe('ingestion bodies read element by element', () => {
 
   it('refuses whatever JSON.parse refuses, and any non-array, the same way (property)', async () => {
     const base = JSON.stringify([entry(1), { a: '[]{},"' }, [1, 2, { c: null }], 'x', 3]);
-    const mutated = fc.tuple(fc.nat(base.length), fc.nat(base.length), fc.constantFrom('', ',', ']', '}', '[', '{', '"', '\\', 'x', ' ')).map(([at, len, ins]) =>
-      base.slice(0, at) + ins + base.slice(Math.min(base.length, at + (len % 3))),
-    );
+    const mutated = fc
+      .tuple(fc.nat(base.length), fc.nat(base.length), fc.constantFrom('', ',', ']', '}', '[', '{', '"', '\\', 'x', ' '))
+      .map(([at, len, ins]) => base.slice(0, at) + ins + base.slice(Math.min(base.length, at + (len % 3))));
     await fc.assert(
       fc.asyncProperty(mutated, async (text) => {
-        const whole = await outcome(() => batchFromValues((() => {
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            throw new LogServiceError('invalid_request', 'malformed');
-          }
-          if (!Array.isArray(parsed)) throw new LogServiceError('invalid_request', 'not an array');
-          return parsed;
-        })(), TARGET));
+        const whole = await outcome(() =>
+          batchFromValues(
+            (() => {
+              let parsed: unknown;
+              try {
+                parsed = JSON.parse(text);
+              } catch {
+                throw new LogServiceError('invalid_request', 'malformed');
+              }
+              if (!Array.isArray(parsed)) throw new LogServiceError('invalid_request', 'not an array');
+              return parsed;
+            })(),
+            TARGET,
+          ),
+        );
         assert.deepEqual(await outcome(() => batchFromPlainBody(Buffer.from(text), TARGET, { wholeParseLimit: ELEMENTWISE })), whole, JSON.stringify(text));
       }),
       { numRuns: 500 },
@@ -60,7 +69,12 @@ describe('ingestion bodies read element by element', () => {
   });
 
   it('handles the edges: empty arrays, trailing bytes, a stray bracket, multi-byte text', async () => {
-    assert.deepEqual(await batchFromPlainBody(Buffer.from(' [ ] '), TARGET, { wholeParseLimit: ELEMENTWISE }), { request: { projectId: TARGET.projectId, sizes: [], chunks: [] }, positions: [], rejected: [], rejectedCount: 0 });
+    assert.deepEqual(await batchFromPlainBody(Buffer.from(' [ ] '), TARGET, { wholeParseLimit: ELEMENTWISE }), {
+      request: { projectId: TARGET.projectId, sizes: [], chunks: [] },
+      positions: [],
+      rejected: [],
+      rejectedCount: 0,
+    });
     for (const bad of ['[] x', '[1]]', '[{"a":1}}, 2]', '[1,]', '[,1]', '[', '[1', '["\\"]']) {
       assert.equal(await outcome(() => batchFromPlainBody(Buffer.from(bad), TARGET, { wholeParseLimit: ELEMENTWISE })), 'rejected', bad);
     }
@@ -73,9 +87,11 @@ describe('ingestion bodies read element by element', () => {
 
 describe('NDJSON ingestion bodies', () => {
   it('prepares what the JSON array of the same entries gives (property)', async () => {
-    const lines = fc.array(fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.integer().map(entry)), { maxLength: 12 }).chain((values) =>
-      fc.constantFrom('\n', '\r\n', '\n \n', '\n\t\r\n').map((end) => ({ values, text: values.map((v) => JSON.stringify(v)).join(end) + end })),
-    );
+    const lines = fc
+      .array(fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.integer().map(entry)), { maxLength: 12 })
+      .chain((values) =>
+        fc.constantFrom('\n', '\r\n', '\n \n', '\n\t\r\n').map((end) => ({ values, text: values.map((v) => JSON.stringify(v)).join(end) + end })),
+      );
     await fc.assert(
       fc.asyncProperty(lines, async ({ values, text }) => {
         assert.deepEqual(await batchFromPlainBody(Buffer.from(text), TARGET, { format: 'ndjson' }), batchFromValues(values, TARGET));
@@ -117,12 +133,18 @@ describe('hostile ingestion bodies', () => {
     // Every third element valid: rejections at the other indices.
     const elements = Array.from({ length: n }, (_, i) => (i % 3 === 0 ? valid(i) : i % 3 === 1 ? '0' : '{"level":"loud"}'));
     const expectedIndices = Array.from({ length: n }, (_, i) => i).filter((i) => i % 3 !== 0);
-    for (const [format, text] of [['json', `[${elements.join(',')}]`], ['ndjson', elements.join('\n')]] as const) {
+    for (const [format, text] of [
+      ['json', `[${elements.join(',')}]`],
+      ['ndjson', elements.join('\n')],
+    ] as const) {
       for (const wholeParseLimit of [0, Infinity]) {
         const batch = await batchFromPlainBody(Buffer.from(text), TARGET, { format, wholeParseLimit });
         assert.equal(batch.rejectedCount, expectedIndices.length, format);
         assert.equal(batch.rejected.length, MAX_LISTED_REJECTIONS);
-        assert.deepEqual(batch.rejected.map((r) => r.index), expectedIndices.slice(0, MAX_LISTED_REJECTIONS));
+        assert.deepEqual(
+          batch.rejected.map((r) => r.index),
+          expectedIndices.slice(0, MAX_LISTED_REJECTIONS),
+        );
         assert.equal(batch.positions.length + batch.rejectedCount, n);
       }
     }
@@ -131,7 +153,10 @@ describe('hostile ingestion bodies', () => {
   it('refuses an element or a line longer than MAX_ELEMENT_BYTES unread, valid JSON or not, and keeps the others', async () => {
     const long = JSON.stringify({ ...entry(1), pad: 'x'.repeat(MAX_ELEMENT_BYTES) });
     const longBroken = `{"level":${'x'.repeat(MAX_ELEMENT_BYTES)}}`;
-    const exact = JSON.stringify({ ...entry(2), pad: '' }).replace('"pad":""', `"pad":"${'y'.repeat(MAX_ELEMENT_BYTES - JSON.stringify({ ...entry(2), pad: '' }).length)}"`);
+    const exact = JSON.stringify({ ...entry(2), pad: '' }).replace(
+      '"pad":""',
+      `"pad":"${'y'.repeat(MAX_ELEMENT_BYTES - JSON.stringify({ ...entry(2), pad: '' }).length)}"`,
+    );
     assert.equal(Buffer.byteLength(exact), MAX_ELEMENT_BYTES);
     for (const [format, text] of [
       ['json', `[${valid(0)},${long},${longBroken},${exact},${valid(4)}]`],
@@ -139,19 +164,28 @@ describe('hostile ingestion bodies', () => {
     ] as const) {
       const batch = await batchFromPlainBody(Buffer.from(text), TARGET, { format });
       assert.deepEqual(batch.positions, [0, 3, 4], format);
-      assert.deepEqual(batch.rejected.map((r) => [r.index, r.message]), [
-        [1, `The entry is longer than ${MAX_ELEMENT_BYTES} bytes of JSON text.`],
-        [2, `The entry is longer than ${MAX_ELEMENT_BYTES} bytes of JSON text.`],
-      ]);
+      assert.deepEqual(
+        batch.rejected.map((r) => [r.index, r.message]),
+        [
+          [1, `The entry is longer than ${MAX_ELEMENT_BYTES} bytes of JSON text.`],
+          [2, `The entry is longer than ${MAX_ELEMENT_BYTES} bytes of JSON text.`],
+        ],
+      );
     }
     // A malformed element that is read still refuses the whole body.
-    await assert.rejects(batchFromPlainBody(Buffer.from(`[${long},{"level":}]`), TARGET), (err: unknown) => err instanceof LogServiceError && err.status === 400);
+    await assert.rejects(
+      batchFromPlainBody(Buffer.from(`[${long},{"level":}]`), TARGET),
+      (err: unknown) => err instanceof LogServiceError && err.status === 400,
+    );
   });
 
   it('refuses a large body that is not an array without parsing it', async () => {
     const big = Buffer.from(JSON.stringify({ items: Array.from({ length: 200_000 }, (_, i) => i) }));
     assert.ok(big.length > 1024 * 1024);
-    await assert.rejects(batchFromPlainBody(big, TARGET), (err: unknown) => err instanceof LogServiceError && err.status === 400 && /JSON array/.test(err.message));
+    await assert.rejects(
+      batchFromPlainBody(big, TARGET),
+      (err: unknown) => err instanceof LogServiceError && err.status === 400 && /JSON array/.test(err.message),
+    );
   });
 
   it('prepares elements of OFFLOAD_MIN_BYTES or more through offload, giving exactly what inline gives', async () => {

@@ -104,7 +104,7 @@ const entryArb = logEntry;
 const pick = <T>(list: readonly T[], n: number): T | undefined => (list.length === 0 ? undefined : list[n % list.length]);
 
 describe('entry matcher agrees with the reference (property)', () => {
-  it('for filters made of the entry\'s own leaves, words and prefixes, and near misses of them', () => {
+  it("for filters made of the entry's own leaves, words and prefixes, and near misses of them", () => {
     const seen = { match: 0, miss: 0, exactMatch: 0, exactMiss: 0 };
     fc.assert(
       fc.property(
@@ -129,11 +129,21 @@ describe('entry matcher agrees with the reference (property)', () => {
             else filter.exact.push({ path: somePath, value: pick(strangers, i) ?? 'null' });
           }
           for (const [i, mine] of wordPicks) {
-            const w = mine ? pick(words, i) : pick(strangers.flatMap((s) => [...s.matchAll(/[\p{L}\p{N}]+/gu)].map((m) => [...m[0].toLowerCase()].slice(0, 64).join(''))), i);
+            const w = mine
+              ? pick(words, i)
+              : pick(
+                  strangers.flatMap((s) => [...s.matchAll(/[\p{L}\p{N}]+/gu)].map((m) => [...m[0].toLowerCase()].slice(0, 64).join(''))),
+                  i,
+                );
             if (w !== undefined) filter.words.push(w);
           }
           for (const [i, cut, mine] of prefixPicks) {
-            const w = mine ? pick(words, i) : pick(strangers.map((s) => s.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '')).filter((s) => s.length > 0), i);
+            const w = mine
+              ? pick(words, i)
+              : pick(
+                  strangers.map((s) => s.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '')).filter((s) => s.length > 0),
+                  i,
+                );
             if (w === undefined) continue;
             const cps = [...w];
             filter.prefixes.push(cps.slice(0, 1 + (cut % cps.length)).join(''));
@@ -157,7 +167,7 @@ describe('entry matcher agrees with the reference (property)', () => {
     for (const [k, n] of Object.entries(seen)) assert.ok(n >= 20, `${k}: ${n}`);
   });
 
-  it('always matches a filter made only of the entry\'s own leaves and words', () => {
+  it("always matches a filter made only of the entry's own leaves and words", () => {
     fc.assert(
       fc.property(entryArb, fc.nat(), fc.nat(), (entry, i, j) => {
         const own = leaves(entry);
@@ -190,7 +200,15 @@ describe('entry matcher cases', () => {
     assert.equal(matches(withProto, q('ada c1')), true);
 
     const plain = { event: 'x', nested: { v: 1 } };
-    for (const path of [['constructor'], ['__proto__'], ['toString'], ['hasOwnProperty'], ['nested', 'constructor'], ['constructor', 'name'], ['__proto__', 'constructor', 'name']]) {
+    for (const path of [
+      ['constructor'],
+      ['__proto__'],
+      ['toString'],
+      ['hasOwnProperty'],
+      ['nested', 'constructor'],
+      ['constructor', 'name'],
+      ['__proto__', 'constructor', 'name'],
+    ]) {
       for (const value of ['', 'Object', 'function Object() { [native code] }', '[object Object]', 'undefined']) {
         assert.equal(matches(plain, ex(path, value)), false, `${path.join('.')}=${value}`);
       }
@@ -344,8 +362,26 @@ describe('entry matcher cases', () => {
 
   it('needs every condition at once', () => {
     const e = { category: 'db', user: { id: 42 }, event: 'slow query' };
-    assert.equal(matches(e, { ...q('slow'), exact: [{ path: ['category'], value: 'db' }, { path: ['user', 'id'], value: '42' }] }), true);
-    assert.equal(matches(e, { ...q('slow'), exact: [{ path: ['category'], value: 'db' }, { path: ['user', 'id'], value: '43' }] }), false);
+    assert.equal(
+      matches(e, {
+        ...q('slow'),
+        exact: [
+          { path: ['category'], value: 'db' },
+          { path: ['user', 'id'], value: '42' },
+        ],
+      }),
+      true,
+    );
+    assert.equal(
+      matches(e, {
+        ...q('slow'),
+        exact: [
+          { path: ['category'], value: 'db' },
+          { path: ['user', 'id'], value: '43' },
+        ],
+      }),
+      false,
+    );
     assert.equal(matches(e, { ...q('fast'), exact: [{ path: ['category'], value: 'db' }] }), false);
     assert.equal(matches(e, { ...q('qu*'), exact: [{ path: ['category'], value: 'db' }] }), true);
     assert.equal(matches(e, { ...q('xy*'), exact: [{ path: ['category'], value: 'db' }] }), false);

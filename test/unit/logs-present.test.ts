@@ -25,7 +25,9 @@ describe('LogEntry output', () => {
   });
 
   it('does not add a null for a field submitted as null, nor mistake a string for a key', () => {
-    const body = stored('{"level":"info","event":"\\"category\\": is not a key","timestamp":"2024-01-01 00:00","logger":null,"category":"c","session_id":"s","request_id":"q","connection_generation":3,"tool_call_id":"t","message_id":"m","operation_id":"o"}');
+    const body = stored(
+      '{"level":"info","event":"\\"category\\": is not a key","timestamp":"2024-01-01 00:00","logger":null,"category":"c","session_id":"s","request_id":"q","connection_generation":3,"tool_call_id":"t","message_id":"m","operation_id":"o"}',
+    );
     assert.equal(absentFieldsAsNull(body), '');
     const other = stored('{"level":"info","event":"\\"category\\"","timestamp":"2024-01-01 00:00"}');
     assert.ok(absentFieldsAsNull(other).startsWith(',"category":null'));
@@ -65,8 +67,19 @@ describe('LogEntry output', () => {
 
   it('assembles a page', () => {
     const body = stored('{"level":"info","event":"e","timestamp":"2024-01-01 00:00"}');
-    const page = JSON.parse(logPageJson([{ id: 2, projectId: 1, receivedAt: RECEIVED, body }, { id: 1, projectId: 1, receivedAt: RECEIVED, body }], 'c1'));
-    assert.deepEqual(page.items.map((i: { id: number }) => i.id), [2, 1]);
+    const page = JSON.parse(
+      logPageJson(
+        [
+          { id: 2, projectId: 1, receivedAt: RECEIVED, body },
+          { id: 1, projectId: 1, receivedAt: RECEIVED, body },
+        ],
+        'c1',
+      ),
+    );
+    assert.deepEqual(
+      page.items.map((i: { id: number }) => i.id),
+      [2, 1],
+    );
     assert.equal(page.next_cursor, 'c1');
     assert.deepEqual(JSON.parse(logPageJson([], null)), { items: [], next_cursor: null });
   });

@@ -120,7 +120,18 @@ describe('log filters', () => {
 
   it('refuses U+0000 in any filter value or context path, naming the parameter', () => {
     const nul = '%00';
-    for (const field of ['category', 'logger', 'session_id', 'request_id', 'connection_generation', 'tool_call_id', 'message_id', 'operation_id', 'context.a.b', 'q']) {
+    for (const field of [
+      'category',
+      'logger',
+      'session_id',
+      'request_id',
+      'connection_generation',
+      'tool_call_id',
+      'message_id',
+      'operation_id',
+      'context.a.b',
+      'q',
+    ]) {
       fails(() => readLogFilter(qs(`${field}=x${nul}y`)), field);
     }
     fails(() => readLogFilter(qs(`context.a${nul}b=1`)), 'context.a\u0000b');

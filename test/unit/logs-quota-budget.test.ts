@@ -107,7 +107,15 @@ describe('ingest order (one block per project)', () => {
       ]),
     );
     assert.deepEqual(plan.order, [1, 4, 3, 0, 2]);
-    assert.deepEqual(byRank(plan), [[1, 0], [4, 0], [4, 1], [3, 0], [0, 0], [0, 1], [2, 0]]);
+    assert.deepEqual(byRank(plan), [
+      [1, 0],
+      [4, 0],
+      [4, 1],
+      [3, 0],
+      [0, 0],
+      [0, 1],
+      [2, 0],
+    ]);
     // Slots stay per request in request order and name those entries.
     assert.deepEqual(plan.slots, [[4, 5], [0], [6], [3, { quota: 'max_entries' }], [1, 2]]);
     assert.deepEqual(outcomesOf(plan, [10, 11, 12, 13, 14, 15, 16])[4], [{ id: 11 }, { id: 12 }]);
@@ -144,7 +152,10 @@ describe('ingest order (one block per project)', () => {
           const [p, q] = [requests[a[0]]!.projectId, requests[b[0]]!.projectId];
           assert.ok(p < q || (p === q && (a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]))), JSON.stringify([a, b]));
         }
-        assert.deepEqual(plan.order, requests.map((_, i) => i).sort((a, b) => requests[a]!.projectId - requests[b]!.projectId || a - b));
+        assert.deepEqual(
+          plan.order,
+          requests.map((_, i) => i).sort((a, b) => requests[a]!.projectId - requests[b]!.projectId || a - b),
+        );
 
         // Counters: what was admitted, per project.
         for (const [projectId, sum] of plan.added) {
@@ -161,21 +172,37 @@ describe('search-index blocks', () => {
   const prepared = (terms: string, level = 1, body = '{}'): PreparedEntry => ({ body, bytes: 2, level, timestamp: 0, terms });
   const isExtra = (t: string) => /^§[pl][0-9]+$/.test(t);
   const termArb = fc.constantFrom('alpha', 'beta', 'gamma', 'delta', '42', 'σας', '中文', '§0123456789ab', '§vvvvvvvvvvvv');
-  const shapesArb = fc.array(fc.record({ terms: fc.uniqueArray(termArb, { maxLength: 4 }), level: fc.integer({ min: 0, max: 4 }) }), { minLength: 1, maxLength: 50 });
+  const shapesArb = fc.array(fc.record({ terms: fc.uniqueArray(termArb, { maxLength: 4 }), level: fc.integer({ min: 0, max: 4 }) }), {
+    minLength: 1,
+    maxLength: 50,
+  });
 
   it('cuts consecutive entries into blocks of at most the cap, each with its level terms (property)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 300 }), shapesArb, (count, shapes) => {
-        const entries = Array.from({ length: count }, (_, i) => prepared(shapes[(i * 7) % shapes.length]!.terms.join(' '), shapes[(i * 7) % shapes.length]!.level));
+        const entries = Array.from({ length: count }, (_, i) =>
+          prepared(shapes[(i * 7) % shapes.length]!.terms.join(' '), shapes[(i * 7) % shapes.length]!.level),
+        );
         const blocks = cutBlocks(entries);
-        assert.deepEqual(blocks.flatMap(([first, last]) => Array.from({ length: last - first + 1 }, (_, i) => first + i)), entries.map((_, i) => i), 'every entry once, in order');
+        assert.deepEqual(
+          blocks.flatMap(([first, last]) => Array.from({ length: last - first + 1 }, (_, i) => first + i)),
+          entries.map((_, i) => i),
+          'every entry once, in order',
+        );
         assert.equal(blocks.length, Math.ceil(count / BLOCK_MAX_ENTRIES), 'small entries: cut by the cap only');
         for (const [first, last, terms] of blocks) {
           const members = entries.slice(first, last + 1);
           const split = terms.split(' ');
-          assert.ok(split.every((t) => t.length > 0), 'no empty term');
+          assert.ok(
+            split.every((t) => t.length > 0),
+            'no empty term',
+          );
           assert.deepEqual(new Set(split.filter((t) => !isExtra(t))), new Set(members.flatMap((e) => e.terms.split(' ').filter((t) => t.length > 0))));
-          assert.deepEqual(split.filter(isExtra).sort(), [...new Set(members.map((e) => `§l${e.level}`))].sort(), 'exactly the levels present, once; no project term');
+          assert.deepEqual(
+            split.filter(isExtra).sort(),
+            [...new Set(members.map((e) => `§l${e.level}`))].sort(),
+            'exactly the levels present, once; no project term',
+          );
         }
       }),
       { numRuns: 200 },
@@ -187,15 +214,32 @@ describe('search-index blocks', () => {
     let next = 0;
     const bulky = () => prepared(Array.from({ length: 10_000 }, () => `w${(next++).toString(36).padStart(6, '0')}`).join(' '));
     const blocks = cutBlocks(Array.from({ length: 5 }, bulky));
-    assert.deepEqual(blocks.map(([first, last]) => [first, last]), [[0, 1], [2, 3], [4, 4]]);
+    assert.deepEqual(
+      blocks.map(([first, last]) => [first, last]),
+      [
+        [0, 1],
+        [2, 3],
+        [4, 4],
+      ],
+    );
     for (const [, , terms] of blocks) {
-      const own = terms.split(' ').filter((t) => !isExtra(t)).join(' ');
+      const own = terms
+        .split(' ')
+        .filter((t) => !isExtra(t))
+        .join(' ');
       assert.ok(own.length * 3 <= BLOCK_MAX_TERM_BYTES, `${own.length * 3} bytes`);
     }
     const huge = prepared(Array.from({ length: 40_000 }, (_, i) => `h${i.toString(36).padStart(6, '0')}`).join(' '));
     const mixed = cutBlocks([prepared('a'), huge, prepared('b'), prepared('c')]);
-    assert.deepEqual(mixed.map(([first, last]) => [first, last]), [[0, 0], [1, 1], [2, 3]]);
-    assert.ok(mixed[1]![2].includes('h000000'), 'the oversized entry\'s own block');
+    assert.deepEqual(
+      mixed.map(([first, last]) => [first, last]),
+      [
+        [0, 0],
+        [1, 1],
+        [2, 3],
+      ],
+    );
+    assert.ok(mixed[1]![2].includes('h000000'), "the oversized entry's own block");
   });
 
   it('makes no block of nothing', () => {
@@ -211,7 +255,10 @@ describe('search-index blocks', () => {
   it('lays out rows and blocks of encoded requests exactly, whole, merged or cut short by a quota (property)', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ projectId: fc.integer({ min: 1, max: 3 }), count: fc.oneof(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 60, max: 1100 })) }), { minLength: 1, maxLength: 6 }),
+        fc.array(
+          fc.record({ projectId: fc.integer({ min: 1, max: 3 }), count: fc.oneof(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 60, max: 1100 })) }),
+          { minLength: 1, maxLength: 6 },
+        ),
         shapesArb,
         fc.dictionary(fc.constantFrom('1', '2', '3'), fc.option(fc.integer({ min: 0, max: 1500 }), { nil: null })),
         (shapes, entryShapes, maxEntries) => {
@@ -250,7 +297,14 @@ describe('search-index blocks', () => {
           // Blocks, by rank.
           const layout = blockLayout(requests, plan);
           const blocks = [
-            ...layout.chunks.flatMap((c) => decodeBlocks({ count: c.count, rows: new Uint8Array(), blocks: c.json, minutes: [] }).map(([first, last, terms]) => ({ projectId: c.projectId, firstRank: c.firstRank + first, lastRank: c.firstRank + last, terms: `${terms} §p${c.projectId}` }))),
+            ...layout.chunks.flatMap((c) =>
+              decodeBlocks({ count: c.count, rows: new Uint8Array(), blocks: c.json, minutes: [] }).map(([first, last, terms]) => ({
+                projectId: c.projectId,
+                firstRank: c.firstRank + first,
+                lastRank: c.firstRank + last,
+                terms: `${terms} §p${c.projectId}`,
+              })),
+            ),
             ...layout.ranked,
           ].sort((a, b) => a.firstRank - b.firstRank);
           const covered: number[] = [];
@@ -260,13 +314,28 @@ describe('search-index blocks', () => {
             assert.ok(members.length <= BLOCK_MAX_ENTRIES, `${members.length} entries`);
             for (const m of members) assert.equal(projectOf(m), block.projectId, 'one project per block');
             const terms = block.terms.split(' ');
-            assert.ok(terms.every((t) => t.length > 0), 'no empty term');
+            assert.ok(
+              terms.every((t) => t.length > 0),
+              'no empty term',
+            );
             const have = new Set(terms);
-            for (const m of members) for (const t of entryOf(m).terms.split(' ').filter((x) => x.length > 0)) assert.ok(have.has(t), `term ${t}`);
+            for (const m of members)
+              for (const t of entryOf(m)
+                .terms.split(' ')
+                .filter((x) => x.length > 0))
+                assert.ok(have.has(t), `term ${t}`);
             for (const m of members) assert.ok(have.has(`§l${entryOf(m).level}`), 'level term');
-            assert.deepEqual(terms.filter((t) => t.startsWith('§p')), [`§p${block.projectId}`], 'its project once');
+            assert.deepEqual(
+              terms.filter((t) => t.startsWith('§p')),
+              [`§p${block.projectId}`],
+              'its project once',
+            );
           }
-          assert.deepEqual(covered, named.map((_, i) => i), 'every admitted entry once, in order');
+          assert.deepEqual(
+            covered,
+            named.map((_, i) => i),
+            'every admitted entry once, in order',
+          );
         },
       ),
       { numRuns: 150 },
@@ -274,14 +343,30 @@ describe('search-index blocks', () => {
   });
 
   it('merges small requests of one project into shared blocks, up to the cap', () => {
-    const small = (projectId: number, n: number, tag: string) => encodeRequest(projectId, 0, Array.from({ length: n }, (_, i) => prepared(`${tag}${i}`)));
+    const small = (projectId: number, n: number, tag: string) =>
+      encodeRequest(
+        projectId,
+        0,
+        Array.from({ length: n }, (_, i) => prepared(`${tag}${i}`)),
+      );
     const requests = [small(1, 10, 'a'), small(2, 10, 'x'), small(1, 30, 'b'), small(1, 20, 'c'), small(1, 10, 'd'), small(1, 70, 'e')];
     const plan = planIngest(requests, new Map([1, 2].map((id) => [id, usage({})])));
     const layout = blockLayout(requests, plan);
     // Project 1 ranks: a 0–9, b 10–39, c 40–59, d 60–69, e 70–139; project 2: x 140–149.
-    assert.deepEqual(layout.ranked.map((b) => [b.projectId, b.firstRank, b.lastRank]), [[1, 0, 59], [1, 60, 69], [2, 140, 149]]);
+    assert.deepEqual(
+      layout.ranked.map((b) => [b.projectId, b.firstRank, b.lastRank]),
+      [
+        [1, 0, 59],
+        [1, 60, 69],
+        [2, 140, 149],
+      ],
+    );
     assert.ok(layout.ranked[0]!.terms.includes('a0') && layout.ranked[0]!.terms.includes('c19'));
-    assert.deepEqual(layout.chunks.map((c) => [c.projectId, c.firstRank, c.count]), [[1, 70, 70]], 'a large request keeps its encoded blocks');
+    assert.deepEqual(
+      layout.chunks.map((c) => [c.projectId, c.firstRank, c.count]),
+      [[1, 70, 70]],
+      'a large request keeps its encoded blocks',
+    );
   });
 
   it('joins JSON arrays byte for byte', () => {

@@ -2,7 +2,17 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { logEntry, unicodeText, type Json } from '../support/arbitraries.js';
 import fc from 'fast-check';
-import { EXACT_TERM_MARK, MIN_PREFIX_LENGTH, valueText, entryTerms, exactTerm, leafIndexTerm, normalizeWord, parseTextQuery, wordsOf } from '../../lib/search/search-terms.js';
+import {
+  EXACT_TERM_MARK,
+  MIN_PREFIX_LENGTH,
+  valueText,
+  entryTerms,
+  exactTerm,
+  leafIndexTerm,
+  normalizeWord,
+  parseTextQuery,
+  wordsOf,
+} from '../../lib/search/search-terms.js';
 import { LogServiceError } from '../../lib/core/errors.js';
 
 const EXACT = /^§[0-9a-v]{12}$/;
@@ -22,7 +32,20 @@ const entry = logEntry;
 
 describe('words', () => {
   it('splits on anything that is not a letter or digit, lower-cases, and cuts at 64 code points', () => {
-    assert.deepEqual(wordsOf('User-42 logged_in FROM 10.0.0.1; Ünïcödé ΣΑΣ 中文 ٣٤'), ['user', '42', 'logged', 'in', 'from', '10', '0', '1', 'ünïcödé', 'σας', '中文', '٣٤']);
+    assert.deepEqual(wordsOf('User-42 logged_in FROM 10.0.0.1; Ünïcödé ΣΑΣ 中文 ٣٤'), [
+      'user',
+      '42',
+      'logged',
+      'in',
+      'from',
+      '10',
+      '0',
+      '1',
+      'ünïcödé',
+      'σας',
+      '中文',
+      '٣٤',
+    ]);
     assert.deepEqual(wordsOf('a'.repeat(70)), ['a'.repeat(64)]);
     assert.deepEqual(wordsOf('😀'.repeat(3) + 'x'), ['x']);
     assert.deepEqual(wordsOf('𝒳'.repeat(70)), ['𝒳'.repeat(64)]);
@@ -69,7 +92,11 @@ describe('entry terms', () => {
             // lower-case differently; that is the definition of a word, not a miss.
             if (!normalizeWord(run).startsWith(normalizeWord(typed))) continue;
             if ([...normalizeWord(typed)].length < MIN_PREFIX_LENGTH) continue;
-            for (const p of parseTextQuery(`${typed}*`).prefixes) assert.ok([...terms].some((x) => x.startsWith(p)), `prefix ${p}`);
+            for (const p of parseTextQuery(`${typed}*`).prefixes)
+              assert.ok(
+                [...terms].some((x) => x.startsWith(p)),
+                `prefix ${p}`,
+              );
           }
         }
       }),
@@ -133,13 +160,32 @@ describe('entry terms', () => {
   });
 
   it('has an exact term for each addressable leaf: strings, and numbers and booleans by JSON text, one word standing for itself', () => {
-    const terms = new Set(entryTerms({ category: 'db', a: { b: { c: 'x y' } }, n: 5, t: true, s: 'false', z: null, o: {}, arr: ['q'], connection_generation: 3, neg: -3, id: 'A1b2' }));
+    const terms = new Set(
+      entryTerms({
+        category: 'db',
+        a: { b: { c: 'x y' } },
+        n: 5,
+        t: true,
+        s: 'false',
+        z: null,
+        o: {},
+        arr: ['q'],
+        connection_generation: 3,
+        neg: -3,
+        id: 'A1b2',
+      }),
+    );
     assert.ok(terms.has(exactTerm(['a', 'b', 'c'], 'x y')));
     assert.ok(terms.has(exactTerm(['t'], 'true')));
     assert.ok(terms.has(exactTerm(['s'], 'false')));
     assert.ok(terms.has(exactTerm(['neg'], '-3')));
     // One word: the word is the leaf's index term, no exact term is added.
-    for (const [path, value, word] of [[['category'], 'db', 'db'], [['n'], '5', '5'], [['connection_generation'], '3', '3'], [['id'], 'A1b2', 'a1b2']] as const) {
+    for (const [path, value, word] of [
+      [['category'], 'db', 'db'],
+      [['n'], '5', '5'],
+      [['connection_generation'], '3', '3'],
+      [['id'], 'A1b2', 'a1b2'],
+    ] as const) {
       assert.equal(leafIndexTerm(path, value), word);
       assert.ok(terms.has(word));
       assert.ok(!terms.has(exactTerm(path, value)));
@@ -203,7 +249,10 @@ describe('q', () => {
           return;
         }
         for (const w of [...parsed.words, ...parsed.prefixes]) {
-          assert.ok([...w].every((c) => LETTER_OR_DIGIT.test(c) || /\p{M}/u.test(c)), JSON.stringify(w));
+          assert.ok(
+            [...w].every((c) => LETTER_OR_DIGIT.test(c) || /\p{M}/u.test(c)),
+            JSON.stringify(w),
+          );
         }
       }),
     );
@@ -216,7 +265,10 @@ describe('walks over deep entries', () => {
     for (let i = 0; i < 100_000; i++) inner = i % 2 === 0 ? [inner, 'side'] : { k: inner };
     const entry = { event: 'top', inner, after: 'tail' };
     const terms = entryTerms(entry);
-    assert.deepEqual(terms.filter((t) => !t.startsWith(EXACT_TERM_MARK)), ['top', 'bottom', 'word', 'side', 'tail']);
+    assert.deepEqual(
+      terms.filter((t) => !t.startsWith(EXACT_TERM_MARK)),
+      ['top', 'bottom', 'word', 'side', 'tail'],
+    );
     assert.equal(valueText(entry).split('\n').length, 3 + 50_000);
   });
 });

@@ -93,11 +93,30 @@ describe('ISO 8601 timestamps', () => {
 
   it('refuses impossible dates and other shapes', () => {
     const bad = [
-      '2023-02-29T00:00:00Z', '2100-02-29T00:00Z', '2024-04-31T00:00Z', '2024-13-01T00:00Z', '2024-00-10T00:00Z',
-      '2024-01-00T00:00Z', '2024-01-01T24:00Z', '2024-01-01T23:60Z', '2024-01-01T23:59:60Z', '2024-01-01',
-      '2024-01-01T10', '2024-01-01T10:00:00.Z', '2024-01-01T10:00+0200', '2024-01-01T10:00+02', '2024-01-01T10:00+24:00',
-      '2024-01-01t10:00Z', '2024-01-01T10:00z', ' 2024-01-01T10:00Z', '2024-01-01T10:00Z ', '24-01-01T10:00Z',
-      '2024-1-01T10:00Z', '١٢٣٤-01-01T10:00Z', '2024-01-01T10:00:00.000ZZ', '',
+      '2023-02-29T00:00:00Z',
+      '2100-02-29T00:00Z',
+      '2024-04-31T00:00Z',
+      '2024-13-01T00:00Z',
+      '2024-00-10T00:00Z',
+      '2024-01-00T00:00Z',
+      '2024-01-01T24:00Z',
+      '2024-01-01T23:60Z',
+      '2024-01-01T23:59:60Z',
+      '2024-01-01',
+      '2024-01-01T10',
+      '2024-01-01T10:00:00.Z',
+      '2024-01-01T10:00+0200',
+      '2024-01-01T10:00+02',
+      '2024-01-01T10:00+24:00',
+      '2024-01-01t10:00Z',
+      '2024-01-01T10:00z',
+      ' 2024-01-01T10:00Z',
+      '2024-01-01T10:00Z ',
+      '24-01-01T10:00Z',
+      '2024-1-01T10:00Z',
+      '١٢٣٤-01-01T10:00Z',
+      '2024-01-01T10:00:00.000ZZ',
+      '',
     ];
     for (const text of bad) assert.equal(parseIsoTimestamp(text), null, text);
   });
@@ -114,14 +133,26 @@ describe('ISO 8601 timestamps', () => {
 describe('batches and preparation', () => {
   it('accepts only a JSON array', () => {
     assert.deepEqual(readBatch([]), []);
-    for (const v of [{}, null, 'x', 1]) assert.throws(() => readBatch(v), (e: unknown) => e instanceof LogServiceError && e.status === 400);
+    for (const v of [{}, null, 'x', 1])
+      assert.throws(
+        () => readBatch(v),
+        (e: unknown) => e instanceof LogServiceError && e.status === 400,
+      );
   });
 
   it('prepares valid entries (compact JSON, UTF-8 size, level, instant, terms) and lists rejections by index', () => {
-    const submitted = JSON.parse(`[${JSON.stringify({ ...good, event: 'héllo wörld', b: { c: [1, 2] } }, null, 2)}, 5, {"level":"info"}, ${JSON.stringify(good)}]`);
+    const submitted = JSON.parse(
+      `[${JSON.stringify({ ...good, event: 'héllo wörld', b: { c: [1, 2] } }, null, 2)}, 5, {"level":"info"}, ${JSON.stringify(good)}]`,
+    );
     const batch = entriesFromValues(submitted);
     assert.deepEqual(batch.positions, [0, 3]);
-    assert.deepEqual(batch.rejected.map((r) => [r.index, r.error]), [[1, 'validation_error'], [2, 'validation_error']]);
+    assert.deepEqual(
+      batch.rejected.map((r) => [r.index, r.error]),
+      [
+        [1, 'validation_error'],
+        [2, 'validation_error'],
+      ],
+    );
     const first = batch.entries[0]!;
     assert.equal(first.body, '{"level":"info","event":"héllo wörld","timestamp":"2024-05-06T07:08:09.123Z","b":{"c":[1,2]}}');
     assert.equal(first.bytes, Buffer.byteLength(first.body));
@@ -158,7 +189,10 @@ describe('nesting depth', () => {
   it('refuses entries far deeper than the call stack allows, without throwing', () => {
     const batch = entriesFromValues([nested(100, 'object'), nested(101, 'array'), nested(200_000, 'array'), nested(200_000, 'object'), good]);
     assert.deepEqual(batch.positions, [0, 4]);
-    assert.deepEqual(batch.rejected.map((r) => r.index), [1, 2, 3]);
+    assert.deepEqual(
+      batch.rejected.map((r) => r.index),
+      [1, 2, 3],
+    );
     for (const r of batch.rejected) assert.match(r.message, /more than 100 levels deep/);
   });
 });

@@ -18,7 +18,17 @@ describe('the metrics bearer token', () => {
     const check = bearerTokenCheck('s3cret-token');
     assert.equal(check('Bearer s3cret-token'), true);
     assert.equal(check('bearer s3cret-token'), true);
-    for (const header of [undefined, '', 'Bearer', 'Bearer ', 's3cret-token', 'Basic s3cret-token', 'Bearer s3cret-token2', 'Bearer s3cret-toke', 'Bearer s3cret-token extra']) {
+    for (const header of [
+      undefined,
+      '',
+      'Bearer',
+      'Bearer ',
+      's3cret-token',
+      'Basic s3cret-token',
+      'Bearer s3cret-token2',
+      'Bearer s3cret-toke',
+      'Bearer s3cret-token extra',
+    ]) {
       assert.equal(check(header), false, String(header));
     }
   });

@@ -51,7 +51,12 @@ function parses(text: string): boolean {
 
 /** A length-delimited protobuf field. */
 function field(number: number, bytes: Uint8Array): Buffer {
-  return Buffer.from(protobuf.Writer.create().uint32((number << 3) | 2).bytes(bytes).finish());
+  return Buffer.from(
+    protobuf.Writer.create()
+      .uint32((number << 3) | 2)
+      .bytes(bytes)
+      .finish(),
+  );
 }
 
 function json(value: unknown): Buffer {
@@ -104,7 +109,8 @@ describe('the OTLP/JSON byte reader', () => {
   });
 
   it('reads a duplicated key as JSON.parse does: the last one', async () => {
-    const body = '{"resourceLogs":[{"resource":{"attributes":[{"key":"r","value":{"stringValue":"first"}}]},"resource":{"attributes":[{"key":"r","value":{"stringValue":"last"}}]},' +
+    const body =
+      '{"resourceLogs":[{"resource":{"attributes":[{"key":"r","value":{"stringValue":"first"}}]},"resource":{"attributes":[{"key":"r","value":{"stringValue":"last"}}]},' +
       '"scopeLogs":[{"logRecords":[{}]},{"logRecords":[{}]}],"scopeLogs":[{"scope":{"name":"a"},"scope":{"name":"b"},"logRecords":[{},{}],"logRecords":[{"body":{"stringValue":"kept"}}]}]}],' +
       '"resourceLogs":[]}';
     assert.equal(readJsonRequest(Buffer.from(body)).count, 0);
@@ -122,7 +128,10 @@ describe('the OTLP/JSON byte reader', () => {
     assert.throws(() => readJsonRequest(Buffer.from('{"resourceLogs":[{}]} x')), isBadRequest(/not valid JSON/));
     assert.throws(() => readJsonRequest(Buffer.from('[]')), isBadRequest(/must be a JSON object/));
     assert.throws(() => readJsonRequest(Buffer.from('{"resourceLogs":[{"scopeLogs":[1]}]}')), isBadRequest(/'scopeLogs' must be an array of objects/));
-    assert.throws(() => readJsonRequest(Buffer.from('{"resourceLogs":[{"scopeLogs":[{"logRecords":{}}]}]}')), isBadRequest(/'logRecords' must be an array of objects/));
+    assert.throws(
+      () => readJsonRequest(Buffer.from('{"resourceLogs":[{"scopeLogs":[{"logRecords":{}}]}]}')),
+      isBadRequest(/'logRecords' must be an array of objects/),
+    );
     assert.equal(readJsonRequest(Buffer.from(' {"resourceLogs":null,"other":[1,{"x":[true,false,null]}]} ')).count, 0);
   });
 });
@@ -137,7 +146,10 @@ describe('OTLP counts, before anything is decoded', () => {
     const scopes = (n: number) => field(1, Buffer.alloc(n * 2, Buffer.from([(2 << 3) | 2, 0])));
     assert.equal(readProtobufRequest(scopes(MAX_OTLP_GROUPS - 1)).groups.length, MAX_OTLP_GROUPS - 1);
     assert.throws(() => readProtobufRequest(scopes(MAX_OTLP_GROUPS)), isBadRequest(/ResourceLogs and ScopeLogs/));
-    assert.throws(() => readProtobufRequest(Buffer.alloc((MAX_OTLP_GROUPS + 1) * 2, Buffer.from([(1 << 3) | 2, 0]))), isBadRequest(/ResourceLogs and ScopeLogs/));
+    assert.throws(
+      () => readProtobufRequest(Buffer.alloc((MAX_OTLP_GROUPS + 1) * 2, Buffer.from([(1 << 3) | 2, 0]))),
+      isBadRequest(/ResourceLogs and ScopeLogs/),
+    );
   });
 
   it(`refuse only a record holding more than ${MAX_OTLP_RECORD_VALUES} values, or a group whose resource does, in both encodings`, async () => {
@@ -146,10 +158,13 @@ describe('OTLP counts, before anything is decoded', () => {
     const jsonBody = `{"resourceLogs":[{"scopeLogs":[{"logRecords":[${ok},{"attributes":${manyJson}},${ok}]}]},{"resource":{"attributes":${manyJson}},"scopeLogs":[{"logRecords":[${ok}]}]}]}`;
     const fromJson = await prepare(readJsonRequest(Buffer.from(jsonBody)));
     assert.deepEqual(fromJson.positions, [0, 2]);
-    assert.deepEqual(fromJson.rejected.map((r) => [r.index, r.message]), [
-      [1, `The record holds more than ${MAX_OTLP_RECORD_VALUES} values.`],
-      [3, `The record holds more than ${MAX_OTLP_RECORD_VALUES} values.`],
-    ]);
+    assert.deepEqual(
+      fromJson.rejected.map((r) => [r.index, r.message]),
+      [
+        [1, `The record holds more than ${MAX_OTLP_RECORD_VALUES} values.`],
+        [3, `The record holds more than ${MAX_OTLP_RECORD_VALUES} values.`],
+      ],
+    );
 
     const emptyKeyValues = (n: number) => Buffer.alloc(n * 2, Buffer.from([(6 << 3) | 2, 0]));
     const okRecord = field(5, field(1, Buffer.from('ok')));
@@ -160,40 +175,65 @@ describe('OTLP counts, before anything is decoded', () => {
     ]);
     const fromProto = await prepare(readProtobufRequest(bytes));
     assert.deepEqual(fromProto.positions, [0, 2]);
-    assert.deepEqual(fromProto.rejected.map((r) => [r.index, r.message]), [
-      [1, `The record holds more than ${MAX_OTLP_RECORD_VALUES} values.`],
-      [3, `The record holds more than ${MAX_OTLP_RECORD_VALUES} values.`],
-    ]);
+    assert.deepEqual(
+      fromProto.rejected.map((r) => [r.index, r.message]),
+      [
+        [1, `The record holds more than ${MAX_OTLP_RECORD_VALUES} values.`],
+        [3, `The record holds more than ${MAX_OTLP_RECORD_VALUES} values.`],
+      ],
+    );
   });
 });
 
 describe('what an export stores', () => {
   it('is held to its budget: records are taken in order, and the first that would pass it and all after it are refused', async () => {
     const resource = { attributes: [{ key: 'big', value: { stringValue: 'r'.repeat(100_000) } }] };
-    const value = { resourceLogs: [{ resource, scopeLogs: [{ logRecords: Array.from({ length: 200 }, (_, i) => ({ body: { stringValue: `record ${i}` } })) }] }] };
+    const value = {
+      resourceLogs: [{ resource, scopeLogs: [{ logRecords: Array.from({ length: 200 }, (_, i) => ({ body: { stringValue: `record ${i}` } })) }] }],
+    };
     for (const request of [readJsonRequest(json(value)), readProtobufRequest(proto(value))]) {
       const budget = storedBytesBudget(request.bodyBytes);
       const batch = await prepare(request);
       assert.ok(batch.stored <= budget && batch.stored > budget - 101_000, `${batch.stored} of ${budget}`);
       const first = batch.positions.length;
-      assert.deepEqual(batch.positions, Array.from({ length: first }, (_, i) => i));
-      assert.deepEqual(batch.rejected.map((r) => r.index), Array.from({ length: 200 - first }, (_, i) => first + i));
-      assert.match(batch.rejected[0]!.message, new RegExp(`^The export would store more than ${budget} bytes of entries \\(16 × its ${request.bodyBytes} bytes \\+ 524288\\)`));
+      assert.deepEqual(
+        batch.positions,
+        Array.from({ length: first }, (_, i) => i),
+      );
+      assert.deepEqual(
+        batch.rejected.map((r) => r.index),
+        Array.from({ length: 200 - first }, (_, i) => first + i),
+      );
+      assert.match(
+        batch.rejected[0]!.message,
+        new RegExp(`^The export would store more than ${budget} bytes of entries \\(16 × its ${request.bodyBytes} bytes \\+ 524288\\)`),
+      );
     }
   });
 
   it('counts exactly what is stored, and leaves an export of ordinary size whole', async () => {
     const value = {
       resourceLogs: [
-        { resource: { attributes: [{ key: 'service.name', value: { stringValue: 'shop' } }], droppedAttributesCount: 2 }, scopeLogs: [{ scope: { name: 'a', version: '1', attributes: [{ key: 'k', value: { intValue: 1 } }] }, logRecords: [{ body: { stringValue: 'x' } }, {}] }] },
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'shop' } }], droppedAttributesCount: 2 },
+          scopeLogs: [
+            { scope: { name: 'a', version: '1', attributes: [{ key: 'k', value: { intValue: 1 } }] }, logRecords: [{ body: { stringValue: 'x' } }, {}] },
+          ],
+        },
         { scopeLogs: [{ logRecords: [{ body: { stringValue: 'é' } }] }] },
       ],
     };
     const batch = await prepare(readJsonRequest(json(value)));
     assert.equal(batch.positions.length, 3);
     const rows = JSON.parse(new TextDecoder().decode(batch.request.chunks[0]!.rows)) as unknown[][];
-    assert.deepEqual(batch.request.sizes, rows.map((row) => Buffer.byteLength(row[5] as string)));
-    const shared = otlpShared({ name: 'a', version: '1', attributes: [['k', 1]], droppedAttributesCount: 0 }, { attributes: [['service.name', 'shop']], droppedAttributesCount: 2 });
+    assert.deepEqual(
+      batch.request.sizes,
+      rows.map((row) => Buffer.byteLength(row[5] as string)),
+    );
+    const shared = otlpShared(
+      { name: 'a', version: '1', attributes: [['k', 1]], droppedAttributesCount: 0 },
+      { attributes: [['service.name', 'shop']], droppedAttributesCount: 2 },
+    );
     const own = JSON.stringify({ timestamp: '2025-01-01T00:00:00.000Z', level: 'info', event: 'x' }).length;
     assert.equal(batch.request.sizes[0], own + shared.bytes);
   });
@@ -203,10 +243,13 @@ describe('a large resource over many scopes', () => {
   it('is made into its part of the entries once, and no scope of a group past the budget is read: 50,000 one-record scopes under a 1 MiB resource', async () => {
     // Once, 50,000 copies of the resource were made and measured (minutes of CPU for a 1.2 MB gzip export).
     let serialised = 0;
-    const padding = { value: 'x'.repeat(1024 * 1024), toJSON() {
-      serialised += 1;
-      return this.value;
-    } };
+    const padding = {
+      value: 'x'.repeat(1024 * 1024),
+      toJSON() {
+        serialised += 1;
+        return this.value;
+      },
+    };
     let scopesRead = 0;
     const groups = Array.from({ length: 50_000 }, (_, g) => ({ resourceLogs: 0, first: g, count: 1 }));
     const request: OtlpRequest = {
@@ -218,7 +261,19 @@ describe('a large resource over many scopes', () => {
         scopesRead += 1;
         return { name: '', version: '', attributes: [], droppedAttributesCount: 0 };
       },
-      record: () => ({ timeMs: null, observedTimeMs: null, severityNumber: 0, severityText: '', body: 'r', attributes: [], droppedAttributesCount: 0, flags: 0, traceId: '', spanId: '', eventName: '' }),
+      record: () => ({
+        timeMs: null,
+        observedTimeMs: null,
+        severityNumber: 0,
+        severityText: '',
+        body: 'r',
+        attributes: [],
+        droppedAttributesCount: 0,
+        flags: 0,
+        traceId: '',
+        spanId: '',
+        eventName: '',
+      }),
     };
     const batch = await batchFromOtlp(request, target);
     const kept = batch.positions.length;
@@ -234,7 +289,10 @@ describe('mapping edges', () => {
   it(`nests a key by at most ${MAX_KEY_SEGMENTS} segments: one with more stays whole (it could never be stored nested)`, () => {
     const deepest = Array.from({ length: MAX_KEY_SEGMENTS }, (_, i) => `k${i}`).join('.');
     const tooMany = Array.from({ length: 200_000 }, () => 'a').join('.');
-    const nested = nestAttributes([[deepest, 1], [tooMany, 2]]);
+    const nested = nestAttributes([
+      [deepest, 1],
+      [tooMany, 2],
+    ]);
     assert.equal(nested[tooMany], 2);
     let level: any = nested;
     for (let i = 0; i < MAX_KEY_SEGMENTS - 1; i++) level = level[`k${i}`];
@@ -250,7 +308,19 @@ describe('mapping edges', () => {
   });
 
   it('refuses a record whose time an entry cannot hold instead of failing', () => {
-    const record = { timeMs: MAX_ENTRY_TIME_MS + 1, observedTimeMs: null, severityNumber: 0, severityText: '', body: 'x', attributes: [], droppedAttributesCount: 0, flags: 0, traceId: '', spanId: '', eventName: '' };
+    const record = {
+      timeMs: MAX_ENTRY_TIME_MS + 1,
+      observedTimeMs: null,
+      severityNumber: 0,
+      severityText: '',
+      body: 'x',
+      attributes: [],
+      droppedAttributesCount: 0,
+      flags: 0,
+      traceId: '',
+      spanId: '',
+      eventName: '',
+    };
     const shared = otlpShared({ name: '', version: '', attributes: [], droppedAttributesCount: 0 }, { attributes: [], droppedAttributesCount: 0 });
     assert.throws(() => otlpEntry(record, shared, 0), OtlpRecordError);
     assert.equal(otlpEntry({ ...record, timeMs: MAX_ENTRY_TIME_MS }, shared, 0).timestamp, '9999-12-31T23:59:59.999Z');

@@ -6,7 +6,17 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { NO_BODY_EVENT, STRUCTURED_EVENT_CHARS, nestAttributes, otlpEntry as mapEntry, otlpLevel, otlpShared, type OtlpRecordInput, type OtlpResourceInput, type OtlpScopeInput } from '../../lib/ingest/otlp/otlp-mapping.js';
+import {
+  NO_BODY_EVENT,
+  STRUCTURED_EVENT_CHARS,
+  nestAttributes,
+  otlpEntry as mapEntry,
+  otlpLevel,
+  otlpShared,
+  type OtlpRecordInput,
+  type OtlpResourceInput,
+  type OtlpScopeInput,
+} from '../../lib/ingest/otlp/otlp-mapping.js';
 import { OTLP } from '../../lib/ingest/otlp/otlp-schema.js';
 import { readProtobufRequest, nanosToMillis } from '../../lib/ingest/otlp/otlp-protobuf.js';
 import { readJsonRequest, jsonNanosToMillis } from '../../lib/ingest/otlp/otlp-json.js';
@@ -36,7 +46,12 @@ function record(overrides: Partial<OtlpRecordInput> = {}): OtlpRecordInput {
 
 /** A length-delimited protobuf field. */
 function field(number: number, bytes: Uint8Array): Buffer {
-  return Buffer.from(protobuf.Writer.create().uint32((number << 3) | 2).bytes(bytes).finish());
+  return Buffer.from(
+    protobuf.Writer.create()
+      .uint32((number << 3) | 2)
+      .bytes(bytes)
+      .finish(),
+  );
 }
 
 /** The entry of one record, its scope and resource. */
@@ -47,7 +62,8 @@ function otlpEntry(record: OtlpRecordInput, scope: OtlpScopeInput, resource: Otl
 function entriesOf(request: OtlpRequest): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   request.groups.forEach((group, g) => {
-    for (let i = group.first; i < group.first + group.count; i++) out.push(otlpEntry(request.record(i), request.scope(g), request.resource(group.resourceLogs), 0));
+    for (let i = group.first; i < group.first + group.count; i++)
+      out.push(otlpEntry(request.record(i), request.scope(g), request.resource(group.resourceLogs), 0));
   });
   return out;
 }
@@ -55,17 +71,35 @@ function entriesOf(request: OtlpRequest): Record<string, unknown>[] {
 describe('OTLP severity → level', () => {
   it('maps the number ranges of the data model', () => {
     const expected: [number, string][] = [
-      [1, 'debug'], [4, 'debug'], [5, 'debug'], [8, 'debug'],
-      [9, 'info'], [12, 'info'], [13, 'warning'], [16, 'warning'],
-      [17, 'error'], [20, 'error'], [21, 'critical'], [24, 'critical'],
+      [1, 'debug'],
+      [4, 'debug'],
+      [5, 'debug'],
+      [8, 'debug'],
+      [9, 'info'],
+      [12, 'info'],
+      [13, 'warning'],
+      [16, 'warning'],
+      [17, 'error'],
+      [20, 'error'],
+      [21, 'critical'],
+      [24, 'critical'],
     ];
     for (const [n, level] of expected) assert.equal(otlpLevel(n, 'ERROR'), level, `severity_number ${n}`);
   });
 
   it('reads the text, case ignored, when the number is unset or out of range; info otherwise', () => {
     const expected: [string, string][] = [
-      ['trace', 'debug'], ['DEBUG', 'debug'], ['Info', 'info'], ['WARN', 'warning'], ['warning', 'warning'], ['WARN2', 'warning'],
-      ['error', 'error'], ['FATAL', 'critical'], ['critical', 'critical'], ['', 'info'], ['verbose-ish', 'info'],
+      ['trace', 'debug'],
+      ['DEBUG', 'debug'],
+      ['Info', 'info'],
+      ['WARN', 'warning'],
+      ['warning', 'warning'],
+      ['WARN2', 'warning'],
+      ['error', 'error'],
+      ['FATAL', 'critical'],
+      ['critical', 'critical'],
+      ['', 'info'],
+      ['verbose-ish', 'info'],
     ];
     for (const [text, level] of expected) assert.equal(otlpLevel(0, text), level, `severity_text ${text}`);
     assert.equal(otlpLevel(25, 'error'), 'error');
@@ -119,7 +153,13 @@ describe('OTLP LogRecord → entry', () => {
         severityText: 'WARN',
       }),
       { name: 'checkout', version: '1.2.0', attributes: [['team', 'payments']], droppedAttributesCount: 0 },
-      { attributes: [['service.name', 'shop'], ['service.version', '3']], droppedAttributesCount: 2 },
+      {
+        attributes: [
+          ['service.name', 'shop'],
+          ['service.version', '3'],
+        ],
+        droppedAttributesCount: 2,
+      },
       0,
     );
     assert.deepEqual(JSON.parse(JSON.stringify(entry)), {
@@ -144,7 +184,12 @@ describe('OTLP LogRecord → entry', () => {
   });
 
   it('keeps a dotted key whole when its place is taken, and a key named __proto__ as a key', () => {
-    const nested = nestAttributes([['http', 'x'], ['http.method', 'GET'], ['a..b', 1], ['__proto__', 'p']]);
+    const nested = nestAttributes([
+      ['http', 'x'],
+      ['http.method', 'GET'],
+      ['a..b', 1],
+      ['__proto__', 'p'],
+    ]);
     assert.equal(JSON.stringify(nested), '{"http":"x","http.method":"GET","a..b":1,"__proto__":"p"}');
   });
 });
@@ -162,7 +207,14 @@ describe('OTLP readers', () => {
               {
                 timeUnixNano: nanos,
                 severityNumber: 17,
-                body: { kvlistValue: { values: [{ key: 'n', value: { intValue: '9007199254740993' } }, { key: 'ok', value: { boolValue: true } }] } },
+                body: {
+                  kvlistValue: {
+                    values: [
+                      { key: 'n', value: { intValue: '9007199254740993' } },
+                      { key: 'ok', value: { boolValue: true } },
+                    ],
+                  },
+                },
                 attributes: [
                   { key: 'request_id', value: { stringValue: 'r-1' } },
                   { key: 'sizes', value: { arrayValue: { values: [{ intValue: 1 }, { doubleValue: 2.5 }] } } },
@@ -218,13 +270,20 @@ describe('OTLP readers', () => {
   it('refuse only the record whose body nests too deep, or whose field has the wrong type', async () => {
     let deep: any = { stringValue: 'bottom' };
     for (let i = 0; i < 120; i++) deep = { arrayValue: { values: [deep] } };
-    const body = { resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: 'ok' } }, { body: deep }, { severityText: 7 }, { body: { stringValue: 'ok too' } }] }] }] };
+    const body = {
+      resourceLogs: [
+        { scopeLogs: [{ logRecords: [{ body: { stringValue: 'ok' } }, { body: deep }, { severityText: 7 }, { body: { stringValue: 'ok too' } }] }] },
+      ],
+    };
     const json = await batchFromOtlp(readJsonRequest(Buffer.from(JSON.stringify(body))), { projectId: 1, receivedAt: 0 });
     assert.deepEqual(json.positions, [0, 3]);
-    assert.deepEqual(json.rejected.map((r) => [r.index, r.message]), [
-      [1, 'The entry nests objects and arrays more than 100 levels deep.'],
-      [2, "'severityText' must be a string."],
-    ]);
+    assert.deepEqual(
+      json.rejected.map((r) => [r.index, r.message]),
+      [
+        [1, 'The entry nests objects and arrays more than 100 levels deep.'],
+        [2, "'severityText' must be a string."],
+      ],
+    );
     // protobufjs will not encode such a value: the bytes are written by hand, innermost first.
     let value = field(1, Buffer.from('bottom'));
     for (let i = 0; i < 60; i++) value = field(5, field(1, value));
@@ -232,6 +291,9 @@ describe('OTLP readers', () => {
     const bytes = field(1, field(2, Buffer.concat([field(2, okRecord), field(2, field(5, value))])));
     const proto = await batchFromOtlp(readProtobufRequest(bytes), { projectId: 1, receivedAt: 0 });
     assert.deepEqual(proto.positions, [0]);
-    assert.deepEqual(proto.rejected.map((r) => r.index), [1]);
+    assert.deepEqual(
+      proto.rejected.map((r) => r.index),
+      [1],
+    );
   });
 });

@@ -71,7 +71,9 @@ describe('password hasher', () => {
     }
   });
 
-  it('refuses a hash with 503 and Retry-After once as many as allowed are waiting, and runs the waiting one when the slot frees', { timeout: 30_000 }, async () => {
+  it('refuses a hash with 503 and Retry-After once as many as allowed are waiting, and runs the waiting one when the slot frees', {
+    timeout: 30_000,
+  }, async () => {
     let lose = 0;
     const hasher = createPasswordHasher({ logN: LOG_N, maxWaiting: 1, timeoutMs: 1_000, loseReply: () => lose-- > 0 });
     try {
@@ -133,7 +135,7 @@ describe('hashing process', () => {
     }
   });
 
-  it('gives the child none of the service\'s environment', async () => {
+  it("gives the child none of the service's environment", async () => {
     process.env.LOGKEEP_TEST_SECRET = 'not for the child';
     const hashing = new HashProcess({ threads: 2 });
     try {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { NO_MESSAGE, pinoLevel, pinoTimestamp, pinoToEntry } from '../../lib/client/pino.js';
 
 describe('pinoLevel', () => {
-  it('maps pino\'s standard numeric levels', () => {
+  it("maps pino's standard numeric levels", () => {
     assert.deepEqual([10, 20, 30, 40, 50, 60].map(pinoLevel), ['debug', 'debug', 'info', 'warning', 'error', 'critical']);
   });
 
@@ -22,7 +22,7 @@ describe('pinoLevel', () => {
     assert.equal(pinoLevel(1), 'debug');
   });
 
-  it('maps pino\'s level labels, and anything else to info', () => {
+  it("maps pino's level labels, and anything else to info", () => {
     assert.deepEqual(['trace', 'debug', 'info', 'warn', 'error', 'fatal'].map(pinoLevel), ['debug', 'debug', 'info', 'warning', 'error', 'critical']);
     assert.equal(pinoLevel('verbose'), 'info');
     assert.equal(pinoLevel(undefined), 'info');
@@ -33,7 +33,16 @@ describe('pinoToEntry', () => {
   const time = Date.UTC(2025, 0, 2, 3, 4, 5, 678);
 
   it('maps level, msg, time and name, and keeps every other field', () => {
-    const entry = pinoToEntry({ level: 40, time, pid: 12, hostname: 'web-1', name: 'api', msg: 'slow query', request_id: 'r-1', db: { ms: 812, table: 'users' } });
+    const entry = pinoToEntry({
+      level: 40,
+      time,
+      pid: 12,
+      hostname: 'web-1',
+      name: 'api',
+      msg: 'slow query',
+      request_id: 'r-1',
+      db: { ms: 812, table: 'users' },
+    });
     assert.deepEqual(entry, {
       level: 'warning',
       event: 'slow query',
@@ -83,7 +92,23 @@ describe('pinoToEntry', () => {
   });
 
   it('keeps a record whose time logkeep could not take: no timestamp (the client sets the time received), the value under pino_time', () => {
-    const hostile: unknown[] = [1e20, -1e20, 8.64e15, 1.7e18, 253402300800000, -62167219200001, '', 'yesterday', '2025-02-30T00:00:00Z', '2025-01-01T24:00:00Z', '+010000-01-01T00:00:00.000Z', true, null, { at: 1 }, [1, 2]];
+    const hostile: unknown[] = [
+      1e20,
+      -1e20,
+      8.64e15,
+      1.7e18,
+      253402300800000,
+      -62167219200001,
+      '',
+      'yesterday',
+      '2025-02-30T00:00:00Z',
+      '2025-01-01T24:00:00Z',
+      '+010000-01-01T00:00:00.000Z',
+      true,
+      null,
+      { at: 1 },
+      [1, 2],
+    ];
     for (const time of hostile) {
       const entry = pinoToEntry({ level: 30, time, msg: 'm' });
       assert.equal('timestamp' in entry, false, `no timestamp for ${JSON.stringify(time)}`);

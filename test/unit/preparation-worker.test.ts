@@ -14,7 +14,10 @@ function bodyOf(bytes: number): Buffer {
   const values: unknown[] = [];
   let size = 2;
   for (let i = 0; size < bytes; i++) {
-    const value = i % 7 === 3 ? { level: 'loud', event: 'bad' } : { level: 'info', event: `event ${i} héllo`, timestamp: '2025-01-01T00:00:00Z', ctx: { n: i, ok: i % 2 === 0 } };
+    const value =
+      i % 7 === 3
+        ? { level: 'loud', event: 'bad' }
+        : { level: 'info', event: `event ${i} héllo`, timestamp: '2025-01-01T00:00:00Z', ctx: { n: i, ok: i % 2 === 0 } };
     values.push(value);
     size += JSON.stringify(value).length + 1;
   }
@@ -26,7 +29,8 @@ function otlpExportOf(bytes: number, deep: boolean): Record<string, unknown> {
   const records: unknown[] = [];
   let nested: Record<string, unknown> = { stringValue: 'bottom' };
   for (let i = 0; i < 101; i++) nested = { arrayValue: { values: [nested] } };
-  for (let size = 0; size < bytes; size += 60) { // ~60 bytes a record in protobuf, more in JSON
+  for (let size = 0; size < bytes; size += 60) {
+    // ~60 bytes a record in protobuf, more in JSON
     const i = records.length;
     records.push({
       timeUnixNano: '1735787045678000000',
@@ -35,7 +39,11 @@ function otlpExportOf(bytes: number, deep: boolean): Record<string, unknown> {
       attributes: [{ key: 'request_id', value: { stringValue: `req-${i}` } }],
     });
   }
-  return { resourceLogs: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'pool' } }] }, scopeLogs: [{ scope: { name: 'unit' }, logRecords: records }] }] };
+  return {
+    resourceLogs: [
+      { resource: { attributes: [{ key: 'service.name', value: { stringValue: 'pool' } }] }, scopeLogs: [{ scope: { name: 'unit' }, logRecords: records }] },
+    ],
+  };
 }
 
 describe('PreparationWorker', () => {
@@ -52,10 +60,13 @@ describe('PreparationWorker', () => {
     assert.ok(got.request.sizes.length > 100 && got.rejected.length > 10);
   });
 
-  it('turns the worker\'s refusal into the same 400', async () => {
+  it("turns the worker's refusal into the same 400", async () => {
     const malformed = Buffer.from(`[${'{"level":"info"},'.repeat(4000)}`);
     assert.ok(malformed.length >= WORKER_MIN_BYTES);
-    await assert.rejects(worker.batchFromBody(malformed, TARGET), (err: unknown) => err instanceof LogServiceError && err.status === 400 && err.code === 'invalid_request');
+    await assert.rejects(
+      worker.batchFromBody(malformed, TARGET),
+      (err: unknown) => err instanceof LogServiceError && err.status === 400 && err.code === 'invalid_request',
+    );
     const notArray = Buffer.from(JSON.stringify({ pad: 'x'.repeat(WORKER_MIN_BYTES) }));
     await assert.rejects(worker.batchFromBody(notArray, TARGET), (err: unknown) => err instanceof LogServiceError && err.status === 400);
   });
@@ -77,7 +88,11 @@ describe('PreparationWorker', () => {
       assert.ok(got.request.sizes.length > 300, format);
       assert.equal(got.rejected.length, format === 'otlp-json' ? Math.ceil((got.request.sizes.length + got.rejected.length - 4) / 9) : 0, format);
       const truncated = Buffer.from(body.subarray(0, body.length - 3));
-      await assert.rejects(worker.batchFromBody(truncated, TARGET, format), (err: unknown) => err instanceof LogServiceError && err.status === 400 && err.code === 'invalid_request', format);
+      await assert.rejects(
+        worker.batchFromBody(truncated, TARGET, format),
+        (err: unknown) => err instanceof LogServiceError && err.status === 400 && err.code === 'invalid_request',
+        format,
+      );
     }
   });
 
@@ -105,7 +120,14 @@ describe('PreparationWorker', () => {
 
   it('sends the long elements of a body prepared inline to the worker one by one, preparing exactly what inline preparation gives', async () => {
     const zeros = JSON.stringify({ level: 'info', event: 'zeros', timestamp: '2025-01-01T00:00:00Z', a: Array(400_000).fill(0) });
-    const wide = JSON.stringify(Object.fromEntries([['level', 'info'], ['event', 'wide'], ['timestamp', '2025-01-01T00:00:00Z'], ...Array.from({ length: 30_000 }, (_, i) => [`k${i}`, i])]));
+    const wide = JSON.stringify(
+      Object.fromEntries([
+        ['level', 'info'],
+        ['event', 'wide'],
+        ['timestamp', '2025-01-01T00:00:00Z'],
+        ...Array.from({ length: 30_000 }, (_, i) => [`k${i}`, i]),
+      ]),
+    );
     const short = (i: number) => JSON.stringify({ level: i % 2 ? 'info' : 'loud', event: `e${i}`, timestamp: '2025-01-01T00:00:00Z' });
     const elements = [short(0), zeros, short(1), `{${'x'.repeat(OFFLOAD_MIN_BYTES)}}`, wide, short(2)];
     const offloading = new PreparationWorker(1024 * 1024, silentLogger);

@@ -12,7 +12,12 @@ import type { LogRow, LogSelection } from '../../lib/storage/types-logs.js';
 
 const BLOCKS = 100;
 /** Block i (1-based) holds the one entry with id i; every third entry matches `q=hit`. */
-const rows: LogRow[] = Array.from({ length: BLOCKS }, (_, i) => ({ id: i + 1, projectId: 1, receivedAt: 0, body: JSON.stringify({ m: (i + 1) % 3 === 0 ? 'hit' : 'miss' }) }));
+const rows: LogRow[] = Array.from({ length: BLOCKS }, (_, i) => ({
+  id: i + 1,
+  projectId: 1,
+  receivedAt: 0,
+  body: JSON.stringify({ m: (i + 1) % 3 === 0 ? 'hit' : 'miss' }),
+}));
 const blocks: LogBlockRef[] = rows.map((r) => ({ projectId: 1, firstId: r.id, lastId: r.id, key: r.id }));
 
 function reads(shortBy: number): QueryPlanReads & { steps: number } {
@@ -25,7 +30,15 @@ function reads(shortBy: number): QueryPlanReads & { steps: number } {
     inRange: unused,
     newest: unused,
     oldest: unused,
-    async blockStep(direction: 'newest' | 'oldest', _projects: readonly number[], _match: unknown, _filter: unknown, position: number, after: number | null, limit: number) {
+    async blockStep(
+      direction: 'newest' | 'oldest',
+      _projects: readonly number[],
+      _match: unknown,
+      _filter: unknown,
+      position: number,
+      after: number | null,
+      limit: number,
+    ) {
       assert.equal(direction, 'newest');
       fake.steps += 1;
       const candidates = blocks.filter((b) => b.firstId < position && (after === null || b.key < after)).reverse();
@@ -38,21 +51,34 @@ function reads(shortBy: number): QueryPlanReads & { steps: number } {
 }
 
 const selection: LogSelection = { projectIds: [1], minLevel: null, from: null, to: null, words: ['hit'], prefixes: [], exact: [] };
-const expected = rows.filter((r) => r.id % 3 === 0).map((r) => r.id).reverse();
+const expected = rows
+  .filter((r) => r.id % 3 === 0)
+  .map((r) => r.id)
+  .reverse();
 
 it('walks on past a short step that says blocks remain, to the end of the index', async () => {
   for (const shortBy of [0, 1]) {
     const fake = reads(shortBy);
-    assert.deepEqual((await planQuery(fake, selection, { limit: 50 })).map((r) => r.id), expected, `short by ${shortBy}`);
+    assert.deepEqual(
+      (await planQuery(fake, selection, { limit: 50 })).map((r) => r.id),
+      expected,
+      `short by ${shortBy}`,
+    );
     assert.ok(fake.steps > 1);
   }
 });
 
 it('fills a page from several steps and stops once it is decided', async () => {
   const fake = reads(1);
-  assert.deepEqual((await planQuery(fake, selection, { limit: 10 })).map((r) => r.id), expected.slice(0, 10));
+  assert.deepEqual(
+    (await planQuery(fake, selection, { limit: 10 })).map((r) => r.id),
+    expected.slice(0, 10),
+  );
   const page2 = await planQuery(fake, selection, { limit: 10, beforeId: expected[9]! });
-  assert.deepEqual(page2.map((r) => r.id), expected.slice(10, 20));
+  assert.deepEqual(
+    page2.map((r) => r.id),
+    expected.slice(10, 20),
+  );
 });
 
 it('reads after an id only in the projects holding an entry of the time range', async () => {
@@ -73,8 +99,14 @@ it('reads after an id only in the projects holding an entry of the time range', 
   const ranged: LogSelection = { ...selection, projectIds: [1, 2, 3], words: [], from: 1000, to: null };
   assert.deepEqual(await planLogsAfter(fake, ranged, 0, 10), []);
   assert.deepEqual(walked, [[2]], 'only the project with entries in the range is walked');
-  assert.deepEqual(probes.map((p) => p[0]), [1, 2, 3]);
-  assert.ok(probes.every((p) => p[1] === 1000 && p[2] >= Number.MAX_SAFE_INTEGER && p[3] === 1), 'one probe each, up to one entry');
+  assert.deepEqual(
+    probes.map((p) => p[0]),
+    [1, 2, 3],
+  );
+  assert.ok(
+    probes.every((p) => p[1] === 1000 && p[2] >= Number.MAX_SAFE_INTEGER && p[3] === 1),
+    'one probe each, up to one entry',
+  );
   inRange.clear();
   assert.deepEqual(await planLogsAfter(fake, ranged, 0, 10), []);
   assert.equal(walked.length, 1, 'a range no project holds anything of reads nothing more');

@@ -73,11 +73,13 @@ describe('rbac: seeing', () => {
   });
 
   it('list visibility agrees with canSeeGroup and canSeeProject for any grants', () => {
-    const grant = fc.record({
-      role: fc.constantFrom<Role>('admin', 'owner', 'user'),
-      scope_type: fc.constantFrom<ScopeType>('global', 'group', 'project'),
-      id: fc.integer({ min: 1, max: 6 }),
-    }).map(({ role, scope_type, id }) => g(role, scope_type, scope_type === 'global' ? null : id));
+    const grant = fc
+      .record({
+        role: fc.constantFrom<Role>('admin', 'owner', 'user'),
+        scope_type: fc.constantFrom<ScopeType>('global', 'group', 'project'),
+        id: fc.integer({ min: 1, max: 6 }),
+      })
+      .map(({ role, scope_type, id }) => g(role, scope_type, scope_type === 'global' ? null : id));
     fc.assert(
       fc.property(fc.array(grant, { maxLength: 6 }), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 6 }), (grants, groupId, projectId) => {
         const v = visibilityOf(grants);
@@ -196,7 +198,13 @@ describe('team members', () => {
   const inGroup1 = { type: 'group' as const, groupId: 1 };
   it('a group owner may change the members of a team holding only what the owner could grant it', () => {
     assert.equal(mayChangeTeamMembers(OWNER_OF_1, 1, []), true);
-    assert.equal(mayChangeTeamMembers(OWNER_OF_1, 1, [{ role: 'owner', scope: inGroup1 }, { role: 'user', scope: { type: 'project', projectId: 5, groupId: 1 } }]), true);
+    assert.equal(
+      mayChangeTeamMembers(OWNER_OF_1, 1, [
+        { role: 'owner', scope: inGroup1 },
+        { role: 'user', scope: { type: 'project', projectId: 5, groupId: 1 } },
+      ]),
+      true,
+    );
   });
 
   it('but not of a team holding admin, a global grant, a grant elsewhere, or one whose scope is gone', () => {

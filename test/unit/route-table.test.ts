@@ -21,27 +21,33 @@ describe('route table', () => {
 
   it('takes a project key only for ingestion (logkeep batches and OTLP exports), marks the token endpoint and single sign-on no-store, gives only the token endpoint the OAuth envelope, and is public only there, for the health check, the API description, the metrics (their own token) and the console', () => {
     const rows = (pick: (r: (typeof ROUTES)[number]) => boolean) => ROUTES.filter(pick).map((r) => `${r.method} ${r.path}`);
-    assert.deepEqual(rows((r) => r.auth === 'project-key'), ['POST /v1/logs', 'POST /v1/otlp/v1/logs']);
-    assert.deepEqual(rows((r) => r.noStore === true), [
-      'POST /v1/auth/token',
-      'DELETE /v1/auth/token',
-      'GET /v1/auth/methods',
-      'GET /v1/auth/oidc/start',
-      'GET /v1/auth/oidc/callback',
-    ]);
-    assert.deepEqual(rows((r) => r.envelope === 'oauth'), ['POST /v1/auth/token', 'DELETE /v1/auth/token']);
-    assert.deepEqual(rows((r) => r.auth === 'none'), [
-      'GET /healthz',
-      'POST /v1/auth/token',
-      'DELETE /v1/auth/token',
-      'GET /v1/auth/methods',
-      'GET /v1/auth/oidc/start',
-      'GET /v1/auth/oidc/callback',
-      'GET /v1/openapi.json',
-      'GET /metrics',
-      'GET /',
-      'ANY /console/*',
-    ]);
+    assert.deepEqual(
+      rows((r) => r.auth === 'project-key'),
+      ['POST /v1/logs', 'POST /v1/otlp/v1/logs'],
+    );
+    assert.deepEqual(
+      rows((r) => r.noStore === true),
+      ['POST /v1/auth/token', 'DELETE /v1/auth/token', 'GET /v1/auth/methods', 'GET /v1/auth/oidc/start', 'GET /v1/auth/oidc/callback'],
+    );
+    assert.deepEqual(
+      rows((r) => r.envelope === 'oauth'),
+      ['POST /v1/auth/token', 'DELETE /v1/auth/token'],
+    );
+    assert.deepEqual(
+      rows((r) => r.auth === 'none'),
+      [
+        'GET /healthz',
+        'POST /v1/auth/token',
+        'DELETE /v1/auth/token',
+        'GET /v1/auth/methods',
+        'GET /v1/auth/oidc/start',
+        'GET /v1/auth/oidc/callback',
+        'GET /v1/openapi.json',
+        'GET /metrics',
+        'GET /',
+        'ANY /console/*',
+      ],
+    );
   });
 
   it('serves the log query, the stream and the histogram to signed-in users', () => {

@@ -27,7 +27,13 @@ function entries(n: number, start = 1000): SealInput[] {
   let id = start;
   for (let i = 0; i < n; i++) {
     id += 1 + (i % 3); // ids of one project skip those of others
-    const body = JSON.stringify({ timestamp: new Date(1_700_000_000_000 + i * 7).toISOString(), level: 'info', zeta: i, alpha: `req-${i}`, nested: { b: [1, 'two', null], a: i % 2 === 0 } });
+    const body = JSON.stringify({
+      timestamp: new Date(1_700_000_000_000 + i * 7).toISOString(),
+      level: 'info',
+      zeta: i,
+      alpha: `req-${i}`,
+      nested: { b: [1, 'two', null], a: i % 2 === 0 },
+    });
     out.push({ id, receivedAt: 1_700_000_000_000 + Math.floor(i / 10) * 5, ts: 1_700_000_000_000 + ((i * 7919) % 5000) - 2500, level: i % 5, body });
   }
   return out;
@@ -50,11 +56,26 @@ describe('sealed block codec', () => {
     const header = readSealedHeader(encodeSealedBlock(input, null));
     assert.equal(header.version, 1);
     assert.equal(header.frameEntries, SEAL_FRAME_ENTRIES);
-    assert.deepEqual(header.ids, input.map((e) => e.id));
-    assert.deepEqual(header.ts, input.map((e) => e.ts));
-    assert.deepEqual(header.receivedAt, input.map((e) => e.receivedAt));
-    assert.deepEqual(header.levels, input.map((e) => e.level));
-    assert.deepEqual(header.lengths, input.map((e) => Buffer.byteLength(e.body)));
+    assert.deepEqual(
+      header.ids,
+      input.map((e) => e.id),
+    );
+    assert.deepEqual(
+      header.ts,
+      input.map((e) => e.ts),
+    );
+    assert.deepEqual(
+      header.receivedAt,
+      input.map((e) => e.receivedAt),
+    );
+    assert.deepEqual(
+      header.levels,
+      input.map((e) => e.level),
+    );
+    assert.deepEqual(
+      header.lengths,
+      input.map((e) => Buffer.byteLength(e.body)),
+    );
     assert.equal(header.frames.length, Math.ceil(300 / SEAL_FRAME_ENTRIES));
   });
 
@@ -75,7 +96,10 @@ describe('sealed block codec', () => {
     const input = entries(400);
     const block = encodeSealedBlock(input, null);
     const out = decodeSealedBlock(block, null, (i) => i % 50 === 0);
-    assert.deepEqual(out, input.filter((_, i) => i % 50 === 0));
+    assert.deepEqual(
+      out,
+      input.filter((_, i) => i % 50 === 0),
+    );
   });
 
   it('uses a preset dictionary, and refuses to read without the same one', () => {
@@ -122,15 +146,24 @@ describe('seal runs and dictionaries', () => {
   it('cuts runs of at most SEAL_MAX_ENTRIES and keeps a part-filled last run in the tail', () => {
     const input = entries(2 * SEAL_MAX_ENTRIES + 10);
     const full = cutSealRuns(input, false);
-    assert.deepEqual(full.map((r) => r.length), [SEAL_MAX_ENTRIES, SEAL_MAX_ENTRIES]);
-    assert.deepEqual(cutSealRuns(input, true).map((r) => r.length), [SEAL_MAX_ENTRIES, SEAL_MAX_ENTRIES, 10]);
+    assert.deepEqual(
+      full.map((r) => r.length),
+      [SEAL_MAX_ENTRIES, SEAL_MAX_ENTRIES],
+    );
+    assert.deepEqual(
+      cutSealRuns(input, true).map((r) => r.length),
+      [SEAL_MAX_ENTRIES, SEAL_MAX_ENTRIES, 10],
+    );
     assert.deepEqual(cutSealRuns(input, true).flat(), input);
   });
 
   it('cuts before SEAL_MAX_BYTES, and gives an entry larger than that a run of its own', () => {
     const big = (id: number, bytes: number) => ({ id, body: 'x'.repeat(bytes) });
     const runs = cutSealRuns([big(1, SEAL_MAX_BYTES / 2), big(2, SEAL_MAX_BYTES / 2), big(3, 10), big(4, SEAL_MAX_BYTES + 1), big(5, 10)], true);
-    assert.deepEqual(runs.map((r) => r.map((e) => e.id)), [[1, 2], [3], [4], [5]]);
+    assert.deepEqual(
+      runs.map((r) => r.map((e) => e.id)),
+      [[1, 2], [3], [4], [5]],
+    );
   });
 
   it('builds a dictionary of whole entries within MAX_DICTIONARY_BYTES', () => {

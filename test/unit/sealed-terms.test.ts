@@ -63,7 +63,7 @@ describe('sealed terms', () => {
 /** Deterministic entries where short numbers occur everywhere. */
 function corpus(n: number): SealInput[] {
   let seed = 42;
-  const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
   const words = ['alpha', 'beta', 'gamma', 'delta', 'vosajun', 'vosa', 'lorem', 'ipsum'];
   return Array.from({ length: n }, (_, i) => {
     const level = Math.floor(rnd() * 5);
@@ -96,7 +96,13 @@ describe('sealed blocks answer exactly', () => {
     it(`finds what brute force finds: ${JSON.stringify({ ...f, from: f.from !== null, to: f.to !== null })}`, () => {
       const matches = entryMatcher(f);
       const expected = entries
-        .filter((e) => (f.minLevel === null || e.level >= f.minLevel) && (f.from === null || e.ts >= f.from) && (f.to === null || e.ts <= f.to) && (matches === null || matches(e.body)))
+        .filter(
+          (e) =>
+            (f.minLevel === null || e.level >= f.minLevel) &&
+            (f.from === null || e.ts >= f.from) &&
+            (f.to === null || e.ts <= f.to) &&
+            (matches === null || matches(e.body)),
+        )
         .map((e) => e.id)
         .reverse();
       const probes = filterProbes(f);
@@ -111,7 +117,11 @@ describe('sealed blocks answer exactly', () => {
 
   it('skips the frames whose filter lacks a term', () => {
     const probes = filterProbes(filter({ words: ['absentword'] }));
-    for (const run of runs) assert.equal(probeFrames(probes, readSealedHeader(run.block).frames.length, (s) => run.shards[s]!), 0);
+    for (const run of runs)
+      assert.equal(
+        probeFrames(probes, readSealedHeader(run.block).frames.length, (s) => run.shards[s]!),
+        0,
+      );
   });
 
   it('keeps the id bounds of a page', () => {
@@ -125,8 +135,14 @@ describe('sealed blocks answer exactly', () => {
     const first = entries.slice(0, run.count);
     assert.equal(run.firstId, first[0]!.id);
     assert.equal(run.lastId, first[first.length - 1]!.id);
-    assert.equal(run.bytes, first.reduce((n, e) => n + Buffer.byteLength(e.body), 0));
+    assert.equal(
+      run.bytes,
+      first.reduce((n, e) => n + Buffer.byteLength(e.body), 0),
+    );
     assert.equal(run.minTs, first[0]!.ts);
-    assert.equal(run.levels, first.reduce((m, e) => m | (1 << e.level), 0));
+    assert.equal(
+      run.levels,
+      first.reduce((m, e) => m | (1 << e.level), 0),
+    );
   });
 });

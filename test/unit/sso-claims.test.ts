@@ -36,7 +36,7 @@ describe('the admin claim', () => {
   });
 });
 
-describe('reading the provider\'s answers', () => {
+describe("reading the provider's answers", () => {
   it('reads an answer up to the ceiling and refuses a larger one', async () => {
     const server = createServer((req, res) => {
       const size = req.url === '/big' ? OIDC_MAX_RESPONSE_BYTES + 1 : 1024;

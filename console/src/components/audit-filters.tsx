@@ -34,7 +34,7 @@ function draftOf(p: URLSearchParams): Draft {
   const actorId = Number(p.get('actor_user_id') ?? 0);
   return {
     action: p.get('action') ?? '',
-    actor: actorId ? auditNames('user', actorId) ?? `#${actorId}` : '',
+    actor: actorId ? (auditNames('user', actorId) ?? `#${actorId}`) : '',
     targetType: p.get('target_type') ?? '',
     targetId: p.get('target_id') ?? '',
     from: toLocalInput(p.get('from')),
@@ -83,19 +83,31 @@ export function AuditFilters(props: { params: URLSearchParams; namesReady: boole
           <label for="f-audit-action">Action</label>
           <select id="f-audit-action" value={d.action} onChange={(e) => set({ action: (e.target as HTMLSelectElement).value })}>
             <option value="">Any action</option>
-            {AUDIT_ACTIONS.map((a) => <option key={a} value={a}>{ACTION_LABELS[a]}</option>)}
+            {AUDIT_ACTIONS.map((a) => (
+              <option key={a} value={a}>
+                {ACTION_LABELS[a]}
+              </option>
+            ))}
           </select>
         </div>
         <div class="field">
           <label for="f-audit-actor">Actor (username)</label>
           <input id="f-audit-actor" list="audit-usernames" value={d.actor} onInput={(e) => set({ actor: (e.target as HTMLInputElement).value })} />
-          <datalist id="audit-usernames">{knownUsernames().map((u) => <option key={u} value={u} />)}</datalist>
+          <datalist id="audit-usernames">
+            {knownUsernames().map((u) => (
+              <option key={u} value={u} />
+            ))}
+          </datalist>
         </div>
         <div class="field">
           <label for="f-audit-target-type">Target</label>
           <select id="f-audit-target-type" value={d.targetType} onChange={(e) => set({ targetType: (e.target as HTMLSelectElement).value })}>
             <option value="">Any target</option>
-            {TARGET_TYPES.map((t) => <option key={t} value={t}>{t.replace('_', ' ')}</option>)}
+            {TARGET_TYPES.map((t) => (
+              <option key={t} value={t}>
+                {t.replace('_', ' ')}
+              </option>
+            ))}
           </select>
         </div>
         <div class="field narrow-input">
@@ -113,8 +125,12 @@ export function AuditFilters(props: { params: URLSearchParams; namesReady: boole
           <input id="f-audit-to" type="datetime-local" step="1" value={d.to} onInput={(e) => set({ to: (e.target as HTMLInputElement).value })} />
         </div>
         <div class="field actions">
-          <button type="submit" class="primary">Filter</button>
-          <button type="button" onClick={() => props.onSubmit(new URLSearchParams())}>Clear</button>
+          <button type="submit" class="primary">
+            Filter
+          </button>
+          <button type="button" onClick={() => props.onSubmit(new URLSearchParams())}>
+            Clear
+          </button>
         </div>
       </div>
       <ErrorLine message={error} />

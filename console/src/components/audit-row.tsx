@@ -39,15 +39,23 @@ export function AuditRow(props: { entry: AuditEntry }) {
   const hasDetails = Object.keys(e.metadata ?? {}).length > 0;
   return (
     <tr>
-      <td class="when" title={utcTitle(e.created_at)}>{localTime(e.created_at)}</td>
-      <td class="what"><Sentence entry={e} /></td>
+      <td class="when" title={utcTitle(e.created_at)}>
+        {localTime(e.created_at)}
+      </td>
+      <td class="what">
+        <Sentence entry={e} />
+      </td>
       <td class="details">
         {hasDetails ? (
           <details>
-            <summary>Details<span class="visually-hidden"> of entry {e.id}</span></summary>
+            <summary>
+              Details<span class="visually-hidden"> of entry {e.id}</span>
+            </summary>
             <JsonTree value={e.metadata} />
           </details>
-        ) : <span class="muted">none</span>}
+        ) : (
+          <span class="muted">none</span>
+        )}
       </td>
     </tr>
   );

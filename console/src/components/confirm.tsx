@@ -39,7 +39,9 @@ export function ConfirmButton(props: {
       >
         {props.confirmLabel}
       </button>{' '}
-      <button type="button" class="small" onClick={() => setAsking(false)}>Cancel</button>
+      <button type="button" class="small" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
     </span>
   );
 }

@@ -28,11 +28,12 @@ export function EntryDetail(props: { entry: Entry; onClose: () => void; onFilter
     <aside class="detail" aria-labelledby="detail-title">
       <div class="detail-head">
         <h2 id="detail-title">Entry {e.id}</h2>
-        <button type="button" onClick={props.onClose} aria-label="Close entry">Close</button>
+        <button type="button" onClick={props.onClose} aria-label="Close entry">
+          Close
+        </button>
       </div>
       <p class="detail-meta">
-        <span class={`lvl lvl-${e.level}`}>{e.level}</span> <time title={utcTitle(e.timestamp)}>{localTime(e.timestamp)}</time> in{' '}
-        {projectName(e.project_id)}
+        <span class={`lvl lvl-${e.level}`}>{e.level}</span> <time title={utcTitle(e.timestamp)}>{localTime(e.timestamp)}</time> in {projectName(e.project_id)}
       </p>
       <p class="detail-event">{String(e.event)}</p>
       <div class="detail-actions">

@@ -8,7 +8,9 @@ export function EntryRow(props: { entry: Entry; selected: boolean; showProject: 
   return (
     <button type="button" class={`row${props.selected ? ' selected' : ''}`} aria-pressed={props.selected} onClick={() => props.onOpen(e)}>
       <span class={`lvl lvl-${e.level}`}>{e.level}</span>
-      <time class="ts" title={utcTitle(e.timestamp)}>{localTime(e.timestamp)}</time>
+      <time class="ts" title={utcTitle(e.timestamp)}>
+        {localTime(e.timestamp)}
+      </time>
       {props.showProject ? <span class="proj">{projectName(e.project_id)}</span> : null}
       <span class="event">{String(e.event)}</span>
       <span class="logger">{e.logger === null || e.logger === undefined ? '' : String(e.logger)}</span>

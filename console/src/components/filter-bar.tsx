@@ -146,7 +146,9 @@ export function FilterBar(props: { params: URLSearchParams; onSubmit: (p: URLSea
           </>
         ) : null}
         <div class="field actions">
-          <button type="submit" class="primary">Search</button>
+          <button type="submit" class="primary">
+            Search
+          </button>
         </div>
       </div>
       <div class="filter-row">
@@ -174,14 +176,21 @@ export function FilterBar(props: { params: URLSearchParams; onSubmit: (p: URLSea
                 value={c.value}
                 onInput={(e) => set({ context: d.context.map((x, j) => (j === i ? { ...x, value: (e.target as HTMLInputElement).value } : x)) })}
               />
-              <button type="button" class="small" aria-label={`Remove context filter ${i + 1}`} onClick={() => set({ context: d.context.filter((_, j) => j !== i) })}>
+              <button
+                type="button"
+                class="small"
+                aria-label={`Remove context filter ${i + 1}`}
+                onClick={() => set({ context: d.context.filter((_, j) => j !== i) })}
+              >
                 ×
               </button>
             </span>
           </div>
         ))}
         <div class="field actions">
-          <button type="button" onClick={() => set({ context: [...d.context, { path: '', value: '' }] })}>Add context filter</button>
+          <button type="button" onClick={() => set({ context: [...d.context, { path: '', value: '' }] })}>
+            Add context filter
+          </button>
           <button type="button" aria-expanded={more} onClick={() => setMore(!more)}>
             {more ? 'Fewer filters' : 'Correlation filters'}
           </button>

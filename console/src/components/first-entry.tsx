@@ -34,14 +34,22 @@ export function FirstEntry(props: { projectId: number; keyMade: boolean; onArriv
     <Card title="Send your first entry">
       {entry ? (
         <div class="first-entry" ref={shown} role="region" aria-label="Your first entry">
-          <p role="status"><strong>Your first entry has arrived.</strong></p>
+          <p role="status">
+            <strong>Your first entry has arrived.</strong>
+          </p>
           <p>
             <span class={`lvl lvl-${entry.level}`}>{entry.level}</span>{' '}
-            <time class="ts" title={utcTitle(entry.timestamp)}>{localTime(entry.timestamp)}</time>{' '}
+            <time class="ts" title={utcTitle(entry.timestamp)}>
+              {localTime(entry.timestamp)}
+            </time>{' '}
             <span class="event">{String(entry.event)}</span>
           </p>
           <JsonTree value={entry} />
-          <p><a class="button primary" href={explore}>Explore this project's logs</a></p>
+          <p>
+            <a class="button primary" href={explore}>
+              Explore this project's logs
+            </a>
+          </p>
         </div>
       ) : (
         <>
@@ -53,9 +61,13 @@ export function FirstEntry(props: { projectId: number; keyMade: boolean; onArriv
           <p role="status" class={`live-state live-${state.state}`}>
             {state.state === 'ended'
               ? `Not following: ${state.detail ?? 'the stream ended'}`
-              : state.state === 'reconnecting' ? 'Connection lost, reconnecting…' : 'Waiting for the first entry (following this project live)…'}
+              : state.state === 'reconnecting'
+                ? 'Connection lost, reconnecting…'
+                : 'Waiting for the first entry (following this project live)…'}
           </p>
-          <p><a href={explore}>Or go to Explore now</a></p>
+          <p>
+            <a href={explore}>Or go to Explore now</a>
+          </p>
         </>
       )}
     </Card>

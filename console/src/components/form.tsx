@@ -25,13 +25,21 @@ export function Field(props: {
         aria-describedby={props.hint ? `${id}-hint` : undefined}
         onInput={(e) => props.onInput((e.target as HTMLInputElement).value)}
       />
-      {props.hint ? <p class="hint" id={`${id}-hint`}>{props.hint}</p> : null}
+      {props.hint ? (
+        <p class="hint" id={`${id}-hint`}>
+          {props.hint}
+        </p>
+      ) : null}
     </div>
   );
 }
 
 export function ErrorLine(props: { message: string | null }) {
-  return props.message ? <p class="error" role="alert">{props.message}</p> : null;
+  return props.message ? (
+    <p class="error" role="alert">
+      {props.message}
+    </p>
+  ) : null;
 }
 
 export function Card(props: { title: string; children: ComponentChildren }) {
@@ -65,7 +73,9 @@ export function NewProjectFields(props: {
         hint="Entries older than this are deleted; 1 to 36500."
       />
       <ErrorLine message={props.error} />
-      <button type="submit" class="primary">Create project</button>
+      <button type="submit" class="primary">
+        Create project
+      </button>
     </>
   );
 }

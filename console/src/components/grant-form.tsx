@@ -18,7 +18,11 @@ function Select(props: { id: string; label: string; value: string; onChange: (v:
     <div class="field">
       <label for={props.id}>{props.label}</label>
       <select id={props.id} value={props.value} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}>
-        {props.options.map(([v, text]) => <option key={v} value={v}>{text}</option>)}
+        {props.options.map(([v, text]) => (
+          <option key={v} value={v}>
+            {text}
+          </option>
+        ))}
       </select>
     </div>
   );
@@ -32,13 +36,20 @@ export function GrantForm(props: { book: NameBook; admin: boolean; known: Member
   const [role, setRole] = useState<Role>('user');
   const [scope, setScope] = useState(`group:${group.id}`);
   const [done, setDone] = useState<string | null>(null);
-  const roles: [string, string][] = [['user', 'user (reads logs)'], ['owner', 'owner (manages)'], ...(props.admin ? [['admin', 'admin (everything)'] as [string, string]] : [])];
-  // `admin` exists only at global scope; global scope is for administrators only.
-  const scopes: [string, string][] = role === 'admin' ? [['global', 'Everything (global)']] : [
-    [`group:${group.id}`, `Group ${group.name}`],
-    ...projects.map((p) => [`project:${p.id}`, `Project ${p.name}`] as [string, string]),
-    ...(props.admin ? [['global', 'Everything (global)'] as [string, string]] : []),
+  const roles: [string, string][] = [
+    ['user', 'user (reads logs)'],
+    ['owner', 'owner (manages)'],
+    ...(props.admin ? [['admin', 'admin (everything)'] as [string, string]] : []),
   ];
+  // `admin` exists only at global scope; global scope is for administrators only.
+  const scopes: [string, string][] =
+    role === 'admin'
+      ? [['global', 'Everything (global)']]
+      : [
+          [`group:${group.id}`, `Group ${group.name}`],
+          ...projects.map((p) => [`project:${p.id}`, `Project ${p.name}`] as [string, string]),
+          ...(props.admin ? [['global', 'Everything (global)'] as [string, string]] : []),
+        ];
   const chosenScope = scopes.some(([v]) => v === scope) ? scope : scopes[0]![0];
   const { submit, error } = useSubmit(async () => {
     setDone(null);
@@ -53,16 +64,30 @@ export function GrantForm(props: { book: NameBook; admin: boolean; known: Member
   return (
     <Card title="Grant a role">
       <form onSubmit={submit}>
-        <Select id="grant-kind" label="Grant to" value={kind} onChange={(v) => setKind(v as 'user' | 'team')} options={[['user', 'A user'], ['team', 'A team of this group']]} />
+        <Select
+          id="grant-kind"
+          label="Grant to"
+          value={kind}
+          onChange={(v) => setKind(v as 'user' | 'team')}
+          options={[
+            ['user', 'A user'],
+            ['team', 'A team of this group'],
+          ]}
+        />
         {kind === 'user' ? (
           <UserPicker id="grant" label="User" canSearch={props.admin} known={props.known} value={userId} onChange={setUserId} />
-        ) : teams.length === 0 ? <p class="hint">This group has no team yet.</p> : (
+        ) : teams.length === 0 ? (
+          <p class="hint">This group has no team yet.</p>
+        ) : (
           <Select id="grant-team" label="Team" value={teamId} onChange={setTeamId} options={teams.map((t) => [String(t.id), t.name])} />
         )}
         <Select id="grant-role" label="Role" value={role} onChange={(v) => setRole(v as Role)} options={roles} />
         <Select id="grant-scope" label="Scope" value={chosenScope} onChange={setScope} options={scopes} />
         <ErrorLine message={error} />
-        <button type="submit" class="primary">Grant</button> <span role="status">{done ?? ''}</span>
+        <button type="submit" class="primary">
+          Grant
+        </button>{' '}
+        <span role="status">{done ?? ''}</span>
       </form>
     </Card>
   );

@@ -16,9 +16,20 @@ export function GrantList(props: { grants: RoleAssignment[]; book: NameBook; can
   return (
     <>
       <ErrorLine message={error} />
-      {props.grants.length === 0 ? <p class="empty">No role is granted here yet.</p> : (
+      {props.grants.length === 0 ? (
+        <p class="empty">No role is granted here yet.</p>
+      ) : (
         <table class="list grants">
-          <thead><tr><th scope="col">Who</th><th scope="col">Role</th><th scope="col">Scope</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Who</th>
+              <th scope="col">Role</th>
+              <th scope="col">Scope</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
           <tbody>
             {props.grants.map((g) => {
               const who = granteeText(g, props.book);
@@ -30,7 +41,12 @@ export function GrantList(props: { grants: RoleAssignment[]; book: NameBook; can
                   <td>{where}</td>
                   <td class="actions">
                     {props.canRevoke(g) ? (
-                      <ConfirmButton label="Revoke" question={`Revoke ${g.role} on ${where} from ${who}?`} confirmLabel="Yes, revoke" onConfirm={() => revoke(g)} />
+                      <ConfirmButton
+                        label="Revoke"
+                        question={`Revoke ${g.role} on ${where} from ${who}?`}
+                        confirmLabel="Yes, revoke"
+                        onConfirm={() => revoke(g)}
+                      />
                     ) : null}
                   </td>
                 </tr>

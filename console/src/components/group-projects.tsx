@@ -6,12 +6,23 @@ export function GroupProjects(props: { projects: Project[] }) {
   if (props.projects.length === 0) return <p class="empty">No project in this group yet.</p>;
   return (
     <table class="list">
-      <thead><tr><th scope="col">Project</th><th scope="col">Logs</th></tr></thead>
+      <thead>
+        <tr>
+          <th scope="col">Project</th>
+          <th scope="col">Logs</th>
+        </tr>
+      </thead>
       <tbody>
         {props.projects.map((p) => (
           <tr key={p.id}>
-            <td><a href={href('project', { id: String(p.id) })}>{p.name}</a></td>
-            <td><a href={href('explore', { project_id: String(p.id) })}>Explore<span class="visually-hidden"> {p.name}</span></a></td>
+            <td>
+              <a href={href('project', { id: String(p.id) })}>{p.name}</a>
+            </td>
+            <td>
+              <a href={href('explore', { project_id: String(p.id) })}>
+                Explore<span class="visually-hidden"> {p.name}</span>
+              </a>
+            </td>
           </tr>
         ))}
       </tbody>

@@ -12,7 +12,9 @@ export function FilterRow(props: { label: string; name: string; value: string; o
       }}
     >
       <Field label={props.label} name={props.name} value={props.value} onInput={props.onInput} />
-      <div class="field actions"><button type="submit">Filter</button></div>
+      <div class="field actions">
+        <button type="submit">Filter</button>
+      </div>
     </form>
   );
 }
@@ -20,8 +22,12 @@ export function FilterRow(props: { label: string; name: string; value: string; o
 export function Pager(props: { back: (() => void) | null; next: (() => void) | null }) {
   return (
     <p class="pager">
-      <button type="button" disabled={!props.back} onClick={() => props.back?.()}>Previous page</button>{' '}
-      <button type="button" disabled={!props.next} onClick={() => props.next?.()}>Next page</button>
+      <button type="button" disabled={!props.back} onClick={() => props.back?.()}>
+        Previous page
+      </button>{' '}
+      <button type="button" disabled={!props.next} onClick={() => props.next?.()}>
+        Next page
+      </button>
     </p>
   );
 }

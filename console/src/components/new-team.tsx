@@ -14,7 +14,11 @@ export function NewTeamForm(props: { groupId: number; onCreated: () => Promise<v
   return (
     <form class="filter-row" onSubmit={submit}>
       <Field label="New team's name" name="new_team_name" value={name} onInput={setName} required />
-      <div class="field actions"><button type="submit" class="primary">Create team</button></div>
+      <div class="field actions">
+        <button type="submit" class="primary">
+          Create team
+        </button>
+      </div>
       <ErrorLine message={error} />
     </form>
   );

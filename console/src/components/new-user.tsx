@@ -35,7 +35,9 @@ export function NewUserForm(props: { onCreated: () => void }) {
         <Field label="Display name" name="new_display_name" value={displayName} onInput={setDisplayName} hint="Optional." />
         <Field label="Email" name="new_email" value={email} onInput={setEmail} hint="Optional; a contact, not a sign-in name." />
         <ErrorLine message={error} />
-        <button type="submit" class="primary">Create user</button>
+        <button type="submit" class="primary">
+          Create user
+        </button>
       </form>
     </Card>
   );

@@ -46,9 +46,24 @@ export function SecretKeys(props: { project: { id: number; name: string }; canMa
           <Examples secret={created} />
         </ShownOnce>
       ) : null}
-      {!keys ? <p role="status">Loading…</p> : keys.length === 0 ? <p class="muted">No key yet.</p> : (
+      {!keys ? (
+        <p role="status">Loading…</p>
+      ) : keys.length === 0 ? (
+        <p class="muted">No key yet.</p>
+      ) : (
         <table class="list keys">
-          <thead><tr><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Revoked</th>{props.canManage ? <th scope="col"><span class="visually-hidden">Actions</span></th> : null}</tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Created</th>
+              <th scope="col">Revoked</th>
+              {props.canManage ? (
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              ) : null}
+            </tr>
+          </thead>
           <tbody>
             {keys.map((k) => (
               <tr key={k.id}>
@@ -75,7 +90,9 @@ export function SecretKeys(props: { project: { id: number; name: string }; canMa
       {props.canManage ? (
         <form onSubmit={create} class="new-key">
           <Field label="New key's label" name="key_label" value={label} onInput={setLabel} hint="Optional, up to 200 characters: where the key is used." />
-          <button type="submit" class="primary">Create key</button>
+          <button type="submit" class="primary">
+            Create key
+          </button>
         </form>
       ) : null}
     </Card>
@@ -89,9 +106,13 @@ function Examples(props: { secret: string }) {
   const client = `import { IngestClient } from 'logkeep/client';\n\nconst logs = new IngestClient({ url: '${url}', secretKey: '${props.secret}' });\nlogs.log({ level: 'info', event: 'hello from my app' });\nawait logs.close();`;
   return (
     <>
-      <p>Send a first entry with curl <CopyButton text={curl} label="Copy curl example" /></p>
+      <p>
+        Send a first entry with curl <CopyButton text={curl} label="Copy curl example" />
+      </p>
       <pre class="snippet">{curl}</pre>
-      <p>or from Node with IngestClient <CopyButton text={client} label="Copy IngestClient example" /></p>
+      <p>
+        or from Node with IngestClient <CopyButton text={client} label="Copy IngestClient example" />
+      </p>
       <pre class="snippet">{client}</pre>
     </>
   );

@@ -7,14 +7,7 @@ import { ConfirmButton } from './confirm';
 import { ErrorLine } from './form';
 import { UserPicker } from './user-picker';
 
-export function TeamCard(props: {
-  team: Team;
-  members: Member[];
-  canManage: boolean;
-  canSearch: boolean;
-  known: Member[];
-  onChanged: () => Promise<void>;
-}) {
+export function TeamCard(props: { team: Team; members: Member[]; canManage: boolean; canSearch: boolean; known: Member[]; onChanged: () => Promise<void> }) {
   const t = props.team;
   const [adding, setAdding] = useState<number | null>(null);
   /** Bumped after an addition: a fresh picker, its search and choice cleared. */
@@ -30,7 +23,9 @@ export function TeamCard(props: {
   return (
     <section class="card" aria-label={`Team ${t.name}`}>
       <h3>Team {t.name}</h3>
-      {props.members.length === 0 ? <p class="muted">No members yet.</p> : (
+      {props.members.length === 0 ? (
+        <p class="muted">No members yet.</p>
+      ) : (
         <ul class="members">
           {props.members.map((m) => (
             <li key={m.user_id}>
@@ -60,8 +55,18 @@ export function TeamCard(props: {
             });
           }}
         >
-          <UserPicker key={round} id={`team-${t.id}`} label={`New member of ${t.name}`} canSearch={props.canSearch} known={candidates} value={adding} onChange={setAdding} />
-          <button type="submit" disabled={adding === null}>Add member<span class="visually-hidden"> to {t.name}</span></button>
+          <UserPicker
+            key={round}
+            id={`team-${t.id}`}
+            label={`New member of ${t.name}`}
+            canSearch={props.canSearch}
+            known={candidates}
+            value={adding}
+            onChange={setAdding}
+          />
+          <button type="submit" disabled={adding === null}>
+            Add member<span class="visually-hidden"> to {t.name}</span>
+          </button>
         </form>
       ) : null}
     </section>

@@ -36,16 +36,20 @@ export function UserEditor(props: { user: User; onChanged: () => void; onClose: 
   return (
     <div class="card editor" role="region" aria-label={`Edit ${u.username}`}>
       <h2>Edit {u.username}</h2>
-      {password ? (
-        <ShownOnce title={`New temporary password of ${u.username}`} secret={password} onDone={() => setPassword(null)} />
-      ) : null}
+      {password ? <ShownOnce title={`New temporary password of ${u.username}`} secret={password} onDone={() => setPassword(null)} /> : null}
       <form onSubmit={save}>
         <Field label="Display name" name="edit_display_name" value={displayName} onInput={setDisplayName} />
         <Field label="Email" name="edit_email" value={email} onInput={setEmail} hint="Changing it clears its verification." />
         <ErrorLine message={error} />
-        <button type="submit" class="primary">Save</button>{' '}
-        <button type="button" onClick={reset}>Set a new temporary password</button>{' '}
-        <button type="button" onClick={props.onClose}>Close</button>
+        <button type="submit" class="primary">
+          Save
+        </button>{' '}
+        <button type="button" onClick={reset}>
+          Set a new temporary password
+        </button>{' '}
+        <button type="button" onClick={props.onClose}>
+          Close
+        </button>
       </form>
       <UserIdentities userId={u.id} username={u.username} />
     </div>

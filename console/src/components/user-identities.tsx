@@ -38,17 +38,40 @@ export function UserIdentities(props: { userId: number; username: string }) {
       ) : (
         <table>
           <thead>
-            <tr><th scope="col">Subject</th><th scope="col">Issuer</th><th scope="col">Last sign-in</th><th scope="col">Provider groups</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr>
+            <tr>
+              <th scope="col">Subject</th>
+              <th scope="col">Issuer</th>
+              <th scope="col">Last sign-in</th>
+              <th scope="col">Provider groups</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
           </thead>
           <tbody>
             {items.map((i) => (
               <tr key={i.id}>
-                <td><code>{i.subject}</code></td>
+                <td>
+                  <code>{i.subject}</code>
+                </td>
                 <td>{i.issuer}</td>
-                <td>{i.last_login_at ? <time dateTime={i.last_login_at} title={utcTitle(i.last_login_at)}>{localTime(i.last_login_at)}</time> : 'never'}</td>
+                <td>
+                  {i.last_login_at ? (
+                    <time dateTime={i.last_login_at} title={utcTitle(i.last_login_at)}>
+                      {localTime(i.last_login_at)}
+                    </time>
+                  ) : (
+                    'never'
+                  )}
+                </td>
                 <td>{i.groups && i.groups.length > 0 ? i.groups.join(', ') : '—'}</td>
                 <td>
-                  <ConfirmButton label="Unlink" question={`Unlink ${i.subject} from ${props.username}? They can no longer sign in with it.`} confirmLabel="Yes, unlink" onConfirm={() => unlink(i.id)} />
+                  <ConfirmButton
+                    label="Unlink"
+                    question={`Unlink ${i.subject} from ${props.username}? They can no longer sign in with it.`}
+                    confirmLabel="Yes, unlink"
+                    onConfirm={() => unlink(i.id)}
+                  />
                 </td>
               </tr>
             ))}
@@ -57,7 +80,14 @@ export function UserIdentities(props: { userId: number; username: string }) {
       )}
       {authMethods.value?.sso ? (
         <form onSubmit={link}>
-          <Field label="Subject at the provider" name="link_subject" value={subject} onInput={setSubject} required hint="The provider's sub claim; a refused sign-in records it in the audit log." />
+          <Field
+            label="Subject at the provider"
+            name="link_subject"
+            value={subject}
+            onInput={setSubject}
+            required
+            hint="The provider's sub claim; a refused sign-in records it in the audit log."
+          />
           <button type="submit">Link identity</button>
         </form>
       ) : null}

@@ -49,7 +49,11 @@ export function UserPicker(props: {
               }}
             />
           </div>
-          <div class="field actions"><button type="button" onClick={() => void search()}>Search</button></div>
+          <div class="field actions">
+            <button type="button" onClick={() => void search()}>
+              Search
+            </button>
+          </div>
         </div>
       ) : null}
       <ErrorLine message={error} />
@@ -67,7 +71,11 @@ export function UserPicker(props: {
             }}
           >
             {props.canSearch ? null : <option value="">Choose…</option>}
-            {choices.map((m) => <option key={m.user_id} value={String(m.user_id)}>{m.username}</option>)}
+            {choices.map((m) => (
+              <option key={m.user_id} value={String(m.user_id)}>
+                {m.username}
+              </option>
+            ))}
           </select>
           {props.canSearch ? null : <p class="hint">People in this group's teams; only administrators search all users.</p>}
         </div>

@@ -31,8 +31,7 @@ export interface AuditLog {
   refetch(): void;
 }
 
-const mentionsTeam = (rows: AuditEntry[]) =>
-  rows.some((r) => r.target_type === 'team' || r.metadata?.subject_type === 'team');
+const mentionsTeam = (rows: AuditEntry[]) => rows.some((r) => r.target_type === 'team' || r.metadata?.subject_type === 'team');
 
 /** `query`: the service's query string; `refresh` asks again when it changes. */
 export function useAuditLog(query: string, refresh: number): AuditLog {
@@ -48,7 +47,10 @@ export function useAuditLog(query: string, refresh: number): AuditLog {
   shownQuery.current = query;
 
   useEffect(() => {
-    loadAuditNames().then(() => setNamesReady(true), (err: Error) => setError(err.message));
+    loadAuditNames().then(
+      () => setNamesReady(true),
+      (err: Error) => setError(err.message),
+    );
   }, []);
 
   const fetchPage = async (after: string | null, signal?: AbortSignal): Promise<AuditPage> => {

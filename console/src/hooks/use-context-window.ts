@@ -90,7 +90,10 @@ export function useContextWindow(projectId: string, id: number, ms: number | nul
       return;
     }
     let current = true;
-    const guard = <T,>(set: (v: T) => void) => (v: T) => current && set(v);
+    const guard =
+      <T>(set: (v: T) => void) =>
+      (v: T) =>
+        current && set(v);
     Promise.all([
       findOrigin(read, at).then((e) => current && (e ? setOrigin(e) : setMissing(true))),
       extend('before', EMPTY, guard(setBefore)),

@@ -106,7 +106,7 @@ export function useHistogram(query: string, ready: boolean, arrivals: readonly A
     [query],
   );
   const data = useMemo(
-    () => (current ? withArrivals(current.histogram, arrivals.slice(current.counted)) : answer?.histogram ?? null),
+    () => (current ? withArrivals(current.histogram, arrivals.slice(current.counted)) : (answer?.histogram ?? null)),
     [answer, current, arrivals.length],
   );
   return { data, missing, refetch: () => setRecount((n) => n + 1) };

@@ -23,13 +23,27 @@ export function AccountPage() {
         <p>Deleting your account signs you out everywhere and cannot be undone; your username stays taken.</p>
         {confirming ? (
           <form onSubmit={remove}>
-            <Field label="Your password, to confirm" name="delete_password" type="password" value={password} onInput={setPassword} autoComplete="current-password" required />
+            <Field
+              label="Your password, to confirm"
+              name="delete_password"
+              type="password"
+              value={password}
+              onInput={setPassword}
+              autoComplete="current-password"
+              required
+            />
             <ErrorLine message={error} />
-            <button type="submit" class="danger">Delete my account for good</button>{' '}
-            <button type="button" onClick={() => setConfirming(false)}>Keep my account</button>
+            <button type="submit" class="danger">
+              Delete my account for good
+            </button>{' '}
+            <button type="button" onClick={() => setConfirming(false)}>
+              Keep my account
+            </button>
           </form>
         ) : (
-          <button type="button" class="danger" onClick={() => setConfirming(true)}>Delete my account…</button>
+          <button type="button" class="danger" onClick={() => setConfirming(true)}>
+            Delete my account…
+          </button>
         )}
       </Card>
     </main>

@@ -51,19 +51,34 @@ function SearchList() {
     <main>
       <h1>Saved searches and alerts</h1>
       <ErrorLine message={error} />
-      {!items ? <p role="status">Loading…</p> : items.length === 0 ? (
+      {!items ? (
+        <p role="status">Loading…</p>
+      ) : items.length === 0 ? (
         <p class="empty">No saved search yet. Save one from Explore with “Save search”.</p>
       ) : (
         <table class="list">
-          <thead><tr><th scope="col">Search</th><th scope="col">Scope</th><th scope="col">Filters</th><th scope="col">Actions</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Search</th>
+              <th scope="col">Scope</th>
+              <th scope="col">Filters</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
           <tbody>
             {items.map((s) => (
               <tr key={s.id}>
-                <td><a href={href('alerts', { search: String(s.id) })}>{s.name}</a></td>
-                <td>{scopeWords(s)}</td>
-                <td><code>{s.query || 'every entry'}</code></td>
                 <td>
-                  <a href={exploreLink(s)}>Open in Explore<span class="visually-hidden"> {s.name}</span></a>{' '}
+                  <a href={href('alerts', { search: String(s.id) })}>{s.name}</a>
+                </td>
+                <td>{scopeWords(s)}</td>
+                <td>
+                  <code>{s.query || 'every entry'}</code>
+                </td>
+                <td>
+                  <a href={exploreLink(s)}>
+                    Open in Explore<span class="visually-hidden"> {s.name}</span>
+                  </a>{' '}
                   {s.can_change ? (
                     <ConfirmButton
                       label="Delete"
@@ -101,7 +116,9 @@ function SearchPage(props: { id: number }) {
   const mayCreate = groupId !== null && ownsGroup(me, groupId);
   return (
     <main>
-      <p><a href={href('alerts')}>All saved searches</a></p>
+      <p>
+        <a href={href('alerts')}>All saved searches</a>
+      </p>
       <h1>{search ? search.name : 'Saved search'}</h1>
       <ErrorLine message={error} />
       {search ? (
@@ -110,10 +127,18 @@ function SearchPage(props: { id: number }) {
         </p>
       ) : null}
       <h2>Alert rules</h2>
-      {!rules ? <p role="status">Loading…</p> : rules.length === 0 ? <p class="empty">No alert rule on this search.</p> : rules.map((r) => <RuleCard key={r.id} rule={r} onChanged={load} />)}
+      {!rules ? (
+        <p role="status">Loading…</p>
+      ) : rules.length === 0 ? (
+        <p class="empty">No alert rule on this search.</p>
+      ) : (
+        rules.map((r) => <RuleCard key={r.id} rule={r} onChanged={load} />)
+      )}
       {secret ? (
         <div class="shown-once" role="status">
-          <p>The webhook's signing secret, shown this once: verify each delivery's <code>X-Logkeep-Signature</code> with it.</p>
+          <p>
+            The webhook's signing secret, shown this once: verify each delivery's <code>X-Logkeep-Signature</code> with it.
+          </p>
           <code>{secret}</code>
         </div>
       ) : null}
@@ -143,10 +168,18 @@ function RuleCard(props: { rule: AlertRule; onChanged: () => void }) {
     <Card title={r.name}>
       <p>{ruleSummary(r)}</p>
       <p class={`rule-state rule-${r.enabled && !r.paused_reason ? r.state : 'paused'}`}>{ruleState(r, localTime(r.state_since))}</p>
-      <p>{r.destination ? `Sends to ${r.destination.type === 'email' ? 'e-mail' : r.destination.type === 'slack' ? 'Slack' : 'a webhook'}: ${r.destination.label}` : 'Sends nowhere: notifications are only recorded here.'}</p>
+      <p>
+        {r.destination
+          ? `Sends to ${r.destination.type === 'email' ? 'e-mail' : r.destination.type === 'slack' ? 'Slack' : 'a webhook'}: ${r.destination.label}`
+          : 'Sends nowhere: notifications are only recorded here.'}
+      </p>
       <ErrorLine message={error} />
       <h3>Last notifications</h3>
-      {!notes ? <p role="status">Loading…</p> : notes.length === 0 ? <p class="empty">None yet.</p> : (
+      {!notes ? (
+        <p role="status">Loading…</p>
+      ) : notes.length === 0 ? (
+        <p class="empty">None yet.</p>
+      ) : (
         <ul class="notifications">
           {notes.map((n) => (
             <li key={n.id}>
@@ -177,7 +210,17 @@ function NewRuleForm(props: { searchId: number; onCreated: (secret: string | nul
   const { submit, error } = useSubmit(async () => {
     const seconds = Math.round(Number(minutes) * 60);
     const destination =
-      destType === 'none' ? null : destType === 'email' ? { type: destType, to: target.split(',').map((a) => a.trim()).filter(Boolean) } : { type: destType, url: target.trim() };
+      destType === 'none'
+        ? null
+        : destType === 'email'
+          ? {
+              type: destType,
+              to: target
+                .split(',')
+                .map((a) => a.trim())
+                .filter(Boolean),
+            }
+          : { type: destType, url: target.trim() };
     const created = await call<AlertRule>('/v1/alert-rules', {
       method: 'POST',
       json: {
@@ -221,16 +264,12 @@ function NewRuleForm(props: { searchId: number; onCreated: (secret: string | nul
           </select>
         </div>
         {destType !== 'none' ? (
-          <Field
-            label={destType === 'email' ? 'Addresses (comma-separated)' : 'URL'}
-            name="rule_target"
-            value={target}
-            onInput={setTarget}
-            required
-          />
+          <Field label={destType === 'email' ? 'Addresses (comma-separated)' : 'URL'} name="rule_target" value={target} onInput={setTarget} required />
         ) : null}
         <ErrorLine message={error} />
-        <button type="submit" class="primary">Create rule</button>
+        <button type="submit" class="primary">
+          Create rule
+        </button>
       </form>
     </Card>
   );
@@ -259,8 +298,12 @@ export function SaveSearch(props: { params: URLSearchParams; filters: URLSearchP
       <label for="f-save-search-name">Name</label>
       <input id="f-save-search-name" value={name} required onInput={(e) => setName((e.target as HTMLInputElement).value)} />
       <span class="hint">The filters are saved; the time range is not.</span>
-      <button type="submit" class="primary">Save</button>
-      <button type="button" onClick={() => setOpen(false)}>Cancel</button>
+      <button type="submit" class="primary">
+        Save
+      </button>
+      <button type="button" onClick={() => setOpen(false)}>
+        Cancel
+      </button>
       <ErrorLine message={error} />
     </form>
   );

@@ -34,23 +34,37 @@ export function AuditPage() {
       {retention ? <p class="muted retention">{retention}</p> : null}
       <AuditFilters params={params} namesReady={namesReady} onSubmit={(p) => navigate('audit', p)} />
       <ErrorLine message={error} />
-      {!rows ? (error ? null : <p role="status">Loading…</p>) : rows.length === 0 ? (
+      {!rows ? (
+        error ? null : (
+          <p role="status">Loading…</p>
+        )
+      ) : rows.length === 0 ? (
         <p class="empty">No audit entry matches.</p>
       ) : (
         <table class="list audit">
           <caption class="visually-hidden">Audit entries, newest first</caption>
           <thead>
-            <tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Details</th></tr>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">What</th>
+              <th scope="col">Details</th>
+            </tr>
           </thead>
           <tbody>
-            {rows.map((r) => <AuditRow key={r.id} entry={r} />)}
+            {rows.map((r) => (
+              <AuditRow key={r.id} entry={r} />
+            ))}
           </tbody>
         </table>
       )}
       {rows ? (
         <p class="pager">
           <span role="status">{`${rows.length}${cursor ? '+' : ''} ${rows.length === 1 && !cursor ? 'entry' : 'entries'}`}</span>{' '}
-          {cursor ? <button type="button" disabled={loading} onClick={older}>Load older entries</button> : null}
+          {cursor ? (
+            <button type="button" disabled={loading} onClick={older}>
+              Load older entries
+            </button>
+          ) : null}
         </p>
       ) : null}
     </main>

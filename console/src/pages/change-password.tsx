@@ -37,8 +37,14 @@ export function ChangePasswordForm(props: { onDone?: () => void }) {
       />
       <Field label="New password, again" name="new_password_again" type="password" value={again} onInput={setAgain} autoComplete="new-password" required />
       <ErrorLine message={error} />
-      {done ? <p class="notice" role="status">Your password has been changed.</p> : null}
-      <button type="submit" class="primary" disabled={busy}>Change password</button>
+      {done ? (
+        <p class="notice" role="status">
+          Your password has been changed.
+        </p>
+      ) : null}
+      <button type="submit" class="primary" disabled={busy}>
+        Change password
+      </button>
     </form>
   );
 }

@@ -31,7 +31,11 @@ export function ContextPage() {
       <p class="muted context-order">
         In time order, oldest at the top: by each entry's own timestamp, and entries with the same time in the order they were stored.
       </p>
-      {error ? <p class="error" role="alert">{error}</p> : null}
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : null}
       {missing ? <p class="empty">Entry {id} is no longer stored (retention may have removed it); its neighbours are shown around its time.</p> : null}
       <button type="button" disabled={busy || before.done || !placed} onClick={earlier}>
         Show {CONTEXT_STEP} earlier

@@ -33,8 +33,16 @@ export function CorrelatePage() {
       <p>
         <a href={href('explore', { ...scope, [field]: value })}>Open as a query</a>
       </p>
-      {!valid ? <p class="error" role="alert">Choose a correlation field and value from an entry.</p> : null}
-      {error ? <p class="error" role="alert">{error}</p> : null}
+      {!valid ? (
+        <p class="error" role="alert">
+          Choose a correlation field and value from an entry.
+        </p>
+      ) : null}
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : null}
       {items ? (
         <p role="status">
           {items.length} entries in {projectCount} project{projectCount === 1 ? '' : 's'}, oldest first

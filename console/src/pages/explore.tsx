@@ -70,7 +70,7 @@ export function ExplorePage() {
     }
   });
 
-  const selected = selectedId ? items.find((e) => e.id === selectedId) ?? null : null;
+  const selected = selectedId ? (items.find((e) => e.id === selectedId) ?? null) : null;
   const withParam = (k: string, v: string | null) => {
     const next = new URLSearchParams(params);
     if (v === null) next.delete(k);
@@ -89,12 +89,18 @@ export function ExplorePage() {
     <main class="explore">
       <h1 class="visually-hidden">Explore logs</h1>
       <FilterBar params={params} onSubmit={(p) => update(p)} />
-      {scopeError.value ? <p class="error" role="alert">{scopeError.value}</p> : null}
+      {scopeError.value ? (
+        <p class="error" role="alert">
+          {scopeError.value}
+        </p>
+      ) : null}
       <FirstRunOffer />
       {!scoped ? (
         <p class="empty">
           {noProjects
-            ? offersFirstRun() ? 'You see no project yet.' : 'You see no project yet. An administrator or a group owner can give you access.'
+            ? offersFirstRun()
+              ? 'You see no project yet.'
+              : 'You see no project yet. An administrator or a group owner can give you access.'
             : 'Choose a project or a whole group above, then search.'}
         </p>
       ) : (
@@ -115,17 +121,22 @@ export function ExplorePage() {
           )}
           <div class="results-bar">
             <span role="status">
-              {error ? '' : loading && !items.length ? 'Loading…' : `${items.length}${cursor ? '+' : ''} ${items.length === 1 && !cursor ? 'entry' : 'entries'}`}
+              {error
+                ? ''
+                : loading && !items.length
+                  ? 'Loading…'
+                  : `${items.length}${cursor ? '+' : ''} ${items.length === 1 && !cursor ? 'entry' : 'entries'}`}
             </span>
             <label class="toggle">
-              <input type="checkbox" checked={live} onChange={(e) => update(withParam('live', (e.target as HTMLInputElement).checked ? '1' : null), true)} /> Follow live
+              <input type="checkbox" checked={live} onChange={(e) => update(withParam('live', (e.target as HTMLInputElement).checked ? '1' : null), true)} />{' '}
+              Follow live
             </label>
             {live ? (
               <>
                 <button type="button" onClick={() => setPaused(!paused)}>
                   {paused ? 'Resume' : 'Pause'}
                 </button>
-                <span class={`live-state live-${paused ? 'paused' : liveState?.state ?? 'connecting'}`} role="status" aria-live="polite">
+                <span class={`live-state live-${paused ? 'paused' : (liveState?.state ?? 'connecting')}`} role="status" aria-live="polite">
                   {paused ? 'Paused' : liveLabel(liveState?.state)}
                   {liveState?.detail && !paused ? `: ${liveState.detail}` : ''}
                 </span>
@@ -145,7 +156,11 @@ export function ExplorePage() {
               </button>
             ) : null}
           </div>
-          {error ? <p class="error" role="alert">{error}</p> : null}
+          {error ? (
+            <p class="error" role="alert">
+              {error}
+            </p>
+          ) : null}
           {error && !loaded ? null : (
             <div class="results">
               {loaded && items.length === 0 ? (
@@ -161,7 +176,12 @@ export function ExplorePage() {
                     if (top <= ROW_HEIGHT && fresh) setFresh(0);
                   }}
                   render={(e) => (
-                    <EntryRow entry={e} selected={e.id === selectedId} showProject={showProject} onOpen={(x) => update(withParam('entry', String(x.id)), true)} />
+                    <EntryRow
+                      entry={e}
+                      selected={e.id === selectedId}
+                      showProject={showProject}
+                      onOpen={(x) => update(withParam('entry', String(x.id)), true)}
+                    />
                   )}
                 />
               )}

@@ -27,8 +27,15 @@ export function FirstRunOffer() {
   if (!offersFirstRun()) return null;
   return (
     <div class="notice first-run-offer" role="region" aria-label="Getting started">
-      <p><strong>Welcome to logkeep.</strong> There is no group yet: a group holds projects, and each project its logs.</p>
-      <p><a class="button primary" href={href('first-run')}>Set up a first project</a> (a group, a project, a key, then a first entry)</p>
+      <p>
+        <strong>Welcome to logkeep.</strong> There is no group yet: a group holds projects, and each project its logs.
+      </p>
+      <p>
+        <a class="button primary" href={href('first-run')}>
+          Set up a first project
+        </a>{' '}
+        (a group, a project, a key, then a first entry)
+      </p>
     </div>
   );
 }
@@ -38,7 +45,8 @@ function Steps(props: { current: number }) {
     <ol class="steps">
       {STEPS.map((s, i) => (
         <li key={s} class={i < props.current ? 'done' : i === props.current ? 'current' : undefined} aria-current={i === props.current ? 'step' : undefined}>
-          {s}{i < props.current ? <span class="visually-hidden"> (done)</span> : null}
+          {s}
+          {i < props.current ? <span class="visually-hidden"> (done)</span> : null}
         </li>
       ))}
     </ol>
@@ -70,7 +78,10 @@ export function FirstRunPage() {
         () => undefined,
       );
     } else if (groupId) {
-      call<{ items: Named[] }>(`/v1/groups?limit=200`).then((g) => setGroup(g.items.find((x) => x.id === groupId) ?? { id: groupId, name: `group #${groupId}` }), (e: Error) => setError(e.message));
+      call<{ items: Named[] }>(`/v1/groups?limit=200`).then(
+        (g) => setGroup(g.items.find((x) => x.id === groupId) ?? { id: groupId, name: `group #${groupId}` }),
+        (e: Error) => setError(e.message),
+      );
     }
   }, [groupId, projectId]);
   const step = projectId ? (arrived ? STEPS.length : keyMade ? 3 : 2) : groupId ? 1 : 0;
@@ -83,7 +94,9 @@ export function FirstRunPage() {
       {step === 1 && group ? <NewProject group={group} /> : null}
       {projectId && project ? (
         <>
-          <p>Project <strong>{project.name}</strong> is ready. Its applications send logs with a secret key.</p>
+          <p>
+            Project <strong>{project.name}</strong> is ready. Its applications send logs with a secret key.
+          </p>
           <SecretKeys project={project} canManage onCreated={() => setKeyMade(true)} />
           <FirstEntry projectId={project.id} keyMade={keyMade} onArrived={() => setArrived(true)} />
         </>
@@ -105,7 +118,9 @@ function NewGroup() {
       <form onSubmit={submit}>
         <Field label="Group name" name="first_group_name" value={name} onInput={setName} required />
         <ErrorLine message={error} />
-        <button type="submit" class="primary">Create group</button>
+        <button type="submit" class="primary">
+          Create group
+        </button>
       </form>
     </Card>
   );
@@ -121,7 +136,9 @@ function NewProject(props: { group: Named }) {
   });
   return (
     <Card title="2. Create a project">
-      <p>In group <strong>{props.group.name}</strong>. A project is one application or service: its logs, quotas and keys.</p>
+      <p>
+        In group <strong>{props.group.name}</strong>. A project is one application or service: its logs, quotas and keys.
+      </p>
       <form onSubmit={submit}>
         <NewProjectFields prefix="first_project" name={name} onName={setName} retention={retention} onRetention={setRetention} error={error} />
       </form>

@@ -15,8 +15,22 @@ export function GroupPage() {
   const id = Number(route.value.params.get('id') ?? 0);
   const me = session.value!;
   const { data, missing, error, reload } = useGroupData(id);
-  if (missing) return <main><h1>Group not found</h1><p>There is no such group, or you do not see it. <a href={href('groups')}>All groups</a></p></main>;
-  if (!data) return <main><h1>Group</h1>{error ? <ErrorLine message={error} /> : <p role="status">Loading…</p>}</main>;
+  if (missing)
+    return (
+      <main>
+        <h1>Group not found</h1>
+        <p>
+          There is no such group, or you do not see it. <a href={href('groups')}>All groups</a>
+        </p>
+      </main>
+    );
+  if (!data)
+    return (
+      <main>
+        <h1>Group</h1>
+        {error ? <ErrorLine message={error} /> : <p role="status">Loading…</p>}
+      </main>
+    );
   const { group, projects, teams, members, grants, names } = data;
   const admin = isAdmin(me);
   const owner = ownsGroup(me, group.id);
@@ -25,9 +39,13 @@ export function GroupPage() {
   const book = { group, projects, teams, names };
   return (
     <main>
-      <p><a href={href('groups')}>All groups</a></p>
+      <p>
+        <a href={href('groups')}>All groups</a>
+      </p>
       <h1>Group {group.name}</h1>
-      <p><a href={href('explore', { group_id: String(group.id) })}>Explore the logs of all its projects</a></p>
+      <p>
+        <a href={href('explore', { group_id: String(group.id) })}>Explore the logs of all its projects</a>
+      </p>
       <ErrorLine message={error} />
       <div class="columns">
         <section aria-labelledby="group-projects">

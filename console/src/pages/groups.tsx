@@ -17,19 +17,40 @@ export function GroupsPage() {
   return (
     <main>
       <h1>Groups</h1>
-      <FilterRow label="Name contains" name="group_filter" value={filter} onInput={setFilter} onApply={() => {
-        list.restart();
-        setApplied(filter.trim());
-      }} />
+      <FilterRow
+        label="Name contains"
+        name="group_filter"
+        value={filter}
+        onInput={setFilter}
+        onApply={() => {
+          list.restart();
+          setApplied(filter.trim());
+        }}
+      />
       <ErrorLine message={list.error} />
-      {!page ? <p role="status">Loading…</p> : page.items.length === 0 ? <p class="empty">You see no group{applied ? ' of that name' : ''}.</p> : (
+      {!page ? (
+        <p role="status">Loading…</p>
+      ) : page.items.length === 0 ? (
+        <p class="empty">You see no group{applied ? ' of that name' : ''}.</p>
+      ) : (
         <table class="list groups">
-          <thead><tr><th scope="col">Group</th><th scope="col">Logs</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Group</th>
+              <th scope="col">Logs</th>
+            </tr>
+          </thead>
           <tbody>
             {page.items.map((g) => (
               <tr key={g.id}>
-                <td><a href={href('group', { id: String(g.id) })}>{g.name}</a></td>
-                <td><a href={href('explore', { group_id: String(g.id) })}>Explore<span class="visually-hidden"> {g.name}</span></a></td>
+                <td>
+                  <a href={href('group', { id: String(g.id) })}>{g.name}</a>
+                </td>
+                <td>
+                  <a href={href('explore', { group_id: String(g.id) })}>
+                    Explore<span class="visually-hidden"> {g.name}</span>
+                  </a>
+                </td>
               </tr>
             ))}
           </tbody>
@@ -53,7 +74,9 @@ function NewGroupForm() {
       <form onSubmit={submit}>
         <Field label="Group name" name="new_group_name" value={name} onInput={setName} required />
         <ErrorLine message={error} />
-        <button type="submit" class="primary">Create group</button>
+        <button type="submit" class="primary">
+          Create group
+        </button>
       </form>
     </Card>
   );

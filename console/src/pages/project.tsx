@@ -41,7 +41,13 @@ export function ProjectPage() {
   };
   useEffect(() => void load(), [id]);
   useEffect(() => void loadScopes(), []);
-  if (!project) return <main><h1>Project</h1>{error ? <ErrorLine message={error} /> : <p role="status">Loading…</p>}</main>;
+  if (!project)
+    return (
+      <main>
+        <h1>Project</h1>
+        {error ? <ErrorLine message={error} /> : <p role="status">Loading…</p>}
+      </main>
+    );
   const owner = ownsProject(me, project);
   const groupName = groups.value?.find((g) => g.id === project.group_id)?.name;
   const block = (action: 'block' | 'unblock') =>
@@ -54,7 +60,12 @@ export function ProjectPage() {
       <p>
         <a href={href('projects')}>All projects</a>
         {/* A project grant does not reveal its group: the link only when the group is visible. */}
-        {groupName ? <> · <a href={href('group', { id: String(project.group_id) })}>Group {groupName}</a></> : null}
+        {groupName ? (
+          <>
+            {' '}
+            · <a href={href('group', { id: String(project.group_id) })}>Group {groupName}</a>
+          </>
+        ) : null}
       </p>
       <h1>Project {project.name}</h1>
       <p>
@@ -68,7 +79,9 @@ export function ProjectPage() {
           <UsageBar label="Size" used={project.total_bytes} quota={project.max_bytes} unit=" bytes" />
         </Card>
         <Card title="Retention and quotas">
-          {owner ? <QuotaForm project={project} onSaved={setProject} /> : (
+          {owner ? (
+            <QuotaForm project={project} onSaved={setProject} />
+          ) : (
             <p>
               Entries are kept {project.retention_days} days; entry quota {project.max_entries ?? 'none'}; byte quota {project.max_bytes ?? 'none'}.
             </p>
@@ -77,9 +90,20 @@ export function ProjectPage() {
         {isAdmin(me) ? (
           <Card title="Blocking">
             {project.is_blocked ? (
-              <ConfirmButton label="Unblock project" question={`Unblock project ${project.name}?`} confirmLabel="Yes, unblock" danger={false} onConfirm={() => block('unblock')} />
+              <ConfirmButton
+                label="Unblock project"
+                question={`Unblock project ${project.name}?`}
+                confirmLabel="Yes, unblock"
+                danger={false}
+                onConfirm={() => block('unblock')}
+              />
             ) : (
-              <ConfirmButton label="Block project" question={`Block project ${project.name}? Its ingestion and queries will be refused.`} confirmLabel="Yes, block" onConfirm={() => block('block')} />
+              <ConfirmButton
+                label="Block project"
+                question={`Block project ${project.name}? Its ingestion and queries will be refused.`}
+                confirmLabel="Yes, block"
+                onConfirm={() => block('block')}
+              />
             )}
           </Card>
         ) : null}
@@ -119,7 +143,10 @@ function QuotaForm(props: { project: ProjectDetail; onSaved: (p: ProjectDetail) 
       <Field label="Entry quota" name="max_entries" value={entries} onInput={setEntries} hint="Empty: no quota." />
       <Field label="Byte quota" name="max_bytes" value={bytes} onInput={setBytes} hint="Empty: no quota." />
       <ErrorLine message={error} />
-      <button type="submit" class="primary">Save</button> <span role="status">{message ?? ''}</span>
+      <button type="submit" class="primary">
+        Save
+      </button>{' '}
+      <span role="status">{message ?? ''}</span>
     </form>
   );
 }

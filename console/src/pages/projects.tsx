@@ -17,17 +17,31 @@ export function ProjectsPage() {
     <main>
       <h1>Projects</h1>
       <ErrorLine message={scopeError.value} />
-      {!list ? <p role="status">Loading…</p> : list.length === 0 ? (
+      {!list ? (
+        <p role="status">Loading…</p>
+      ) : list.length === 0 ? (
         <p class="empty">You see no project yet.</p>
       ) : (
         <table class="list">
-          <thead><tr><th scope="col">Project</th><th scope="col">Group</th><th scope="col">Logs</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Project</th>
+              <th scope="col">Group</th>
+              <th scope="col">Logs</th>
+            </tr>
+          </thead>
           <tbody>
             {list.map((p) => (
               <tr key={p.id}>
-                <td><a href={href('project', { id: String(p.id) })}>{p.name}</a></td>
+                <td>
+                  <a href={href('project', { id: String(p.id) })}>{p.name}</a>
+                </td>
                 <td>{groupName(p.group_id)}</td>
-                <td><a href={href('explore', { project_id: String(p.id) })}>Explore<span class="visually-hidden"> {p.name}</span></a></td>
+                <td>
+                  <a href={href('explore', { project_id: String(p.id) })}>
+                    Explore<span class="visually-hidden"> {p.name}</span>
+                  </a>
+                </td>
               </tr>
             ))}
           </tbody>
@@ -56,7 +70,11 @@ function NewProjectForm(props: { groups: { id: number; name: string }[] }) {
         <div class="field">
           <label for="f-new-project-group">Group</label>
           <select id="f-new-project-group" value={groupId} onChange={(e) => setGroupId((e.target as HTMLSelectElement).value)}>
-            {props.groups.map((g) => <option key={g.id} value={String(g.id)}>{g.name}</option>)}
+            {props.groups.map((g) => (
+              <option key={g.id} value={String(g.id)}>
+                {g.name}
+              </option>
+            ))}
           </select>
         </div>
         <NewProjectFields prefix="new_project" name={name} onName={setName} retention={retention} onRetention={setRetention} error={error} />

@@ -16,7 +16,7 @@ const SSO_WORDS: Record<string, string> = {
   state_mismatch: 'The answer from the identity provider did not belong to this sign-in, so it was refused. Please try again.',
   provider_error: 'The identity provider refused the sign-in.',
   provider_unreachable: 'The identity provider cannot be reached right now. Please try again later.',
-  token_rejected: 'The identity provider\'s answer failed a security check, so it was refused. Ask an administrator to check the single sign-on set-up.',
+  token_rejected: "The identity provider's answer failed a security check, so it was refused. Ask an administrator to check the single sign-on set-up.",
   not_linked: 'You have no logkeep account yet. Ask an administrator to link your account to your single sign-on identity.',
   account_disabled: 'Your logkeep account is blocked or deleted.',
   claims_invalid: 'The identity provider sent more or longer groups than logkeep accepts. Ask an administrator.',
@@ -49,7 +49,9 @@ function PasswordForm() {
       <Field label="Username" name="username" value={username} onInput={setUsername} autoComplete="username" required />
       <Field label="Password" name="password" type="password" value={password} onInput={setPassword} autoComplete="current-password" required />
       <ErrorLine message={error} />
-      <button type="submit" class="primary" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+      <button type="submit" class="primary" disabled={busy}>
+        {busy ? 'Signing in…' : 'Sign in'}
+      </button>
     </form>
   );
 }
@@ -60,11 +62,21 @@ export function SignInPage() {
   return (
     <main class="narrow">
       <h1>Sign in to logkeep</h1>
-      {signedOutReason.value ? <p class="notice" role="status">{signedOutReason.value}</p> : null}
-      {refusal ? <p class="error" role="alert">{ssoRefusalText(refusal)}</p> : null}
+      {signedOutReason.value ? (
+        <p class="notice" role="status">
+          {signedOutReason.value}
+        </p>
+      ) : null}
+      {refusal ? (
+        <p class="error" role="alert">
+          {ssoRefusalText(refusal)}
+        </p>
+      ) : null}
       {methods?.sso ? (
         <p>
-          <a class="button primary" href={methods.sso.start_url}>Sign in with {methods.sso.provider_name}</a>
+          <a class="button primary" href={methods.sso.start_url}>
+            Sign in with {methods.sso.provider_name}
+          </a>
         </p>
       ) : null}
       {methods?.password === false ? (

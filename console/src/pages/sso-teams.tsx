@@ -39,7 +39,8 @@ export function SsoTeamsPage() {
     });
   }, []);
   const teamName = (id: number) => teams.find((t) => t.id === id)?.label ?? `team #${id}`;
-  const save = (items: GroupTeamPair[]) => run(async () => setMapping(await call<GroupTeamMapping>('/v1/sso/group-teams', { method: 'POST', json: { items } })));
+  const save = (items: GroupTeamPair[]) =>
+    run(async () => setMapping(await call<GroupTeamMapping>('/v1/sso/group-teams', { method: 'POST', json: { items } })));
   const add = (e: Event) => {
     e.preventDefault();
     if (!mapping || teamId === '') return Promise.resolve();
@@ -48,12 +49,22 @@ export function SsoTeamsPage() {
   const rows = (pairs: GroupTeamPair[], removable: boolean) => (
     <table>
       <thead>
-        <tr><th scope="col">Provider group</th><th scope="col">Team</th>{removable ? <th scope="col"><span class="visually-hidden">Actions</span></th> : null}</tr>
+        <tr>
+          <th scope="col">Provider group</th>
+          <th scope="col">Team</th>
+          {removable ? (
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          ) : null}
+        </tr>
       </thead>
       <tbody>
         {pairs.map((p) => (
           <tr key={`${p.provider_group}:${p.team_id}`}>
-            <td><code>{p.provider_group}</code></td>
+            <td>
+              <code>{p.provider_group}</code>
+            </td>
             <td>{teamName(p.team_id)}</td>
             {removable ? (
               <td>
@@ -74,24 +85,39 @@ export function SsoTeamsPage() {
     <main>
       <h1>Provider groups and teams</h1>
       <p>
-        People who sign in with single sign-on join a team while one of their provider groups maps to it, and leave it when none does,
-        at each sign-in and refresh. A team holding a global role cannot be fed by a provider group.
+        People who sign in with single sign-on join a team while one of their provider groups maps to it, and leave it when none does, at each sign-in and
+        refresh. A team holding a global role cannot be fed by a provider group.
       </p>
       <ErrorLine message={error} />
-      {mapping === null ? <p role="status">Loading…</p> : (
+      {mapping === null ? (
+        <p role="status">Loading…</p>
+      ) : (
         <>
           <Card title="Set by administrators">
             {mapping.items.length === 0 ? <p>No pairs yet.</p> : rows(mapping.items, true)}
             <form onSubmit={add}>
-              <Field label="Provider group" name="provider_group" value={group} onInput={setGroup} required hint="As the groups claim spells it (Entra ID: the group's object id)." />
+              <Field
+                label="Provider group"
+                name="provider_group"
+                value={group}
+                onInput={setGroup}
+                required
+                hint="As the groups claim spells it (Entra ID: the group's object id)."
+              />
               <div class="field">
                 <label for="f-team">Team</label>
                 <select id="f-team" value={teamId} required onChange={(e) => setTeamId((e.target as HTMLSelectElement).value)}>
                   <option value="">Choose a team</option>
-                  {teams.map((t) => <option key={t.id} value={String(t.id)}>{t.label}</option>)}
+                  {teams.map((t) => (
+                    <option key={t.id} value={String(t.id)}>
+                      {t.label}
+                    </option>
+                  ))}
                 </select>
               </div>
-              <button type="submit" class="primary">Add pair</button>
+              <button type="submit" class="primary">
+                Add pair
+              </button>
             </form>
           </Card>
           {mapping.configured.length > 0 ? <Card title="From the service's configuration">{rows(mapping.configured, false)}</Card> : null}

@@ -38,21 +38,48 @@ export function UsersPage() {
   return (
     <main>
       <h1>Users</h1>
-      <FilterRow label="Username contains" name="user_filter" value={filter} onInput={setFilter} onApply={() => {
-        list.restart();
-        setApplied(filter.trim());
-      }} />
+      <FilterRow
+        label="Username contains"
+        name="user_filter"
+        value={filter}
+        onInput={setFilter}
+        onApply={() => {
+          list.restart();
+          setApplied(filter.trim());
+        }}
+      />
       <ErrorLine message={acting.error ?? list.error} />
       {editingUser ? <UserEditor key={editingUser.id} user={editingUser} onChanged={load} onClose={() => setEditing(null)} /> : null}
-      {!page ? <p role="status">Loading…</p> : page.items.length === 0 ? <p class="empty">No user matches.</p> : (
+      {!page ? (
+        <p role="status">Loading…</p>
+      ) : page.items.length === 0 ? (
+        <p class="empty">No user matches.</p>
+      ) : (
         <table class="list users">
           <thead>
-            <tr><th scope="col">Username</th><th scope="col">Display name</th><th scope="col">Email</th><th scope="col">State</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr>
+            <tr>
+              <th scope="col">Username</th>
+              <th scope="col">Display name</th>
+              <th scope="col">Email</th>
+              <th scope="col">State</th>
+              <th scope="col">Created</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
           </thead>
           <tbody>
             {page.items.map((u) => (
               <tr key={u.id}>
-                <td>{u.username}{u.is_primary_admin ? <> <span class="badge">primary admin</span></> : null}</td>
+                <td>
+                  {u.username}
+                  {u.is_primary_admin ? (
+                    <>
+                      {' '}
+                      <span class="badge">primary admin</span>
+                    </>
+                  ) : null}
+                </td>
                 <td>{u.display_name ?? ''}</td>
                 <td>{u.email ?? ''}</td>
                 <td>{userState(u)}</td>
@@ -74,15 +101,32 @@ function UserActions(props: { user: User; onEdit: () => void; act: (path: string
   const base = `/v1/users/${u.id}`;
   // Oneself: edited here, but blocked or deleted only from the account page.
   if (u.id === session.value!.userId) {
-    return <button type="button" class="small" onClick={props.onEdit}>Edit<span class="visually-hidden"> {u.username}</span></button>;
+    return (
+      <button type="button" class="small" onClick={props.onEdit}>
+        Edit<span class="visually-hidden"> {u.username}</span>
+      </button>
+    );
   }
   return (
     <>
-      <button type="button" class="small" onClick={props.onEdit}>Edit<span class="visually-hidden"> {u.username}</span></button>{' '}
+      <button type="button" class="small" onClick={props.onEdit}>
+        Edit<span class="visually-hidden"> {u.username}</span>
+      </button>{' '}
       {u.is_active ? (
-        <ConfirmButton label="Block" question={`Block user ${u.username}? They are signed out at once.`} confirmLabel="Yes, block" onConfirm={() => props.act(`${base}/block`)} />
+        <ConfirmButton
+          label="Block"
+          question={`Block user ${u.username}? They are signed out at once.`}
+          confirmLabel="Yes, block"
+          onConfirm={() => props.act(`${base}/block`)}
+        />
       ) : (
-        <ConfirmButton label="Unblock" question={`Unblock user ${u.username}?`} confirmLabel="Yes, unblock" danger={false} onConfirm={() => props.act(`${base}/unblock`)} />
+        <ConfirmButton
+          label="Unblock"
+          question={`Unblock user ${u.username}?`}
+          confirmLabel="Yes, unblock"
+          danger={false}
+          onConfirm={() => props.act(`${base}/unblock`)}
+        />
       )}{' '}
       {u.is_primary_admin ? null : (
         <ConfirmButton label="Delete" question={`Delete user ${u.username} for good?`} confirmLabel="Yes, delete" onConfirm={() => props.act(base, 'DELETE')} />

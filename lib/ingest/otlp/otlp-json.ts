@@ -13,7 +13,15 @@
  * take it: the last one.
  */
 import { invalidRequest } from '../../core/errors.js';
-import { OtlpRecordError, tooDeep, type Attributes, type JsonValue, type OtlpRecordInput, type OtlpResourceInput, type OtlpScopeInput } from './otlp-mapping.js';
+import {
+  OtlpRecordError,
+  tooDeep,
+  type Attributes,
+  type JsonValue,
+  type OtlpRecordInput,
+  type OtlpResourceInput,
+  type OtlpScopeInput,
+} from './otlp-mapping.js';
 import { JsonText, malformedJson } from './otlp-json-scan.js';
 import { MAX_OTLP_RECORD_VALUES, MAX_VALUE_DEPTH, OtlpCounts, tooManyValues, type OtlpGroup, type OtlpRequest } from './otlp-request.js';
 
@@ -71,7 +79,33 @@ function text(value: unknown, key: string): string {
   throw wrongType(key, 'a string');
 }
 
-const SEVERITY_NAMES = ['UNSPECIFIED', 'TRACE', 'TRACE2', 'TRACE3', 'TRACE4', 'DEBUG', 'DEBUG2', 'DEBUG3', 'DEBUG4', 'INFO', 'INFO2', 'INFO3', 'INFO4', 'WARN', 'WARN2', 'WARN3', 'WARN4', 'ERROR', 'ERROR2', 'ERROR3', 'ERROR4', 'FATAL', 'FATAL2', 'FATAL3', 'FATAL4'];
+const SEVERITY_NAMES = [
+  'UNSPECIFIED',
+  'TRACE',
+  'TRACE2',
+  'TRACE3',
+  'TRACE4',
+  'DEBUG',
+  'DEBUG2',
+  'DEBUG3',
+  'DEBUG4',
+  'INFO',
+  'INFO2',
+  'INFO3',
+  'INFO4',
+  'WARN',
+  'WARN2',
+  'WARN3',
+  'WARN4',
+  'ERROR',
+  'ERROR2',
+  'ERROR3',
+  'ERROR4',
+  'FATAL',
+  'FATAL2',
+  'FATAL3',
+  'FATAL4',
+];
 
 /** A number, or the enum's name (`SEVERITY_NUMBER_WARN`), which protobuf's JSON mapping also allows. */
 function severityNumber(value: unknown): number {
@@ -202,7 +236,18 @@ class ExportShape {
       this.end(text.value(start));
       badShape('the body must be a JSON object');
     }
-    this.end(text.members(start, (key, at) => (key === 'resourceLogs' ? this.list(at, 'resourceLogs', (at) => this.resourceLogs(at), () => this.reset()) : text.value(at))));
+    this.end(
+      text.members(start, (key, at) =>
+        key === 'resourceLogs'
+          ? this.list(
+              at,
+              'resourceLogs',
+              (at) => this.resourceLogs(at),
+              () => this.reset(),
+            )
+          : text.value(at),
+      ),
+    );
   }
 
   private end(at: number): void {
@@ -251,7 +296,12 @@ class ExportShape {
         return this.resources[resourceLogs]!.end;
       }
       if (key !== 'scopeLogs') return this.text.value(at);
-      return this.list(at, 'scopeLogs', (at) => this.scopeLogs(at, resourceLogs), () => this.dropGroupsFrom(firstGroup));
+      return this.list(
+        at,
+        'scopeLogs',
+        (at) => this.scopeLogs(at, resourceLogs),
+        () => this.dropGroupsFrom(firstGroup),
+      );
     });
   }
 

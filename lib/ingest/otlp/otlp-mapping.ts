@@ -70,7 +70,14 @@ export function otlpLevel(severityNumber: number, severityText: string): LevelNa
   if (severityNumber >= 13 && severityNumber <= 16) return 'warning';
   if (severityNumber >= 17 && severityNumber <= 20) return 'error';
   if (severityNumber >= 21 && severityNumber <= 24) return 'critical';
-  return TEXT_LEVELS[severityText.trim().toLowerCase().replace(/[0-9]$/, '')] ?? 'info';
+  return (
+    TEXT_LEVELS[
+      severityText
+        .trim()
+        .toLowerCase()
+        .replace(/[0-9]$/, '')
+    ] ?? 'info'
+  );
 }
 
 const TEXT_LEVELS: Record<string, LevelName> = Object.assign(Object.create(null) as Record<string, LevelName>, {
@@ -239,7 +246,7 @@ export function otlpShared(scope: OtlpScopeInput, resource: OtlpResourceInput | 
  */
 export function otlpEntry(record: OtlpRecordInput, shared: OtlpShared, receivedAt: number): Record<string, unknown> {
   const ms = record.timeMs ?? record.observedTimeMs ?? receivedAt;
-  if (!(ms >= 0 && ms <= MAX_ENTRY_TIME_MS)) throw new OtlpRecordError('The record\'s time is after the year 9999, the latest an entry\'s timestamp may have.');
+  if (!(ms >= 0 && ms <= MAX_ENTRY_TIME_MS)) throw new OtlpRecordError("The record's time is after the year 9999, the latest an entry's timestamp may have.");
   const entry: Record<string, unknown> = {
     timestamp: new Date(ms).toISOString(),
     level: otlpLevel(record.severityNumber, record.severityText),

@@ -164,7 +164,13 @@ function attributes(list: Decoded[] | undefined): Attributes {
 }
 
 /** Counts, then decodes, the message `kind` at raw[start, end). */
-function decode<T>(type: { decode(reader: ReturnType<typeof readerOf>, length: number): unknown }, raw: Uint8Array, start: number, end: number, kind: number): T {
+function decode<T>(
+  type: { decode(reader: ReturnType<typeof readerOf>, length: number): unknown },
+  raw: Uint8Array,
+  start: number,
+  end: number,
+  kind: number,
+): T {
   try {
     countValues(raw, start, end, kind);
     return type.decode(readerOf(raw, start, end), end - start) as T;
@@ -247,7 +253,12 @@ export function readProtobufRequest(raw: Uint8Array): OtlpRequest {
       const start = scopes[at * 2]!;
       if (start < 0) return { name: '', version: '', attributes: [], droppedAttributesCount: 0 };
       const scope = decode<Decoded>(OTLP.InstrumentationScope, raw, start, scopes[at * 2 + 1]!, SCOPE);
-      return { name: scope.name ?? '', version: scope.version ?? '', attributes: attributes(scope.attributes), droppedAttributesCount: scope.droppedAttributesCount ?? 0 };
+      return {
+        name: scope.name ?? '',
+        version: scope.version ?? '',
+        attributes: attributes(scope.attributes),
+        droppedAttributesCount: scope.droppedAttributesCount ?? 0,
+      };
     },
     record(index) {
       return recordOf(decode<Decoded>(OTLP.LogRecord, raw, records[index * 2]!, records[index * 2 + 1]!, RECORD));

@@ -10,7 +10,17 @@
  */
 import { invalidRequest } from '../../core/errors.js';
 import { MAX_ENTRY_DEPTH } from '../entry-validation.js';
-import { OtlpRecordError, otlpEntry, otlpResourcePart, otlpShared, type OtlpRecordInput, type OtlpResourceInput, type OtlpResourcePart, type OtlpScopeInput, type OtlpShared } from './otlp-mapping.js';
+import {
+  OtlpRecordError,
+  otlpEntry,
+  otlpResourcePart,
+  otlpShared,
+  type OtlpRecordInput,
+  type OtlpResourceInput,
+  type OtlpResourcePart,
+  type OtlpScopeInput,
+  type OtlpShared,
+} from './otlp-mapping.js';
 import { BatchBuilder, entryFromValue, type BatchTarget, type PreparedBatch } from '../prepared-batch.js';
 import { YieldPacer } from '../yield-pacer.js';
 

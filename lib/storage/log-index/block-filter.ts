@@ -171,7 +171,8 @@ export function framesMaybeHolding(shard: Uint8Array, probe: TermProbe): number 
   if (shard.length < HEADER_BYTES) throw new RangeError('a filter shard is too short');
   const frames = shard[0]!;
   const frameBytes = new DataView(shard.buffer, shard.byteOffset, shard.byteLength).getUint32(1, true);
-  if (frames > FILTER_MAX_FRAMES || frameBytes === 0 || shard.length !== HEADER_BYTES + frames * frameBytes) throw new RangeError('a filter shard is malformed');
+  if (frames > FILTER_MAX_FRAMES || frameBytes === 0 || shard.length !== HEADER_BYTES + frames * frameBytes)
+    throw new RangeError('a filter shard is malformed');
   const bits = frameBytes * 8;
   let mask = 0;
   for (let f = 0; f < frames; f++) {

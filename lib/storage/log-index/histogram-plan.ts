@@ -102,7 +102,12 @@ export interface HistogramReads {
    * condition of the text filters (entry-match.ts `exactNeedle`,
    * `asciiWordNeedles`), and may return others that fail them.
    */
-  candidates(projectId: number, filter: LogFilter & { from: number; to: number }, after: CandidatePosition | null, limit: number): Promise<HistogramCandidate[]>;
+  candidates(
+    projectId: number,
+    filter: LogFilter & { from: number; to: number },
+    after: CandidatePosition | null,
+    limit: number,
+  ): Promise<HistogramCandidate[]>;
   /** The smallest and largest id, and how many, of the project's entries with from ≤ ts ≤ to (null when none). */
   idWindow(projectId: number, from: number, to: number): Promise<{ lo: number; hi: number; n: number } | null>;
   /** Every block of the project holding everything `match` asks for with an entry in lo..hi, by ascending id. */
@@ -125,7 +130,11 @@ export interface HistogramReads {
      * that floor, and entries sealed after this read only ids at or above
      * it: counting blocks below the floor counts no entry twice.
      */
-    countTail(projectIds: readonly number[], minLevel: number, sources: BucketSources): Promise<{ counts: BucketCount[]; tailFloors: ReadonlyMap<number, number> }>;
+    countTail(
+      projectIds: readonly number[],
+      minLevel: number,
+      sources: BucketSources,
+    ): Promise<{ counts: BucketCount[]; tailFloors: ReadonlyMap<number, number> }>;
   };
 }
 
@@ -194,7 +203,11 @@ function bucketOf(grid: HistogramGrid, ts: number): number {
  * text conditions and more than HISTOGRAM_MAX_CHECKED entries would have to
  * be checked one by one.
  */
-export async function planHistogram(reads: HistogramReads, selection: LogSelection & { from: number; to: number }, grid: HistogramGrid): Promise<HistogramCounts | null> {
+export async function planHistogram(
+  reads: HistogramReads,
+  selection: LogSelection & { from: number; to: number },
+  grid: HistogramGrid,
+): Promise<HistogramCounts | null> {
   const counts = emptyCounts(grid);
   if (selection.from > selection.to) return counts;
   const test = entryMatcher(selection);
@@ -221,7 +234,10 @@ export async function planHistogram(reads: HistogramReads, selection: LogSelecti
     const window = await reads.idWindow(projectId, selection.from, selection.to);
     if (window === null) continue;
     const match = reads.sealed === undefined ? blockMatchOf(selection, [projectId]) : null;
-    const done = match !== null && window.n >= RANGE_CAP ? await fromBlocks(reads, projectId, selection, match, window, tally) : await fromRange(reads, projectId, selection, tally);
+    const done =
+      match !== null && window.n >= RANGE_CAP
+        ? await fromBlocks(reads, projectId, selection, match, window, tally)
+        : await fromRange(reads, projectId, selection, tally);
     if (!done) return null;
   }
   const sealed = reads.sealed;
@@ -268,7 +284,10 @@ function count(tally: Tally, rows: readonly HistogramCandidate[]): boolean {
  * thread checks page i, so the two take turns less (histograms with text
  * conditions spend about as long checking as reading).
  */
-async function countPages(tally: Tally, read: (i: number, previous: readonly HistogramCandidate[] | null) => Promise<HistogramCandidate[]> | null): Promise<boolean> {
+async function countPages(
+  tally: Tally,
+  read: (i: number, previous: readonly HistogramCandidate[] | null) => Promise<HistogramCandidate[]> | null,
+): Promise<boolean> {
   let next = read(0, null);
   for (let i = 1; next !== null; i++) {
     const rows = await next;
@@ -306,5 +325,7 @@ async function fromBlocks(
     firstId: Math.max(b.firstId, window.lo),
     lastId: Math.min(b.lastId, window.hi),
   }));
-  return countPages(tally, (i) => (i * BLOCKS_PER_READ < spans.length ? reads.spanCandidates(projectId, spans.slice(i * BLOCKS_PER_READ, (i + 1) * BLOCKS_PER_READ), filter) : null));
+  return countPages(tally, (i) =>
+    i * BLOCKS_PER_READ < spans.length ? reads.spanCandidates(projectId, spans.slice(i * BLOCKS_PER_READ, (i + 1) * BLOCKS_PER_READ), filter) : null,
+  );
 }

@@ -124,7 +124,15 @@ export interface QueryPlanReads {
    * time, in any order. A backend may also drop entries whose text fails a
    * necessary condition of the text filters (search/entry-match.ts).
    */
-  blockStep(direction: WalkDirection, projectIds: readonly number[], match: BlockMatch, filter: LogFilter, position: number, after: number | null, limit: number): Promise<BlockStep>;
+  blockStep(
+    direction: WalkDirection,
+    projectIds: readonly number[],
+    match: BlockMatch,
+    filter: LogFilter,
+    position: number,
+    after: number | null,
+    limit: number,
+  ): Promise<BlockStep>;
   /**
    * Blocks a prefix search asks for at first (default PREFIX_FIRST_BLOCKS):
    * fewer where the backend looks the prefix up once per query, not once
@@ -271,7 +279,9 @@ export async function planQuery(reads: QueryPlanReads, selection: LogSelection, 
   if (sealed === undefined) return tail;
   if (selection.from !== null && selection.to !== null && selection.from > selection.to) return [];
   const beforeId = page.beforeId ?? NO_UPPER_ID;
-  const lists = await Promise.all(selection.projectIds.map((projectId) => sealedWalk(sealed.reads, sealed.cache, projectId, 'newest', selection, beforeId, page.limit)));
+  const lists = await Promise.all(
+    selection.projectIds.map((projectId) => sealedWalk(sealed.reads, sealed.cache, projectId, 'newest', selection, beforeId, page.limit)),
+  );
   return mergeByIds('newest', [tail, ...lists], page.limit);
 }
 
@@ -311,7 +321,16 @@ async function planTailQuery(reads: QueryPlanReads, selection: LogSelection, pag
     }),
   );
   // A walk per project would read a whole page from each (a group of ten: ten pages) to keep one.
-  if (openEnded.length > 0) lists.push(await walk(reads, openEnded.sort((a, b) => a - b), selection, beforeId, page.limit));
+  if (openEnded.length > 0)
+    lists.push(
+      await walk(
+        reads,
+        openEnded.sort((a, b) => a - b),
+        selection,
+        beforeId,
+        page.limit,
+      ),
+    );
   return mergeNewestFirst(lists, page.limit);
 }
 
@@ -331,7 +350,9 @@ export async function planLogsAfter(reads: QueryPlanReads, selection: LogSelecti
   // the answer, cut there, is a gapless run from afterId.
   const horizon = await sealed.reads.horizon(selection.projectIds);
   const tail = await tailLogsAfter(reads, selection, afterId, limit);
-  const lists = await Promise.all(selection.projectIds.map((projectId) => sealedWalk(sealed.reads, sealed.cache, projectId, 'oldest', selection, afterId, limit)));
+  const lists = await Promise.all(
+    selection.projectIds.map((projectId) => sealedWalk(sealed.reads, sealed.cache, projectId, 'oldest', selection, afterId, limit)),
+  );
   return mergeByIds(
     'oldest',
     [tail, ...lists].map((rows) => rows.filter((r) => r.id <= horizon)),

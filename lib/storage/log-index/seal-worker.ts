@@ -32,7 +32,10 @@ function startWorker(): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./seal-thread.js', import.meta.url), { resourceLimits });
   const loader = import.meta.resolve('tsx/esm/api');
   const entry = new URL('./seal-thread.ts', import.meta.url).href;
-  return new Worker(`import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`, { eval: true, resourceLimits });
+  return new Worker(`import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`, {
+    eval: true,
+    resourceLimits,
+  });
 }
 
 export class SealWorker {

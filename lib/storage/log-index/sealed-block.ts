@@ -153,7 +153,8 @@ export function readSealedHeader(block: Uint8Array): SealedHeader {
   const dictionaryId = r.u32();
   const n = r.u32();
   // A filter describes at most FILTER_MAX_FRAMES frames of a block.
-  if (n === 0 || n > SEAL_MAX_ENTRIES || frameEntries === 0 || Math.ceil(n / frameEntries) > FILTER_MAX_FRAMES) throw new SealedBlockError('sealed block has a malformed header');
+  if (n === 0 || n > SEAL_MAX_ENTRIES || frameEntries === 0 || Math.ceil(n / frameEntries) > FILTER_MAX_FRAMES)
+    throw new SealedBlockError('sealed block has a malformed header');
   const column = (signed: boolean) => {
     const out = [r.f64()];
     for (let i = 1; i < n; i++) out.push(out[i - 1]! + (signed ? r.zigzag() : r.varint()));
@@ -223,7 +224,11 @@ export interface SealedEntry {
  * the block's header → whether it is needed), only the frames holding a
  * wanted entry are inflated and only wanted entries returned.
  */
-export function decodeSealedBlock(block: Uint8Array, dictionary: SealDictionary | null, want?: (index: number, header: SealedHeader) => boolean): SealedEntry[] {
+export function decodeSealedBlock(
+  block: Uint8Array,
+  dictionary: SealDictionary | null,
+  want?: (index: number, header: SealedHeader) => boolean,
+): SealedEntry[] {
   const header = readSealedHeader(block);
   const out: SealedEntry[] = [];
   for (let f = 0; f < header.frames.length; f++) {

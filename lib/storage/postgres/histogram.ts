@@ -62,7 +62,10 @@ const COUNT_TAIL_BUCKETS = `${COUNT_BUCKETS}
 function textConditions(filter: LogFilter): { sql: string; values: Record<string, string> } {
   const values: Record<string, string> = {};
   const parts: string[] = [];
-  const needles = filter.exact.map(exactFilterNeedle).sort((a, b) => b.length - a.length).slice(0, NEEDLE_SLOTS);
+  const needles = filter.exact
+    .map(exactFilterNeedle)
+    .sort((a, b) => b.length - a.length)
+    .slice(0, NEEDLE_SLOTS);
   needles.forEach((needle, i) => {
     values[`needle${i}`] = needle;
     parts.push(`strpos(body, $(needle${i})) > 0`);
@@ -115,11 +118,14 @@ function histogramReads(db: SqlExecutor, cache: DictionaryCache): HistogramReads
     sealed: {
       ...sealedReadsOf(db, cache),
       async countTail(projectIds, minLevel, sources) {
-        const rows = await db.any<{ bucket: number; l0: number | null; l1: number | null; l2: number | null; l3: number | null; l4: number | null }>(COUNT_TAIL_BUCKETS, {
-          ...bucketParams(sources),
-          projects: projectIds,
-          minLevel,
-        });
+        const rows = await db.any<{ bucket: number; l0: number | null; l1: number | null; l2: number | null; l3: number | null; l4: number | null }>(
+          COUNT_TAIL_BUCKETS,
+          {
+            ...bucketParams(sources),
+            projects: projectIds,
+            minLevel,
+          },
+        );
         const tailFloors = new Map<number, number>();
         const counts: BucketCount[] = [];
         for (const r of rows) {
@@ -175,6 +181,11 @@ function histogramReads(db: SqlExecutor, cache: DictionaryCache): HistogramReads
   };
 }
 
-export function logHistogram(db: SqlExecutor, selection: LogSelection & { from: number; to: number }, grid: HistogramGrid, cache: DictionaryCache): Promise<HistogramCounts | null> {
+export function logHistogram(
+  db: SqlExecutor,
+  selection: LogSelection & { from: number; to: number },
+  grid: HistogramGrid,
+  cache: DictionaryCache,
+): Promise<HistogramCounts | null> {
   return planHistogram(histogramReads(db, cache), selection, grid);
 }

@@ -22,7 +22,11 @@ type Notification = { channel: string; payload?: string };
  * Signals over this storage's pool; `closeAll` stops every listener (storage
  * close). `heard` runs at every notification received, before its handler.
  */
-export function createPostgresSignals(db: pgPromise.IDatabase<unknown>, logger: ServiceLogger, heard: () => void = () => {}): StorageSignals & { closeAll(): Promise<void> } {
+export function createPostgresSignals(
+  db: pgPromise.IDatabase<unknown>,
+  logger: ServiceLogger,
+  heard: () => void = () => {},
+): StorageSignals & { closeAll(): Promise<void> } {
   const listeners = new Set<PostgresListener>();
   return {
     async notify(channel, payload) {

@@ -43,7 +43,6 @@ function needles(filter: LogFilter): { needle1: string; needle2: string } {
   return { needle1: a ?? '', needle2: b ?? '' };
 }
 
-
 /**
  * UTF-8 JSON bytes as text. The ingestion statements send it as a bound
  * parameter ({text, values}: the extended protocol) rather than formatted
@@ -227,6 +226,12 @@ export function queryLogs(db: SqlExecutor, selection: LogSelection, page: Page, 
  * return an entry while one with a smaller id is still uncommitted (see
  * `lastLogId`); live streams keep only what lies below a settled position.
  */
-export function logsAfter(db: SqlExecutor, selection: LogSelection, afterId: number, limit: number, cache: DictionaryCache = new DictionaryCache()): Promise<LogRow[]> {
+export function logsAfter(
+  db: SqlExecutor,
+  selection: LogSelection,
+  afterId: number,
+  limit: number,
+  cache: DictionaryCache = new DictionaryCache(),
+): Promise<LogRow[]> {
   return planLogsAfter(planReads(db, cache), selection, afterId, limit);
 }

@@ -127,7 +127,10 @@ async function purgeSealedBlocks(db: SqlExecutor, projectId: number, receivedBef
     const goneBytes = kept.length === 0 ? b.bytes : gone.reduce((n, e) => n + e.bytes, 0);
     if (kept.length > 0) {
       const dictionary = await dictionaryOf(db, projectId, b.dictionaryId);
-      const run = await sealInProcess(kept.map(({ bytes: _bytes, ...e }) => e), dictionary);
+      const run = await sealInProcess(
+        kept.map(({ bytes: _bytes, ...e }) => e),
+        dictionary,
+      );
       await db.none(INSERT_REWRITTEN, sealedRow(projectId, run, b.dictionaryId, b.bytes - goneBytes));
       await db.none(INSERT_SHARDS, [projectId, run.lastId, run.shards.map((s) => Buffer.from(s))]);
     }
@@ -190,7 +193,15 @@ export async function purgeLogEntries(db: SqlExecutor, projectId: number, receiv
   await db.one(SEAL_LOCK, [SEAL_LOCK_CLASS, projectId]);
   const sealed = await purgeSealedBlocks(db, projectId, receivedBefore, limit);
   if (sealed.entries >= limit) return sealed;
-  type Chunk = { entries: string | number; bytes: string | number; ids: (string | number)[]; spans: number[]; starts: number[]; levels: number[]; counts: number[] };
+  type Chunk = {
+    entries: string | number;
+    bytes: string | number;
+    ids: (string | number)[];
+    spans: number[];
+    starts: number[];
+    levels: number[];
+    counts: number[];
+  };
   const chunk = await db.one<Chunk>(PURGE_LOG_CHUNK, [projectId, receivedBefore, limit - sealed.entries]);
   if (Number(chunk.entries) > 0) {
     // Separate statements: within the one above, the deleted rows are still visible.

@@ -15,7 +15,16 @@
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { FILTER_SHARDS } from '../log-index/block-filter.js';
-import { buildDictionary, cutSealRuns, readSealedHeader, SEAL_FRAME_ENTRIES, SEAL_MAX_BYTES, SEAL_MAX_ENTRIES, type SealDictionary, type SealInput } from '../log-index/sealed-block.js';
+import {
+  buildDictionary,
+  cutSealRuns,
+  readSealedHeader,
+  SEAL_FRAME_ENTRIES,
+  SEAL_MAX_BYTES,
+  SEAL_MAX_ENTRIES,
+  type SealDictionary,
+  type SealInput,
+} from '../log-index/sealed-block.js';
 import { sealRun, type SealedRun } from '../log-index/seal-run.js';
 import type { SqlExecutor } from './connection.js';
 import { DICTIONARY_EVERY_BLOCKS, SEAL_MAX_TAIL_AGE_MS, type SealBackend, type TailRun } from '../log-index/sealer.js';
@@ -130,7 +139,13 @@ export async function readRun(db: SqlExecutor, projectId: number, limit = SEAL_M
  * tail's count lowered. A unique violation (another process sealed the
  * same run, or took the project's next dictionary id, first) is 'changed'.
  */
-export async function commitSeal(db: SqlExecutor, projectId: number, run: SealedRun, newDictionary: SealDictionary | null, dictionaryId: number): Promise<'sealed' | 'busy' | 'changed'> {
+export async function commitSeal(
+  db: SqlExecutor,
+  projectId: number,
+  run: SealedRun,
+  newDictionary: SealDictionary | null,
+  dictionaryId: number,
+): Promise<'sealed' | 'busy' | 'changed'> {
   return db
     .tx('logkeep-seal', async (t) => {
       const { locked } = await t.one<{ locked: boolean }>(TRY_SEAL_LOCK, [SEAL_LOCK_CLASS, projectId]);

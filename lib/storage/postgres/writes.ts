@@ -82,13 +82,20 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
       ? await this.mayConflict((q) =>
           q.oneOrNone<Org.UserRow>(sql.UPDATE_USER, {
             id,
-            setDisplayName, displayName,
-            setEmail, email,
-            setEmailVerifiedAt, emailVerifiedAt,
-            setPasswordHash, passwordHash,
-            setMustChangePassword, mustChangePassword,
-            setIsActive, isActive,
-            setDeletedAt, deletedAt,
+            setDisplayName,
+            displayName,
+            setEmail,
+            email,
+            setEmailVerifiedAt,
+            emailVerifiedAt,
+            setPasswordHash,
+            passwordHash,
+            setMustChangePassword,
+            mustChangePassword,
+            setIsActive,
+            isActive,
+            setDeletedAt,
+            deletedAt,
           }),
         )
       : await this.getUserById(id);
@@ -155,10 +162,14 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
       setRetentionDays || setMaxEntries || setMaxBytes || setIsBlocked
         ? await this.db.oneOrNone<Org.ProjectRow>(sql.UPDATE_PROJECT, {
             id,
-            setRetentionDays, retentionDays,
-            setMaxEntries, maxEntries,
-            setMaxBytes, maxBytes,
-            setIsBlocked, isBlocked,
+            setRetentionDays,
+            retentionDays,
+            setMaxEntries,
+            maxEntries,
+            setMaxBytes,
+            maxBytes,
+            setIsBlocked,
+            isBlocked,
           })
         : await this.getProject(id);
     if (!row) throw new Error(`updateProject: no project ${id}`);

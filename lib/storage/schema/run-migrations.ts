@@ -26,12 +26,7 @@ export interface SchemaVersionRecord<Conn> {
  * (a plain Error). The caller's transaction makes a failure change nothing.
  * Returns the version the database is at afterwards: `target`.
  */
-export async function runMigrations<Conn>(
-  conn: Conn,
-  steps: readonly Migration<Conn>[],
-  target: number,
-  record: SchemaVersionRecord<Conn>,
-): Promise<number> {
+export async function runMigrations<Conn>(conn: Conn, steps: readonly Migration<Conn>[], target: number, record: SchemaVersionRecord<Conn>): Promise<number> {
   const current = await record.read(conn);
   if (current > target) throw new SchemaTooNewError(current, target);
   let version = current;

@@ -16,7 +16,16 @@ import type { Page } from '../types-org.js';
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-index/log-quota.js';
 import { batchRollupCounts, rowParts } from '../log-index/ingest-layout.js';
 import type { BlockMatch } from '../../search/log-terms.js';
-import { BlockLookahead, mergeNewestFirst, planLogsAfter, planQuery, stepSpans, type LogBlockRef, type QueryPlanReads, type WalkDirection } from '../log-index/query-plan.js';
+import {
+  BlockLookahead,
+  mergeNewestFirst,
+  planLogsAfter,
+  planQuery,
+  stepSpans,
+  type LogBlockRef,
+  type QueryPlanReads,
+  type WalkDirection,
+} from '../log-index/query-plan.js';
 import { asciiWordNeedles, exactNeedle, type AsciiNeedle } from '../../search/entry-match.js';
 import type { SqlExecutor } from './connection.js';
 import type { SqlRow } from './row-mappers.js';
@@ -24,7 +33,6 @@ import * as logSql from './log-sql.js';
 import { sqliteSealedReads } from './sealing.js';
 import { DictionaryCache } from '../log-index/sealed-reads.js';
 import { NO_EARLIEST_TS, NO_LATEST_TS, NO_UPPER_ID } from '../types-logs.js';
-
 
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
@@ -142,11 +150,19 @@ const PREFIX_FIRST_BLOCKS = 8;
 
 /** The reads `planQuery` (query-plan.ts) combines, in SQLite. One per query: it keeps its walks' lookaheads. */
 function planReads(db: SqlExecutor, cache: DictionaryCache): QueryPlanReads {
-  const blocksOf = (rows: SqlRow[]) => rows.map((r) => ({ projectId: Number(r.project_id), firstId: Number(r.first_id), lastId: Number(r.last_id), key: Number(r.last_id) }));
+  const blocksOf = (rows: SqlRow[]) =>
+    rows.map((r) => ({ projectId: Number(r.project_id), firstId: Number(r.first_id), lastId: Number(r.last_id), key: Number(r.last_id) }));
   // By walk (a query's walks over single projects may run at once).
   const lookahead = new BlockLookahead();
 
-  async function lookUp(direction: WalkDirection, expression: string, projects: string, position: number, after: number | null, limit: number): Promise<LogBlockRef[]> {
+  async function lookUp(
+    direction: WalkDirection,
+    expression: string,
+    projects: string,
+    position: number,
+    after: number | null,
+    limit: number,
+  ): Promise<LogBlockRef[]> {
     return blocksOf(
       direction === 'newest'
         ? await db.all(logSql.BLOCKS_NEWEST_FIRST, [expression, after ?? NO_UPPER_ID, position, projects, limit])
@@ -242,6 +258,12 @@ export async function queryLogs(db: SqlExecutor, selection: LogSelection, page: 
   return planQuery(planReads(db, cache), selection, { ...page, beforeId });
 }
 
-export function logsAfter(db: SqlExecutor, selection: LogSelection, afterId: number, limit: number, cache: DictionaryCache = new DictionaryCache()): Promise<LogRow[]> {
+export function logsAfter(
+  db: SqlExecutor,
+  selection: LogSelection,
+  afterId: number,
+  limit: number,
+  cache: DictionaryCache = new DictionaryCache(),
+): Promise<LogRow[]> {
   return planLogsAfter(planReads(db, cache), selection, afterId, limit);
 }

@@ -17,8 +17,7 @@ const SQLITE_TYPES: SchemaDialect = {
   id: 'INTEGER PRIMARY KEY AUTOINCREMENT',
   int64: 'INTEGER',
   int16: 'INTEGER',
-  flag: (column, defaultValue) =>
-    `INTEGER NOT NULL ${defaultValue === undefined ? '' : `DEFAULT ${defaultValue ? 1 : 0} `}CHECK (${column} IN (0, 1))`,
+  flag: (column, defaultValue) => `INTEGER NOT NULL ${defaultValue === undefined ? '' : `DEFAULT ${defaultValue ? 1 : 0} `}CHECK (${column} IN (0, 1))`,
   named: () => '',
 };
 
@@ -278,10 +277,7 @@ export async function readSchemaVersion(db: Database): Promise<number> {
  * having changed nothing. A failing step rolls every step back. Returns the
  * version the database is at afterwards.
  */
-export async function migrate(
-  db: Database,
-  options: { migrations?: readonly SqliteMigration[]; target?: number } = {},
-): Promise<number> {
+export async function migrate(db: Database, options: { migrations?: readonly SqliteMigration[]; target?: number } = {}): Promise<number> {
   const { migrations = SQLITE_MIGRATIONS, target = SCHEMA_VERSION } = options;
   await db.exec('BEGIN IMMEDIATE');
   try {

@@ -41,7 +41,6 @@ import type { HistogramCounts, HistogramGrid } from '../types-logs.js';
 import { NO_UPPER_ID } from '../types-logs.js';
 import { DictionaryCache } from '../log-index/sealed-reads.js';
 
-
 const before = (beforeId: number | undefined): number => beforeId ?? NO_UPPER_ID;
 /** The lower-cased needle; '' matches everything (instr(x, '') = 1). */
 const needle = (s: string | undefined): string => (s ?? '').toLowerCase();

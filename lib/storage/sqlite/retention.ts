@@ -160,7 +160,20 @@ async function purgeSealed(db: SqlExecutor, projectId: number, receivedBefore: n
   const run = sealRun(kept, dictionary);
   const goneBytes = Number(row.bytes) - run.bytes;
   await db.run(DELETE_SHARDS, [projectId, lastId]);
-  await db.run(REWRITE_SEALED, [projectId, lastId, run.firstId, run.count, run.bytes, run.minTs, run.maxTs, run.minReceivedAt, run.maxReceivedAt, run.levels, readSealedHeader(run.block).frames.length, hexless(run.block)]);
+  await db.run(REWRITE_SEALED, [
+    projectId,
+    lastId,
+    run.firstId,
+    run.count,
+    run.bytes,
+    run.minTs,
+    run.maxTs,
+    run.minReceivedAt,
+    run.maxReceivedAt,
+    run.levels,
+    readSealedHeader(run.block).frames.length,
+    hexless(run.block),
+  ]);
   await db.run(INSERT_SHARDS, [projectId, lastId, JSON.stringify(run.shards.map((s) => Buffer.from(s.buffer, s.byteOffset, s.byteLength).toString('hex')))]);
   await subtract(db, projectId, gone, goneBytes);
   return { entries: gone.length, bytes: goneBytes };

@@ -108,7 +108,15 @@ export function sqliteSealedReads(db: SqlExecutor): SealedReads {
   return {
     async blocks(projectId, direction, position, after, bounds, limit) {
       const statement = direction === 'newest' ? BLOCKS_NEWEST : BLOCKS_OLDEST;
-      const rows = await db.all(statement, [projectId, position, after ?? (direction === 'newest' ? NO_UPPER_ID : 0), bounds.levelMask, bounds.from, bounds.to, limit]);
+      const rows = await db.all(statement, [
+        projectId,
+        position,
+        after ?? (direction === 'newest' ? NO_UPPER_ID : 0),
+        bounds.levelMask,
+        bounds.from,
+        bounds.to,
+        limit,
+      ]);
       return rows.map(toBlockRow);
     },
     async shardWalk(projectId, shard, direction, position, after, limit) {
@@ -142,7 +150,8 @@ export function sqliteSealedReads(db: SqlExecutor): SealedReads {
       const kept: LogRow[] = [];
       for (const r of rows) {
         const ts = Number(r.ts);
-        if (Number(r.level) >= minLevel && ts >= from && ts <= to) kept.push({ id: Number(r.id), projectId: Number(r.project_id), receivedAt: Number(r.received_at), body: r.body as string });
+        if (Number(r.level) >= minLevel && ts >= from && ts <= to)
+          kept.push({ id: Number(r.id), projectId: Number(r.project_id), receivedAt: Number(r.received_at), body: r.body as string });
       }
       return { rows: kept, edge: rows.length < limit ? null : Number(rows[rows.length - 1]!.id) };
     },
@@ -191,7 +200,11 @@ export function sqliteSealBackend(reads: SqlExecutor, transaction: WriterTransac
           header.dictionaryId,
           blob(run.block),
         ]);
-        await db.run(INSERT_SHARDS, [projectId, run.lastId, JSON.stringify(run.shards.map((s) => Buffer.from(s.buffer, s.byteOffset, s.byteLength).toString('hex')))]);
+        await db.run(INSERT_SHARDS, [
+          projectId,
+          run.lastId,
+          JSON.stringify(run.shards.map((s) => Buffer.from(s.buffer, s.byteOffset, s.byteLength).toString('hex'))),
+        ]);
         await db.run(LOWER_TAIL, [projectId, run.count]);
         return true;
       }).catch((err: unknown) => {

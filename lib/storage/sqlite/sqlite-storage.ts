@@ -126,12 +126,17 @@ class SqliteStorage extends SqliteReads implements Storage {
 
   close(): Promise<void> {
     // Queued behind the in-flight transaction (and any already waiting).
-    this.closing ??= this.sealer.close().then(async () => {
-      await this.sealWorker.close();
-    }).then(() => this.writerMutex.runExclusive(async () => {
-      await Promise.allSettled(this.readers.map(closeConnection));
-      await closeConnection(this.writer);
-    }));
+    this.closing ??= this.sealer
+      .close()
+      .then(async () => {
+        await this.sealWorker.close();
+      })
+      .then(() =>
+        this.writerMutex.runExclusive(async () => {
+          await Promise.allSettled(this.readers.map(closeConnection));
+          await closeConnection(this.writer);
+        }),
+      );
     return this.closing;
   }
 

@@ -142,14 +142,7 @@ export class SqliteWrites extends SqliteReads implements WriteOps {
   }
 
   async insertRoleAssignment(row: Org.NewRoleAssignment): Promise<Org.RoleAssignmentRow> {
-    const inserted = await this.db.get(sql.INSERT_ROLE_ASSIGNMENT, [
-      row.subjectType,
-      row.subjectId,
-      row.role,
-      row.scopeType,
-      row.scopeId,
-      row.createdAt,
-    ]);
+    const inserted = await this.db.get(sql.INSERT_ROLE_ASSIGNMENT, [row.subjectType, row.subjectId, row.role, row.scopeType, row.scopeId, row.createdAt]);
     return one(inserted, toRoleAssignment, 'inserted role assignment');
   }
 

@@ -29,6 +29,7 @@ import {
   type IngestRetry,
   type OverflowPolicy,
 } from './ingest-types.js';
+import { errorText, positive, warn } from './client-checks.js';
 
 export { IngestBatchError, systemClock };
 export type {
@@ -54,22 +55,6 @@ interface PendingFlush {
 }
 
 const RESOLVED: Promise<void> = Promise.resolve();
-
-function warn(message: string, code?: string): void {
-  process.emitWarning(message, { type: 'LogkeepIngestWarning', ...(code === undefined ? {} : { code }) });
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!(value > 0) || (Number.isFinite(value) && !Number.isInteger(value))) {
-    throw new RangeError(`${name} must be a positive integer (got ${value})`);
-  }
-  return value;
-}
 
 /**
  * Ships log entries to a logkeep service. Create one per project key and

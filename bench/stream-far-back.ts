@@ -67,7 +67,13 @@ export async function farBackLatency(filled: FilledDatabase, trials: number, nod
         return source;
       });
       await Promise.all(
-        sources.map((s) => new Promise<void>((resolve, reject) => ((s.onopen = () => resolve()), (s.onerror = (err) => reject(new Error(err.message)))))),
+        sources.map(
+          (s) =>
+            new Promise<void>((resolve, reject) => {
+              s.onopen = () => resolve();
+              s.onerror = (err) => reject(new Error(err.message));
+            }),
+        ),
       );
       await new Promise((r) => setTimeout(r, waitMs));
       const event = `far back tracer ${t}`;

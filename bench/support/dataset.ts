@@ -55,7 +55,7 @@ export function createBatchPool(batches: number, perBatch: number, seed = 1): Ba
       const copy = Buffer.from(bodies[i]!);
       if (cycle === 0) return copy;
       // `YYYY-MM-DDTHH:MM:SS.mmmZ`: rewrite the whole instant, same length.
-      offsets[i]!.forEach((at, k) => copy.write(new Date(instants[i]![k]! + cycle * DAY).toISOString(), at, 24, 'latin1'));
+      offsets[i]!.forEach((at, k) => void copy.write(new Date(instants[i]![k]! + cycle * DAY).toISOString(), at, 24, 'latin1'));
       return copy;
     },
   };

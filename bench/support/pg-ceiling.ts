@@ -39,7 +39,7 @@ function copyField(value: string | number): string {
 }
 
 export function copyText(rows: readonly RawRow[]): Buffer {
-  return Buffer.from(rows.map((r) => r.map(copyField).join('\t')).join('\n') + '\n', 'utf8');
+  return Buffer.from(`${rows.map((r) => r.map(copyField).join('\t')).join('\n')}\n`, 'utf8');
 }
 
 /** The connection methods a COPY FROM STDIN uses (pg's Connection). */

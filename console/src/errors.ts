@@ -11,7 +11,7 @@ interface BlockingGroup {
 }
 
 function blockingGroups(err: ApiError): BlockingGroup[] {
-  const list = err.details?.['blocking_groups'];
+  const list = err.details?.blocking_groups;
   return Array.isArray(list) ? (list as BlockingGroup[]).filter((g) => g && typeof g.name === 'string') : [];
 }
 

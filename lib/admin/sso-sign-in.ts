@@ -200,7 +200,7 @@ export async function completeSsoSignIn(deps: SsoSignInDeps, signIn: VerifiedSig
       identity = await createLinkedUser(tx, signIn, now);
     }
     const user = await tx.getUserForUpdate(identity.userId);
-    if (!user || !user.isActive || user.deletedAt !== null) {
+    if (!user?.isActive || user.deletedAt !== null) {
       const reason = user && user.deletedAt === null ? 'blocked' : 'deleted';
       await recordAudit(
         tx,

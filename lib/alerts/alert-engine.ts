@@ -289,7 +289,7 @@ export class AlertEngine {
   private async decide(ruleId: number, how: (tx: WriteOps, row: AlertRuleRow) => Promise<Decision>): Promise<void> {
     const decision = await this.storage.write(async (tx) => {
       const row = await tx.lockAlertRule(ruleId);
-      return row && row.enabled ? how(tx, row) : null;
+      return row?.enabled ? how(tx, row) : null;
     });
     if (decision?.due == null) this.due.delete(ruleId);
     else this.due.set(ruleId, decision.due);

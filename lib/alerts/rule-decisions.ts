@@ -269,7 +269,7 @@ export async function pausedReason(db: ReadOps, row: AlertRuleRow): Promise<'pro
     if (!project || project.isBlocked) return 'project_blocked';
   }
   const author = await db.getUserById(row.authorUserId);
-  if (!author || !author.isActive || author.deletedAt !== null) return 'author_lost_access';
+  if (!author?.isActive || author.deletedAt !== null) return 'author_lost_access';
   const grants = await db.effectiveGrants(author.id);
   const readable = row.projectId !== null ? canSeeProject(grants, { id: row.projectId, groupId: row.ownerGroupId }) : canSeeGroup(grants, row.ownerGroupId);
   return readable ? null : 'author_lost_access';

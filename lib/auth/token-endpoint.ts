@@ -204,7 +204,7 @@ async function refreshGrant(deps: TokenEndpointDeps, form: URLSearchParams): Pro
     const claim = await claimRefreshToken(tx, createSuccessorDeriver(deps.config.jwtSecret), presented, now);
     if (claim.kind !== 'claimed' && claim.kind !== 'graced') return { ok: false as const };
     const user = await tx.getUserById(claim.userId);
-    if (!user || !user.isActive || user.deletedAt !== null) return { ok: false as const };
+    if (!user?.isActive || user.deletedAt !== null) return { ok: false as const };
     if (deps.beforeRefresh) await deps.beforeRefresh(tx, user.id, now);
     // The sync may have moved token_version: the new access token carries the current one.
     const current = (await tx.getUserById(user.id)) ?? user;
@@ -228,7 +228,7 @@ async function loginCodeGrant(deps: TokenEndpointDeps, form: URLSearchParams, or
   const outcome = await deps.storage.write(async (tx) => {
     const userId = await claimLoginCode(tx, code, now);
     const user = userId === null ? null : await tx.getUserById(userId);
-    if (!user || !user.isActive || user.deletedAt !== null) return { ok: false as const };
+    if (!user?.isActive || user.deletedAt !== null) return { ok: false as const };
     const roles = await tx.effectiveGrants(user.id);
     const refreshToken = await issueRefreshToken(tx, user.id, now);
     await recordAudit(tx, { actorUserId: user.id, action: 'auth.login_succeeded', targetType: 'user', targetId: user.id, metadata: meta }, now);

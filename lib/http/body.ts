@@ -4,8 +4,8 @@
  * JSON (whatever the Content-Type) or as a form, and validated with superstruct.
  */
 import type { IncomingMessage } from 'node:http';
-import { StructError, validate, type Struct } from 'superstruct';
-import { LogServiceError, invalidRequest, payloadTooLarge, type FieldReason } from '../core/errors.js';
+import { type StructError, validate, type Struct } from 'superstruct';
+import { type LogServiceError, invalidRequest, payloadTooLarge, type FieldReason } from '../core/errors.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 

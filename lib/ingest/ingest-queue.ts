@@ -121,7 +121,9 @@ export class IngestQueue {
         ),
       );
       this.observer.groupCommitted(entries, secondsSince(started), true);
-      group.forEach((p, i) => p.resolve(outcomes[i]!));
+      group.forEach((p, i) => {
+        p.resolve(outcomes[i]!);
+      });
       this.announce(group, outcomes, report);
     } catch (err) {
       this.observer.groupCommitted(entries, secondsSince(started), false);

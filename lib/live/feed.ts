@@ -373,7 +373,7 @@ export class Feed {
   private async checkedUpTo(selection: LogSelection, upTo: number): Promise<number | null> {
     if (this.scope.kind !== 'group') return upTo;
     const current = await selectionOf(this.db, this.scope, this.filter);
-    if (current && current.projectIds.every((id) => selection.projectIds.includes(id))) return upTo;
+    if (current?.projectIds.every((id) => selection.projectIds.includes(id))) return upTo;
     this.refreshProjects();
     return null;
   }

@@ -97,7 +97,9 @@ describeEachBackend('console results list', (backend) => {
           `the stack of the bucket at ${bar.start}`,
         );
         // Heights are proportional to the counts: one scale for every rectangle of the chart.
-        bar.rects.forEach((r, i) => perPixel.push(r.height / byLevel[i]![1]));
+        bar.rects.forEach((r, i) => {
+          perPixel.push(r.height / byLevel[i]![1]);
+        });
         drawnTotal += inside.length;
       }
       assert.equal(drawnTotal, entries.length);
@@ -300,15 +302,13 @@ interface AxisTick {
 }
 
 async function axisTicks(page: Page): Promise<AxisTick[]> {
-  const ticks = await page
-    .locator('.chart-axis g')
-    .evaluateAll((gs) =>
-      gs.map((g) => ({
-        at: g.getAttribute('data-time') ?? '',
-        label: g.querySelector('text')?.textContent ?? '',
-        x: g.querySelector('text')?.getAttribute('x') ?? '',
-      })),
-    );
+  const ticks = await page.locator('.chart-axis g').evaluateAll((gs) =>
+    gs.map((g) => ({
+      at: g.getAttribute('data-time') ?? '',
+      label: g.querySelector('text')?.textContent ?? '',
+      x: g.querySelector('text')?.getAttribute('x') ?? '',
+    })),
+  );
   return ticks.map((t) => ({ at: Date.parse(t.at), label: t.label, x: Number(t.x.replace('%', '')) }));
 }
 

@@ -37,12 +37,12 @@ describeEachBackend('example: ship-ndjson-gzip.sh', (backend) => {
     const file = join(dir, 'app.ndjson');
     writeFileSync(
       file,
-      [
+      `${[
         JSON.stringify({ level: 'info', event: 'first line', timestamp: '2025-06-01T12:00:00Z', request_id: 'req-1' }),
         '{"level": "info", "event": "not closed"',
         '',
         JSON.stringify({ level: 'error', event: 'third line', timestamp: '2025-06-01T12:00:01Z', request_id: 'req-1' }),
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     const { stdout } = await run('sh', [EXAMPLE, file], { env: { ...process.env, LOGKEEP_URL: svc.url, LOGKEEP_KEY: secret } });
     const answer = JSON.parse(stdout);

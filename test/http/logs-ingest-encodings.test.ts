@@ -125,7 +125,7 @@ describeEachBackend('POST /v1/logs: compressed and NDJSON bodies', (backend) => 
 
   it('takes gzip NDJSON, and a JSON array whatever else the Content-Type says', async () => {
     const { project, secret } = await app.newProject('ndjson-gzip');
-    const ndjson = Array.from({ length: 30 }, (_, i) => JSON.stringify(ok(i))).join('\n') + '\n';
+    const ndjson = `${Array.from({ length: 30 }, (_, i) => JSON.stringify(ok(i))).join('\n')}\n`;
     const res = await post(app.url, secret, gzipSync(ndjson), { 'content-type': 'application/x-ndjson; charset=utf-8', 'content-encoding': 'gzip' });
     assertStatus(res, 202);
     assert.deepEqual(res.body, { accepted: 30, rejected: [], rejected_count: 0 });

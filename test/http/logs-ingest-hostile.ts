@@ -121,7 +121,7 @@ export function hostileBodiesSuite(only: BackendName): void {
           if (hostile.ndjson) headers['content-type'] = 'application/x-ndjson';
           const delay = monitorEventLoopDelay({ resolution: 10 });
           delay.enable();
-          let res;
+          let res: Awaited<ReturnType<typeof api>>;
           try {
             res = await api(svc.url, 'POST', '/v1/logs', { token: secret, raw: sent, headers });
           } finally {

@@ -178,7 +178,7 @@ describeEachBackend('POST /v1/logs', (backend) => {
       assert.deepEqual(Object.keys(submittedPart(item, submitted)), Object.keys(submitted), 'key order kept');
     }
     assert.ok(Object.hasOwn(stored[1], '__proto__'));
-    assert.deepEqual(stored[1]['__proto__'], { admin: true });
+    assert.deepEqual(stored[1].__proto__, { admin: true });
     // Absent nullable fields read as null; submitted ones are kept as sent.
     assert.equal(stored[0].category, null);
     assert.equal(stored[0].operation_id, null);

@@ -255,7 +255,7 @@ describeEachBackend('OTLP export bounds', (backend) => {
   });
 
   it('refuses OTLP/JSON of empty ScopeLogs or ResourceLogs with 400, from 300,000 (on the worker) to 10 MiB of them, the event loop free and another project served', async () => {
-    const empties = (n: number) => '{},'.repeat(n - 1) + '{}';
+    const empties = (n: number) => `${'{},'.repeat(n - 1)}{}`;
     const bodies = [
       Buffer.from(`{"resourceLogs":[{"scopeLogs":[${empties(300_000)}]}]}`),
       Buffer.from(`{"resourceLogs":[{"scopeLogs":[${empties(3_400_000)}]}]}`),

@@ -7,7 +7,7 @@
  * counterexample prints as something a person can replay.
  */
 import fc from 'fast-check';
-import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { type Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { Route } from '../../lib/http/route.js';
 
 // ---------------------------------------------------------------- checks

@@ -80,9 +80,10 @@ export class FakeReads {
     const reads: Partial<ReadOps> = {
       projectIdsOfGroup: async () => this.groupProjects.map((id) => ({ id, isBlocked: false })) as Awaited<ReturnType<ReadOps['projectIdsOfGroup']>>,
       lastLogId: async (settled?: readonly number[]) => (settled && this.settledAt !== null ? this.settledAt : this.lastId()),
-      lastLogIdOf: async (projectIds: readonly number[]) => (
-        this.probes++, Math.max(0, ...this.entries.filter((e) => projectIds.includes(e.projectId)).map((e) => e.id))
-      ),
+      lastLogIdOf: async (projectIds: readonly number[]) => {
+        this.probes++;
+        return Math.max(0, ...this.entries.filter((e) => projectIds.includes(e.projectId)).map((e) => e.id));
+      },
       logsAfter: async (selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> => {
         this.readsAfter.push(afterId);
         return this.entries

@@ -39,7 +39,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       requests.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      waiters = waiters.filter((w) => (requests.length >= w.count ? (w.resolve(), false) : true));
+      const ready = waiters.filter((w) => requests.length >= w.count);
+      waiters = waiters.filter((w) => requests.length < w.count);
+      for (const w of ready) w.resolve();
       const answer = answers.shift() ?? 200;
       if (answer === 'hang') {
         held.push(res);

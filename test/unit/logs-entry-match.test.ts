@@ -417,7 +417,7 @@ describe('words found in place in ASCII text', () => {
     assert.equal(m({ event: 'a\nvosajun' }, 'vosa*'), true);
     assert.equal(m({ event: 'a\nvosajun' }, 'vosajun'), true);
     assert.equal(m({ event: '\u001fvosajun\tx' }, 'vosajun'), true);
-    assert.equal(m({ event: 'say \"vosa\"' }, 'vosa'), true);
+    assert.equal(m({ event: 'say "vosa"' }, 'vosa'), true);
     assert.equal(m({ event: 'back\\vosa' }, 'vosa*'), true);
     assert.equal(m({ event: 'qunevosa', other: 'nvosa' }, 'vosa*'), false);
   });

@@ -37,7 +37,7 @@ describe('LogEntry output', () => {
     const submitted = '{"level":"debug","event":"ünï😀","timestamp":"2024-01-01 00:00","__proto__":{"polluted":true},"deep":{"a":[1,{"b":[null,"x"]}]}}';
     const out = JSON.parse(logEntryJson({ id: 1, projectId: 2, receivedAt: RECEIVED, body: stored(submitted) }));
     assert.ok(Object.hasOwn(out, '__proto__'));
-    assert.deepEqual(out['__proto__'], { polluted: true });
+    assert.deepEqual(out.__proto__, { polluted: true });
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
     assert.equal(out.event, 'ünï😀');
     assert.deepEqual(out.deep, { a: [1, { b: [null, 'x'] }] });

@@ -84,13 +84,13 @@ const quotaArb = fc.record({
 /** What each rank names: [request index, entry index]. */
 function byRank(plan: IngestPlan): [number, number][] {
   const named: [number, number][] = [];
-  plan.slots.forEach((slots, ri) =>
+  plan.slots.forEach((slots, ri) => {
     slots.forEach((slot, ei) => {
       if (typeof slot !== 'number') return;
       assert.equal(named[slot], undefined, `rank ${slot} named twice`);
       named[slot] = [ri, ei];
-    }),
-  );
+    });
+  });
   assert.equal(named.length, plan.admitted);
   for (let rank = 0; rank < plan.admitted; rank++) assert.ok(named[rank], `rank ${rank} named`);
   return named;

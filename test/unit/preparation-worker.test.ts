@@ -133,7 +133,12 @@ describe('PreparationWorker', () => {
     const offloading = new PreparationWorker(1024 * 1024, silentLogger);
     const offloaded: number[] = [];
     const toWorker = offloading.entryFromText;
-    Object.defineProperty(offloading, 'entryFromText', { value: (text: string) => (offloaded.push(text.length), toWorker(text)) });
+    Object.defineProperty(offloading, 'entryFromText', {
+      value: (text: string) => {
+        offloaded.push(text.length);
+        return toWorker(text);
+      },
+    });
     try {
       const ndjson = Buffer.from(elements.join('\n'));
       assert.ok(ndjson.length >= 1024 * 1024, 'large enough to be prepared inline');

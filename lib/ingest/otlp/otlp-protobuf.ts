@@ -128,6 +128,7 @@ function hex(bytes: Uint8Array | undefined | null): string {
   return bytes && bytes.length > 0 ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex') : '';
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: protobufjs decodes to untyped objects; each field is checked where it is read.
 type Decoded = Record<string, any>;
 
 function anyValue(value: Decoded | null | undefined, depth: number): JsonValue {

@@ -58,7 +58,11 @@ export function countMinutes(entries: Iterable<{ timestamp: number; level: numbe
     levels[level]! += 1;
   }
   const flat: number[] = [];
-  for (const [start, perLevel] of counts) perLevel.forEach((n, level) => n > 0 && flat.push(start, level, n));
+  for (const [start, perLevel] of counts) {
+    perLevel.forEach((n, level) => {
+      if (n > 0) flat.push(start, level, n);
+    });
+  }
   return flat;
 }
 

@@ -132,7 +132,11 @@ function histogramReads(db: SqlExecutor, cache: DictionaryCache): HistogramReads
           const bucket = Number(r.bucket);
           if (bucket < 0) {
             if (r.l0 !== null) tailFloors.set(-1 - bucket, Number(r.l0));
-          } else [r.l0, r.l1, r.l2, r.l3, r.l4].forEach((n, level) => counts.push({ bucket, level, n: Number(n ?? 0) }));
+          } else {
+            [r.l0, r.l1, r.l2, r.l3, r.l4].forEach((n, level) => {
+              counts.push({ bucket, level, n: Number(n ?? 0) });
+            });
+          }
         }
         return { counts, tailFloors };
       },

@@ -106,7 +106,11 @@ function histogramReads(db: SqlExecutor, cache: DictionaryCache): HistogramReads
           const values = JSON.parse(r.counts as string) as (number | null)[];
           if (bucket < 0) {
             if (values[0] !== null && values[0] !== undefined) tailFloors.set(-1 - bucket, values[0]);
-          } else values.forEach((n, level) => counts.push({ bucket, level, n: n ?? 0 }));
+          } else {
+            values.forEach((n, level) => {
+              counts.push({ bucket, level, n: n ?? 0 });
+            });
+          }
         }
         return { counts, tailFloors };
       },

@@ -3,7 +3,6 @@
  * object: the pool (plain reads outside a transaction) or a transaction task
  * (reads inside `Storage.write`). The same code serves both.
  */
-import type * as Sso from '../types-sso.js';
 import * as SsoRows from './sso.js';
 import type { SqlExecutor } from './connection.js';
 import type { ExpiredLogScope } from '../types-retention.js';
@@ -17,7 +16,7 @@ import * as Retention from './retention.js';
 import * as Histogram from './histogram.js';
 import * as SavedSearches from './saved-searches.js';
 import * as AlertRules from './alert-rules.js';
-import type { AlertCountBucket, AlertNotificationRow, AlertRuleFilter, AlertRuleRow, SavedSearchFilter, SavedSearchRow } from '../types-alerts.js';
+import { type RowReadVerbs, rowReadVerbs } from '../row-verbs.js';
 import { DictionaryCache } from '../log-index/sealed-reads.js';
 import type { HistogramCounts, HistogramGrid } from '../types-logs.js';
 
@@ -39,6 +38,9 @@ function visibilityParams(visibility: Org.Visibility): { all: boolean; groupIds:
   return visibility.all ? { all: true, groupIds: [], projectIds: [] } : { all: false, groupIds: visibility.groupIds, projectIds: visibility.projectIds };
 }
 
+// The saved-search, alert and single-sign-on verbs are the row modules' functions on this connection, bound in the constructor (row-verbs.ts).
+export interface PostgresReads extends RowReadVerbs {}
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every verb RowReadVerbs names, typed by rowReadVerbs.
 export class PostgresReads implements ReadOps {
   constructor(
     protected readonly db: SqlExecutor,
@@ -46,7 +48,9 @@ export class PostgresReads implements ReadOps {
     protected readonly open?: OpenIngestion,
     /** Dictionaries of sealed blocks read lately (the storage's, shared by its queries). */
     protected readonly dictionaries: DictionaryCache = new DictionaryCache(),
-  ) {}
+  ) {
+    Object.assign(this, rowReadVerbs(db, { ...SavedSearches, ...AlertRules, ...SsoRows }));
+  }
 
   async countUsers(): Promise<number> {
     return (await this.db.one<{ n: number }>(sql.COUNT_USERS)).n;
@@ -204,38 +208,6 @@ export class PostgresReads implements ReadOps {
     return rows.map(toAudit);
   }
 
-  getSavedSearch(id: number): Promise<SavedSearchRow | null> {
-    return SavedSearches.getSavedSearch(this.db, id);
-  }
-
-  listSavedSearches(filter: SavedSearchFilter): Promise<SavedSearchRow[]> {
-    return SavedSearches.listSavedSearches(this.db, filter);
-  }
-
-  getAlertRule(id: number): Promise<AlertRuleRow | null> {
-    return AlertRules.getAlertRule(this.db, id);
-  }
-
-  listAlertRules(filter: AlertRuleFilter): Promise<AlertRuleRow[]> {
-    return AlertRules.listAlertRules(this.db, filter);
-  }
-
-  listEnabledAlertRules(): Promise<AlertRuleRow[]> {
-    return AlertRules.listEnabledAlertRules(this.db);
-  }
-
-  alertCounts(ruleId: number, fromSecond: number): Promise<AlertCountBucket[]> {
-    return AlertRules.alertCounts(this.db, ruleId, fromSecond);
-  }
-
-  listAlertNotifications(ruleId: number, page: Org.Page): Promise<AlertNotificationRow[]> {
-    return AlertRules.listAlertNotifications(this.db, ruleId, page);
-  }
-
-  dueDeliveries(now: number, limit: number): Promise<number[]> {
-    return AlertRules.dueDeliveries(this.db, now, limit);
-  }
-
   queryLogs(selection: LogSelection, page: Org.Page): Promise<LogRow[]> {
     return LogEntries.queryLogs(this.db, selection, page, this.dictionaries);
   }
@@ -258,29 +230,5 @@ export class PostgresReads implements ReadOps {
 
   expiredLogScopes(now: number): Promise<ExpiredLogScope[]> {
     return Retention.expiredLogScopes(this.db, now);
-  }
-
-  findIdentity(issuer: string, subject: string): Promise<Sso.IdentityRow | null> {
-    return SsoRows.findIdentity(this.db, issuer, subject);
-  }
-
-  getIdentity(id: number): Promise<Sso.IdentityRow | null> {
-    return SsoRows.getIdentity(this.db, id);
-  }
-
-  listIdentitiesOfUser(userId: number): Promise<Sso.IdentityRow[]> {
-    return SsoRows.listIdentitiesOfUser(this.db, userId);
-  }
-
-  listGroupTeams(): Promise<Sso.GroupTeamRow[]> {
-    return SsoRows.listGroupTeams(this.db);
-  }
-
-  isBreakGlassAccount(userId: number): Promise<boolean> {
-    return SsoRows.isBreakGlassAccount(this.db, userId);
-  }
-
-  syncedTeamIdsOfUser(userId: number): Promise<number[]> {
-    return SsoRows.syncedTeamIdsOfUser(this.db, userId);
   }
 }

@@ -5,7 +5,6 @@
  * transaction (the writer); `SqliteWrites` (writes.ts) adds the writing
  * verbs.
  */
-import type * as Sso from '../types-sso.js';
 import * as SsoRows from './sso.js';
 import type * as Org from '../types-org.js';
 import type { ExpiredLogScope } from '../types-retention.js';
@@ -36,7 +35,7 @@ import * as Retention from './retention.js';
 import * as Histogram from './histogram.js';
 import * as SavedSearches from './saved-searches.js';
 import * as AlertRules from './alert-rules.js';
-import type { AlertCountBucket, AlertNotificationRow, AlertRuleFilter, AlertRuleRow, SavedSearchFilter, SavedSearchRow } from '../types-alerts.js';
+import { type RowReadVerbs, rowReadVerbs } from '../row-verbs.js';
 import type { HistogramCounts, HistogramGrid } from '../types-logs.js';
 import { NO_UPPER_ID } from '../types-logs.js';
 import { DictionaryCache } from '../log-index/sealed-reads.js';
@@ -49,12 +48,17 @@ function visibilityParams(v: Org.Visibility): { all: number; groupIds: string; p
   return v.all ? { all: 1, groupIds: '[]', projectIds: '[]' } : { all: 0, groupIds: jsonIds(v.groupIds), projectIds: jsonIds(v.projectIds) };
 }
 
+// The saved-search, alert and single-sign-on verbs are the row modules' functions on this connection, bound in the constructor (row-verbs.ts).
+export interface SqliteReads extends RowReadVerbs {}
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every verb RowReadVerbs names, typed by rowReadVerbs.
 export class SqliteReads implements ReadOps {
   constructor(
     protected readonly db: SqlExecutor,
     /** The storage's dictionaries of sealed blocks (sealed-reads.ts), shared by its reads. */
     protected readonly dictionaries: DictionaryCache = new DictionaryCache(),
-  ) {}
+  ) {
+    Object.assign(this, rowReadVerbs(db, { ...SavedSearches, ...AlertRules, ...SsoRows }));
+  }
 
   async countUsers(): Promise<number> {
     const row = await this.db.get(sql.COUNT_USERS);
@@ -231,38 +235,6 @@ export class SqliteReads implements ReadOps {
     return (await this.db.all(statement, [...params, filter.limit])).map(toAudit);
   }
 
-  getSavedSearch(id: number): Promise<SavedSearchRow | null> {
-    return SavedSearches.getSavedSearch(this.db, id);
-  }
-
-  listSavedSearches(filter: SavedSearchFilter): Promise<SavedSearchRow[]> {
-    return SavedSearches.listSavedSearches(this.db, filter);
-  }
-
-  getAlertRule(id: number): Promise<AlertRuleRow | null> {
-    return AlertRules.getAlertRule(this.db, id);
-  }
-
-  listAlertRules(filter: AlertRuleFilter): Promise<AlertRuleRow[]> {
-    return AlertRules.listAlertRules(this.db, filter);
-  }
-
-  listEnabledAlertRules(): Promise<AlertRuleRow[]> {
-    return AlertRules.listEnabledAlertRules(this.db);
-  }
-
-  alertCounts(ruleId: number, fromSecond: number): Promise<AlertCountBucket[]> {
-    return AlertRules.alertCounts(this.db, ruleId, fromSecond);
-  }
-
-  listAlertNotifications(ruleId: number, page: Org.Page): Promise<AlertNotificationRow[]> {
-    return AlertRules.listAlertNotifications(this.db, ruleId, page);
-  }
-
-  dueDeliveries(now: number, limit: number): Promise<number[]> {
-    return AlertRules.dueDeliveries(this.db, now, limit);
-  }
-
   queryLogs(selection: LogSelection, page: Org.Page): Promise<LogRow[]> {
     return LogEntries.queryLogs(this.db, selection, page, this.dictionaries);
   }
@@ -285,29 +257,5 @@ export class SqliteReads implements ReadOps {
 
   expiredLogScopes(now: number): Promise<ExpiredLogScope[]> {
     return Retention.expiredLogScopes(this.db, now);
-  }
-
-  findIdentity(issuer: string, subject: string): Promise<Sso.IdentityRow | null> {
-    return SsoRows.findIdentity(this.db, issuer, subject);
-  }
-
-  getIdentity(id: number): Promise<Sso.IdentityRow | null> {
-    return SsoRows.getIdentity(this.db, id);
-  }
-
-  listIdentitiesOfUser(userId: number): Promise<Sso.IdentityRow[]> {
-    return SsoRows.listIdentitiesOfUser(this.db, userId);
-  }
-
-  listGroupTeams(): Promise<Sso.GroupTeamRow[]> {
-    return SsoRows.listGroupTeams(this.db);
-  }
-
-  isBreakGlassAccount(userId: number): Promise<boolean> {
-    return SsoRows.isBreakGlassAccount(this.db, userId);
-  }
-
-  syncedTeamIdsOfUser(userId: number): Promise<number[]> {
-    return SsoRows.syncedTeamIdsOfUser(this.db, userId);
   }
 }

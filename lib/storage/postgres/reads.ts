@@ -5,9 +5,7 @@
  */
 import * as SsoRows from './sso.js';
 import type { SqlExecutor } from './connection.js';
-import type { ExpiredLogScope } from '../types-retention.js';
 import type * as Org from '../types-org.js';
-import type { LogRow, LogSelection } from '../types-logs.js';
 import type { ReadOps } from '../storage.js';
 import type { OpenIngestion } from './ingesting.js';
 import * as sql from './sql.js';
@@ -18,7 +16,6 @@ import * as SavedSearches from './saved-searches.js';
 import * as AlertRules from './alert-rules.js';
 import { type RowReadVerbs, rowReadVerbs } from '../row-verbs.js';
 import { DictionaryCache } from '../log-index/sealed-reads.js';
-import type { HistogramCounts, HistogramGrid } from '../types-logs.js';
 
 /** An audit row as selected: metadata still JSON text. */
 export type StoredAuditRow = Omit<Org.AuditRow, 'metadata'> & { metadata: string };
@@ -38,7 +35,7 @@ function visibilityParams(visibility: Org.Visibility): { all: boolean; groupIds:
   return visibility.all ? { all: true, groupIds: [], projectIds: [] } : { all: false, groupIds: visibility.groupIds, projectIds: visibility.projectIds };
 }
 
-// The saved-search, alert and single-sign-on verbs are the row modules' functions on this connection, bound in the constructor (row-verbs.ts).
+// The verbs that are one row function each are bound to this connection, bound in the constructor (row-verbs.ts).
 export interface PostgresReads extends RowReadVerbs {}
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every verb RowReadVerbs names, typed by rowReadVerbs.
 export class PostgresReads implements ReadOps {
@@ -49,7 +46,7 @@ export class PostgresReads implements ReadOps {
     /** Dictionaries of sealed blocks read lately (the storage's, shared by its queries). */
     protected readonly dictionaries: DictionaryCache = new DictionaryCache(),
   ) {
-    Object.assign(this, rowReadVerbs(db, { ...SavedSearches, ...AlertRules, ...SsoRows }));
+    Object.assign(this, rowReadVerbs(db, this.dictionaries, { ...SavedSearches, ...AlertRules, ...SsoRows, ...LogEntries, ...Histogram, ...Retention }));
   }
 
   async countUsers(): Promise<number> {
@@ -208,27 +205,7 @@ export class PostgresReads implements ReadOps {
     return rows.map(toAudit);
   }
 
-  queryLogs(selection: LogSelection, page: Org.Page): Promise<LogRow[]> {
-    return LogEntries.queryLogs(this.db, selection, page, this.dictionaries);
-  }
-
-  logHistogram(selection: LogSelection & { from: number; to: number }, grid: HistogramGrid): Promise<HistogramCounts | null> {
-    return Histogram.logHistogram(this.db, selection, grid, this.dictionaries);
-  }
-
-  logsAfter(selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
-    return LogEntries.logsAfter(this.db, selection, afterId, limit, this.dictionaries);
-  }
-
   lastLogId(settledProjects?: readonly number[], above?: number): Promise<number> {
     return LogEntries.lastLogId(this.db, settledProjects, above, this.open);
-  }
-
-  lastLogIdOf(projectIds: readonly number[]): Promise<number> {
-    return LogEntries.lastLogIdOf(this.db, projectIds);
-  }
-
-  expiredLogScopes(now: number): Promise<ExpiredLogScope[]> {
-    return Retention.expiredLogScopes(this.db, now);
   }
 }

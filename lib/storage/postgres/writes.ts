@@ -38,7 +38,7 @@ async function mayConflict<T>(db: SqlExecutor, statement: (q: SqlExecutor) => Pr
   }
 }
 
-// The saved-search, alert and single-sign-on verbs are the row modules' functions on this connection, bound in the constructor (row-verbs.ts).
+// The verbs that are one row function each are bound to this connection, bound in the constructor (row-verbs.ts).
 export interface PostgresWrites extends RowWriteVerbs {}
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every verb RowWriteVerbs names, typed by rowWriteVerbs.
 export class PostgresWrites extends PostgresReads implements WriteOps {
@@ -55,6 +55,7 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
         ...SavedSearches,
         ...AlertRules,
         ...SsoRows,
+        ...Retention,
         // A second identity for one subject is a StorageConflict, and leaves the transaction usable.
         insertIdentity: (q, row) => mayConflict(q, (savepoint) => SsoRows.insertIdentity(savepoint, row)),
       }),
@@ -244,11 +245,6 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
   ingestLogs(requests: LogIngestRequest[], report?: IngestReport): Promise<LogEntryOutcome[][]> {
     return LogEntries.ingestLogs(this.db, requests, this.marked, report, () => (this.tailFull = true));
   }
-
-  // The purge verbs are the retention module's functions on this transaction's connection.
-  readonly purgeLogEntries = Retention.purgeLogEntries.bind(null, this.db);
-  readonly purgeAuditRows = Retention.purgeAuditRows.bind(null, this.db);
-  readonly purgeExpiredRefreshTokens = Retention.purgeExpiredRefreshTokens.bind(null, this.db);
 
   /** Autovacuum reuses and returns the space of deleted rows; nothing to do per pass. */
   async reclaimFreePages(_maxPages: number): Promise<number> {

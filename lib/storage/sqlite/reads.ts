@@ -7,8 +7,6 @@
  */
 import * as SsoRows from './sso.js';
 import type * as Org from '../types-org.js';
-import type { ExpiredLogScope } from '../types-retention.js';
-import type { LogRow, LogSelection } from '../types-logs.js';
 import type { ReadOps } from '../storage.js';
 import type { SqlExecutor } from './connection.js';
 import {
@@ -36,7 +34,6 @@ import * as Histogram from './histogram.js';
 import * as SavedSearches from './saved-searches.js';
 import * as AlertRules from './alert-rules.js';
 import { type RowReadVerbs, rowReadVerbs } from '../row-verbs.js';
-import type { HistogramCounts, HistogramGrid } from '../types-logs.js';
 import { NO_UPPER_ID } from '../types-logs.js';
 import { DictionaryCache } from '../log-index/sealed-reads.js';
 
@@ -48,7 +45,7 @@ function visibilityParams(v: Org.Visibility): { all: number; groupIds: string; p
   return v.all ? { all: 1, groupIds: '[]', projectIds: '[]' } : { all: 0, groupIds: jsonIds(v.groupIds), projectIds: jsonIds(v.projectIds) };
 }
 
-// The saved-search, alert and single-sign-on verbs are the row modules' functions on this connection, bound in the constructor (row-verbs.ts).
+// The verbs that are one row function each are bound to this connection, bound in the constructor (row-verbs.ts).
 export interface SqliteReads extends RowReadVerbs {}
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every verb RowReadVerbs names, typed by rowReadVerbs.
 export class SqliteReads implements ReadOps {
@@ -57,7 +54,7 @@ export class SqliteReads implements ReadOps {
     /** The storage's dictionaries of sealed blocks (sealed-reads.ts), shared by its reads. */
     protected readonly dictionaries: DictionaryCache = new DictionaryCache(),
   ) {
-    Object.assign(this, rowReadVerbs(db, { ...SavedSearches, ...AlertRules, ...SsoRows }));
+    Object.assign(this, rowReadVerbs(db, this.dictionaries, { ...SavedSearches, ...AlertRules, ...SsoRows, ...LogEntries, ...Histogram, ...Retention }));
   }
 
   async countUsers(): Promise<number> {
@@ -235,27 +232,7 @@ export class SqliteReads implements ReadOps {
     return (await this.db.all(statement, [...params, filter.limit])).map(toAudit);
   }
 
-  queryLogs(selection: LogSelection, page: Org.Page): Promise<LogRow[]> {
-    return LogEntries.queryLogs(this.db, selection, page, this.dictionaries);
-  }
-
-  logHistogram(selection: LogSelection & { from: number; to: number }, grid: HistogramGrid): Promise<HistogramCounts | null> {
-    return Histogram.logHistogram(this.db, selection, grid, this.dictionaries);
-  }
-
-  logsAfter(selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
-    return LogEntries.logsAfter(this.db, selection, afterId, limit, this.dictionaries);
-  }
-
   lastLogId(): Promise<number> {
     return LogEntries.lastLogId(this.db);
-  }
-
-  lastLogIdOf(projectIds: readonly number[]): Promise<number> {
-    return LogEntries.lastLogIdOf(this.db, projectIds);
-  }
-
-  expiredLogScopes(now: number): Promise<ExpiredLogScope[]> {
-    return Retention.expiredLogScopes(this.db, now);
   }
 }

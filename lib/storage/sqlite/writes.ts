@@ -19,14 +19,14 @@ import type { SqlExecutor } from './connection.js';
 import type { DictionaryCache } from '../log-index/sealed-reads.js';
 import { SqliteReads } from './reads.js';
 
-// The saved-search, alert and single-sign-on verbs are the row modules' functions on this connection, bound in the constructor (row-verbs.ts).
+// The verbs that are one row function each are bound to this connection, bound in the constructor (row-verbs.ts).
 export interface SqliteWrites extends RowWriteVerbs {}
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every verb RowWriteVerbs names, typed by rowWriteVerbs.
 export class SqliteWrites extends SqliteReads implements WriteOps {
   constructor(db: SqlExecutor, dictionaries?: DictionaryCache) {
     super(db, dictionaries);
     // The writer transaction already excludes every other writer, so "locking" a rule is reading it.
-    Object.assign(this, rowWriteVerbs(db, { ...SavedSearches, ...AlertRules, ...SsoRows, lockAlertRule: AlertRules.getAlertRule }));
+    Object.assign(this, rowWriteVerbs(db, { ...SavedSearches, ...AlertRules, ...SsoRows, ...Retention, lockAlertRule: AlertRules.getAlertRule }));
   }
 
   async insertUser(user: Org.NewUser): Promise<Org.UserRow> {
@@ -187,11 +187,6 @@ export class SqliteWrites extends SqliteReads implements WriteOps {
     this.ingested = true;
     return LogEntries.ingestLogs(this.db, requests);
   }
-
-  // The purge verbs are the retention module's functions on this transaction's connection.
-  readonly purgeLogEntries = Retention.purgeLogEntries.bind(null, this.db);
-  readonly purgeAuditRows = Retention.purgeAuditRows.bind(null, this.db);
-  readonly purgeExpiredRefreshTokens = Retention.purgeExpiredRefreshTokens.bind(null, this.db);
 
   reclaimFreePages(maxPages: number): Promise<number> {
     return Retention.reclaimFreePages(this.db, maxPages);

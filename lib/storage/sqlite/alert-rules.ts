@@ -9,7 +9,7 @@ import type * as Alerts from '../types-alerts.js';
 import type { Page } from '../types-org.js';
 import { NO_UPPER_ID } from '../types-logs.js';
 import type { SqlExecutor } from './connection.js';
-import { change, flag, jsonIds, orNull } from './params.js';
+import { change, flag, orNull, visibilityParams } from './params.js';
 import { withBooleans } from './row-mappers.js';
 
 export const SELECT_ALERT_RULE = `SELECT ${Columns.ALERT_RULE} ${Columns.ALERT_RULE_FROM} WHERE r.id = ?`;
@@ -73,17 +73,9 @@ export async function getAlertRule(db: SqlExecutor, id: number): Promise<Alerts.
 }
 
 export async function listAlertRules(db: SqlExecutor, filter: Alerts.AlertRuleFilter): Promise<Alerts.AlertRuleRow[]> {
-  const v = filter.visibility;
+  const v = visibilityParams(filter.visibility);
   const search = orNull(filter.savedSearchId);
-  const rows = await db.all(LIST_ALERT_RULES, [
-    search,
-    search,
-    v.all ? 1 : 0,
-    v.all ? '[]' : jsonIds(v.groupIds),
-    v.all ? '[]' : jsonIds(v.projectIds),
-    filter.beforeId ?? NO_UPPER_ID,
-    filter.limit,
-  ]);
+  const rows = await db.all(LIST_ALERT_RULES, [search, search, v.all, v.groupIds, v.projectIds, filter.beforeId ?? NO_UPPER_ID, filter.limit]);
   return rows.map(toRule);
 }
 

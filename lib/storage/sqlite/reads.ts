@@ -26,7 +26,7 @@ import {
   toTeamMember,
   toUser,
 } from './row-mappers.js';
-import { jsonIds, orNull } from './params.js';
+import { jsonIds, orNull, visibilityParams } from './params.js';
 import * as sql from './sql.js';
 import * as LogEntries from './log-entries.js';
 import * as Retention from './retention.js';
@@ -40,10 +40,6 @@ import { DictionaryCache } from '../log-index/sealed-reads.js';
 const before = (beforeId: number | undefined): number => beforeId ?? NO_UPPER_ID;
 /** The lower-cased needle; '' matches everything (instr(x, '') = 1). */
 const needle = (s: string | undefined): string => (s ?? '').toLowerCase();
-
-function visibilityParams(v: Org.Visibility): { all: number; groupIds: string; projectIds: string } {
-  return v.all ? { all: 1, groupIds: '[]', projectIds: '[]' } : { all: 0, groupIds: jsonIds(v.groupIds), projectIds: jsonIds(v.projectIds) };
-}
 
 // The verbs that are one row function each are bound to this connection, bound in the constructor (row-verbs.ts).
 export interface SqliteReads extends RowReadVerbs {}

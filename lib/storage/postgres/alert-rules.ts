@@ -6,31 +6,19 @@
  * time decides each rule's next notification.
  */
 import * as Columns from '../schema/row-columns.js';
-import type {
-  AlertCountBucket,
-  AlertNotificationRow,
-  AlertRuleChanges,
-  AlertRuleFilter,
-  AlertRuleRow,
-  AlertRuleStatus,
-  ClaimedDelivery,
-  DeliveryStatus,
-  NewAlertNotification,
-  NewAlertRule,
-} from '../types-alerts.js';
+import type * as Alerts from '../types-alerts.js';
 import type { Page } from '../types-org.js';
 import type { SqlExecutor } from './connection.js';
 
-const FROM_RULES = `FROM alert_rules r JOIN saved_searches s ON s.id = r.saved_search_id`;
-export const SELECT_ALERT_RULE = `SELECT ${Columns.ALERT_RULE} ${FROM_RULES} WHERE r.id = $1`;
+export const SELECT_ALERT_RULE = `SELECT ${Columns.ALERT_RULE} ${Columns.ALERT_RULE_FROM} WHERE r.id = $1`;
 /** The rule's row stays locked until the transaction ends. */
-export const LOCK_ALERT_RULE = `SELECT ${Columns.ALERT_RULE} ${FROM_RULES} WHERE r.id = $1 FOR UPDATE OF r`;
-export const LIST_ALERT_RULES = `SELECT ${Columns.ALERT_RULE} ${FROM_RULES}
+export const LOCK_ALERT_RULE = `SELECT ${Columns.ALERT_RULE} ${Columns.ALERT_RULE_FROM} WHERE r.id = $1 FOR UPDATE OF r`;
+export const LIST_ALERT_RULES = `SELECT ${Columns.ALERT_RULE} ${Columns.ALERT_RULE_FROM}
   WHERE ($(all) OR s.owner_group_id = ANY($(groupIds)::bigint[]) OR s.project_id = ANY($(projectIds)::bigint[]))
     AND ($(savedSearchId)::bigint IS NULL OR r.saved_search_id = $(savedSearchId))
     AND ($(beforeId)::bigint IS NULL OR r.id < $(beforeId))
   ORDER BY r.id DESC LIMIT $(limit)`;
-export const LIST_ENABLED_ALERT_RULES = `SELECT ${Columns.ALERT_RULE} ${FROM_RULES} WHERE r.enabled ORDER BY r.id`;
+export const LIST_ENABLED_ALERT_RULES = `SELECT ${Columns.ALERT_RULE} ${Columns.ALERT_RULE_FROM} WHERE r.enabled ORDER BY r.id`;
 export const INSERT_ALERT_RULE = `INSERT INTO alert_rules
   (saved_search_id, name, kind, quiet_seconds, window_seconds, threshold, enabled, author_user_id, created_at, updated_at, state_since,
    destination_type, destination_label, destination_sealed)
@@ -76,17 +64,17 @@ export const FINISH_DELIVERY = `UPDATE alert_notifications SET delivery_state = 
 export const DUE_DELIVERIES = `SELECT id FROM alert_notifications
   WHERE delivery_state = 'pending' AND next_attempt_at <= $1 AND lease_until <= $1 ORDER BY next_attempt_at LIMIT $2`;
 
-export function getAlertRule(db: SqlExecutor, id: number): Promise<AlertRuleRow | null> {
-  return db.oneOrNone<AlertRuleRow>(SELECT_ALERT_RULE, [id]);
+export function getAlertRule(db: SqlExecutor, id: number): Promise<Alerts.AlertRuleRow | null> {
+  return db.oneOrNone<Alerts.AlertRuleRow>(SELECT_ALERT_RULE, [id]);
 }
 
-export function lockAlertRule(db: SqlExecutor, id: number): Promise<AlertRuleRow | null> {
-  return db.oneOrNone<AlertRuleRow>(LOCK_ALERT_RULE, [id]);
+export function lockAlertRule(db: SqlExecutor, id: number): Promise<Alerts.AlertRuleRow | null> {
+  return db.oneOrNone<Alerts.AlertRuleRow>(LOCK_ALERT_RULE, [id]);
 }
 
-export function listAlertRules(db: SqlExecutor, filter: AlertRuleFilter): Promise<AlertRuleRow[]> {
+export function listAlertRules(db: SqlExecutor, filter: Alerts.AlertRuleFilter): Promise<Alerts.AlertRuleRow[]> {
   const v = filter.visibility;
-  return db.any<AlertRuleRow>(LIST_ALERT_RULES, {
+  return db.any<Alerts.AlertRuleRow>(LIST_ALERT_RULES, {
     all: v.all,
     groupIds: v.all ? [] : v.groupIds,
     projectIds: v.all ? [] : v.projectIds,
@@ -96,18 +84,18 @@ export function listAlertRules(db: SqlExecutor, filter: AlertRuleFilter): Promis
   });
 }
 
-export function listEnabledAlertRules(db: SqlExecutor): Promise<AlertRuleRow[]> {
-  return db.any<AlertRuleRow>(LIST_ENABLED_ALERT_RULES);
+export function listEnabledAlertRules(db: SqlExecutor): Promise<Alerts.AlertRuleRow[]> {
+  return db.any<Alerts.AlertRuleRow>(LIST_ENABLED_ALERT_RULES);
 }
 
-export async function insertAlertRule(db: SqlExecutor, rule: NewAlertRule): Promise<AlertRuleRow> {
+export async function insertAlertRule(db: SqlExecutor, rule: Alerts.NewAlertRule): Promise<Alerts.AlertRuleRow> {
   const { id } = await db.one<{ id: number }>(INSERT_ALERT_RULE, rule);
   const row = await getAlertRule(db, id);
   if (!row) throw new Error('inserted alert rule not found');
   return row;
 }
 
-export async function updateAlertRule(db: SqlExecutor, id: number, changes: AlertRuleChanges): Promise<AlertRuleRow> {
+export async function updateAlertRule(db: SqlExecutor, id: number, changes: Alerts.AlertRuleChanges): Promise<Alerts.AlertRuleRow> {
   await db.none(UPDATE_ALERT_RULE, {
     id,
     setName: changes.name !== undefined,
@@ -135,11 +123,11 @@ export async function deleteAlertRule(db: SqlExecutor, id: number): Promise<bool
   return (await db.result(DELETE_ALERT_RULE, [id])).rowCount === 1;
 }
 
-export async function setAlertRuleStatus(db: SqlExecutor, id: number, s: AlertRuleStatus): Promise<void> {
+export async function setAlertRuleStatus(db: SqlExecutor, id: number, s: Alerts.AlertRuleStatus): Promise<void> {
   await db.none(SET_ALERT_RULE_STATUS, { id, ...s });
 }
 
-export async function addAlertCounts(db: SqlExecutor, ruleId: number, buckets: readonly AlertCountBucket[]): Promise<void> {
+export async function addAlertCounts(db: SqlExecutor, ruleId: number, buckets: readonly Alerts.AlertCountBucket[]): Promise<void> {
   if (buckets.length === 0) return;
   await db.none(ADD_ALERT_COUNTS, [ruleId, buckets.map((b) => b.second), buckets.map((b) => b.n), buckets.map((b) => b.firstId)]);
 }
@@ -149,26 +137,26 @@ export async function pruneAlertCounts(db: SqlExecutor, ruleId: number, beforeSe
   else await db.none(PRUNE_ALERT_COUNTS, [ruleId, beforeSecond]);
 }
 
-export function alertCounts(db: SqlExecutor, ruleId: number, fromSecond: number): Promise<AlertCountBucket[]> {
-  return db.any<AlertCountBucket>(ALERT_COUNTS, [ruleId, fromSecond]);
+export function alertCounts(db: SqlExecutor, ruleId: number, fromSecond: number): Promise<Alerts.AlertCountBucket[]> {
+  return db.any<Alerts.AlertCountBucket>(ALERT_COUNTS, [ruleId, fromSecond]);
 }
 
-export function insertAlertNotification(db: SqlExecutor, n: NewAlertNotification): Promise<AlertNotificationRow | null> {
-  return db.oneOrNone<AlertNotificationRow>(INSERT_ALERT_NOTIFICATION, n);
+export function insertAlertNotification(db: SqlExecutor, n: Alerts.NewAlertNotification): Promise<Alerts.AlertNotificationRow | null> {
+  return db.oneOrNone<Alerts.AlertNotificationRow>(INSERT_ALERT_NOTIFICATION, n);
 }
 
-export function listAlertNotifications(db: SqlExecutor, ruleId: number, page: Page): Promise<AlertNotificationRow[]> {
-  return db.any<AlertNotificationRow>(LIST_ALERT_NOTIFICATIONS, { ruleId, beforeId: page.beforeId ?? null, limit: page.limit });
+export function listAlertNotifications(db: SqlExecutor, ruleId: number, page: Page): Promise<Alerts.AlertNotificationRow[]> {
+  return db.any<Alerts.AlertNotificationRow>(LIST_ALERT_NOTIFICATIONS, { ruleId, beforeId: page.beforeId ?? null, limit: page.limit });
 }
 
-export async function claimDelivery(db: SqlExecutor, id: number, now: number, leaseUntil: number): Promise<ClaimedDelivery | null> {
-  const notification = await db.oneOrNone<AlertNotificationRow>(CLAIM_DELIVERY, { id, now, leaseUntil });
+export async function claimDelivery(db: SqlExecutor, id: number, now: number, leaseUntil: number): Promise<Alerts.ClaimedDelivery | null> {
+  const notification = await db.oneOrNone<Alerts.AlertNotificationRow>(CLAIM_DELIVERY, { id, now, leaseUntil });
   if (!notification) return null;
   const rule = await getAlertRule(db, notification.ruleId);
   return rule ? { notification, rule } : null;
 }
 
-export async function finishDelivery(db: SqlExecutor, id: number, s: DeliveryStatus): Promise<void> {
+export async function finishDelivery(db: SqlExecutor, id: number, s: Alerts.DeliveryStatus): Promise<void> {
   await db.none(FINISH_DELIVERY, { id, ...s });
 }
 

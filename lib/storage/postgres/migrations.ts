@@ -12,6 +12,8 @@ import { StorageUnavailableError } from '../../core/errors.js';
 import { runMigrations, type Migration } from '../schema/run-migrations.js';
 import { sharedTablesV1, type SchemaDialect } from '../schema/schema-v1.js';
 import { savedSearchTables } from '../schema/schema-saved-searches.js';
+import { ssoTables } from '../schema/schema-sso.js';
+import { accessKeyTables } from '../schema/schema-access-keys.js';
 
 /** What a step runs against: the migration transaction. */
 export type MigrationTask = ITask<unknown>;
@@ -98,77 +100,18 @@ ANALYZE log_rollup;
 `;
 
 /**
- * Version 4: single sign-on. `user_identities` links a user to an OpenID
- * provider's subject (never to an e-mail); `sso_login_codes` holds the
- * one-time codes the console exchanges for tokens, by hash;
- * `sso_group_teams` is the group-to-team mapping administrators set;
- * `sso_team_members` the memberships the sync made;
- * `break_glass_accounts` lists the accounts made outside the API, which
- * keep their passwords when password sign-in is off (filled from the audit
- * rows of users created without an actor, and from the primary admin).
+ * Version 4: single sign-on (schema/schema-sso.ts), with `break_glass_accounts` filled from the
+ * audit rows of users created without an actor, and from the primary admin.
  */
-const SCHEMA_V4 = `
-CREATE TABLE user_identities (
-  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  user_id BIGINT NOT NULL REFERENCES users (id),
-  issuer TEXT NOT NULL,
-  subject TEXT NOT NULL,
-  created_at BIGINT NOT NULL,
-  last_login_at BIGINT NULL,
-  groups_json TEXT NULL,
-  admin_grant_id BIGINT NULL,
-  CONSTRAINT user_identities_issuer_subject_key UNIQUE (issuer, subject)
-);
-CREATE INDEX user_identities_user ON user_identities (user_id);
-CREATE TABLE sso_login_codes (
-  code_hash TEXT PRIMARY KEY,
-  user_id BIGINT NOT NULL REFERENCES users (id),
-  created_at BIGINT NOT NULL,
-  expires_at BIGINT NOT NULL
-);
-CREATE INDEX sso_login_codes_expires ON sso_login_codes (expires_at);
-CREATE TABLE sso_group_teams (
-  provider_group TEXT NOT NULL,
-  team_id BIGINT NOT NULL REFERENCES teams (id),
-  PRIMARY KEY (provider_group, team_id)
-);
--- Memberships single sign-on made, so a team that leaves the mapping loses them too.
-CREATE TABLE sso_team_members (
-  team_id BIGINT NOT NULL REFERENCES teams (id),
-  user_id BIGINT NOT NULL REFERENCES users (id),
-  PRIMARY KEY (user_id, team_id)
-);
-CREATE TABLE break_glass_accounts (
-  user_id BIGINT PRIMARY KEY REFERENCES users (id)
-);
-INSERT INTO break_glass_accounts (user_id)
+const SCHEMA_V4 = `${ssoTables(POSTGRES_TYPES)}INSERT INTO break_glass_accounts (user_id)
   SELECT id FROM users WHERE is_primary_admin
   UNION SELECT target_id FROM audit_log
   WHERE action = 'user.created' AND actor_user_id IS NULL AND target_id IN (SELECT id FROM users)
   ON CONFLICT DO NOTHING;
 `;
 
-/**
- * Access keys: a person's scoped, expiring credential for scripts and
- * agents. Only the SHA-256 hash of a key is stored; `scope` is JSON text
- * (its permissions and the projects and groups it is narrowed to), read
- * and checked by auth/access-keys.ts. Listed per user, hence the index.
- */
-const SCHEMA_V5 = `
-CREATE TABLE access_keys (
-  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  user_id BIGINT NOT NULL REFERENCES users (id),
-  label TEXT NOT NULL,
-  key_hash TEXT NOT NULL CONSTRAINT access_keys_key_hash_key UNIQUE,
-  scope TEXT NOT NULL,
-  created_by BIGINT NOT NULL REFERENCES users (id),
-  created_at BIGINT NOT NULL,
-  expires_at BIGINT NOT NULL,
-  last_used_at BIGINT NULL,
-  revoked_at BIGINT NULL
-);
-CREATE INDEX access_keys_user ON access_keys (user_id, id);
-`;
+/** Version 5: access keys (schema/schema-access-keys.ts). */
+const SCHEMA_V5 = accessKeyTables(POSTGRES_TYPES);
 
 /** Saved searches (and what is built on them): see schema/schema-saved-searches.ts. */
 const SCHEMA_V6 = savedSearchTables(POSTGRES_TYPES);

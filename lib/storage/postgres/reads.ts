@@ -3,12 +3,9 @@
  * object: the pool (plain reads outside a transaction) or a transaction task
  * (reads inside `Storage.write`). The same code serves both.
  */
-import type * as Sso from '../types-sso.js';
 import * as SsoRows from './sso.js';
 import type { SqlExecutor } from './connection.js';
-import type { ExpiredLogScope } from '../types-retention.js';
 import type * as Org from '../types-org.js';
-import type { LogRow, LogSelection } from '../types-logs.js';
 import type { ReadOps } from '../storage.js';
 import type { OpenIngestion } from './ingesting.js';
 import * as sql from './sql.js';
@@ -17,9 +14,8 @@ import * as Retention from './retention.js';
 import * as Histogram from './histogram.js';
 import * as SavedSearches from './saved-searches.js';
 import * as AlertRules from './alert-rules.js';
-import type { AlertCountBucket, AlertNotificationRow, AlertRuleFilter, AlertRuleRow, SavedSearchFilter, SavedSearchRow } from '../types-alerts.js';
+import { type RowReadVerbs, rowReadVerbs } from '../row-verbs.js';
 import { DictionaryCache } from '../log-index/sealed-reads.js';
-import type { HistogramCounts, HistogramGrid } from '../types-logs.js';
 
 /** An audit row as selected: metadata still JSON text. */
 export type StoredAuditRow = Omit<Org.AuditRow, 'metadata'> & { metadata: string };
@@ -39,6 +35,9 @@ function visibilityParams(visibility: Org.Visibility): { all: boolean; groupIds:
   return visibility.all ? { all: true, groupIds: [], projectIds: [] } : { all: false, groupIds: visibility.groupIds, projectIds: visibility.projectIds };
 }
 
+// The verbs that are one row function each are bound to this connection, bound in the constructor (row-verbs.ts).
+export interface PostgresReads extends RowReadVerbs {}
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every verb RowReadVerbs names, typed by rowReadVerbs.
 export class PostgresReads implements ReadOps {
   constructor(
     protected readonly db: SqlExecutor,
@@ -46,7 +45,9 @@ export class PostgresReads implements ReadOps {
     protected readonly open?: OpenIngestion,
     /** Dictionaries of sealed blocks read lately (the storage's, shared by its queries). */
     protected readonly dictionaries: DictionaryCache = new DictionaryCache(),
-  ) {}
+  ) {
+    Object.assign(this, rowReadVerbs(db, this.dictionaries, { ...SavedSearches, ...AlertRules, ...SsoRows, ...LogEntries, ...Histogram, ...Retention }));
+  }
 
   async countUsers(): Promise<number> {
     return (await this.db.one<{ n: number }>(sql.COUNT_USERS)).n;
@@ -204,83 +205,7 @@ export class PostgresReads implements ReadOps {
     return rows.map(toAudit);
   }
 
-  getSavedSearch(id: number): Promise<SavedSearchRow | null> {
-    return SavedSearches.getSavedSearch(this.db, id);
-  }
-
-  listSavedSearches(filter: SavedSearchFilter): Promise<SavedSearchRow[]> {
-    return SavedSearches.listSavedSearches(this.db, filter);
-  }
-
-  getAlertRule(id: number): Promise<AlertRuleRow | null> {
-    return AlertRules.getAlertRule(this.db, id);
-  }
-
-  listAlertRules(filter: AlertRuleFilter): Promise<AlertRuleRow[]> {
-    return AlertRules.listAlertRules(this.db, filter);
-  }
-
-  listEnabledAlertRules(): Promise<AlertRuleRow[]> {
-    return AlertRules.listEnabledAlertRules(this.db);
-  }
-
-  alertCounts(ruleId: number, fromSecond: number): Promise<AlertCountBucket[]> {
-    return AlertRules.alertCounts(this.db, ruleId, fromSecond);
-  }
-
-  listAlertNotifications(ruleId: number, page: Org.Page): Promise<AlertNotificationRow[]> {
-    return AlertRules.listAlertNotifications(this.db, ruleId, page);
-  }
-
-  dueDeliveries(now: number, limit: number): Promise<number[]> {
-    return AlertRules.dueDeliveries(this.db, now, limit);
-  }
-
-  queryLogs(selection: LogSelection, page: Org.Page): Promise<LogRow[]> {
-    return LogEntries.queryLogs(this.db, selection, page, this.dictionaries);
-  }
-
-  logHistogram(selection: LogSelection & { from: number; to: number }, grid: HistogramGrid): Promise<HistogramCounts | null> {
-    return Histogram.logHistogram(this.db, selection, grid, this.dictionaries);
-  }
-
-  logsAfter(selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
-    return LogEntries.logsAfter(this.db, selection, afterId, limit, this.dictionaries);
-  }
-
   lastLogId(settledProjects?: readonly number[], above?: number): Promise<number> {
     return LogEntries.lastLogId(this.db, settledProjects, above, this.open);
-  }
-
-  lastLogIdOf(projectIds: readonly number[]): Promise<number> {
-    return LogEntries.lastLogIdOf(this.db, projectIds);
-  }
-
-  expiredLogScopes(now: number): Promise<ExpiredLogScope[]> {
-    return Retention.expiredLogScopes(this.db, now);
-  }
-
-  findIdentity(issuer: string, subject: string): Promise<Sso.IdentityRow | null> {
-    return SsoRows.findIdentity(this.db, issuer, subject);
-  }
-
-  getIdentity(id: number): Promise<Sso.IdentityRow | null> {
-    return SsoRows.getIdentity(this.db, id);
-  }
-
-  listIdentitiesOfUser(userId: number): Promise<Sso.IdentityRow[]> {
-    return SsoRows.listIdentitiesOfUser(this.db, userId);
-  }
-
-  listGroupTeams(): Promise<Sso.GroupTeamRow[]> {
-    return SsoRows.listGroupTeams(this.db);
-  }
-
-  isBreakGlassAccount(userId: number): Promise<boolean> {
-    return SsoRows.isBreakGlassAccount(this.db, userId);
-  }
-
-  syncedTeamIdsOfUser(userId: number): Promise<number[]> {
-    return SsoRows.syncedTeamIdsOfUser(this.db, userId);
   }
 }

@@ -8,7 +8,6 @@
  * undone. With the savepoint a caught StorageConflict leaves the transaction
  * usable on both backends alike.
  */
-import type * as Sso from '../types-sso.js';
 import * as SsoRows from './sso.js';
 import type * as Org from '../types-org.js';
 import type { LogEntryOutcome, LogIngestRequest } from '../types-logs.js';
@@ -21,8 +20,7 @@ import * as LogEntries from './log-entries.js';
 import * as Retention from './retention.js';
 import * as SavedSearches from './saved-searches.js';
 import * as AlertRules from './alert-rules.js';
-import type * as Alerts from '../types-alerts.js';
-import type { NewSavedSearch, SavedSearchChanges, SavedSearchRow } from '../types-alerts.js';
+import { type RowWriteVerbs, rowWriteVerbs } from '../row-verbs.js';
 import type { DictionaryCache } from '../log-index/sealed-reads.js';
 
 /** Whether a change set carries a key (undefined counts as absent), and its value. */
@@ -31,6 +29,18 @@ function change<C extends object, K extends keyof C>(changes: C, key: K): [boole
   return value === undefined ? [false, null] : [true, value as Exclude<C[K], undefined>];
 }
 
+/** Runs `statement` in a savepoint of `db`'s transaction, mapping unique violations to StorageConflict. */
+async function mayConflict<T>(db: SqlExecutor, statement: (q: SqlExecutor) => Promise<T>): Promise<T> {
+  try {
+    return await db.tx((savepoint) => statement(savepoint));
+  } catch (err) {
+    throw toStorageError(err);
+  }
+}
+
+// The verbs that are one row function each are bound to this connection, bound in the constructor (row-verbs.ts).
+export interface PostgresWrites extends RowWriteVerbs {}
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every verb RowWriteVerbs names, typed by rowWriteVerbs.
 export class PostgresWrites extends PostgresReads implements WriteOps {
   constructor(
     db: SqlExecutor,
@@ -39,19 +49,21 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
     dictionaries?: DictionaryCache,
   ) {
     super(db, undefined, dictionaries);
-  }
-
-  /** Runs `statement` in a savepoint, mapping unique violations to StorageConflict. */
-  private async mayConflict<T>(statement: (q: SqlExecutor) => Promise<T>): Promise<T> {
-    try {
-      return await this.db.tx((savepoint) => statement(savepoint));
-    } catch (err) {
-      throw toStorageError(err);
-    }
+    Object.assign(
+      this,
+      rowWriteVerbs(db, {
+        ...SavedSearches,
+        ...AlertRules,
+        ...SsoRows,
+        ...Retention,
+        // A second identity for one subject is a StorageConflict, and leaves the transaction usable.
+        insertIdentity: (q, row) => mayConflict(q, (savepoint) => SsoRows.insertIdentity(savepoint, row)),
+      }),
+    );
   }
 
   insertUser(user: Org.NewUser): Promise<Org.UserRow> {
-    return this.mayConflict((q) =>
+    return mayConflict(this.db, (q) =>
       q.one<Org.UserRow>(sql.INSERT_USER, {
         username: user.username,
         usernameLower: user.username.toLowerCase(),
@@ -79,7 +91,7 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
     const [setDeletedAt, deletedAt] = change(changes, 'deletedAt');
     const anything = setDisplayName || setEmail || setEmailVerifiedAt || setPasswordHash || setMustChangePassword || setIsActive || setDeletedAt;
     const row = anything
-      ? await this.mayConflict((q) =>
+      ? await mayConflict(this.db, (q) =>
           q.oneOrNone<Org.UserRow>(sql.UPDATE_USER, {
             id,
             setDisplayName,
@@ -109,7 +121,7 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
   }
 
   async insertRefreshToken(row: Omit<Org.RefreshTokenRow, 'id' | 'revokedAt'>): Promise<void> {
-    await this.mayConflict((q) => q.none(sql.INSERT_REFRESH_TOKEN, row));
+    await mayConflict(this.db, (q) => q.none(sql.INSERT_REFRESH_TOKEN, row));
   }
 
   revokeRefreshToken(tokenHash: string, now: number): Promise<Org.RefreshTokenRow | null> {
@@ -177,7 +189,7 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
   }
 
   insertSecretKey(row: { projectId: number; label: string | null; keyHash: string; createdAt: number }): Promise<Org.SecretKeyRow> {
-    return this.mayConflict((q) => q.one<Org.SecretKeyRow>(sql.INSERT_SECRET_KEY, row));
+    return mayConflict(this.db, (q) => q.one<Org.SecretKeyRow>(sql.INSERT_SECRET_KEY, row));
   }
 
   revokeSecretKey(id: number, now: number): Promise<Org.SecretKeyRow | null> {
@@ -185,7 +197,7 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
   }
 
   insertAccessKey(row: Org.NewAccessKey): Promise<Org.AccessKeyRow> {
-    return this.mayConflict((q) => q.one<Org.AccessKeyRow>(sql.INSERT_ACCESS_KEY, row));
+    return mayConflict(this.db, (q) => q.one<Org.AccessKeyRow>(sql.INSERT_ACCESS_KEY, row));
   }
 
   revokeAccessKey(id: number, now: number): Promise<Org.AccessKeyRow | null> {
@@ -226,58 +238,6 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
     if (groupIds.length > 0) await this.db.any(sql.LOCK_GROUPS, [groupIds]);
   }
 
-  insertSavedSearch(search: NewSavedSearch): Promise<SavedSearchRow> {
-    return SavedSearches.insertSavedSearch(this.db, search);
-  }
-
-  updateSavedSearch(id: number, changes: SavedSearchChanges): Promise<SavedSearchRow> {
-    return SavedSearches.updateSavedSearch(this.db, id, changes);
-  }
-
-  deleteSavedSearch(id: number): Promise<boolean> {
-    return SavedSearches.deleteSavedSearch(this.db, id);
-  }
-
-  insertAlertRule(rule: Alerts.NewAlertRule): Promise<Alerts.AlertRuleRow> {
-    return AlertRules.insertAlertRule(this.db, rule);
-  }
-
-  updateAlertRule(id: number, changes: Alerts.AlertRuleChanges): Promise<Alerts.AlertRuleRow> {
-    return AlertRules.updateAlertRule(this.db, id, changes);
-  }
-
-  deleteAlertRule(id: number): Promise<boolean> {
-    return AlertRules.deleteAlertRule(this.db, id);
-  }
-
-  lockAlertRule(id: number): Promise<Alerts.AlertRuleRow | null> {
-    return AlertRules.lockAlertRule(this.db, id);
-  }
-
-  setAlertRuleStatus(id: number, status: Alerts.AlertRuleStatus): Promise<void> {
-    return AlertRules.setAlertRuleStatus(this.db, id, status);
-  }
-
-  addAlertCounts(ruleId: number, buckets: readonly Alerts.AlertCountBucket[]): Promise<void> {
-    return AlertRules.addAlertCounts(this.db, ruleId, buckets);
-  }
-
-  pruneAlertCounts(ruleId: number, beforeSecond: number | null): Promise<void> {
-    return AlertRules.pruneAlertCounts(this.db, ruleId, beforeSecond);
-  }
-
-  claimDelivery(id: number, now: number, leaseUntil: number): Promise<Alerts.ClaimedDelivery | null> {
-    return AlertRules.claimDelivery(this.db, id, now, leaseUntil);
-  }
-
-  finishDelivery(id: number, status: Alerts.DeliveryStatus): Promise<void> {
-    return AlertRules.finishDelivery(this.db, id, status);
-  }
-
-  insertAlertNotification(row: Alerts.NewAlertNotification): Promise<Alerts.AlertNotificationRow | null> {
-    return AlertRules.insertAlertNotification(this.db, row);
-  }
-
   /** Whether this transaction left a project's tail holding a full run to seal (the sealer is told once it commits). */
   tailFull = false;
 
@@ -286,45 +246,8 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
     return LogEntries.ingestLogs(this.db, requests, this.marked, report, () => (this.tailFull = true));
   }
 
-  // The purge verbs are the retention module's functions on this transaction's connection.
-  readonly purgeLogEntries = Retention.purgeLogEntries.bind(null, this.db);
-  readonly purgeAuditRows = Retention.purgeAuditRows.bind(null, this.db);
-  readonly purgeExpiredRefreshTokens = Retention.purgeExpiredRefreshTokens.bind(null, this.db);
-
   /** Autovacuum reuses and returns the space of deleted rows; nothing to do per pass. */
   async reclaimFreePages(_maxPages: number): Promise<number> {
     return 0;
-  }
-
-  insertIdentity(row: Sso.NewIdentity): Promise<Sso.IdentityRow> {
-    return this.mayConflict((q) => SsoRows.insertIdentity(q, row));
-  }
-
-  deleteIdentity(id: number): Promise<Sso.IdentityRow | null> {
-    return SsoRows.deleteIdentity(this.db, id);
-  }
-
-  updateIdentitySeen(id: number, seen: Sso.IdentitySeen): Promise<void> {
-    return SsoRows.updateIdentitySeen(this.db, id, seen);
-  }
-
-  insertLoginCode(row: { codeHash: string; userId: number; createdAt: number; expiresAt: number }): Promise<void> {
-    return SsoRows.insertLoginCode(this.db, row);
-  }
-
-  claimLoginCode(codeHash: string, now: number): Promise<number | null> {
-    return SsoRows.claimLoginCode(this.db, codeHash, now);
-  }
-
-  replaceGroupTeams(rows: readonly Sso.GroupTeamRow[]): Promise<void> {
-    return SsoRows.replaceGroupTeams(this.db, rows);
-  }
-
-  markBreakGlassAccount(userId: number): Promise<void> {
-    return SsoRows.markBreakGlassAccount(this.db, userId);
-  }
-
-  setSyncedMembership(teamId: number, userId: number, synced: boolean): Promise<void> {
-    return SsoRows.setSyncedMembership(this.db, teamId, userId, synced);
   }
 }

@@ -34,6 +34,8 @@ export const ALERT_RULE = `r.id, r.saved_search_id AS "savedSearchId", r.name, r
   r.paused_reason AS "pausedReason", s.project_id AS "projectId", s.group_id AS "groupId",
   s.owner_group_id AS "ownerGroupId", s.query, r.destination_type AS "destinationType",
   r.destination_label AS "destinationLabel", r.destination_sealed AS "destinationSealed"`;
+/** The join `ALERT_RULE` selects from. */
+export const ALERT_RULE_FROM = `FROM alert_rules r JOIN saved_searches s ON s.id = r.saved_search_id`;
 export const ALERT_NOTIFICATION = `id, rule_id AS "ruleId", kind, window_start AS "windowStart", window_end AS "windowEnd",
   match_count AS "matchCount", entries, created_at AS "createdAt", delivery_state AS "deliveryState", attempts,
   next_attempt_at AS "nextAttemptAt", last_error AS "lastError", delivered_at AS "deliveredAt"`;

@@ -5,35 +5,23 @@
  * so "locking" a rule is reading it.
  */
 import * as Columns from '../schema/row-columns.js';
-import type {
-  AlertCountBucket,
-  AlertNotificationRow,
-  AlertRuleChanges,
-  AlertRuleFilter,
-  AlertRuleRow,
-  AlertRuleStatus,
-  ClaimedDelivery,
-  DeliveryStatus,
-  NewAlertNotification,
-  NewAlertRule,
-} from '../types-alerts.js';
+import type * as Alerts from '../types-alerts.js';
 import type { Page } from '../types-org.js';
 import { NO_UPPER_ID } from '../types-logs.js';
 import type { SqlExecutor } from './connection.js';
-import { change, flag, jsonIds, orNull } from './params.js';
+import { change, flag, orNull, visibilityParams } from './params.js';
 import { withBooleans } from './row-mappers.js';
 
-const FROM_RULES = `FROM alert_rules r JOIN saved_searches s ON s.id = r.saved_search_id`;
-export const SELECT_ALERT_RULE = `SELECT ${Columns.ALERT_RULE} ${FROM_RULES} WHERE r.id = ?`;
+export const SELECT_ALERT_RULE = `SELECT ${Columns.ALERT_RULE} ${Columns.ALERT_RULE_FROM} WHERE r.id = ?`;
 /** Params: search (null for any), search, all (0/1), group ids, project ids (JSON), before id, limit. */
-export const LIST_ALERT_RULES = `SELECT ${Columns.ALERT_RULE} ${FROM_RULES}
+export const LIST_ALERT_RULES = `SELECT ${Columns.ALERT_RULE} ${Columns.ALERT_RULE_FROM}
   WHERE (? IS NULL OR r.saved_search_id = ?)
     AND (? = 1
          OR s.owner_group_id IN (SELECT value FROM json_each(?))
          OR s.project_id IN (SELECT value FROM json_each(?)))
     AND r.id < ?
   ORDER BY r.id DESC LIMIT ?`;
-export const LIST_ENABLED_ALERT_RULES = `SELECT ${Columns.ALERT_RULE} ${FROM_RULES} WHERE r.enabled = 1 ORDER BY r.id`;
+export const LIST_ENABLED_ALERT_RULES = `SELECT ${Columns.ALERT_RULE} ${Columns.ALERT_RULE_FROM} WHERE r.enabled = 1 ORDER BY r.id`;
 export const INSERT_ALERT_RULE = `INSERT INTO alert_rules
   (saved_search_id, name, kind, quiet_seconds, window_seconds, threshold, enabled, author_user_id, created_at, updated_at, state_since,
    destination_type, destination_label, destination_sealed)
@@ -75,35 +63,27 @@ export const FINISH_DELIVERY = `UPDATE alert_notifications SET delivery_state = 
 export const DUE_DELIVERIES = `SELECT id FROM alert_notifications
   WHERE delivery_state = 'pending' AND next_attempt_at <= ? AND lease_until <= ? ORDER BY next_attempt_at LIMIT ?`;
 
-const toRule = withBooleans<AlertRuleRow>(['enabled']);
-const toNotification = withBooleans<AlertNotificationRow>();
-const toBucket = withBooleans<AlertCountBucket>();
+const toRule = withBooleans<Alerts.AlertRuleRow>(['enabled']);
+const toNotification = withBooleans<Alerts.AlertNotificationRow>();
+const toBucket = withBooleans<Alerts.AlertCountBucket>();
 
-export async function getAlertRule(db: SqlExecutor, id: number): Promise<AlertRuleRow | null> {
+export async function getAlertRule(db: SqlExecutor, id: number): Promise<Alerts.AlertRuleRow | null> {
   const row = await db.get(SELECT_ALERT_RULE, [id]);
   return row ? toRule(row) : null;
 }
 
-export async function listAlertRules(db: SqlExecutor, filter: AlertRuleFilter): Promise<AlertRuleRow[]> {
-  const v = filter.visibility;
+export async function listAlertRules(db: SqlExecutor, filter: Alerts.AlertRuleFilter): Promise<Alerts.AlertRuleRow[]> {
+  const v = visibilityParams(filter.visibility);
   const search = orNull(filter.savedSearchId);
-  const rows = await db.all(LIST_ALERT_RULES, [
-    search,
-    search,
-    v.all ? 1 : 0,
-    v.all ? '[]' : jsonIds(v.groupIds),
-    v.all ? '[]' : jsonIds(v.projectIds),
-    filter.beforeId ?? NO_UPPER_ID,
-    filter.limit,
-  ]);
+  const rows = await db.all(LIST_ALERT_RULES, [search, search, v.all, v.groupIds, v.projectIds, filter.beforeId ?? NO_UPPER_ID, filter.limit]);
   return rows.map(toRule);
 }
 
-export async function listEnabledAlertRules(db: SqlExecutor): Promise<AlertRuleRow[]> {
+export async function listEnabledAlertRules(db: SqlExecutor): Promise<Alerts.AlertRuleRow[]> {
   return (await db.all(LIST_ENABLED_ALERT_RULES)).map(toRule);
 }
 
-export async function insertAlertRule(db: SqlExecutor, rule: NewAlertRule): Promise<AlertRuleRow> {
+export async function insertAlertRule(db: SqlExecutor, rule: Alerts.NewAlertRule): Promise<Alerts.AlertRuleRow> {
   const row = await db.get(INSERT_ALERT_RULE, [
     rule.savedSearchId,
     rule.name,
@@ -125,8 +105,8 @@ export async function insertAlertRule(db: SqlExecutor, rule: NewAlertRule): Prom
   return inserted;
 }
 
-export async function updateAlertRule(db: SqlExecutor, id: number, changes: AlertRuleChanges): Promise<AlertRuleRow> {
-  const has = (k: keyof AlertRuleChanges) => changes[k] !== undefined;
+export async function updateAlertRule(db: SqlExecutor, id: number, changes: Alerts.AlertRuleChanges): Promise<Alerts.AlertRuleRow> {
+  const has = (k: keyof Alerts.AlertRuleChanges) => changes[k] !== undefined;
   await db.run(UPDATE_ALERT_RULE, [
     ...change(has('name'), changes.name),
     ...change(has('quietSeconds'), changes.quietSeconds),
@@ -148,11 +128,11 @@ export async function deleteAlertRule(db: SqlExecutor, id: number): Promise<bool
   return (await db.run(DELETE_ALERT_RULE, [id])).changes === 1;
 }
 
-export async function setAlertRuleStatus(db: SqlExecutor, id: number, s: AlertRuleStatus): Promise<void> {
+export async function setAlertRuleStatus(db: SqlExecutor, id: number, s: Alerts.AlertRuleStatus): Promise<void> {
   await db.run(SET_ALERT_RULE_STATUS, [s.state, s.stateSince, s.quietUntil, s.pendingCount, s.pendingFirstId, s.pausedReason, id]);
 }
 
-export async function addAlertCounts(db: SqlExecutor, ruleId: number, buckets: readonly AlertCountBucket[]): Promise<void> {
+export async function addAlertCounts(db: SqlExecutor, ruleId: number, buckets: readonly Alerts.AlertCountBucket[]): Promise<void> {
   for (const b of buckets) await db.run(ADD_ALERT_COUNT, [ruleId, b.second, b.n, b.firstId]);
 }
 
@@ -161,20 +141,20 @@ export async function pruneAlertCounts(db: SqlExecutor, ruleId: number, beforeSe
   else await db.run(PRUNE_ALERT_COUNTS, [ruleId, beforeSecond]);
 }
 
-export async function alertCounts(db: SqlExecutor, ruleId: number, fromSecond: number): Promise<AlertCountBucket[]> {
+export async function alertCounts(db: SqlExecutor, ruleId: number, fromSecond: number): Promise<Alerts.AlertCountBucket[]> {
   return (await db.all(ALERT_COUNTS, [ruleId, fromSecond])).map(toBucket);
 }
 
-export async function insertAlertNotification(db: SqlExecutor, n: NewAlertNotification): Promise<AlertNotificationRow | null> {
+export async function insertAlertNotification(db: SqlExecutor, n: Alerts.NewAlertNotification): Promise<Alerts.AlertNotificationRow | null> {
   const row = await db.get(INSERT_ALERT_NOTIFICATION, [n.ruleId, n.kind, n.windowStart, n.windowEnd, n.matchCount, n.entries, n.createdAt, n.deliveryState]);
   return row ? toNotification(row) : null;
 }
 
-export async function listAlertNotifications(db: SqlExecutor, ruleId: number, page: Page): Promise<AlertNotificationRow[]> {
+export async function listAlertNotifications(db: SqlExecutor, ruleId: number, page: Page): Promise<Alerts.AlertNotificationRow[]> {
   return (await db.all(LIST_ALERT_NOTIFICATIONS, [ruleId, page.beforeId ?? NO_UPPER_ID, page.limit])).map(toNotification);
 }
 
-export async function claimDelivery(db: SqlExecutor, id: number, now: number, leaseUntil: number): Promise<ClaimedDelivery | null> {
+export async function claimDelivery(db: SqlExecutor, id: number, now: number, leaseUntil: number): Promise<Alerts.ClaimedDelivery | null> {
   const row = await db.get(CLAIM_DELIVERY, [leaseUntil, id, now, now]);
   if (!row) return null;
   const notification = toNotification(row);
@@ -182,7 +162,7 @@ export async function claimDelivery(db: SqlExecutor, id: number, now: number, le
   return rule ? { notification, rule } : null;
 }
 
-export async function finishDelivery(db: SqlExecutor, id: number, s: DeliveryStatus): Promise<void> {
+export async function finishDelivery(db: SqlExecutor, id: number, s: Alerts.DeliveryStatus): Promise<void> {
   await db.run(FINISH_DELIVERY, [s.deliveryState, s.attempts, s.nextAttemptAt, s.lastError, s.deliveredAt, id]);
 }
 

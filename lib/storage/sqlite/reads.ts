@@ -5,11 +5,8 @@
  * transaction (the writer); `SqliteWrites` (writes.ts) adds the writing
  * verbs.
  */
-import type * as Sso from '../types-sso.js';
 import * as SsoRows from './sso.js';
 import type * as Org from '../types-org.js';
-import type { ExpiredLogScope } from '../types-retention.js';
-import type { LogRow, LogSelection } from '../types-logs.js';
 import type { ReadOps } from '../storage.js';
 import type { SqlExecutor } from './connection.js';
 import {
@@ -29,15 +26,14 @@ import {
   toTeamMember,
   toUser,
 } from './row-mappers.js';
-import { jsonIds, orNull } from './params.js';
+import { jsonIds, orNull, visibilityParams } from './params.js';
 import * as sql from './sql.js';
 import * as LogEntries from './log-entries.js';
 import * as Retention from './retention.js';
 import * as Histogram from './histogram.js';
 import * as SavedSearches from './saved-searches.js';
 import * as AlertRules from './alert-rules.js';
-import type { AlertCountBucket, AlertNotificationRow, AlertRuleFilter, AlertRuleRow, SavedSearchFilter, SavedSearchRow } from '../types-alerts.js';
-import type { HistogramCounts, HistogramGrid } from '../types-logs.js';
+import { type RowReadVerbs, rowReadVerbs } from '../row-verbs.js';
 import { NO_UPPER_ID } from '../types-logs.js';
 import { DictionaryCache } from '../log-index/sealed-reads.js';
 
@@ -45,16 +41,17 @@ const before = (beforeId: number | undefined): number => beforeId ?? NO_UPPER_ID
 /** The lower-cased needle; '' matches everything (instr(x, '') = 1). */
 const needle = (s: string | undefined): string => (s ?? '').toLowerCase();
 
-function visibilityParams(v: Org.Visibility): { all: number; groupIds: string; projectIds: string } {
-  return v.all ? { all: 1, groupIds: '[]', projectIds: '[]' } : { all: 0, groupIds: jsonIds(v.groupIds), projectIds: jsonIds(v.projectIds) };
-}
-
+// The verbs that are one row function each are bound to this connection, bound in the constructor (row-verbs.ts).
+export interface SqliteReads extends RowReadVerbs {}
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every verb RowReadVerbs names, typed by rowReadVerbs.
 export class SqliteReads implements ReadOps {
   constructor(
     protected readonly db: SqlExecutor,
     /** The storage's dictionaries of sealed blocks (sealed-reads.ts), shared by its reads. */
     protected readonly dictionaries: DictionaryCache = new DictionaryCache(),
-  ) {}
+  ) {
+    Object.assign(this, rowReadVerbs(db, this.dictionaries, { ...SavedSearches, ...AlertRules, ...SsoRows, ...LogEntries, ...Histogram, ...Retention }));
+  }
 
   async countUsers(): Promise<number> {
     const row = await this.db.get(sql.COUNT_USERS);
@@ -231,83 +228,7 @@ export class SqliteReads implements ReadOps {
     return (await this.db.all(statement, [...params, filter.limit])).map(toAudit);
   }
 
-  getSavedSearch(id: number): Promise<SavedSearchRow | null> {
-    return SavedSearches.getSavedSearch(this.db, id);
-  }
-
-  listSavedSearches(filter: SavedSearchFilter): Promise<SavedSearchRow[]> {
-    return SavedSearches.listSavedSearches(this.db, filter);
-  }
-
-  getAlertRule(id: number): Promise<AlertRuleRow | null> {
-    return AlertRules.getAlertRule(this.db, id);
-  }
-
-  listAlertRules(filter: AlertRuleFilter): Promise<AlertRuleRow[]> {
-    return AlertRules.listAlertRules(this.db, filter);
-  }
-
-  listEnabledAlertRules(): Promise<AlertRuleRow[]> {
-    return AlertRules.listEnabledAlertRules(this.db);
-  }
-
-  alertCounts(ruleId: number, fromSecond: number): Promise<AlertCountBucket[]> {
-    return AlertRules.alertCounts(this.db, ruleId, fromSecond);
-  }
-
-  listAlertNotifications(ruleId: number, page: Org.Page): Promise<AlertNotificationRow[]> {
-    return AlertRules.listAlertNotifications(this.db, ruleId, page);
-  }
-
-  dueDeliveries(now: number, limit: number): Promise<number[]> {
-    return AlertRules.dueDeliveries(this.db, now, limit);
-  }
-
-  queryLogs(selection: LogSelection, page: Org.Page): Promise<LogRow[]> {
-    return LogEntries.queryLogs(this.db, selection, page, this.dictionaries);
-  }
-
-  logHistogram(selection: LogSelection & { from: number; to: number }, grid: HistogramGrid): Promise<HistogramCounts | null> {
-    return Histogram.logHistogram(this.db, selection, grid, this.dictionaries);
-  }
-
-  logsAfter(selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
-    return LogEntries.logsAfter(this.db, selection, afterId, limit, this.dictionaries);
-  }
-
   lastLogId(): Promise<number> {
     return LogEntries.lastLogId(this.db);
-  }
-
-  lastLogIdOf(projectIds: readonly number[]): Promise<number> {
-    return LogEntries.lastLogIdOf(this.db, projectIds);
-  }
-
-  expiredLogScopes(now: number): Promise<ExpiredLogScope[]> {
-    return Retention.expiredLogScopes(this.db, now);
-  }
-
-  findIdentity(issuer: string, subject: string): Promise<Sso.IdentityRow | null> {
-    return SsoRows.findIdentity(this.db, issuer, subject);
-  }
-
-  getIdentity(id: number): Promise<Sso.IdentityRow | null> {
-    return SsoRows.getIdentity(this.db, id);
-  }
-
-  listIdentitiesOfUser(userId: number): Promise<Sso.IdentityRow[]> {
-    return SsoRows.listIdentitiesOfUser(this.db, userId);
-  }
-
-  listGroupTeams(): Promise<Sso.GroupTeamRow[]> {
-    return SsoRows.listGroupTeams(this.db);
-  }
-
-  isBreakGlassAccount(userId: number): Promise<boolean> {
-    return SsoRows.isBreakGlassAccount(this.db, userId);
-  }
-
-  syncedTeamIdsOfUser(userId: number): Promise<number[]> {
-    return SsoRows.syncedTeamIdsOfUser(this.db, userId);
   }
 }

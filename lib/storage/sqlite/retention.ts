@@ -11,7 +11,7 @@ import type { SqlExecutor } from './connection.js';
 import { RollupTally, minuteOf } from '../log-index/log-rollup.js';
 import { decodeSealedBlock, readSealedHeader } from '../log-index/sealed-block.js';
 import { sealRun } from '../log-index/seal-run.js';
-import { LOWER_TAIL } from './sealing.js';
+import { LOWER_TAIL, runSummaryParams } from './sealing.js';
 
 const DAY_MS = 86_400_000;
 
@@ -160,20 +160,7 @@ async function purgeSealed(db: SqlExecutor, projectId: number, receivedBefore: n
   const run = sealRun(kept, dictionary);
   const goneBytes = Number(row.bytes) - run.bytes;
   await db.run(DELETE_SHARDS, [projectId, lastId]);
-  await db.run(REWRITE_SEALED, [
-    projectId,
-    lastId,
-    run.firstId,
-    run.count,
-    run.bytes,
-    run.minTs,
-    run.maxTs,
-    run.minReceivedAt,
-    run.maxReceivedAt,
-    run.levels,
-    readSealedHeader(run.block).frames.length,
-    hexless(run.block),
-  ]);
+  await db.run(REWRITE_SEALED, [projectId, lastId, ...runSummaryParams(run), readSealedHeader(run.block).frames.length, hexless(run.block)]);
   await db.run(INSERT_SHARDS, [projectId, lastId, JSON.stringify(run.shards.map((s) => Buffer.from(s.buffer, s.byteOffset, s.byteLength).toString('hex')))]);
   await subtract(db, projectId, gone, goneBytes);
   return { entries: gone.length, bytes: goneBytes };

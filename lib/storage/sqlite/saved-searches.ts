@@ -6,7 +6,7 @@ import * as Columns from '../schema/row-columns.js';
 import type { NewSavedSearch, SavedSearchChanges, SavedSearchFilter, SavedSearchRow } from '../types-alerts.js';
 import { NO_UPPER_ID } from '../types-logs.js';
 import type { SqlExecutor } from './connection.js';
-import { change, jsonIds, orNull } from './params.js';
+import { change, orNull, visibilityParams } from './params.js';
 import type { SqlRow } from './row-mappers.js';
 
 export const SELECT_SAVED_SEARCH = `SELECT ${Columns.SAVED_SEARCH} FROM saved_searches WHERE id = ?`;
@@ -40,7 +40,7 @@ export async function getSavedSearch(db: SqlExecutor, id: number): Promise<Saved
 }
 
 export async function listSavedSearches(db: SqlExecutor, filter: SavedSearchFilter): Promise<SavedSearchRow[]> {
-  const v = filter.visibility;
+  const v = visibilityParams(filter.visibility);
   const projectId = orNull(filter.projectId);
   const groupId = orNull(filter.groupId);
   const rows = await db.all(LIST_SAVED_SEARCHES, [
@@ -48,9 +48,9 @@ export async function listSavedSearches(db: SqlExecutor, filter: SavedSearchFilt
     projectId,
     groupId,
     groupId,
-    v.all ? 1 : 0,
-    v.all ? '[]' : jsonIds(v.groupIds),
-    v.all ? '[]' : jsonIds(v.projectIds),
+    v.all,
+    v.groupIds,
+    v.projectIds,
     filter.beforeId ?? NO_UPPER_ID,
     filter.limit,
   ]);

@@ -75,6 +75,11 @@ const NEWEST_DICTIONARY = `SELECT d.id, d.bytes,
 /** Params: project, first id, last id. */
 const DELETE_RUN = `DELETE FROM log_entries WHERE project_id = ?1 AND id >= ?2 AND id <= ?3`;
 const INSERT_DICTIONARY = `INSERT INTO log_dictionaries (project_id, id, first_block_last_id, bytes) VALUES (?1, ?2, ?3, ?4)`;
+/** A run's summary, first_id … levels, as INSERT_SEALED (?3–?10) and retention's REWRITE_SEALED bind it. */
+export function runSummaryParams(run: SealedRun): number[] {
+  return [run.firstId, run.count, run.bytes, run.minTs, run.maxTs, run.minReceivedAt, run.maxReceivedAt, run.levels];
+}
+
 const INSERT_SEALED = `INSERT INTO log_sealed (last_id, project_id, first_id, entries, bytes, min_ts, max_ts, min_received_at, max_received_at, levels, frames, dictionary_id, block)
   VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)`;
 /** Params: project, block last id, JSON array of the shards' bytes in hex (shard = index). */
@@ -185,21 +190,7 @@ export function sqliteSealBackend(reads: SqlExecutor, transaction: WriterTransac
         // pass reads it again.
         if (changes !== run.count) throw new StaleRunError();
         if (dictionary !== null) await db.run(INSERT_DICTIONARY, [projectId, dictionary.id, run.lastId, blob(dictionary.bytes)]);
-        await db.run(INSERT_SEALED, [
-          run.lastId,
-          projectId,
-          run.firstId,
-          run.count,
-          run.bytes,
-          run.minTs,
-          run.maxTs,
-          run.minReceivedAt,
-          run.maxReceivedAt,
-          run.levels,
-          header.frames.length,
-          header.dictionaryId,
-          blob(run.block),
-        ]);
+        await db.run(INSERT_SEALED, [run.lastId, projectId, ...runSummaryParams(run), header.frames.length, header.dictionaryId, blob(run.block)]);
         await db.run(INSERT_SHARDS, [
           projectId,
           run.lastId,

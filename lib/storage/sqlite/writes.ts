@@ -3,7 +3,6 @@
  * They only ever run on the writer connection, inside `Storage.write`, which
  * serialises write transactions.
  */
-import type * as Sso from '../types-sso.js';
 import * as SsoRows from './sso.js';
 import type * as Org from '../types-org.js';
 import type { LogEntryOutcome, LogIngestRequest } from '../types-logs.js';
@@ -15,11 +14,21 @@ import * as LogEntries from './log-entries.js';
 import * as Retention from './retention.js';
 import * as SavedSearches from './saved-searches.js';
 import * as AlertRules from './alert-rules.js';
-import type * as Alerts from '../types-alerts.js';
-import type { NewSavedSearch, SavedSearchChanges, SavedSearchRow } from '../types-alerts.js';
+import { type RowWriteVerbs, rowWriteVerbs } from '../row-verbs.js';
+import type { SqlExecutor } from './connection.js';
+import type { DictionaryCache } from '../log-index/sealed-reads.js';
 import { SqliteReads } from './reads.js';
 
+// The verbs that are one row function each are bound to this connection, bound in the constructor (row-verbs.ts).
+export interface SqliteWrites extends RowWriteVerbs {}
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every verb RowWriteVerbs names, typed by rowWriteVerbs.
 export class SqliteWrites extends SqliteReads implements WriteOps {
+  constructor(db: SqlExecutor, dictionaries?: DictionaryCache) {
+    super(db, dictionaries);
+    // The writer transaction already excludes every other writer, so "locking" a rule is reading it.
+    Object.assign(this, rowWriteVerbs(db, { ...SavedSearches, ...AlertRules, ...SsoRows, ...Retention, lockAlertRule: AlertRules.getAlertRule }));
+  }
+
   async insertUser(user: Org.NewUser): Promise<Org.UserRow> {
     const row = await this.db.get(sql.INSERT_USER, [
       user.username,
@@ -167,59 +176,6 @@ export class SqliteWrites extends SqliteReads implements WriteOps {
     return one(inserted, toAudit, 'inserted audit row');
   }
 
-  insertSavedSearch(search: NewSavedSearch): Promise<SavedSearchRow> {
-    return SavedSearches.insertSavedSearch(this.db, search);
-  }
-
-  updateSavedSearch(id: number, changes: SavedSearchChanges): Promise<SavedSearchRow> {
-    return SavedSearches.updateSavedSearch(this.db, id, changes);
-  }
-
-  deleteSavedSearch(id: number): Promise<boolean> {
-    return SavedSearches.deleteSavedSearch(this.db, id);
-  }
-
-  insertAlertRule(rule: Alerts.NewAlertRule): Promise<Alerts.AlertRuleRow> {
-    return AlertRules.insertAlertRule(this.db, rule);
-  }
-
-  updateAlertRule(id: number, changes: Alerts.AlertRuleChanges): Promise<Alerts.AlertRuleRow> {
-    return AlertRules.updateAlertRule(this.db, id, changes);
-  }
-
-  deleteAlertRule(id: number): Promise<boolean> {
-    return AlertRules.deleteAlertRule(this.db, id);
-  }
-
-  lockAlertRule(id: number): Promise<Alerts.AlertRuleRow | null> {
-    // The writer transaction already excludes every other writer.
-    return AlertRules.getAlertRule(this.db, id);
-  }
-
-  setAlertRuleStatus(id: number, status: Alerts.AlertRuleStatus): Promise<void> {
-    return AlertRules.setAlertRuleStatus(this.db, id, status);
-  }
-
-  addAlertCounts(ruleId: number, buckets: readonly Alerts.AlertCountBucket[]): Promise<void> {
-    return AlertRules.addAlertCounts(this.db, ruleId, buckets);
-  }
-
-  pruneAlertCounts(ruleId: number, beforeSecond: number | null): Promise<void> {
-    return AlertRules.pruneAlertCounts(this.db, ruleId, beforeSecond);
-  }
-
-  claimDelivery(id: number, now: number, leaseUntil: number): Promise<Alerts.ClaimedDelivery | null> {
-    return AlertRules.claimDelivery(this.db, id, now, leaseUntil);
-  }
-
-  finishDelivery(id: number, status: Alerts.DeliveryStatus): Promise<void> {
-    return AlertRules.finishDelivery(this.db, id, status);
-  }
-
-  insertAlertNotification(row: Alerts.NewAlertNotification): Promise<Alerts.AlertNotificationRow | null> {
-    return AlertRules.insertAlertNotification(this.db, row);
-  }
-
   /** Write transactions are already serialised on the one writer connection. */
   async lockGroups(_groupIds: number[]): Promise<void> {}
 
@@ -232,44 +188,7 @@ export class SqliteWrites extends SqliteReads implements WriteOps {
     return LogEntries.ingestLogs(this.db, requests);
   }
 
-  // The purge verbs are the retention module's functions on this transaction's connection.
-  readonly purgeLogEntries = Retention.purgeLogEntries.bind(null, this.db);
-  readonly purgeAuditRows = Retention.purgeAuditRows.bind(null, this.db);
-  readonly purgeExpiredRefreshTokens = Retention.purgeExpiredRefreshTokens.bind(null, this.db);
-
   reclaimFreePages(maxPages: number): Promise<number> {
     return Retention.reclaimFreePages(this.db, maxPages);
-  }
-
-  insertIdentity(row: Sso.NewIdentity): Promise<Sso.IdentityRow> {
-    return SsoRows.insertIdentity(this.db, row);
-  }
-
-  deleteIdentity(id: number): Promise<Sso.IdentityRow | null> {
-    return SsoRows.deleteIdentity(this.db, id);
-  }
-
-  updateIdentitySeen(id: number, seen: Sso.IdentitySeen): Promise<void> {
-    return SsoRows.updateIdentitySeen(this.db, id, seen);
-  }
-
-  insertLoginCode(row: { codeHash: string; userId: number; createdAt: number; expiresAt: number }): Promise<void> {
-    return SsoRows.insertLoginCode(this.db, row);
-  }
-
-  claimLoginCode(codeHash: string, now: number): Promise<number | null> {
-    return SsoRows.claimLoginCode(this.db, codeHash, now);
-  }
-
-  replaceGroupTeams(rows: readonly Sso.GroupTeamRow[]): Promise<void> {
-    return SsoRows.replaceGroupTeams(this.db, rows);
-  }
-
-  markBreakGlassAccount(userId: number): Promise<void> {
-    return SsoRows.markBreakGlassAccount(this.db, userId);
-  }
-
-  setSyncedMembership(teamId: number, userId: number, synced: boolean): Promise<void> {
-    return SsoRows.setSyncedMembership(this.db, teamId, userId, synced);
   }
 }

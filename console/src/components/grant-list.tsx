@@ -5,6 +5,7 @@ import type { RoleAssignment } from '../org';
 import { useSubmit } from '../submit';
 import { ConfirmButton } from './confirm';
 import { ErrorLine } from './form';
+import { ActionsHeader } from './table-cells';
 
 export function GrantList(props: { grants: RoleAssignment[]; book: NameBook; canRevoke: (g: RoleAssignment) => boolean; onChanged: () => Promise<void> }) {
   const { run, error } = useSubmit();
@@ -25,9 +26,7 @@ export function GrantList(props: { grants: RoleAssignment[]; book: NameBook; can
               <th scope="col">Who</th>
               <th scope="col">Role</th>
               <th scope="col">Scope</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+              <ActionsHeader />
             </tr>
           </thead>
           <tbody>

@@ -1,6 +1,7 @@
 /** A group's projects, each linking to its page and to its logs. */
 import { href } from '../router';
 import type { Project } from '../scope';
+import { ExploreLink } from './table-cells';
 
 export function GroupProjects(props: { projects: Project[] }) {
   if (props.projects.length === 0) return <p class="empty">No project in this group yet.</p>;
@@ -19,9 +20,7 @@ export function GroupProjects(props: { projects: Project[] }) {
               <a href={href('project', { id: String(p.id) })}>{p.name}</a>
             </td>
             <td>
-              <a href={href('explore', { project_id: String(p.id) })}>
-                Explore<span class="visually-hidden"> {p.name}</span>
-              </a>
+              <ExploreLink scope={{ project_id: String(p.id) }} name={p.name} />
             </td>
           </tr>
         ))}

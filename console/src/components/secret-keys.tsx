@@ -6,6 +6,7 @@ import { useSubmit } from '../submit';
 import { ConfirmButton } from './confirm';
 import { Card, ErrorLine, Field } from './form';
 import { CopyButton, ShownOnce } from './shown-once';
+import { ActionsHeader } from './table-cells';
 
 interface SecretKey {
   id: number;
@@ -57,11 +58,7 @@ export function SecretKeys(props: { project: { id: number; name: string }; canMa
               <th scope="col">Key</th>
               <th scope="col">Created</th>
               <th scope="col">Revoked</th>
-              {props.canManage ? (
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              ) : null}
+              {props.canManage ? <ActionsHeader /> : null}
             </tr>
           </thead>
           <tbody>

@@ -10,6 +10,7 @@ import { localTime, utcTitle } from '../format';
 import { useSubmit } from '../submit';
 import { ConfirmButton } from './confirm';
 import { ErrorLine, Field } from './form';
+import { ActionsHeader } from './table-cells';
 
 export function UserIdentities(props: { userId: number; username: string }) {
   const [items, setItems] = useState<Identity[] | null>(null);
@@ -43,9 +44,7 @@ export function UserIdentities(props: { userId: number; username: string }) {
               <th scope="col">Issuer</th>
               <th scope="col">Last sign-in</th>
               <th scope="col">Provider groups</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+              <ActionsHeader />
             </tr>
           </thead>
           <tbody>

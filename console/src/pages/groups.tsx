@@ -8,6 +8,7 @@ import { isAdmin } from '../rights';
 import { href, navigate } from '../router';
 import { usePagedList } from '../paged';
 import { loadScopes, type Group } from '../scope';
+import { ExploreLink } from '../components/table-cells';
 
 export function GroupsPage() {
   const [filter, setFilter] = useState('');
@@ -47,9 +48,7 @@ export function GroupsPage() {
                   <a href={href('group', { id: String(g.id) })}>{g.name}</a>
                 </td>
                 <td>
-                  <a href={href('explore', { group_id: String(g.id) })}>
-                    Explore<span class="visually-hidden"> {g.name}</span>
-                  </a>
+                  <ExploreLink scope={{ group_id: String(g.id) }} name={g.name} />
                 </td>
               </tr>
             ))}

@@ -6,6 +6,7 @@ import { ownsGroup } from '../rights';
 import { href, navigate } from '../router';
 import { groups, loadScopes, projects, scopeError } from '../scope';
 import { useSubmit } from '../submit';
+import { ExploreLink } from '../components/table-cells';
 
 export function ProjectsPage() {
   useEffect(() => void loadScopes(true), []);
@@ -38,9 +39,7 @@ export function ProjectsPage() {
                 </td>
                 <td>{groupName(p.group_id)}</td>
                 <td>
-                  <a href={href('explore', { project_id: String(p.id) })}>
-                    Explore<span class="visually-hidden"> {p.name}</span>
-                  </a>
+                  <ExploreLink scope={{ project_id: String(p.id) }} name={p.name} />
                 </td>
               </tr>
             ))}

@@ -10,6 +10,7 @@ import type { GroupPage, GroupTeamMapping, GroupTeamPair, Team } from '../api-ty
 import { ConfirmButton } from '../components/confirm';
 import { Card, ErrorLine, Field } from '../components/form';
 import { useSubmit } from '../submit';
+import { ActionsHeader } from '../components/table-cells';
 
 interface TeamChoice {
   id: number;
@@ -52,11 +53,7 @@ export function SsoTeamsPage() {
         <tr>
           <th scope="col">Provider group</th>
           <th scope="col">Team</th>
-          {removable ? (
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          ) : null}
+          {removable ? <ActionsHeader /> : null}
         </tr>
       </thead>
       <tbody>

@@ -11,6 +11,7 @@ import { route } from '../router';
 import { usePagedList } from '../paged';
 import { useSubmit } from '../submit';
 import { userState, type User } from '../users';
+import { ActionsHeader } from '../components/table-cells';
 
 export function UsersPage() {
   // `#/users?username=alice` (the audit page's links) opens filtered.
@@ -63,9 +64,7 @@ export function UsersPage() {
               <th scope="col">Email</th>
               <th scope="col">State</th>
               <th scope="col">Created</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+              <ActionsHeader />
             </tr>
           </thead>
           <tbody>

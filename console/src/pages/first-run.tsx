@@ -7,12 +7,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, session } from '../api';
 import { FirstEntry } from '../components/first-entry';
-import { Card, ErrorLine, Field, NewProjectFields } from '../components/form';
+import { Card, ErrorLine, NewProjectFields } from '../components/form';
 import { SecretKeys } from '../components/secret-keys';
 import { isAdmin } from '../rights';
 import { href, navigate, route } from '../router';
 import { groups, loadScopes } from '../scope';
 import { useSubmit } from '../submit';
+import { NewGroupForm } from '../components/new-group';
 
 const STEPS = ['Create a group', 'Create a project in it', 'Create a secret key', 'Send your first entry'];
 
@@ -106,23 +107,10 @@ export function FirstRunPage() {
 }
 
 function NewGroup() {
-  const [name, setName] = useState('');
-  const { submit, error } = useSubmit(async () => {
-    const g = await call<Named>('/v1/groups', { method: 'POST', json: { name: name.trim() } });
-    await loadScopes(true);
-    navigate('first-run', { group_id: String(g.id) }, true);
-  });
   return (
-    <Card title="1. Create a group">
+    <NewGroupForm title="1. Create a group" fieldName="first_group_name" onCreated={(g) => navigate('first-run', { group_id: String(g.id) }, true)}>
       <p>A group is usually a team or a product; its projects can be read together, and it can have its own owners.</p>
-      <form onSubmit={submit}>
-        <Field label="Group name" name="first_group_name" value={name} onInput={setName} required />
-        <ErrorLine message={error} />
-        <button type="submit" class="primary">
-          Create group
-        </button>
-      </form>
-    </Card>
+    </NewGroupForm>
   );
 }
 

@@ -1,13 +1,13 @@
 /** Groups: those the caller sees, filtered by name and paged; administrators create new ones. */
 import { useState } from 'preact/hooks';
-import { call, session } from '../api';
-import { Card, ErrorLine, Field } from '../components/form';
+import { session } from '../api';
+import { ErrorLine } from '../components/form';
 import { FilterRow, Pager } from '../components/list-controls';
-import { useSubmit } from '../submit';
+import { NewGroupForm } from '../components/new-group';
 import { isAdmin } from '../rights';
 import { href, navigate } from '../router';
 import { usePagedList } from '../paged';
-import { loadScopes, type Group } from '../scope';
+import type { Group } from '../scope';
 import { ExploreLink } from '../components/table-cells';
 
 export function GroupsPage() {
@@ -56,27 +56,9 @@ export function GroupsPage() {
         </table>
       )}
       <Pager back={list.back} next={list.next} />
-      {isAdmin(session.value!) ? <NewGroupForm /> : null}
+      {isAdmin(session.value!) ? (
+        <NewGroupForm title="New group" fieldName="new_group_name" onCreated={(g) => navigate('group', { id: String(g.id) })} />
+      ) : null}
     </main>
-  );
-}
-
-function NewGroupForm() {
-  const [name, setName] = useState('');
-  const { submit, error } = useSubmit(async () => {
-    const g = await call<Group>('/v1/groups', { method: 'POST', json: { name } });
-    await loadScopes(true);
-    navigate('group', { id: String(g.id) });
-  });
-  return (
-    <Card title="New group">
-      <form onSubmit={submit}>
-        <Field label="Group name" name="new_group_name" value={name} onInput={setName} required />
-        <ErrorLine message={error} />
-        <button type="submit" class="primary">
-          Create group
-        </button>
-      </form>
-    </Card>
   );
 }

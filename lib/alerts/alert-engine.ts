@@ -58,13 +58,6 @@ const MAX_TIMER_MS = 60_000;
  * only briefly.
  */
 const RULES_PER_DECISION = 32;
-/**
- * Passes over new matches begin at most this often: under steady traffic
- * the matches of several commits then wait for one transaction instead of
- * each commit's taking the writer; a first match after a quiet spell is
- * decided at once. Far below what a notification may take (seconds).
- */
-const PASS_INTERVAL_MS = 200;
 /** Cross-process channel: "the rules changed, reload them". */
 export const RULES_CHANNEL = 'logkeep_alert_rules';
 
@@ -99,11 +92,6 @@ export class AlertEngine {
   /** Group lookups of projects first seen in a commit, before their rows are matched. */
   private readonly lookups = new Set<Promise<void>>();
   private reloadWanted = false;
-  /** When the last pass over matches began (performance.now()), and how to end the wait for the next. */
-  private lastPassAt = Number.NEGATIVE_INFINITY;
-  private cutWait: (() => void) | null = null;
-  /** Callers waiting in `drain`: passes then run without spacing. */
-  private draining = 0;
   private closed = false;
   private listener: SignalListener | null = null;
   private readonly self = randomBytes(9).toString('base64url');
@@ -193,14 +181,8 @@ export class AlertEngine {
   }
 
   private async drain(): Promise<void> {
-    this.draining += 1;
-    try {
-      while (this.running || this.lookups.size > 0) {
-        this.cutWait?.();
-        await Promise.all([this.running, ...this.lookups]);
-      }
-    } finally {
-      this.draining -= 1;
+    while (this.running || this.lookups.size > 0) {
+      await Promise.all([this.running, ...this.lookups]);
     }
   }
 
@@ -212,13 +194,12 @@ export class AlertEngine {
     });
   }
 
-  /** One pass: reload if asked, then every rule with matches, up to RULES_PER_DECISION a transaction. */
+  /** One pass: reload if asked, then every rule with matches, one transaction each. */
   private async work(): Promise<void> {
     if (this.reloadWanted) {
       this.reloadWanted = false;
       await this.guard(() => this.reload());
     }
-    await this.spacePasses();
     const batch = [...this.pending].sort(([a], [b]) => a - b);
     this.pending = new Map();
     for (let at = 0; at < batch.length; at += RULES_PER_DECISION) {
@@ -226,25 +207,6 @@ export class AlertEngine {
       await this.evaluateTogether(batch.slice(at, at + RULES_PER_DECISION));
     }
     this.schedule();
-  }
-
-  /**
-   * Waits until PASS_INTERVAL_MS after the previous pass began (not at all
-   * after a quiet spell, nor when someone waits for the pass: `drain`).
-   */
-  private async spacePasses(): Promise<void> {
-    const wait = this.lastPassAt + PASS_INTERVAL_MS - performance.now();
-    if (wait > 0 && !this.closed && !this.draining) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
-        this.cutWait = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.cutWait = null;
-    }
-    this.lastPassAt = performance.now();
   }
 
   private async guard(fn: () => Promise<void>): Promise<void> {

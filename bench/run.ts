@@ -8,12 +8,15 @@
  * with `--quick`) and prints bytes per entry beside `zstd -3` and `gzip -6`;
  * the sealed-format ones seal the same entries and measure their tables.
  * `logkeep tail` is cut off 1,000 times (100 with `--quick`) while entries flow.
- * The soak runs last, 2 minutes per backend (a short soak);
+ * The alerts benchmark (100 rules: webhook latency at 5,000 entries/s, and
+ * their cost to saturated ingestion) runs 25 s of traffic per backend, 10 s
+ * with `--quick`. The soak runs last, 2 minutes per backend (a short soak);
  * `LOGKEEP_BENCH_SOAK_MINUTES=30` makes it the full 30-minute one.
  */
 import { benchCodecs, benchSealedFormat } from './codecs.js';
 import { benchAccessKeys } from './access-keys.js';
 import { benchTailDrops } from './tail-drops.js';
+import { benchAlerts } from './alerts.js';
 import { benchConsole } from './console.js';
 import { benchDisk } from './disk.js';
 import { benchSealedDisk } from './sealed-disk.js';
@@ -54,5 +57,6 @@ await benchLogin({ quick });
 await benchAccessKeys({ quick });
 await benchTailDrops({ quick });
 await benchMetrics({ quick });
+await benchAlerts({ quick });
 await benchSoak({ minutes: soakMinutesFromEnv() });
 console.log(`done in ${Math.round((Date.now() - started) / 1000)} s`);

@@ -26,7 +26,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ServiceLogger } from '../core/logger.js';
 import type { CommittedEntries, CommittedRow } from '../ingest/committed-entries.js';
-import { holdsTerms } from '../search/log-terms.js';
 import type { Storage, WriteOps } from '../storage/storage.js';
 import type { SignalListener, StorageSignals } from '../storage/storage-signals.js';
 import type { AlertRuleRow } from '../storage/types-alerts.js';
@@ -42,6 +41,7 @@ import {
   type PendingMatches,
   type RecordedNotification,
 } from './rule-decisions.js';
+import { RuleTerms } from './rule-terms.js';
 
 export type { RecordedNotification };
 
@@ -51,8 +51,21 @@ export type { RecordedNotification };
  * a timer set days ahead.
  */
 const MAX_TIMER_MS = 60_000;
+/**
+ * Rules whose matches one transaction decides: enough that a pass over the
+ * rules with news takes the writer a few times, not once per rule; few
+ * enough that the transaction holds the writer (and those rules' locks)
+ * only briefly.
+ */
+const RULES_PER_DECISION = 32;
 /** Cross-process channel: "the rules changed, reload them". */
 export const RULES_CHANNEL = 'logkeep_alert_rules';
+
+/** The enabled rules of one project, or of one group, and their terms, tested together. */
+interface RuleSet {
+  rules: LoadedRule[];
+  terms: RuleTerms;
+}
 
 export interface AlertEngineOptions {
   storage: Storage;
@@ -67,8 +80,8 @@ export class AlertEngine {
   private readonly logger: ServiceLogger;
   private readonly now: () => number;
   private rules = new Map<number, LoadedRule>();
-  private byProject = new Map<number, LoadedRule[]>();
-  private byGroup = new Map<number, LoadedRule[]>();
+  private byProject = new Map<number, RuleSet>();
+  private byGroup = new Map<number, RuleSet>();
   /** Project → group; a project never changes group. */
   private readonly groupOfProject = new Map<number, number>();
   private pending = new Map<number, PendingMatches>();
@@ -131,11 +144,12 @@ export class AlertEngine {
     if (this.rules.size === 0 || this.closed) return;
     const unknown: number[] = [];
     for (const projectId of committed.projectIds) {
-      const direct = this.byProject.get(projectId) ?? [];
+      const direct = this.byProject.get(projectId);
       const groupId = this.groupOfProject.get(projectId);
       if (groupId === undefined && this.byGroup.size > 0) unknown.push(projectId);
-      const viaGroup = groupId === undefined ? [] : (this.byGroup.get(groupId) ?? []);
-      for (const rule of [...direct, ...viaGroup]) this.match(rule, committed, projectId);
+      const viaGroup = groupId === undefined ? undefined : this.byGroup.get(groupId);
+      if (direct) this.matchSet(direct, committed, projectId);
+      if (viaGroup) this.matchSet(viaGroup, committed, projectId);
     }
     if (unknown.length > 0) {
       // Rows must be taken while the listener runs: decode them now, look the groups up after.
@@ -186,11 +200,11 @@ export class AlertEngine {
       this.reloadWanted = false;
       await this.guard(() => this.reload());
     }
-    const batch = this.pending;
+    const batch = [...this.pending].sort(([a], [b]) => a - b);
     this.pending = new Map();
-    for (const [ruleId, matches] of batch) {
+    for (let at = 0; at < batch.length; at += RULES_PER_DECISION) {
       if (this.closed) return;
-      await this.guard(() => this.evaluate(ruleId, matches));
+      await this.evaluateTogether(batch.slice(at, at + RULES_PER_DECISION));
     }
     this.schedule();
   }
@@ -206,20 +220,22 @@ export class AlertEngine {
   private async reload(): Promise<void> {
     const rows = await this.storage.listEnabledAlertRules();
     const rules = new Map<number, LoadedRule>();
-    const byProject = new Map<number, LoadedRule[]>();
-    const byGroup = new Map<number, LoadedRule[]>();
+    const ofProject = new Map<number, LoadedRule[]>();
+    const ofGroup = new Map<number, LoadedRule[]>();
     for (const row of rows) {
       const loaded = loadRule(row);
       if (!loaded) continue;
       rules.set(row.id, loaded);
-      const index = loaded.scope.kind === 'project' ? byProject : byGroup;
+      const index = loaded.scope.kind === 'project' ? ofProject : ofGroup;
       const key = loaded.scope.kind === 'project' ? loaded.scope.projectId : loaded.scope.groupId;
-      index.set(key, [...(index.get(key) ?? []), loaded]);
+      const list = index.get(key);
+      if (list) list.push(loaded);
+      else index.set(key, [loaded]);
       if (row.projectId !== null) this.groupOfProject.set(row.projectId, row.ownerGroupId);
     }
     this.rules = rules;
-    this.byProject = byProject;
-    this.byGroup = byGroup;
+    this.byProject = ruleSets(ofProject);
+    this.byGroup = ruleSets(ofGroup);
     for (const ruleId of [...this.due.keys()]) if (!rules.has(ruleId)) this.due.delete(ruleId);
     for (const rule of rules.values()) {
       const due = await dueOf(this.storage, rule.row, this.now());
@@ -235,7 +251,7 @@ export class AlertEngine {
         const project = await this.storage.getProject(projectId);
         if (!project) continue;
         this.groupOfProject.set(projectId, project.groupId);
-        for (const rule of this.byGroup.get(project.groupId) ?? [])
+        for (const rule of this.byGroup.get(project.groupId)?.rules ?? [])
           this.takeRows(
             rule,
             rows.filter((r) => ruleMatches(rule, r)),
@@ -247,9 +263,16 @@ export class AlertEngine {
     this.kick();
   }
 
-  private match(rule: LoadedRule, committed: CommittedEntries, projectId: number): void {
+  /** Every rule of a set against one project's entries; each chunk's terms are read once for all of them. */
+  private matchSet(set: RuleSet, committed: CommittedEntries, projectId: number): void {
+    const holds = set.terms.forCommit();
+    for (const rule of set.rules) this.match(rule, committed, projectId, holds);
+  }
+
+  private match(rule: LoadedRule, committed: CommittedEntries, projectId: number, holds: ReturnType<RuleTerms['forCommit']>): void {
     if (rule.empty) return;
-    const mayMatch = rule.terms ? (text: string) => holdsTerms(text, rule.terms!) : undefined;
+    const terms = rule.terms;
+    const mayMatch = terms ? (text: string) => holds(text, terms) : undefined;
     this.takeRows(
       rule,
       committed.rows([projectId], mayMatch).filter((r) => ruleMatches(rule, r)),
@@ -281,6 +304,39 @@ export class AlertEngine {
     await this.decide(ruleId, (tx, row) => decideMatches(tx, row, matched, this.now()));
   }
 
+  /**
+   * New matches of several rules (in id order, so processes that lock the
+   * same rules lock them in the same order), decided in one transaction:
+   * a transaction per rule would wait its turn for the writer once per
+   * rule. When any decision fails, none is kept and each is decided alone,
+   * so one rule's failure holds back no other.
+   */
+  private async evaluateTogether(batch: readonly (readonly [number, PendingMatches])[]): Promise<void> {
+    if (batch.length === 1) {
+      const [ruleId, matched] = batch[0]!;
+      await this.guard(() => this.evaluate(ruleId, matched));
+      return;
+    }
+    let decisions: (Decision | null)[];
+    try {
+      decisions = await this.storage.write(async (tx) => {
+        const out: (Decision | null)[] = [];
+        for (const [ruleId, matched] of batch) {
+          const row = await tx.lockAlertRule(ruleId);
+          out.push(row?.enabled ? await decideMatches(tx, row, matched, this.now()) : null);
+        }
+        return out;
+      });
+    } catch {
+      for (const [ruleId, matched] of batch) {
+        if (this.closed) return;
+        await this.guard(() => this.evaluate(ruleId, matched));
+      }
+      return;
+    }
+    for (const [i, [ruleId]] of batch.entries()) this.decided(ruleId, decisions[i]!);
+  }
+
   /** A quiet period or a window may have ended. */
   private async timeUp(ruleId: number): Promise<void> {
     await this.decide(ruleId, (tx, row) => decideTimeUp(tx, row, this.now()));
@@ -291,6 +347,11 @@ export class AlertEngine {
       const row = await tx.lockAlertRule(ruleId);
       return row?.enabled ? how(tx, row) : null;
     });
+    this.decided(ruleId, decision);
+  }
+
+  /** A committed decision: when to look at the rule again, and its notification announced. */
+  private decided(ruleId: number, decision: Decision | null): void {
     if (decision?.due == null) this.due.delete(ruleId);
     else this.due.set(ruleId, decision.due);
     if (decision?.recorded) this.announce(decision.recorded);
@@ -318,4 +379,12 @@ export class AlertEngine {
       }
     }
   }
+}
+
+function ruleSets(rulesByKey: Map<number, LoadedRule[]>): Map<number, RuleSet> {
+  const sets = new Map<number, RuleSet>();
+  for (const [key, rules] of rulesByKey) {
+    sets.set(key, { rules, terms: new RuleTerms(rules.flatMap((r) => (r.terms ? [r.terms] : []))) });
+  }
+  return sets;
 }

@@ -89,6 +89,8 @@ export async function deleteTeamMember(ctx: UserContext<'teamId' | 'userId'>): P
   const actor = actorOf(ctx);
   const team = await requireTeam(ctx.deps.storage, actor, ctx.params.teamId, 'manage');
   await removeTeamMember(ctx.deps.storage, actor, team, ctx.params.userId, ctx.deps.now());
+  // The team's roles no longer count for the person: their streams are re-checked now.
+  ctx.deps.liveStreams.credentialsRevoked();
   return { status: 204 };
 }
 

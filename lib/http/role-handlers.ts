@@ -64,6 +64,8 @@ export async function deleteRoleAssignment(ctx: UserContext<'id'>): Promise<Repl
   const actor = actorOf(ctx);
   if (!mayGrantAnything(actor.grants)) throw forbidden();
   await removeRoleAssignment(ctx.deps.storage, actor, ctx.params.id, ctx.deps.now());
+  // Streams the role covered end now (re-checked on fresh grants), not at the next heartbeat.
+  ctx.deps.liveStreams.credentialsRevoked();
   return { status: 204 };
 }
 

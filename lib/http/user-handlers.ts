@@ -42,6 +42,7 @@ function requireAdmin(ctx: Pick<UserContext, 'principal'>): UserRow {
 export async function deleteMe(ctx: UserContext): Promise<Reply> {
   const body = await ctx.json(DeleteMeBody);
   await deleteOwnAccount(ctx.deps, ctx.principal.user, body.password, { clientIp: ctx.clientIp, path: ctx.route.path });
+  ctx.deps.liveStreams.credentialsRevoked();
   return { status: 204 };
 }
 
@@ -82,7 +83,10 @@ export async function patchUser(ctx: UserContext<'id'>): Promise<Reply> {
 
 export async function postUserBlock(ctx: UserContext<'id'>): Promise<Reply> {
   const actor = requireAdmin(ctx);
-  return { status: 200, body: presentUser(await blockUser(ctx.deps, actor, ctx.params.id)) };
+  const user = await blockUser(ctx.deps, actor, ctx.params.id);
+  // The person's streams, access tokens' and access keys' alike, end now, here and in other processes.
+  ctx.deps.liveStreams.credentialsRevoked();
+  return { status: 200, body: presentUser(user) };
 }
 
 export async function postUserUnblock(ctx: UserContext<'id'>): Promise<Reply> {
@@ -93,5 +97,6 @@ export async function postUserUnblock(ctx: UserContext<'id'>): Promise<Reply> {
 export async function deleteUser(ctx: UserContext<'id'>): Promise<Reply> {
   const actor = requireAdmin(ctx);
   await deleteUserByAdmin(ctx.deps, actor, ctx.params.id);
+  ctx.deps.liveStreams.credentialsRevoked();
   return { status: 204 };
 }

@@ -62,7 +62,11 @@ export interface StreamHub {
   entriesCommitted(committed: CommittedEntries): void;
   /** A project was just blocked: its direct streams end with `project_blocked`. */
   projectBlocked(projectId: number): void;
-  /** An access key was revoked: every stream is re-checked now, here and in other processes (not a heartbeat later). */
+  /**
+   * An access key was revoked, or a person blocked or deleted, or a role or a
+   * team membership removed: every stream is re-checked now, here and in
+   * other processes (not a heartbeat later).
+   */
   credentialsRevoked(): void;
   /** Ends every stream with `server_shutdown`; streams opened later end at once. */
   beginShutdown(): void;

@@ -6,8 +6,8 @@
  * its permissions name, within the projects and groups its scope names,
  * and never beyond what its person holds at the moment of the request:
  * revoking the key or a role, blocking or deleting the person, or expiry
- * all take effect on the next request (a live stream at its next
- * heartbeat).
+ * all take effect on the next request (a live stream at once on a
+ * revocation, block, deletion or removed role, else at its next heartbeat).
  */
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -4,7 +4,7 @@
  * made through one are in force on the other's very next request (nothing
  * about a key is kept in a process), and a stream the other serves ends at
  * once on the key's revocation, through the database's signals (the
- * heartbeat here is an hour away).
+ * heartbeat here is an hour away), as it does when its person is blocked.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -80,6 +80,16 @@ describe('access keys across services sharing one PostgreSQL [server]', { skip }
     open.push(s);
     await s.waitForLogs(1, 5_000);
     assertStatus(await api(first.url, 'DELETE', `/v1/access-keys/${keyId}`, { token: holder.token }), 204);
+    await s.waitClosed(5_000);
+    assert.equal(s.endReason(), 'token_revoked');
+  });
+
+  it('a stream served by the other service ends at once when its person is blocked', async () => {
+    const { holder, key } = await holderWithKey(['tail']);
+    const s = assertOpen(await openRawStream(second.url, `/v1/logs/stream?project_id=${projectA}&since_id=0`, { token: key }));
+    open.push(s);
+    await s.waitForLogs(1, 5_000);
+    assertStatus(await api(first.url, 'POST', `/v1/users/${holder.id}/block`, { token: admin.token }), 200);
     await s.waitClosed(5_000);
     assert.equal(s.endReason(), 'token_revoked');
   });

@@ -2,7 +2,9 @@
  * How live streams end, on both backends:
  * `token_revoked` at the next heartbeat when the user is blocked, loses the
  * grant (revocation, or a grant gone from storage while token_version stayed)
- * or changes password; `project_blocked` at once when a streamed project is
+ * or changes password, and at once (access-key streams too) when the block,
+ * deletion, role revocation or team removal comes through the API;
+ * `project_blocked` at once when a streamed project is
  * blocked; `server_shutdown` when the service stops. Access-token expiry
  * alone does not end an open stream.
  */
@@ -11,7 +13,7 @@ import assert from 'node:assert/strict';
 import { describeEachBackend } from '../support/backends.js';
 import { serviceWithAdmin } from '../support/fixture.js';
 import { api, TEST_JWT_SECRET } from '../support/service.js';
-import { assertStatus, createActor, createGroup, createKey, createProject, grant, type TestActor } from '../support/actors.js';
+import { assertStatus, createActor, createGroup, createKey, createProject, createTeam, grant, type TestActor } from '../support/actors.js';
 import { ingestAll } from '../support/logs.js';
 import { assertOpen, openRawStream, type RawStream } from '../support/sse.js';
 import { createAccessTokenService } from '../../lib/auth/access-tokens.js';
@@ -149,6 +151,62 @@ describeEachBackend('live stream: end reasons', (backend) => {
       }
       await new Promise((r) => setTimeout(r, 200));
       for (const s of unaffected) assert.equal(s.closed, false);
+    });
+
+    it('ends a person’s streams, opened with an access key or an access token, at once when they are blocked, deleted, lose the role or leave the team that held it', async () => {
+      const project = await createProject(app.url, app.admin.token, groupG, 'rights');
+      let people = 0;
+      const viewer = async (options: Parameters<typeof createActor>[3]) => {
+        const user = await createActor(app.url, app.admin.token, `now${++people}-${backend}`, options);
+        const res = await api(app.url, 'POST', '/v1/access-keys', {
+          token: user.token,
+          json: { label: 'tail', expires_at: new Date(Date.now() + 86_400_000).toISOString(), scope: { permissions: ['tail'], project_ids: [project] } },
+        });
+        assertStatus(res, 201);
+        // One stream with the person's access key, one with their access token.
+        const streams = [];
+        for (const token of [res.body.secret as string, user.token]) {
+          const s = assertOpen(await openRawStream(app.url, `/v1/logs/stream?project_id=${project}`, { token }));
+          open.push(s);
+          await s.waitFor((x) => x.text.length > 0, 5_000, 'the opening comment');
+          streams.push(s);
+        }
+        return { user, streams };
+      };
+      const onProject = { role: 'user', scope_type: 'project', scope_id: project } as const;
+      const assertEndNow = async (streams: RawStream[], what: string) => {
+        for (const s of streams) {
+          await s.waitClosed(2_000);
+          assert.equal(s.endReason(), 'token_revoked', what);
+        }
+      };
+      const bystander = await viewer({ grants: [onProject] });
+
+      const blocked = await viewer({ grants: [onProject] });
+      assertStatus(await api(app.url, 'POST', `/v1/users/${blocked.user.id}/block`, { token: app.admin.token }), 200);
+      await assertEndNow(blocked.streams, 'blocked');
+
+      const deleted = await viewer({ grants: [onProject] });
+      assertStatus(await api(app.url, 'DELETE', `/v1/users/${deleted.user.id}`, { token: app.admin.token }), 204);
+      await assertEndNow(deleted.streams, 'deleted');
+
+      const revoked = await viewer({ grants: [onProject] });
+      const [role] = (await api(app.url, 'GET', `/v1/role-assignments?subject_type=user&subject_id=${revoked.user.id}`, { token: app.admin.token })).body.items;
+      assertStatus(await api(app.url, 'DELETE', `/v1/role-assignments/${role.id}`, { token: app.admin.token }), 204);
+      await assertEndNow(revoked.streams, 'role revoked');
+
+      const team = await createTeam(app.url, app.admin.token, groupG, 'readers');
+      await grant(app.url, app.admin.token, { type: 'team', id: team }, onProject);
+      const member = await viewer({ teams: [team] });
+      assertStatus(await api(app.url, 'DELETE', `/v1/teams/${team}/members/${member.user.id}`, { token: app.admin.token }), 204);
+      await assertEndNow(member.streams, 'left the team');
+
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(
+        bystander.streams.every((s) => !s.closed),
+        true,
+        'the others’ streams stay open',
+      );
     });
 
     it('ends every stream with server_shutdown on shutdown, and a stream opened afterwards at once', async () => {

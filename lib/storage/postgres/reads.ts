@@ -153,7 +153,9 @@ export class PostgresReads implements ReadOps {
   }
 
   async findAccessKeyHolder(keyHash: string): Promise<Org.AccessKeyHolder | null> {
-    const row = await this.db.oneOrNone<Record<string, unknown>>(sql.FIND_ACCESS_KEY_HOLDER, [keyHash]);
+    // Named, so each connection parses it once and soon keeps a generic plan: planned afresh, this
+    // statement (subqueries, a sort and json_agg) cost several times the user lookup an access token makes.
+    const row = await this.db.oneOrNone<Record<string, unknown>>({ name: 'find-access-key-holder', text: sql.FIND_ACCESS_KEY_HOLDER, values: [keyHash] });
     if (!row) return null;
     const { keyId, keyLabel, keyScope, keyCreatedBy, keyCreatedAt, keyExpiresAt, keyLastUsedAt, keyRevokedAt, grants, ...user } = row;
     const key = { id: keyId, userId: user.id, label: keyLabel, scope: keyScope, createdBy: keyCreatedBy, createdAt: keyCreatedAt, expiresAt: keyExpiresAt };

@@ -59,6 +59,8 @@ export function holdsTerms(text: string, match: Pick<BlockMatch, 'all' | 'prefix
 const isTermEdge = (c: number): boolean => c === 0x20 || c === 0x22 || Number.isNaN(c);
 
 function holdsTerm(text: string, term: string, prefix: boolean): boolean {
+  // Every text holds the empty term (and `indexOf('', n)` stops advancing at the end of the text).
+  if (term === '') return true;
   for (let at = text.indexOf(term); at !== -1; at = text.indexOf(term, at + 1)) {
     if (!isTermEdge(text.charCodeAt(at - 1))) continue;
     if (prefix || isTermEdge(text.charCodeAt(at + term.length))) return true;

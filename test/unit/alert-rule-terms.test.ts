@@ -61,4 +61,11 @@ describe('alert rule terms', () => {
     const none = new RuleTerms([]).forCommit();
     assert.equal(none(text, match(['marker17'])), true, 'a rule outside the set is scanned for');
   });
+
+  it('holds an empty term in any text, and returns (a scan for it once never ended)', () => {
+    for (const text of ['', 'abc', 'ab c', JSON.stringify([[1, 2, 'disk']])]) {
+      assert.equal(holdsTerms(text, match([''])), true, JSON.stringify(text));
+      assert.equal(holdsTerms(text, match([], [''])), true, JSON.stringify(text));
+    }
+  });
 });

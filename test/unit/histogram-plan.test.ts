@@ -14,25 +14,26 @@ import {
   type HistogramCandidate,
   type HistogramReads,
 } from '../../lib/storage/log-index/histogram-plan.js';
+import { DictionaryCache, type SealedReads } from '../../lib/storage/log-index/sealed-reads.js';
 
 const PAGE = 2000;
+/** Sealed reads of no block at all. */
+const noBlocks = { blocks: async () => [] } as unknown as SealedReads;
 const grid = { origin: 0, stepMs: 1000, count: 10 };
 const selection = { projectIds: [7], minLevel: null, from: 0, to: 9999, words: ['disk'], prefixes: [], exact: [] };
 
-/** Reads serving the project's range as candidate pages made by `page(n, after)`; no block index (a small range). */
+/** Reads serving the project's tail as candidate pages made by `page(n, after)`; no sealed block. */
 function scripted(page: (n: number, after: CandidatePosition | null) => Promise<HistogramCandidate[]>): {
   reads: HistogramReads;
   afters: (CandidatePosition | null)[];
 } {
   const afters: (CandidatePosition | null)[] = [];
-  const unused = () => Promise.reject(new Error('not used by a small range'));
+  const unused = () => Promise.reject(new Error('not used by a text filter'));
   return {
     afters,
     reads: {
-      countBuckets: unused,
-      idWindow: async () => ({ lo: 1, hi: 10, n: 10 }),
-      matchingBlocks: unused,
-      spanCandidates: unused,
+      anyInRange: async () => true,
+      sealed: { reads: noBlocks, cache: new DictionaryCache(), countTail: unused },
       candidates: (_project, _filter, after) => {
         afters.push(after);
         return page(afters.length - 1, after);

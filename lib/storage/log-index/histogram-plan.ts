@@ -15,16 +15,13 @@
  *   each ASCII word of `q` in its lower-cased text), in pages along
  *   (ts, level, id); each is then decided by the very test the list uses
  *   (search/entry-match.ts), so the counts equal what `GET /v1/logs`
- *   returns. A project with RANGE_CAP entries or more in the range reads
- *   them from the blocks of the search index (log-blocks.ts) holding the
- *   filter's terms, inside the ids of the range, as the list does: a rare
- *   value reads a few blocks, not the range. The entries read are bounded
- *   by HISTOGRAM_MAX_CHECKED: past it the plan gives up and says so.
+ *   returns. The entries read are bounded by HISTOGRAM_MAX_CHECKED: past
+ *   it the plan gives up and says so.
+ * Both read the tail as above and the sealed blocks through their own reads
+ * (sealed-histogram.ts).
  */
 import { entryMatcher, exactNeedle, type EntryTest } from '../../search/entry-match.js';
 import type { ExactFilter, LogFilter } from '../../search/log-filter.js';
-import { blockMatchOf, type BlockMatch } from '../../search/log-terms.js';
-import { RANGE_CAP, type LogSpan } from './query-plan.js';
 import type { HistogramCounts, HistogramGrid, LogSelection } from '../types-logs.js';
 import { ROLLUP_SPANS, spanStart } from './log-rollup.js';
 import type { DictionaryCache, SealedReads } from './sealed-reads.js';
@@ -43,8 +40,6 @@ export const HISTOGRAM_MAX_CHECKED = 200_000;
 
 /** Entries per page of candidates. */
 const CANDIDATE_PAGE = 2000;
-/** Blocks whose entries are read at once. */
-const BLOCKS_PER_READ = 64;
 
 /** How many entries of one level one bucket holds. */
 export interface BucketCount {
@@ -88,14 +83,6 @@ export interface BucketSources {
 
 export interface HistogramReads {
   /**
-   * In one statement (one snapshot), per level: the entries of these
-   * projects with level ≥ minLevel in each entry range (first ≤ ts ≤
-   * last), and the rollup's counts of the same in each rollup range (its
-   * rows of that span starting at first … last). Ranges and levels with no
-   * entry may be left out; a bucket may come back more than once.
-   */
-  countBuckets(projectIds: readonly number[], minLevel: number, sources: BucketSources): Promise<BucketCount[]>;
-  /**
    * At most `limit` entries of the project in the range, level at least
    * the minimum, ordered by (ts, id), strictly after `after` (null: from
    * the start of the range). A backend drops entries failing a necessary
@@ -108,24 +95,25 @@ export interface HistogramReads {
     after: CandidatePosition | null,
     limit: number,
   ): Promise<HistogramCandidate[]>;
-  /** The smallest and largest id, and how many, of the project's entries with from ≤ ts ≤ to (null when none). */
-  idWindow(projectId: number, from: number, to: number): Promise<{ lo: number; hi: number; n: number } | null>;
-  /** Every block of the project holding everything `match` asks for with an entry in lo..hi, by ascending id. */
-  matchingBlocks(projectId: number, match: BlockMatch, lo: number, hi: number): Promise<LogSpan[]>;
-  /** The entries of these spans of the project, filtered as `candidates` filters them. */
-  spanCandidates(projectId: number, spans: readonly LogSpan[], filter: LogFilter & { from: number; to: number }): Promise<HistogramCandidate[]>;
+  /** Whether the project has an entry with from ≤ ts ≤ to. */
+  anyInRange(projectId: number, from: number, to: number): Promise<boolean>;
   /**
-   * Set by a backend that seals (query-plan.ts `QueryPlanReads.sealed`):
-   * the reads above see its tail only (and `matchingBlocks` is not used),
-   * and its blocks are counted through these: entry ranges from the
-   * blocks' headers, text conditions from their candidates.
+   * The sealed blocks (query-plan.ts `QueryPlanReads.sealed`): the reads
+   * above see the tail only, and the blocks are counted through these:
+   * entry ranges from the blocks' headers, text conditions from their
+   * candidates.
    */
-  readonly sealed?: {
+  readonly sealed: {
     reads: SealedReads;
     cache: DictionaryCache;
     /**
-     * `countBuckets` over the tail, and in the same snapshot each
-     * project's smallest tail id (absent: an empty tail). Sealing moves a
+     * In one statement (one snapshot), per level: the tail's entries of
+     * these projects with level ≥ minLevel in each entry range (first ≤ ts
+     * ≤ last), and the rollup's counts of the same in each rollup range
+     * (its rows of that span starting at first … last). Ranges and levels
+     * with no entry may be left out; a bucket may come back more than
+     * once. With them, in the same snapshot, each project's smallest tail
+     * id (absent: an empty tail). Sealing moves a
      * project's oldest tail run, so its blocks then hold only ids below
      * that floor, and entries sealed after this read only ids at or above
      * it: counting blocks below the floor counts no entry twice.
@@ -213,11 +201,7 @@ export async function planHistogram(
   const test = entryMatcher(selection);
   if (test === null) {
     const sources = splitBuckets(grid, selection.from, selection.to);
-    const sealed = reads.sealed;
-    if (sealed === undefined) {
-      for (const { bucket, level, n } of await reads.countBuckets(selection.projectIds, selection.minLevel ?? 0, sources)) counts[bucket]![level]! += n;
-      return counts;
-    }
+    const { sealed } = reads;
     const tail = await sealed.countTail(selection.projectIds, selection.minLevel ?? 0, sources);
     for (const { bucket, level, n } of tail.counts) counts[bucket]![level]! += n;
     const ranges = [...sources.entries].sort((a, b) => a.first - b.first);
@@ -229,28 +213,20 @@ export async function planHistogram(
     }
     return counts;
   }
-  const tally: Tally = { grid, counts, test, checked: 0, seen: reads.sealed === undefined ? null : new Set() };
+  const tally: Tally = { grid, counts, test, checked: 0, seen: new Set() };
   for (const projectId of selection.projectIds) {
-    const window = await reads.idWindow(projectId, selection.from, selection.to);
-    if (window === null) continue;
-    const match = reads.sealed === undefined ? blockMatchOf(selection, [projectId]) : null;
-    const done =
-      match !== null && window.n >= RANGE_CAP
-        ? await fromBlocks(reads, projectId, selection, match, window, tally)
-        : await fromRange(reads, projectId, selection, tally);
-    if (!done) return null;
+    if (!(await reads.anyInRange(projectId, selection.from, selection.to))) continue;
+    if (!(await fromRange(reads, projectId, selection, tally))) return null;
   }
-  const sealed = reads.sealed;
-  if (sealed !== undefined) {
-    for (const projectId of selection.projectIds) {
-      const done = await visitSealedMatches(sealed.reads, sealed.cache, projectId, selection, (entries) => {
-        tally.checked += entries.length;
-        if (tally.checked > HISTOGRAM_MAX_CHECKED) return false;
-        for (const e of entries) if (!tally.seen!.has(e.id)) counts[bucketOf(grid, e.ts)]![e.level]! += 1;
-        return true;
-      });
-      if (!done) return null;
-    }
+  const { sealed } = reads;
+  for (const projectId of selection.projectIds) {
+    const done = await visitSealedMatches(sealed.reads, sealed.cache, projectId, selection, (entries) => {
+      tally.checked += entries.length;
+      if (tally.checked > HISTOGRAM_MAX_CHECKED) return false;
+      for (const e of entries) if (!tally.seen.has(e.id)) counts[bucketOf(grid, e.ts)]![e.level]! += 1;
+      return true;
+    });
+    if (!done) return null;
   }
   return counts;
 }
@@ -260,8 +236,8 @@ interface Tally {
   counts: HistogramCounts;
   test: EntryTest;
   checked: number;
-  /** With sealed blocks: the ids counted from the tail (an entry sealed since is then not counted again from its block). */
-  seen: Set<number> | null;
+  /** The ids counted from the tail (an entry sealed since is then not counted again from its block). */
+  seen: Set<number>;
 }
 
 /** Counts the rows passing the test; false once too many were read. */
@@ -269,10 +245,8 @@ function count(tally: Tally, rows: readonly HistogramCandidate[]): boolean {
   tally.checked += rows.length;
   if (tally.checked > HISTOGRAM_MAX_CHECKED) return false;
   for (const row of rows) {
-    if (tally.seen !== null) {
-      if (tally.seen.has(row.id)) continue;
-      tally.seen.add(row.id);
-    }
+    if (tally.seen.has(row.id)) continue;
+    tally.seen.add(row.id);
     if (tally.test(row.body)) tally.counts[bucketOf(tally.grid, row.ts)]![row.level]! += 1;
   }
   return true;
@@ -309,23 +283,4 @@ function fromRange(reads: HistogramReads, projectId: number, filter: LogFilter &
     const last = previous[previous.length - 1]!;
     return reads.candidates(projectId, filter, { ts: last.ts, level: last.level, id: last.id }, CANDIDATE_PAGE);
   });
-}
-
-/** The candidates of the blocks holding the filter's terms, inside the range's ids. */
-async function fromBlocks(
-  reads: HistogramReads,
-  projectId: number,
-  filter: LogFilter & { from: number; to: number },
-  match: BlockMatch,
-  window: { lo: number; hi: number },
-  tally: Tally,
-): Promise<boolean> {
-  const spans = (await reads.matchingBlocks(projectId, match, window.lo, window.hi)).map((b) => ({
-    projectId,
-    firstId: Math.max(b.firstId, window.lo),
-    lastId: Math.min(b.lastId, window.hi),
-  }));
-  return countPages(tally, (i) =>
-    i * BLOCKS_PER_READ < spans.length ? reads.spanCandidates(projectId, spans.slice(i * BLOCKS_PER_READ, (i + 1) * BLOCKS_PER_READ), filter) : null,
-  );
 }

@@ -1,10 +1,11 @@
 /**
- * How a log query is answered from indexes, the same way on both backends
- * (each supplies the reads below as SQL of its own):
+ * How a log query is answered, the same way on both backends (each
+ * supplies the reads below as SQL of its own). The sealed blocks
+ * (docs/storage-format.md) are walked through their own reads
+ * (sealed-reads.ts) and merged with the tail, which is read as follows:
  * - text conditions (`q`, exact-match filters) or a minimum level: the
- *   block index (log-blocks.ts) names candidate blocks newest first; their
- *   entries are read through (project_id, id) and checked one by one
- *   (search/entry-match.ts) until the page is full;
+ *   tail has no term index, so it is scanned per project in steps, each
+ *   entry checked (search/entry-match.ts) until the page is full;
  * - neither: (project_id, id) newest first, per project, merged;
  * - a time range, per project: count the entries in range through
  *   (project_id, ts), stopping at RANGE_CAP. Few: read exactly those (and
@@ -17,8 +18,7 @@
  *   page reads about one page of entries, not one per project.
  * Per-project pages are merged newest first.
  */
-import { entryMatcher, type EntryTest } from '../../search/entry-match.js';
-import { blockMatchOf, type BlockMatch } from '../../search/log-terms.js';
+import { entryMatcher, hasTextConditions } from '../../search/entry-match.js';
 import type { LogFilter } from '../../search/log-filter.js';
 import type { LogRow, LogSelection } from '../types-logs.js';
 import type { Page } from '../types-org.js';
@@ -28,74 +28,6 @@ import { mergeByIds, sealedWalk, tailWalk, type DictionaryCache, type SealedRead
 export const RANGE_CAP = 4000;
 
 const NO_UPPER_ID = Number.MAX_SAFE_INTEGER;
-
-/** A candidate block: its project, its id span, and where a read of blocks continues after it. */
-export interface LogBlockRef {
-  projectId: number;
-  firstId: number;
-  lastId: number;
-  /** Opaque to the planner: passed back to continue after this block. */
-  key: number;
-}
-
-/** Entries of one project with firstId ≤ id ≤ lastId. */
-export interface LogSpan {
-  projectId: number;
-  firstId: number;
-  lastId: number;
-}
-
-/** Which way a block walk goes: newest first below a position, or oldest first above it. */
-export type WalkDirection = 'newest' | 'oldest';
-
-/**
- * The spans of a step's blocks on the walk's side of `position` (empty ones
- * left out), for a backend reading a step's entries separately.
- */
-export function stepSpans(direction: WalkDirection, blocks: readonly LogBlockRef[], position: number): LogSpan[] {
-  const spans: LogSpan[] = [];
-  for (const b of blocks) {
-    const firstId = direction === 'newest' ? b.firstId : Math.max(b.firstId, position + 1);
-    const lastId = direction === 'newest' ? Math.min(b.lastId, position - 1) : b.lastId;
-    if (firstId <= lastId) spans.push({ projectId: b.projectId, firstId, lastId });
-  }
-  return spans;
-}
-
-/**
- * Blocks a backend's index lookup found beyond those its step took, kept
- * per walk of one query, so the walk's next steps can take them without
- * another lookup (for a backend whose lookup costs the same whatever its
- * limit). Walks are named by the backend (direction, position, projects,
- * match).
- */
-export class BlockLookahead {
-  private readonly walks = new Map<string, { after: number | null; blocks: LogBlockRef[]; exhausted: boolean }>();
-
-  /** The next `limit` blocks of `walk` after `after`, if an earlier lookup holds them (null: look up). */
-  take(walk: string, after: number | null, limit: number): { blocks: LogBlockRef[]; more: boolean } | null {
-    const ahead = this.walks.get(walk);
-    if (ahead === undefined || ahead.after !== after || (ahead.blocks.length < limit && !ahead.exhausted)) return null;
-    const blocks = ahead.blocks.splice(0, limit);
-    if (blocks.length > 0) ahead.after = blocks[blocks.length - 1]!.key;
-    return { blocks, more: ahead.blocks.length > 0 || !ahead.exhausted };
-  }
-
-  /** Keeps what a lookup of up to `asked` blocks `found` past the `taken` its step reads; returns the step's blocks. */
-  keep(walk: string, after: number | null, found: readonly LogBlockRef[], taken: number, asked: number): { blocks: LogBlockRef[]; more: boolean } {
-    const blocks = found.slice(0, taken);
-    this.walks.set(walk, { after: blocks.length > 0 ? blocks[blocks.length - 1]!.key : after, blocks: found.slice(taken), exhausted: found.length < asked });
-    return { blocks, more: found.length > taken || found.length === asked };
-  }
-}
-
-/** One step of a block walk: its blocks, the entries read from them, and whether blocks may remain past the last one. */
-export interface BlockStep {
-  blocks: LogBlockRef[];
-  rows: LogRow[];
-  /** False once the index had fewer blocks than asked for (a step read in parts says so of its last part). */
-  more: boolean;
-}
 
 export interface QueryPlanReads {
   /** Entries of the project with `from ≤ ts ≤ to`, counted up to `cap`. */
@@ -107,7 +39,7 @@ export interface QueryPlanReads {
   /**
    * Newest first: the project's entries in the (small) time range below
    * `beforeId` that pass the level, and at most `limit` of them (null: all).
-   * Exact-match needles may be checked too (see `blockEntries`).
+   * A backend may also drop entries missing an exact-match needle (entry-match.ts `exactNeedle`).
    */
   inRange(projectId: number, filter: LogFilter, beforeId: number, limit: number | null): Promise<LogRow[]>;
   /** Newest first along (project_id, id): entries below `beforeId` passing level and time, at most `limit`, merged over the projects. */
@@ -115,62 +47,14 @@ export interface QueryPlanReads {
   /** Oldest first: entries above `afterId` passing level and time, at most `limit`, merged over the projects. */
   oldest(projectIds: readonly number[], filter: LogFilter, afterId: number, limit: number): Promise<LogRow[]>;
   /**
-   * One step of a block walk. Its blocks: those of these projects holding
-   * everything `match` asks for, continuing after the block whose key is
-   * `after` (null: from the start), at most `limit`; newest first, the
-   * blocks with an entry below `position` by descending lastId; oldest
-   * first, those with an entry above it by ascending firstId. Its rows: the
-   * entries of those blocks on that side of `position` passing level and
-   * time, in any order. A backend may also drop entries whose text fails a
-   * necessary condition of the text filters (search/entry-match.ts).
+   * The sealed blocks (docs/storage-format.md): the reads above see the
+   * tail, which has no search index; the blocks are read through these.
    */
-  blockStep(
-    direction: WalkDirection,
-    projectIds: readonly number[],
-    match: BlockMatch,
-    filter: LogFilter,
-    position: number,
-    after: number | null,
-    limit: number,
-  ): Promise<BlockStep>;
-  /**
-   * Blocks a prefix search asks for at first (default PREFIX_FIRST_BLOCKS):
-   * fewer where the backend looks the prefix up once per query, not once
-   * per step.
-   */
-  readonly prefixFirstBlocks?: number;
-  /**
-   * Set by a backend that seals (docs/storage-format.md): its tail (the
-   * rows the reads above see) has no search index, and its sealed blocks
-   * are read through these. Absent: the reads above see every entry, and
-   * text conditions use `blockStep`.
-   */
-  readonly sealed?: { reads: SealedReads; cache: DictionaryCache };
+  readonly sealed: { reads: SealedReads; cache: DictionaryCache };
 }
 
 const MIN_TS = -Number.MAX_SAFE_INTEGER;
 const MAX_TS = Number.MAX_SAFE_INTEGER;
-
-/**
- * Blocks asked for at first, and at most at once. A step costs a round trip
- * plus a little per block: 64 saves a step over 32 for a word in about one
- * entry of 64, which answered sooner on both backends
- * (docs/measurements.md, "Queries").
- */
-const FIRST_BLOCKS = 2;
-const MAX_BLOCKS = 64;
-
-/**
- * A prefix makes every read of the block index cost the same whatever its
- * limit (both backends gather every posting of every term with the prefix
- * before returning the first block), so it starts with a batch of
- * PREFIX_FIRST_BLOCKS (one step fills a page of a mid-frequency prefix).
- */
-const PREFIX_FIRST_BLOCKS = 32;
-
-function firstBatch(reads: QueryPlanReads, match: BlockMatch): number {
-  return match.prefixes.length > 0 ? (reads.prefixFirstBlocks ?? PREFIX_FIRST_BLOCKS) : FIRST_BLOCKS;
-}
 
 /** Newest-first rows of several lists, merged and cut to `limit`. */
 export function mergeNewestFirst(lists: readonly LogRow[][], limit: number): LogRow[] {
@@ -181,102 +65,29 @@ export function mergeNewestFirst(lists: readonly LogRow[][], limit: number): Log
     .slice(0, limit);
 }
 
-/**
- * Adds a step's rows passing `test` (all when null) to `found`, in walk
- * order, and stops at the first row that `limit` matches already precede:
- * no later row can make the page, so none of them is parsed.
- */
-function keepStep(direction: WalkDirection, rows: readonly LogRow[], test: EntryTest | null, found: Map<number, LogRow>, limit: number): void {
-  const walkOrder = direction === 'newest' ? (a: number, b: number) => b - a : (a: number, b: number) => a - b;
-  const earlier = [...found.keys()].sort(walkOrder);
-  const sorted = [...rows].sort((a, b) => walkOrder(a.id, b.id));
-  let preceding = 0;
-  let added = 0;
-  for (const row of sorted) {
-    while (preceding < earlier.length && walkOrder(earlier[preceding]!, row.id) < 0) preceding += 1;
-    if (preceding + added >= limit) break;
-    if (found.has(row.id) || (test !== null && !test(row.body))) continue;
-    found.set(row.id, row);
-    added += 1;
-  }
+/** Whether the tail must be scanned entry by entry: a text condition or a minimum level. */
+function scansTail(filter: LogFilter): boolean {
+  return hasTextConditions(filter) || (filter.minLevel !== null && filter.minLevel > 0);
 }
 
-/**
- * How many blocks to ask for next: enough for the missing matches at the
- * hit rate seen so far (with a margin), doubling while nothing matched.
- */
-function nextBatch(previous: number, blocksRead: number, matches: number, missing: number): number {
-  if (matches === 0) return Math.min(previous * 2, MAX_BLOCKS);
-  return Math.max(1, Math.min(MAX_BLOCKS, Math.ceil((1.5 * missing * blocksRead) / matches)));
-}
-
-/**
- * Pages through the block index in one direction. Blocks come ordered by
- * their `edge` (lastId newest first, firstId oldest first), so once
- * `limit` matches are known, every block past the edge of the last one
- * read lies beyond the limit-th match and cannot change the page.
- */
-async function blockWalk(
-  direction: WalkDirection,
-  reads: QueryPlanReads,
-  projectIds: readonly number[],
-  filter: LogFilter,
-  match: BlockMatch,
-  position: number,
-  limit: number,
-): Promise<LogRow[]> {
-  const newest = direction === 'newest';
-  const test = entryMatcher(filter);
-  const found = new Map<number, LogRow>();
-  const ordered = () => [...found.values()].sort(newest ? (a, b) => b.id - a.id : (a, b) => a.id - b.id);
-  let after: number | null = null;
-  let frontier: number | null = null;
-  let blocksRead = 0;
-  for (let size = firstBatch(reads, match); ; ) {
-    if (found.size >= limit && frontier !== null) {
-      const kth = ordered()[limit - 1]!.id;
-      if (newest ? kth > frontier : kth < frontier) break;
-    }
-    const { blocks, rows, more } = await reads.blockStep(direction, projectIds, match, filter, position, after, size);
-    if (blocks.length === 0) break;
-    keepStep(direction, rows, test, found, limit);
-    blocksRead += blocks.length;
-    if (!more) break;
-    const last: LogBlockRef = blocks[blocks.length - 1]!;
-    after = last.key;
-    frontier = newest ? last.lastId : last.firstId;
-    size = nextBatch(size, blocksRead, found.size, limit - found.size);
-  }
-  return ordered().slice(0, limit);
-}
-
-/**
- * Newest first below `beforeId`: the block index when it serves a
- * condition (a sealing backend's tail: scanned per project), (project_id,
- * id) otherwise.
- */
+/** Newest first below `beforeId`: the tail scanned per project when a condition needs it, (project_id, id) otherwise. */
 async function walk(reads: QueryPlanReads, projectIds: readonly number[], filter: LogFilter, beforeId: number, limit: number): Promise<LogRow[]> {
-  const match = blockMatchOf(filter, projectIds);
-  if (match === null) return reads.newest(projectIds, filter, beforeId, limit);
-  const sealed = reads.sealed;
-  if (sealed !== undefined) {
-    const test = entryMatcher(filter);
-    const lists = await Promise.all(projectIds.map((projectId) => tailWalk(sealed.reads, projectId, 'newest', filter, test, beforeId, limit)));
-    return mergeNewestFirst(lists, limit);
-  }
-  return blockWalk('newest', reads, projectIds, filter, match, beforeId, limit);
+  if (!scansTail(filter)) return reads.newest(projectIds, filter, beforeId, limit);
+  const { sealed } = reads;
+  const test = entryMatcher(filter);
+  const lists = await Promise.all(projectIds.map((projectId) => tailWalk(sealed.reads, projectId, 'newest', filter, test, beforeId, limit)));
+  return mergeNewestFirst(lists, limit);
 }
 
 /**
- * A page of entries, newest first. A sealing backend's tail is read first
- * (as below), then its sealed blocks, and the two merged by id: an entry
+ * A page of entries, newest first. The tail is read first (as below), then
+ * the sealed blocks, and the two merged by id: an entry
  * sealed between the two reads is found in its block, and one seen in both
  * is kept once.
  */
 export async function planQuery(reads: QueryPlanReads, selection: LogSelection, page: Page): Promise<LogRow[]> {
-  const sealed = reads.sealed;
+  const { sealed } = reads;
   const tail = await planTailQuery(reads, selection, page);
-  if (sealed === undefined) return tail;
   if (selection.from !== null && selection.to !== null && selection.from > selection.to) return [];
   const beforeId = page.beforeId ?? NO_UPPER_ID;
   const lists = await Promise.all(
@@ -343,8 +154,7 @@ async function planTailQuery(reads: QueryPlanReads, selection: LogSelection, pag
  */
 export async function planLogsAfter(reads: QueryPlanReads, selection: LogSelection, afterId: number, limit: number): Promise<LogRow[]> {
   if (selection.from !== null && selection.to !== null && selection.from > selection.to) return [];
-  const sealed = reads.sealed;
-  if (sealed === undefined) return tailLogsAfter(reads, selection, afterId, limit);
+  const { sealed } = reads;
   // Every id up to the horizon is committed before the tail is read: each
   // is then in the tail or in a block (moved between the reads or not), so
   // the answer, cut there, is a gapless run from afterId.
@@ -368,13 +178,9 @@ async function tailLogsAfter(reads: QueryPlanReads, selection: LogSelection, aft
     projectIds = projectIds.filter((_, i) => held[i]! > 0);
     if (projectIds.length === 0) return [];
   }
-  const match = blockMatchOf(selection, projectIds);
-  if (match === null) return reads.oldest(projectIds, selection, afterId, limit);
-  const sealed = reads.sealed;
-  if (sealed !== undefined) {
-    const test = entryMatcher(selection);
-    const lists = await Promise.all(projectIds.map((projectId) => tailWalk(sealed.reads, projectId, 'oldest', selection, test, afterId, limit)));
-    return mergeByIds('oldest', lists, limit);
-  }
-  return blockWalk('oldest', reads, projectIds, selection, match, afterId, limit);
+  if (!scansTail(selection)) return reads.oldest(projectIds, selection, afterId, limit);
+  const { sealed } = reads;
+  const test = entryMatcher(selection);
+  const lists = await Promise.all(projectIds.map((projectId) => tailWalk(sealed.reads, projectId, 'oldest', selection, test, afterId, limit)));
+  return mergeByIds('oldest', lists, limit);
 }

@@ -85,20 +85,8 @@ function candidatesSql(textSql: string): string {
   ORDER BY ts, level, id LIMIT $(limit)`;
 }
 
-/** Index only, on (project_id, ts) INCLUDE (id, level). */
-const ID_WINDOW = `SELECT MIN(id) AS lo, MAX(id) AS hi, count(*)::integer AS n FROM log_entries
-  WHERE project_id = $(project) AND ts >= $(from) AND ts <= $(to)`;
-
-/** The entries of some spans through the primary key, filtered as candidate pages are. */
-function spanCandidatesSql(textSql: string): string {
-  return `SELECT e.id, e.ts, e.level, e.body
-  FROM unnest($(firsts)::bigint[], $(lasts)::bigint[]) AS s(first_id, last_id)
-  CROSS JOIN LATERAL (
-    SELECT id, ts, level, body FROM log_entries
-    WHERE id >= s.first_id AND id <= s.last_id AND project_id = $(project)
-      AND (ts + 0) >= $(from) AND (ts + 0) <= $(to) AND (level + 0) >= $(minLevel)${textSql}
-    OFFSET 0) AS e`;
-}
+/** Index only, on (project_id, ts). */
+const ANY_IN_RANGE = `SELECT EXISTS (SELECT 1 FROM log_entries WHERE project_id = $(project) AND ts >= $(from) AND ts <= $(to)) AS found`;
 
 /** COUNT_BUCKETS' range parameters. */
 function bucketParams(sources: BucketSources) {
@@ -141,14 +129,6 @@ function histogramReads(db: SqlExecutor, cache: DictionaryCache): HistogramReads
         return { counts, tailFloors };
       },
     },
-    async countBuckets(projectIds, minLevel, sources) {
-      const rows = await db.any<{ bucket: number; l0: number; l1: number; l2: number; l3: number; l4: number }>(COUNT_BUCKETS, {
-        ...bucketParams(sources),
-        projects: projectIds,
-        minLevel,
-      });
-      return rows.flatMap((r) => [r.l0, r.l1, r.l2, r.l3, r.l4].map((n, level) => ({ bucket: r.bucket, level, n })));
-    },
     candidates(projectId, filter, after, limit) {
       const text = textConditions(filter);
       return db.any(candidatesSql(text.sql), {
@@ -162,25 +142,8 @@ function histogramReads(db: SqlExecutor, cache: DictionaryCache): HistogramReads
         limit,
       });
     },
-    async idWindow(projectId, from, to) {
-      const row = await db.one<{ lo: number | null; hi: number | null; n: number }>(ID_WINDOW, { project: projectId, from, to });
-      return row.lo === null || row.hi === null ? null : { lo: row.lo, hi: row.hi, n: row.n };
-    },
-    matchingBlocks() {
-      // Never asked: with `sealed` set, text conditions read the tail's range and the blocks' candidates.
-      return Promise.reject(new Error('the server backend has no block index'));
-    },
-    spanCandidates(projectId, spans, filter) {
-      const text = textConditions(filter);
-      return db.any(spanCandidatesSql(text.sql), {
-        ...text.values,
-        firsts: spans.map((s) => s.firstId),
-        lasts: spans.map((s) => s.lastId),
-        project: projectId,
-        from: filter.from,
-        to: filter.to,
-        minLevel: filter.minLevel ?? 0,
-      });
+    async anyInRange(projectId, from, to) {
+      return (await db.one<{ found: boolean }>(ANY_IN_RANGE, { project: projectId, from, to })).found;
     },
   };
 }

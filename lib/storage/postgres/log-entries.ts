@@ -210,10 +210,6 @@ function planReads(db: SqlExecutor, cache: DictionaryCache): QueryPlanReads {
     oldest(projectIds, filter, afterId, limit) {
       return db.any<LogRow>(logSql.selectProjectsLogs('oldest', walkConditions(filter)), { ...filter, projects: projectIds, afterId, limit });
     },
-    blockStep() {
-      // Never asked: with `sealed` set, text conditions scan the tail and probe the blocks' filters.
-      return Promise.reject(new Error('the server backend has no block index'));
-    },
   };
 }
 

@@ -6,10 +6,9 @@
  */
 import type { LogFilter } from '../../search/log-filter.js';
 import type { HistogramCounts, HistogramGrid, LogSelection } from '../types-logs.js';
-import { asciiWordNeedles } from '../../search/entry-match.js';
+import { asciiWordNeedles, type AsciiNeedle } from '../../search/entry-match.js';
 import { exactFilterNeedle, planHistogram, type BucketCount, type HistogramCandidate, type HistogramReads } from '../log-index/histogram-plan.js';
 import type { SqlRow } from './row-mappers.js';
-import { likePattern } from './log-entries.js';
 import { sqliteSealedReads } from './sealing.js';
 import { DictionaryCache } from '../log-index/sealed-reads.js';
 import type { SqlExecutor } from './connection.js';
@@ -60,21 +59,20 @@ const CANDIDATES = `SELECT id, ts, level, body FROM log_entries INDEXED BY log_e
     AND ${Array.from({ length: WORD_SLOTS }, (_, i) => slot(8 + NEEDLE_SLOTS + i, (x) => `body LIKE ${x}`)).join(' AND ')}
   ORDER BY ts, level, id LIMIT ?7`;
 
-/** Params: project, from, to. Index only (the rowid is in it). */
-const ID_WINDOW = `SELECT MIN(id) AS lo, MAX(id) AS hi, COUNT(*) AS n FROM log_entries INDEXED BY log_entries_project_ts
-  WHERE project_id = ?1 AND ts >= ?2 AND ts <= ?3`;
+/** Params: project, from, to. Index only. */
+const ANY_IN_RANGE = `SELECT 1 FROM log_entries INDEXED BY log_entries_project_ts
+  WHERE project_id = ?1 AND ts >= ?2 AND ts <= ?3 LIMIT 1`;
 
 /**
- * The entries of some spans by primary-key range (`+` keeps the planner
- * off every other index), filtered as CANDIDATES filters them. Params: JSON
- * `[[first_id, last_id], …]`, project, from, to, minLevel, then the text
- * slots as in CANDIDATES.
+ * A LIKE pattern an entry holding the ASCII word must match. LIKE folds
+ * ASCII case only, so each character that U+212A or U+0130 lower-cases to
+ * (entry-match.ts) becomes `_`, one character of any kind.
  */
-const SPAN_CANDIDATES = `SELECT e.id, e.ts, e.level, e.body
-  FROM json_each(?1) AS s CROSS JOIN log_entries AS e ON e.id >= s.value ->> 0 AND e.id <= s.value ->> 1
-  WHERE +e.project_id = ?2 AND +e.ts >= ?3 AND +e.ts <= ?4 AND +e.level >= ?5
-    AND ${Array.from({ length: NEEDLE_SLOTS }, (_, i) => slot(6 + i, (x) => `instr(e.body, ${x}) > 0`)).join(' AND ')}
-    AND ${Array.from({ length: WORD_SLOTS }, (_, i) => slot(6 + NEEDLE_SLOTS + i, (x) => `e.body LIKE ${x}`)).join(' AND ')}`;
+function likePattern(needle: AsciiNeedle): string {
+  let text = needle.text.replaceAll('k', '_');
+  if (needle.prefix && text.endsWith('i')) text = `${text.slice(0, -1)}_`;
+  return `%${text}%`;
+}
 
 const toCandidate = (r: SqlRow): HistogramCandidate => ({ id: Number(r.id), ts: Number(r.ts), level: Number(r.level), body: r.body as string });
 
@@ -115,28 +113,12 @@ function histogramReads(db: SqlExecutor, cache: DictionaryCache): HistogramReads
         return { counts, tailFloors };
       },
     },
-    async countBuckets(projectIds, minLevel, sources) {
-      const entries = JSON.stringify(sources.entries.map((r) => [r.bucket, r.first, r.last]));
-      const rollup = JSON.stringify(sources.rollup.map((r) => [r.bucket, r.span, r.first, r.last]));
-      const rows = await db.all(COUNT_BUCKETS, [entries, rollup, JSON.stringify(projectIds), minLevel]);
-      // sum() over no row is null.
-      return rows.flatMap((r) => (JSON.parse(r.counts as string) as (number | null)[]).map((n, level) => ({ bucket: Number(r.bucket), level, n: n ?? 0 })));
-    },
     async candidates(projectId, filter, after, limit) {
       const params = [projectId, after?.ts ?? filter.from, after?.level ?? -1, after?.id ?? -1, filter.to, filter.minLevel ?? 0, limit, ...textParams(filter)];
       return (await db.all(CANDIDATES, params)).map(toCandidate);
     },
-    async idWindow(projectId, from, to) {
-      const row = await db.get(ID_WINDOW, [projectId, from, to]);
-      return row === undefined || row.lo === null ? null : { lo: Number(row.lo), hi: Number(row.hi), n: Number(row.n) };
-    },
-    // Never asked for: with `sealed` set the plan reads the tail's range.
-    matchingBlocks() {
-      return Promise.resolve([]);
-    },
-    async spanCandidates(projectId, spans, filter) {
-      const json = JSON.stringify(spans.map((s) => [s.firstId, s.lastId]));
-      return (await db.all(SPAN_CANDIDATES, [json, projectId, filter.from, filter.to, filter.minLevel ?? 0, ...textParams(filter)])).map(toCandidate);
+    async anyInRange(projectId, from, to) {
+      return (await db.get(ANY_IN_RANGE, [projectId, from, to])) !== undefined;
     },
   };
 }

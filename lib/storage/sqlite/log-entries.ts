@@ -1,32 +1,17 @@
 /**
- * The log verbs of the SQLite backend: quota-checked batch ingestion (with
- * its search-index blocks, log-blocks.ts) and index-served queries.
- * `SqliteReads`/`SqliteWrites` delegate here. Queries follow
- * `query-plan.ts`; this file supplies its reads:
- * - candidate blocks: FTS5 over `log_block_terms`, rowid (= the block's
- *   last id) newest or oldest first, project and level terms inside the
- *   MATCH;
- * - a block's entries: a primary-key range;
- * - time ranges: counts, newest id and rows through (project_id, ts);
- * - otherwise (project_id, id).
+ * The log verbs of the SQLite backend: quota-checked batch ingestion into
+ * the tail, and queries planned by query-plan.ts over the tail and the
+ * sealed blocks (sealing.ts). `SqliteReads`/`SqliteWrites` delegate here.
+ * The tail's reads: time ranges (counts, newest id and rows) through
+ * (project_id, ts), otherwise (project_id, id).
  */
 import type { LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from '../types-logs.js';
 import type { LogFilter } from '../../search/log-filter.js';
 import type { Page } from '../types-org.js';
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-index/log-quota.js';
 import { batchRollupCounts, rowParts } from '../log-index/ingest-layout.js';
-import type { BlockMatch } from '../../search/log-terms.js';
-import {
-  BlockLookahead,
-  mergeNewestFirst,
-  planLogsAfter,
-  planQuery,
-  stepSpans,
-  type LogBlockRef,
-  type QueryPlanReads,
-  type WalkDirection,
-} from '../log-index/query-plan.js';
-import { asciiWordNeedles, exactNeedle, type AsciiNeedle } from '../../search/entry-match.js';
+import { mergeNewestFirst, planLogsAfter, planQuery, type QueryPlanReads } from '../log-index/query-plan.js';
+import { exactNeedle } from '../../search/entry-match.js';
 import type { SqlExecutor } from './connection.js';
 import type { SqlRow } from './row-mappers.js';
 import * as logSql from './log-sql.js';
@@ -97,16 +82,6 @@ export async function lastLogIdOf(db: SqlExecutor, projectIds: readonly number[]
   return Number(row?.id ?? 0);
 }
 
-/** Quotes one FTS5 string (terms never contain `"`; doubling keeps it safe anyway). */
-const quoted = (term: string): string => `"${term.replace(/"/g, '""')}"`;
-
-/** The FTS5 MATCH expression of a block query. */
-export function matchExpression(match: BlockMatch): string {
-  const parts = [...match.all.map(quoted), ...match.prefixes.map((p) => `${quoted(p)}*`)];
-  for (const alternatives of match.anyOf) parts.push(`(${alternatives.map(quoted).join(' OR ')})`);
-  return parts.join(' AND ');
-}
-
 function bounds(filter: LogFilter): { minLevel: number; from: number; to: number } {
   return { minLevel: filter.minLevel ?? 0, from: filter.from ?? NO_EARLIEST_TS, to: filter.to ?? NO_LATEST_TS };
 }
@@ -117,79 +92,8 @@ function needles(filter: LogFilter): [string, string] {
   return [a ?? '', b ?? ''];
 }
 
-/**
- * A LIKE pattern an entry holding the ASCII word must match. LIKE folds
- * ASCII case only, so each character that U+212A or U+0130 lower-cases to
- * (entry-match.ts) becomes `_`, one character of any kind.
- */
-export function likePattern(needle: AsciiNeedle): string {
-  let text = needle.text.replaceAll('k', '_');
-  if (needle.prefix && text.endsWith('i')) text = `${text.slice(0, -1)}_`;
-  return `%${text}%`;
-}
-
-/** BLOCK_ENTRY_WORDS LIKE patterns of `q`'s ASCII words ('' when absent). */
-function wordPatterns(filter: LogFilter): string[] {
-  const patterns = asciiWordNeedles(filter, logSql.BLOCK_ENTRY_WORDS).map(likePattern);
-  while (patterns.length < logSql.BLOCK_ENTRY_WORDS) patterns.push('');
-  return patterns;
-}
-
-/**
- * FTS5 gathers every posting of every term with a prefix before it returns
- * a first block, whatever the limit, so a prefix lookup costs several times
- * a word's and hardly more for 128 blocks than for 2. So a walk with a
- * prefix looks the index up once for PREFIX_LOOKAHEAD blocks and takes its
- * steps from those, and its first step reads the entries of only
- * PREFIX_FIRST_BLOCKS blocks (the planner's default, 32, assumes one lookup
- * per step; here the extra blocks would only add entries to check).
- * Figures: docs/measurements.md, "Queries".
- */
-const PREFIX_LOOKAHEAD = 128;
-const PREFIX_FIRST_BLOCKS = 8;
-
-/** The reads `planQuery` (query-plan.ts) combines, in SQLite. One per query: it keeps its walks' lookaheads. */
+/** The reads `planQuery` (query-plan.ts) combines, in SQLite. */
 function planReads(db: SqlExecutor, cache: DictionaryCache): QueryPlanReads {
-  const blocksOf = (rows: SqlRow[]) =>
-    rows.map((r) => ({ projectId: Number(r.project_id), firstId: Number(r.first_id), lastId: Number(r.last_id), key: Number(r.last_id) }));
-  // By walk (a query's walks over single projects may run at once).
-  const lookahead = new BlockLookahead();
-
-  async function lookUp(
-    direction: WalkDirection,
-    expression: string,
-    projects: string,
-    position: number,
-    after: number | null,
-    limit: number,
-  ): Promise<LogBlockRef[]> {
-    return blocksOf(
-      direction === 'newest'
-        ? await db.all(logSql.BLOCKS_NEWEST_FIRST, [expression, after ?? NO_UPPER_ID, position, projects, limit])
-        : await db.all(logSql.BLOCKS_OLDEST_FIRST, [expression, after ?? 0, position, projects, limit]),
-    );
-  }
-
-  /** A step's candidate blocks, and whether the index may hold more past them. */
-  async function candidateBlocks(
-    direction: WalkDirection,
-    projectIds: readonly number[],
-    match: BlockMatch,
-    position: number,
-    after: number | null,
-    limit: number,
-  ): Promise<{ blocks: LogBlockRef[]; more: boolean }> {
-    const expression = matchExpression(match);
-    const projects = JSON.stringify(projectIds);
-    if (match.prefixes.length === 0) {
-      const blocks = await lookUp(direction, expression, projects, position, after, limit);
-      return { blocks, more: blocks.length === limit };
-    }
-    const walk = `${direction} ${position} ${projects} ${expression}`;
-    const want = Math.max(limit, PREFIX_LOOKAHEAD);
-    return lookahead.take(walk, after, limit) ?? lookahead.keep(walk, after, await lookUp(direction, expression, projects, position, after, want), limit, want);
-  }
-
   return {
     async countInRange(projectId, from, to, cap) {
       return Number((await db.get(logSql.COUNT_PROJECT_LOGS_IN_RANGE, [projectId, from, to, cap]))?.n ?? 0);
@@ -227,17 +131,7 @@ function planReads(db: SqlExecutor, cache: DictionaryCache): QueryPlanReads {
         .sort((a, b) => a.id - b.id)
         .slice(0, limit);
     },
-    prefixFirstBlocks: PREFIX_FIRST_BLOCKS,
     sealed: { reads: sqliteSealedReads(db), cache },
-    async blockStep(direction, projectIds, match, filter, position, after, limit) {
-      const { blocks, more } = await candidateBlocks(direction, projectIds, match, position, after, limit);
-      const spans = stepSpans(direction, blocks, position);
-      if (spans.length === 0) return { blocks, rows: [], more };
-      const { minLevel, from, to } = bounds(filter);
-      const json = JSON.stringify(spans.map((s) => [s.projectId, s.firstId, s.lastId]));
-      const rows = (await db.all(logSql.BLOCK_ENTRIES, [json, minLevel, from, to, ...needles(filter), ...wordPatterns(filter)])).map(toLogRow);
-      return { blocks, rows, more };
-    },
   };
 }
 
@@ -249,8 +143,7 @@ function planReads(db: SqlExecutor, cache: DictionaryCache): QueryPlanReads {
  * last one committed before the reads start is in every read's snapshot
  * (ids follow commit order here), so a page over several projects starts
  * there: it never skips an entry that a later read would find below it.
- * (Oldest-first reads bound themselves, see `oldest`; a block walk reads
- * each step's blocks in one statement.)
+ * (Oldest-first reads bound themselves, see `oldest`.)
  */
 export async function queryLogs(db: SqlExecutor, selection: LogSelection, page: Page, cache: DictionaryCache = new DictionaryCache()): Promise<LogRow[]> {
   const bound = selection.projectIds.length > 1 ? await lastLogId(db) : NO_UPPER_ID;

@@ -3,11 +3,7 @@
  * parameter read with json_each (the statement text never changes and the
  * event loop only runs JSON.stringify); optional filters bind neutral
  * bounds (level ≥ 0, ts within ±2^53) so each statement has one text.
- *
- * The search index is the FTS5 table `log_block_terms`, one row per block
- * (storage/log-index/log-blocks.ts; rowid = log_blocks.last_id). Its text per block
- * holds the project and level terms too, so a MATCH narrows to the project
- * and level inside FTS5 instead of row by row.
+ * Sealed blocks and their filters are read and written by sealing.ts.
  */
 
 const LOG_COLUMNS = `id, project_id, received_at, body`;
@@ -68,48 +64,6 @@ export const SELECT_LAST_LOG_ID_OF_PROJECTS = `SELECT COALESCE(MAX(MAX(
     COALESCE((SELECT MAX(id) FROM log_entries WHERE project_id = p.value), 0),
     COALESCE((SELECT MAX(last_id) FROM log_sealed INDEXED BY log_sealed_project WHERE project_id = p.value), 0))), 0) AS id
   FROM json_each(?1) AS p`;
-
-/**
- * Candidate blocks newest first. Written as a join driven by the FTS rowid
- * (CROSS JOIN fixes the loop order): FTS5 walks its doclists backwards
- * within the rowid window, and each hit costs one primary-key lookup. The
- * window's top is the first block reaching `beforeId` (blocks are disjoint
- * and ascending, so none above it has an entry below `beforeId`).
- * Params: match, after (exclusive rowid bound), beforeId, JSON project ids, limit.
- */
-export const BLOCKS_NEWEST_FIRST = `SELECT b.last_id, b.project_id, b.first_id
-  FROM log_block_terms CROSS JOIN log_blocks AS b ON b.last_id = log_block_terms.rowid
-  WHERE log_block_terms MATCH ?1 AND log_block_terms.rowid < ?2
-    AND log_block_terms.rowid <= COALESCE((SELECT MIN(last_id) FROM log_blocks WHERE last_id >= ?3), ?2)
-    AND b.first_id < ?3 AND b.project_id IN (SELECT value FROM json_each(?4))
-  ORDER BY log_block_terms.rowid DESC LIMIT ?5`;
-
-/** Candidate blocks oldest first, with an entry above `afterId`. Params: match, after (exclusive rowid bound), afterId, JSON project ids, limit. */
-export const BLOCKS_OLDEST_FIRST = `SELECT b.last_id, b.project_id, b.first_id
-  FROM log_block_terms CROSS JOIN log_blocks AS b ON b.last_id = log_block_terms.rowid
-  WHERE log_block_terms MATCH ?1 AND log_block_terms.rowid > ?2 AND log_block_terms.rowid > ?3
-    AND b.project_id IN (SELECT value FROM json_each(?4))
-  ORDER BY log_block_terms.rowid ASC LIMIT ?5`;
-
-/** How many ASCII words of `q` BLOCK_ENTRIES checks (`likePattern` in log-entries.ts). */
-export const BLOCK_ENTRY_WORDS = 3;
-
-/**
- * The entries of some spans (query-plan.ts), by primary-key range (a block's
- * span holds only its project's entries; `+` keeps the planner from using
- * any other bound or index, such as (project_id, ts), which would read the
- * whole project), with level, time, up to two exact-match needles and up
- * to three LIKE patterns of `q`'s ASCII words checked here ('' when absent;
- * each test is skipped then). Params: JSON array of
- * `[project_id, first_id, last_id]`, minLevel, from, to, needle, needle,
- * pattern, pattern, pattern.
- */
-export const BLOCK_ENTRIES = `SELECT e.id, e.project_id, e.received_at, e.body
-  FROM json_each(?1) AS b CROSS JOIN log_entries AS e
-    ON e.id >= b.value ->> 1 AND e.id <= b.value ->> 2 AND +e.project_id = b.value ->> 0
-  WHERE +e.level >= ?2 AND +e.ts >= ?3 AND +e.ts <= ?4
-    AND (?5 = '' OR instr(e.body, ?5) > 0) AND (?6 = '' OR instr(e.body, ?6) > 0)
-    AND (?7 = '' OR e.body LIKE ?7) AND (?8 = '' OR e.body LIKE ?8) AND (?9 = '' OR e.body LIKE ?9)`;
 
 /**
  * One project newest first along (project_id, id), level and time checked

@@ -38,6 +38,7 @@
  * `context.` parameter, so its subtree gets no exact terms.
  */
 import { invalidRequest } from '../core/errors.js';
+import { FNV_OFFSET, FNV_PRIME, fmix32, LANE2_OFFSET, LANE2_PRIME } from '../core/hash32.js';
 
 /** Longest word kept, in code points. */
 export const MAX_WORD_LENGTH = 64;
@@ -98,26 +99,11 @@ export function valueText(entry: Record<string, unknown>): string {
   return texts.join(TEXT_JOINER);
 }
 
-// ---- exact-match terms: two 32-bit hashes, fed one string at a time ----------
+// ---- exact-match terms: two 32-bit hashes (core/hash32.ts), fed one string at a time ----------
 
-// Lane 1 is FNV-1a; lane 2 multiplies by MurmurHash2's constant. Both are
-// finished with MurmurHash3's fmix32 so nearby inputs spread apart.
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
-const LANE2_OFFSET = 0x9747b28c;
-const LANE2_PRIME = 0x5bd1e995;
 const DOT = 0x2e;
 const VALUE_MARK = 0;
 const PATH_START = 1;
-
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
 
 /** Feeds `text` (code unit by code unit) after `separator` into one lane: h = (h ^ unit) × prime. */
 function feed(h: number, prime: number, separator: number, text: string): number {

@@ -19,10 +19,10 @@
  * each frame's filter. Frames of a shard share one size (the largest any
  * of them needs), so a frame's bits are found by multiplication.
  *
- * Hashes are over UTF-16 code units (two 32-bit lanes, FNV-1a and a
- * MurmurHash2-style multiplier, finished with fmix32), fixed by the format:
+ * Hashes are over UTF-16 code units (core/hash32.ts), fixed by the format:
  * a block written by one version is read by every later one.
  */
+import { FNV_OFFSET, FNV_PRIME, fmix32, LANE2_OFFSET, LANE2_PRIME } from '../../core/hash32.js';
 
 /**
  * Shards of every block's filter: a lookup reads 1/64 of a block's filter.
@@ -49,20 +49,6 @@ const MIN_FRAME_BITS = 64;
 export const FILTER_MAX_FRAMES = 31;
 
 const HEADER_BYTES = 5;
-
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
-const LANE2_OFFSET = 0x9747b28c;
-const LANE2_PRIME = 0x5bd1e995;
-
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
 
 /** Where a term lives in every block's filter: its shard and its two hash lanes. */
 export interface TermProbe {

@@ -27,6 +27,7 @@ import { Pool } from 'undici';
 import { createBatchPool, type BatchPool } from './support/dataset.js';
 import {
   adminLogin,
+  SETUP_LOGIN_RETRIES,
   createOrg,
   fileDatabase,
   fmt,
@@ -129,7 +130,7 @@ async function measure(db: BenchDatabase, all: QueryCase[], entries: number): Pr
   await sealDatabase(db, '    ');
   await settleServerDatabase(db);
   const child = await startChild({ kind: 'service', settings: serviceSettings(db) });
-  const token = await adminLogin(child.url);
+  const token = await adminLogin(child.url, SETUP_LOGIN_RETRIES);
   const client = new Pool(child.url, { connections: 1 });
   const stage: Stage = { entries, p50: new Map(), p99: new Map() };
   try {
@@ -197,6 +198,9 @@ export async function benchQueryScale(options: ScaleOptions): Promise<void> {
       const sent = await fill(db, org, pool, needles, 0, 0, options.first);
       const all = (entries: number) => cases(org, pool, needles, word, Math.max(1, Math.floor(entries / perCycle)));
       const small = await measure(db, all(options.first), options.first);
+      // Printed now too: the second stage takes as long again.
+      for (const [name, p99] of small.p99)
+        console.log(`    at ${fmt(options.first)}: ${name.padEnd(34)} p50 ${fmt(small.p50.get(name)!, 1)} ms, p99 ${fmt(p99, 1)} ms`);
       let grown: number;
       if (options.overHttp) {
         await fill(db, org, pool, needles, sent, options.first, options.entries);

@@ -11,7 +11,18 @@
 import { availableParallelism } from 'node:os';
 import { Pool } from 'undici';
 import type { BatchPool } from './support/dataset.js';
-import { adminLogin, fmt, load, percentile, serviceSettings, settleServerDatabase, startChild, verdict, type BenchOrg } from './support/harness.js';
+import {
+  adminLogin,
+  SETUP_LOGIN_RETRIES,
+  fmt,
+  load,
+  percentile,
+  serviceSettings,
+  settleServerDatabase,
+  startChild,
+  verdict,
+  type BenchOrg,
+} from './support/harness.js';
 import { machineBusyMs, pgBackendsCpu, processCpuMs } from './support/cpu-time.js';
 import { fillBothBackends, shots, type FilledDatabase } from './ingest.js';
 import { sealDatabase } from './support/seal.js';
@@ -90,7 +101,7 @@ export async function querySuite(label: string, filled: FilledDatabase, runs: nu
   const idle: IdleFigures = new Map();
   await settleServerDatabase(filled.db);
   const child = await startChild({ kind: 'service', settings: serviceSettings(filled.db) });
-  const token = await adminLogin(child.url);
+  const token = await adminLogin(child.url, SETUP_LOGIN_RETRIES);
   const client = new Pool(child.url, { connections: 1 });
   const cycles = Math.max(1, Math.floor(filled.entries / (filled.pool.bodies.length * filled.pool.entries[0]!)));
   console.log(`  ${label}: ${fmt(filled.entries)} entries in 10 projects, ${runs} runs per query, limit 50`);
@@ -190,7 +201,7 @@ export async function mixedLoad(
   idle?: IdleFigures,
 ): Promise<void> {
   const child = await startChild({ kind: 'service', settings: serviceSettings(filled.db) });
-  const token = await adminLogin(child.url);
+  const token = await adminLogin(child.url, SETUP_LOGIN_RETRIES);
   const cycles = Math.max(1, Math.floor(filled.entries / (filled.pool.bodies.length * filled.pool.entries[0]!)));
   const all = cases(filled.org, filled.pool, cycles).filter((c) => c.kind === 'single');
   const client = new Pool(child.url, { connections: 2 });

@@ -47,6 +47,8 @@ export interface FilledDatabase {
   org: BenchOrg;
   pool: BatchPool;
   entries: number;
+  /** Entries per second while it was filled. */
+  rate: number;
 }
 
 const BATCH = 500;
@@ -140,7 +142,7 @@ export async function ingestFromEmpty(
   console.log(
     `    request p50 ${fmt(percentile(result.latencies, 50), 1)} ms, p99 ${fmt(percentile(result.latencies, 99), 1)} ms; peak RSS ${fmt(rss.peak / 2 ** 20)} MiB`,
   );
-  return { db, org, pool, entries: result.entries };
+  return { db, org, pool, entries: result.entries, rate: result.rate };
 }
 
 /** Batches of 10 entries from 16 connections for a while, into an existing database. */
@@ -206,6 +208,18 @@ export async function memoryUnderLargeBodies(options: IngestOptions, nodeArgs: s
   return mib;
 }
 
+/** The server backend at 500 per batch: at least this many entries/s, and at least this share of the file backend's rate in the same run. */
+const SERVER_TARGET = 25_000;
+const SERVER_OF_FILE = 0.9;
+
+/** Both backends' 500-per-batch rates, empty → full, on one line with the server's two targets. */
+function printSideBySide(file: FilledDatabase, server: FilledDatabase): void {
+  const ofFile = server.rate / file.rate;
+  console.log(
+    `  side by side, 500/batch, empty → ${fmt(file.entries)}: file ${fmt(file.rate)} entries/s, server ${fmt(server.rate)} entries/s = ${fmt(ofFile, 2)} × file — server ≥ ${fmt(SERVER_TARGET)}: ${server.rate >= SERVER_TARGET ? 'met' : 'MISSED'}; ≥ ${SERVER_OF_FILE} × file: ${ofFile >= SERVER_OF_FILE ? 'met' : 'MISSED'}`,
+  );
+}
+
 export async function benchIngest(options: IngestOptions): Promise<{ file: FilledDatabase; server: FilledDatabase | null; ceilings: Ceilings }> {
   const total = options.quick ? 100_000 : 1_000_000;
   const pool = createBatchPool(options.quick ? 40 : 100, BATCH);
@@ -214,7 +228,8 @@ export async function benchIngest(options: IngestOptions): Promise<{ file: Fille
   const file = await ingestFromEmpty(fileDatabase(), pool, total, ceilings, 'file, 500/batch, empty → full', 20_000);
   await smallBatches(file.db, file.org, options.quick ? 5 : 15, ceilings);
   const serverDb = await serverDatabase();
-  const server = serverDb ? await ingestFromEmpty(serverDb, pool, total, ceilings, 'server (PostgreSQL), 500/batch', 10_000) : null;
+  const server = serverDb ? await ingestFromEmpty(serverDb, pool, total, ceilings, 'server (PostgreSQL), 500/batch', SERVER_TARGET) : null;
+  if (server) printSideBySide(file, server);
   await memoryUnderLargeBodies(options);
   await memoryUnderLargeBodies(options, [], true);
   await memoryUnderLargeBodies(options, HEAP_CAP_ARGS);
@@ -230,6 +245,7 @@ export async function fillBothBackends(quick: boolean): Promise<{ file: FilledDa
   const file = await ingestFromEmpty(fileDatabase(), pool, total, none, 'file', 0);
   const serverDb = await serverDatabase();
   const server = serverDb ? await ingestFromEmpty(serverDb, pool, total, none, 'server', 0) : null;
+  if (server) printSideBySide(file, server);
   return { file, server };
 }
 

@@ -4,13 +4,24 @@
  * instead of about ten) and fewer login-burst windows. The query, histogram,
  * console (headless Chromium) and far-back live-stream benchmarks run on
  * the databases the ingestion benchmark filled; the login-burst benchmark fills its own.
- * The disk benchmark fills databases of its own (200k varied entries, 50k
- * with `--quick`) and prints bytes per entry beside `zstd -3` and `gzip -6`;
+ * The ingestion benchmark prints the file and server backends' rates side
+ * by side (server ≥ 25,000 entries/s and ≥ 0.9 × file). The query benchmark
+ * seals what ingestion left in the tail first (`sealNow()`) and says how
+ * much that was.
+ * The disk benchmark fills databases of its own (1M varied entries, 50k
+ * with `--quick`), seals and settles them, and prints bytes per entry
+ * beside `zstd -3` and `gzip -6` (target ≤ 150 B, stretch ≤ 1.2 × zstd -3);
  * the sealed-format ones seal the same entries and measure their tables.
  * `logkeep tail` is cut off 1,000 times (100 with `--quick`) while entries flow.
  * The alerts benchmark (100 rules: webhook latency at 5,000 entries/s, and
  * their cost to saturated ingestion) runs 25 s of traffic per backend, 10 s
- * with `--quick`. The soak runs last, 2 minutes per backend (a short soak);
+ * with `--quick`.
+ * `--ten-million` (or `LOGKEEP_BENCH_TEN_MILLION=1`) adds bench/query-scale.ts:
+ * one database per backend filled to 1M and queried, then to 10M and
+ * queried again (a rare id, a word in 1 % of entries; how each grew). It
+ * fills 1M over HTTP and grows to 10M by copying the sealed blocks with
+ * shifted ids and times (`--over-http` ingests all 10M, hours on 2 cores).
+ * The soak runs last, 2 minutes per backend (a short soak);
  * `LOGKEEP_BENCH_SOAK_MINUTES=30` makes it the full 30-minute one.
  */
 import { benchCodecs, benchSealedFormat } from './codecs.js';
@@ -28,13 +39,17 @@ import { benchLogin } from './login.js';
 import { benchOtlp } from './otlp.js';
 import { benchMetrics } from './metrics.js';
 import { benchQuery } from './query.js';
+import { benchQueryScale } from './query-scale.js';
 import { benchSoak, soakMinutesFromEnv } from './soak.js';
 import { runStreamBench } from './stream.js';
 import { benchFarBack } from './stream-far-back.js';
 
 const quick = process.argv.includes('--quick');
+const tenMillion = process.argv.includes('--ten-million') || process.env.LOGKEEP_BENCH_TEN_MILLION === '1';
 const started = Date.now();
-console.log(`logkeep benchmarks (${quick ? 'quick' : 'full'}), Node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
+console.log(
+  `logkeep benchmarks (${quick ? 'quick' : 'full'}${tenMillion ? ', with 10M' : ''}), Node ${process.version}, ${(await import('node:os')).cpus().length} cores`,
+);
 const filled = await benchIngest({ quick });
 await benchServerIngest({ quick });
 try {
@@ -46,6 +61,7 @@ try {
   await filled.file.db.drop();
   await filled.server?.db.drop();
 }
+if (tenMillion) await benchQueryScale({ entries: 10_000_000, first: 1_000_000, backends: ['file', 'server'] });
 await benchDisk({ quick });
 await benchCodecs({ quick });
 await benchSealedFormat({ quick });

@@ -10,7 +10,14 @@ import assert from 'node:assert/strict';
 import { exactTerm } from '../../lib/search/search-terms.js';
 import { entryMatcher } from '../../lib/search/entry-match.js';
 import type { LogFilter } from '../../lib/search/log-filter.js';
-import { PREFIX_TERM_MARK, prefixTerm, probedPrefixTerm, sealedEntryTerms, sealedFilterTerms } from '../../lib/storage/log-index/sealed-terms.js';
+import {
+  addSealedTerms,
+  PREFIX_TERM_MARK,
+  prefixTerm,
+  probedPrefixTerm,
+  sealedEntryTerms,
+  sealedFilterTerms,
+} from '../../lib/storage/log-index/sealed-terms.js';
 import { filterProbes, probeFrames, sealedCandidates, sealRun } from '../../lib/storage/log-index/seal-run.js';
 import { cutSealRuns, readSealedHeader, type SealInput } from '../../lib/storage/log-index/sealed-block.js';
 
@@ -45,6 +52,19 @@ describe('sealed terms', () => {
     assert.equal(prefixTerm('𝒳𝒴z', 2), `${PREFIX_TERM_MARK}𝒳𝒴`);
     assert.equal(probedPrefixTerm('vosa'), prefixTerm('vosajun', 3));
     assert.equal(probedPrefixTerm('lo'), prefixTerm('lorem', 2));
+  });
+
+  it("gathers a frame's terms as the union of its entries' terms, repeated words included", () => {
+    const entries = [
+      { event: 'disk full', host: 'db1', context: { user: { id: 57 } } },
+      { event: 'disk ok', host: 'db1', context: { user: { id: 58 } }, note: 'ünïcode wörds' },
+      { event: 'full stop', tags: ['disk', 'x'], code: 'E57' },
+    ];
+    const union = new Set(entries.flatMap((e) => sealedEntryTerms(e)));
+    const frame = new Set<string>();
+    for (const e of entries) addSealedTerms(e, frame);
+    assert.deepEqual([...frame].sort(), [...union].sort());
+    assert.ok(frame.has(prefixTerm('disk', 3)!) && frame.has('wörds'), 'prefix terms and non-ASCII words are there');
   });
 
   it('probes q words, prefixes by their longest prefix term, and exact filters', () => {

@@ -61,16 +61,22 @@ export function probedPrefixTerm(prefix: string): string | null {
  */
 export function addSealedTerms(entry: Record<string, unknown>, into: Set<string>): void {
   const exact: string[] = [];
-  const words = new Set<string>();
-  sealingTerms(entry, SHORT_VALUE_MAX, words, exact);
-  for (const w of words) {
-    into.add(w);
-    for (const length of PREFIX_TERM_LENGTHS) {
-      const p = prefixTerm(w, length);
-      if (p !== null) into.add(p);
-    }
-  }
+  sealingTerms(entry, SHORT_VALUE_MAX, { add: (w: string) => addWord(w, into) }, exact);
   for (const t of exact) into.add(t);
+}
+
+/**
+ * A word and its prefix terms. Words repeat across a frame's entries: a
+ * word already there brought its prefix terms with it (words, exact terms
+ * and prefix terms never collide), so they are not computed again.
+ */
+function addWord(word: string, into: Set<string>): void {
+  if (into.has(word)) return;
+  into.add(word);
+  for (const length of PREFIX_TERM_LENGTHS) {
+    const p = prefixTerm(word, length);
+    if (p !== null) into.add(p);
+  }
 }
 
 /** The distinct filter terms of one entry. */

@@ -34,6 +34,7 @@ import {
   decideMatches,
   decideTimeUp,
   dueOf,
+  entryTexts,
   loadRule,
   ruleMatches,
   type Decision,
@@ -42,7 +43,7 @@ import {
   type RecordedNotification,
 } from './rule-decisions.js';
 import { RuleTerms } from './rule-terms.js';
-import { EntryText } from '../search/entry-match.js';
+import type { EntryText } from '../search/entry-match.js';
 
 export type { RecordedNotification };
 
@@ -269,28 +270,21 @@ export class AlertEngine {
   /**
    * Every rule of a set against one project's entries; each chunk's terms
    * are read once for all of them, and each entry's text (`textOf`) once
-   * for all the rules of the commit.
+   * for all the rules of the commit. A chunk with no entry at a rule's
+   * level is not decoded for it.
    */
   private matchSet(set: RuleSet, committed: CommittedEntries, projectId: number, textOf: (row: CommittedRow) => EntryText): void {
     const holds = set.terms.forCommit();
-    for (const rule of set.rules) this.match(rule, committed, projectId, holds, textOf);
-  }
-
-  private match(
-    rule: LoadedRule,
-    committed: CommittedEntries,
-    projectId: number,
-    holds: ReturnType<RuleTerms['forCommit']>,
-    textOf: (row: CommittedRow) => EntryText,
-  ): void {
-    if (rule.empty) return;
-    const terms = rule.terms;
-    const mayMatch = terms ? (text: string) => holds(text, terms) : undefined;
-    // A chunk with no entry at the rule's level is not decoded for it.
-    this.takeRows(
-      rule,
-      committed.rows([projectId], mayMatch, rule.filter.minLevel).filter((r) => ruleMatches(rule, r, textOf)),
-    );
+    for (const rule of set.rules) {
+      if (rule.empty) continue;
+      const terms = rule.terms;
+      const mayMatch = terms ? (text: string) => holds(text, terms) : undefined;
+      const rows = committed.rows([projectId], mayMatch, rule.filter.minLevel);
+      this.takeRows(
+        rule,
+        rows.filter((r) => ruleMatches(rule, r, textOf)),
+      );
+    }
   }
 
   private takeRows(rule: LoadedRule, rows: readonly CommittedRow[]): void {
@@ -393,19 +387,6 @@ export class AlertEngine {
       }
     }
   }
-}
-
-/** Each entry's `EntryText`, made on first use, for the rules tested against one commit. */
-function entryTexts(): (row: CommittedRow) => EntryText {
-  const texts = new Map<CommittedRow, EntryText>();
-  return (row) => {
-    let text = texts.get(row);
-    if (!text) {
-      text = new EntryText(row.body);
-      texts.set(row, text);
-    }
-    return text;
-  };
 }
 
 function ruleSets(rulesByKey: Map<number, LoadedRule[]>): Map<number, RuleSet> {

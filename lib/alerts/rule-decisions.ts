@@ -11,7 +11,7 @@ import type { CommittedRow } from '../ingest/committed-entries.js';
 import { selectionOf } from '../logs/log-reader.js';
 import { filterIsEmpty, type LogFilter, type LogScope } from '../logs/log-query-params.js';
 import { logEntryJson } from '../logs/present-log.js';
-import { entryTextMatcher, type EntryText, type EntryTextTest } from '../search/entry-match.js';
+import { EntryText, entryTextMatcher, type EntryTextTest } from '../search/entry-match.js';
 import { blockMatchOf, type BlockMatch } from '../search/log-terms.js';
 import type { ReadOps, WriteOps } from '../storage/storage.js';
 import type { AlertCountBucket, AlertNotificationRow, AlertRuleRow, AlertRuleStatus, NewAlertNotification } from '../storage/types-alerts.js';
@@ -85,6 +85,19 @@ export function ruleMatches(rule: LoadedRule, row: CommittedRow, textOf: (row: C
   if (f.from !== null && row.timestamp < f.from) return false;
   if (f.to !== null && row.timestamp > f.to) return false;
   return rule.test === null || rule.test(textOf(row));
+}
+
+/** Each entry's `EntryText`, made on first use, shared by the rules tested against one commit. */
+export function entryTexts(): (row: CommittedRow) => EntryText {
+  const texts = new Map<CommittedRow, EntryText>();
+  return (row) => {
+    let text = texts.get(row);
+    if (!text) {
+      text = new EntryText(row.body);
+      texts.set(row, text);
+    }
+    return text;
+  };
 }
 
 /** New matches. */

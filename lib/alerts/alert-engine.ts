@@ -34,6 +34,7 @@ import {
   decideMatches,
   decideTimeUp,
   dueOf,
+  entryTexts,
   loadRule,
   ruleMatches,
   type Decision,
@@ -42,6 +43,7 @@ import {
   type RecordedNotification,
 } from './rule-decisions.js';
 import { RuleTerms } from './rule-terms.js';
+import type { EntryText } from '../search/entry-match.js';
 
 export type { RecordedNotification };
 
@@ -143,13 +145,14 @@ export class AlertEngine {
   entriesCommitted(committed: CommittedEntries): void {
     if (this.rules.size === 0 || this.closed) return;
     const unknown: number[] = [];
+    const textOf = entryTexts();
     for (const projectId of committed.projectIds) {
       const direct = this.byProject.get(projectId);
       const groupId = this.groupOfProject.get(projectId);
       if (groupId === undefined && this.byGroup.size > 0) unknown.push(projectId);
       const viaGroup = groupId === undefined ? undefined : this.byGroup.get(groupId);
-      if (direct) this.matchSet(direct, committed, projectId);
-      if (viaGroup) this.matchSet(viaGroup, committed, projectId);
+      if (direct) this.matchSet(direct, committed, projectId, textOf);
+      if (viaGroup) this.matchSet(viaGroup, committed, projectId, textOf);
     }
     if (unknown.length > 0) {
       // Rows must be taken while the listener runs: decode them now, look the groups up after.
@@ -251,10 +254,11 @@ export class AlertEngine {
         const project = await this.storage.getProject(projectId);
         if (!project) continue;
         this.groupOfProject.set(projectId, project.groupId);
+        const textOf = entryTexts();
         for (const rule of this.byGroup.get(project.groupId)?.rules ?? [])
           this.takeRows(
             rule,
-            rows.filter((r) => ruleMatches(rule, r)),
+            rows.filter((r) => ruleMatches(rule, r, textOf)),
           );
       }
     } catch (err) {
@@ -263,20 +267,24 @@ export class AlertEngine {
     this.kick();
   }
 
-  /** Every rule of a set against one project's entries; each chunk's terms are read once for all of them. */
-  private matchSet(set: RuleSet, committed: CommittedEntries, projectId: number): void {
+  /**
+   * Every rule of a set against one project's entries; each chunk's terms
+   * are read once for all of them, and each entry's text (`textOf`) once
+   * for all the rules of the commit. A chunk with no entry at a rule's
+   * level is not decoded for it.
+   */
+  private matchSet(set: RuleSet, committed: CommittedEntries, projectId: number, textOf: (row: CommittedRow) => EntryText): void {
     const holds = set.terms.forCommit();
-    for (const rule of set.rules) this.match(rule, committed, projectId, holds);
-  }
-
-  private match(rule: LoadedRule, committed: CommittedEntries, projectId: number, holds: ReturnType<RuleTerms['forCommit']>): void {
-    if (rule.empty) return;
-    const terms = rule.terms;
-    const mayMatch = terms ? (text: string) => holds(text, terms) : undefined;
-    this.takeRows(
-      rule,
-      committed.rows([projectId], mayMatch).filter((r) => ruleMatches(rule, r)),
-    );
+    for (const rule of set.rules) {
+      if (rule.empty) continue;
+      const terms = rule.terms;
+      const mayMatch = terms ? (text: string) => holds(text, terms) : undefined;
+      const rows = committed.rows([projectId], mayMatch, rule.filter.minLevel);
+      this.takeRows(
+        rule,
+        rows.filter((r) => ruleMatches(rule, r, textOf)),
+      );
+    }
   }
 
   private takeRows(rule: LoadedRule, rows: readonly CommittedRow[]): void {

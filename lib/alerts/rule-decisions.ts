@@ -11,7 +11,7 @@ import type { CommittedRow } from '../ingest/committed-entries.js';
 import { selectionOf } from '../logs/log-reader.js';
 import { filterIsEmpty, type LogFilter, type LogScope } from '../logs/log-query-params.js';
 import { logEntryJson } from '../logs/present-log.js';
-import { entryMatcher, type EntryTest } from '../search/entry-match.js';
+import { EntryText, entryTextMatcher, type EntryTextTest } from '../search/entry-match.js';
 import { blockMatchOf, type BlockMatch } from '../search/log-terms.js';
 import type { ReadOps, WriteOps } from '../storage/storage.js';
 import type { AlertCountBucket, AlertNotificationRow, AlertRuleRow, AlertRuleStatus, NewAlertNotification } from '../storage/types-alerts.js';
@@ -49,7 +49,7 @@ export interface LoadedRule {
   scope: LogScope;
   filter: LogFilter;
   empty: boolean;
-  test: EntryTest | null;
+  test: EntryTextTest | null;
   /** Terms a chunk must hold to hold a match, or null. */
   terms: BlockMatch | null;
 }
@@ -69,18 +69,35 @@ export function loadRule(row: AlertRuleRow): LoadedRule | null {
     scope,
     filter,
     empty: filterIsEmpty(filter),
-    test: entryMatcher(filter),
+    test: entryTextMatcher(filter),
     terms: match && (match.all.length > 0 || match.prefixes.length > 0) ? match : null,
   };
 }
 
-/** Whether a committed entry matches the rule's filter (its scope was checked by the caller). */
-export function ruleMatches(rule: LoadedRule, row: CommittedRow): boolean {
+/**
+ * Whether a committed entry matches the rule's filter (its scope was
+ * checked by the caller). `textOf` gives the entry's text, shared by every
+ * rule tested against the same commit.
+ */
+export function ruleMatches(rule: LoadedRule, row: CommittedRow, textOf: (row: CommittedRow) => EntryText): boolean {
   const f = rule.filter;
   if (f.minLevel !== null && row.level < f.minLevel) return false;
   if (f.from !== null && row.timestamp < f.from) return false;
   if (f.to !== null && row.timestamp > f.to) return false;
-  return rule.test === null || rule.test(row.body);
+  return rule.test === null || rule.test(textOf(row));
+}
+
+/** Each entry's `EntryText`, made on first use, shared by the rules tested against one commit. */
+export function entryTexts(): (row: CommittedRow) => EntryText {
+  const texts = new Map<CommittedRow, EntryText>();
+  return (row) => {
+    let text = texts.get(row);
+    if (!text) {
+      text = new EntryText(row.body);
+      texts.set(row, text);
+    }
+    return text;
+  };
 }
 
 /** New matches. */

@@ -35,9 +35,11 @@ export interface CommittedEntries {
    * listener runs). With `mayMatch`, only those of chunks whose search
    * terms (space-separated, as the search index holds them) it accepts: a
    * necessary condition a filter can test without decoding the entries.
+   * With `minLevel`, only those of chunks holding an entry at that level or
+   * above (from the chunk's counts per level, also without decoding).
    * Each chunk is decoded once, whoever asks.
    */
-  rows(projectIds: readonly number[], mayMatch?: (terms: string) => boolean): readonly CommittedRow[];
+  rows(projectIds: readonly number[], mayMatch?: (terms: string) => boolean, minLevel?: number | null): readonly CommittedRow[];
 }
 
 /** The transaction's report, or null when it stored nothing (every entry refused by a quota). */
@@ -66,10 +68,12 @@ export function committedEntries(
     maxId,
     counts,
     lastIdsBefore,
-    rows(projectIds, mayMatch) {
+    rows(projectIds, mayMatch, minLevel) {
       const rows: CommittedRow[] = [];
       for (const chunk of chunks) {
-        if (projectIds.includes(chunk.projectId) && (!mayMatch || mayMatch(chunk.terms()))) rows.push(...chunk.rows());
+        if (!projectIds.includes(chunk.projectId)) continue;
+        if (minLevel != null && minLevel > 0 && !holdsLevel(chunk.minutes, minLevel)) continue;
+        if (!mayMatch || mayMatch(chunk.terms())) rows.push(...chunk.rows());
       }
       // Requests may have drawn their ids in any order between them (sorted input sorts in one pass).
       return rows.sort((a, b) => a.id - b.id);
@@ -80,6 +84,8 @@ export function committedEntries(
 /** A chunk of stored entries, decoded on demand, at most once. */
 interface StoredChunk {
   projectId: number;
+  /** Entries counted per minute and level, flat `[minute, level, n, …]` (log-rollup.ts). */
+  minutes: readonly number[];
   terms(): string;
   rows(): readonly CommittedRow[];
 }
@@ -98,6 +104,7 @@ function storedChunks(requests: readonly LogIngestRequest[], outcomes: readonly 
       let rows: CommittedRow[] | null = null;
       chunks.push({
         projectId: request.projectId,
+        minutes: chunk.minutes,
         // The blocks' JSON text: a term sits between a space or a quote and the next.
         terms: () => (terms ??= fromUtf8.decode(chunk.blocks)),
         rows: () => (rows ??= decodeStored(chunk, ofRequest, first)),
@@ -105,6 +112,12 @@ function storedChunks(requests: readonly LogIngestRequest[], outcomes: readonly 
     }
   });
   return chunks;
+}
+
+/** Whether a chunk's counts per minute and level hold an entry at `minLevel` or above. */
+function holdsLevel(minutes: readonly number[], minLevel: number): boolean {
+  for (let i = 1; i < minutes.length; i += 3) if (minutes[i]! >= minLevel && minutes[i + 1]! > 0) return true;
+  return false;
 }
 
 /** The stored entries of one chunk (refused ones left out); `first`: the chunk's first entry in its request. */

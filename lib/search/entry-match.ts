@@ -60,32 +60,92 @@ export function mayFoldFromNonAscii(needle: AsciiNeedle): boolean {
   return needle.text.includes('k') || (needle.prefix && needle.text.endsWith('i'));
 }
 
+/**
+ * One stored entry's text and what the tests derive from it (lower-cased,
+ * parsed, its values' text and words), each computed on first use. Tests
+ * of many filters against the same entry (alert rules) share one, so each
+ * is computed once per entry, not once per filter.
+ */
+export class EntryText {
+  private lowerBodyText: string | undefined;
+  private parsed: Record<string, unknown> | undefined;
+  private values: string | undefined;
+  private ascii: boolean | undefined;
+  private lowerValues: string | undefined;
+  private wordSet: ReadonlySet<string> | undefined;
+
+  constructor(readonly body: string) {}
+
+  /** The JSON text, lower-cased. */
+  lowerBody(): string {
+    return (this.lowerBodyText ??= this.body.toLowerCase());
+  }
+
+  /** The entry, parsed (read only: every test shares it). */
+  entry(): Record<string, unknown> {
+    return (this.parsed ??= JSON.parse(this.body) as Record<string, unknown>);
+  }
+
+  /** The text of its values (`valueText`). */
+  text(): string {
+    return (this.values ??= valueText(this.entry()));
+  }
+
+  /** Whether that text is all ASCII. */
+  isAscii(): boolean {
+    return (this.ascii ??= ASCII_ONLY.test(this.text()));
+  }
+
+  /** That text, lower-cased. */
+  lowerText(): string {
+    return (this.lowerValues ??= this.text().toLowerCase());
+  }
+
+  /** That text's words (`addWords`). */
+  words(): ReadonlySet<string> {
+    if (!this.wordSet) {
+      const have = new Set<string>();
+      addWords(this.text(), have);
+      this.wordSet = have;
+    }
+    return this.wordSet;
+  }
+}
+
+/** Tests one stored entry, through an `EntryText` other tests may share. */
+export type EntryTextTest = (entry: EntryText) => boolean;
+
 /** The filter's text conditions as one test, or null when it has none. */
 export function entryMatcher(filter: Pick<LogFilter, 'words' | 'prefixes' | 'exact'>): EntryTest | null {
+  const test = entryTextMatcher(filter);
+  return test && ((body) => test(new EntryText(body)));
+}
+
+/** `entryMatcher`'s test, taking an `EntryText` (shared between the tests of several filters). */
+export function entryTextMatcher(filter: Pick<LogFilter, 'words' | 'prefixes' | 'exact'>): EntryTextTest | null {
   if (!hasTextConditions(filter)) return null;
   const needles = filter.exact.map((e) => exactNeedle(e.value));
   const asciiParts = [...filter.words.map((w) => ({ w, prefix: false })), ...filter.prefixes.map((w) => ({ w, prefix: true }))].filter((p) =>
     ASCII_WORD.test(p.w),
   );
   const { words, prefixes, exact } = filter;
-  return (body) => {
+  return (e) => {
+    const body = e.body;
     for (const n of needles) if (!body.includes(n)) return false;
     if (asciiParts.length > 0) {
-      const lower = body.toLowerCase();
+      const lower = e.lowerBody();
       for (const { w, prefix } of asciiParts) if (!mayHoldAsciiWord(lower, w, prefix)) return false;
     }
-    const entry = JSON.parse(body) as Record<string, unknown>;
-    for (const e of exact) if (!exactMatches(entry, e)) return false;
+    const entry = e.entry();
+    for (const f of exact) if (!exactMatches(entry, f)) return false;
     if (words.length === 0 && prefixes.length === 0) return true;
-    const text = valueText(entry);
-    if (ASCII_ONLY.test(text)) {
+    if (e.isAscii()) {
       // Most entries: find each word in place rather than splitting the
       // text into a set of all its words (half the cost of a histogram).
-      const lower = text.toLowerCase();
+      const lower = e.lowerText();
       return words.every((w) => hasAsciiWord(lower, w, false)) && prefixes.every((p) => hasAsciiWord(lower, p, true));
     }
-    const have = new Set<string>();
-    addWords(text, have);
+    const have = e.words();
     for (const w of words) if (!have.has(w)) return false;
     return prefixes.every((p) => {
       for (const w of have) if (w.startsWith(p)) return true;

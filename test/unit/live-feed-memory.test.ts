@@ -305,6 +305,27 @@ describe('committed entries: what ingestion reports', () => {
     assert.ok(narrowed > 10, `the terms leave chunks out for many filters (${narrowed})`);
   });
 
+  it("a level tested on a chunk's counts per level never leaves out an entry at that level", () => {
+    const entries = entriesFromValues(mixedEntries(300, 5)).entries;
+    const requests = [];
+    for (let i = 0; i < entries.length; i += 7) requests.push(encodeRequest(1, 0, entries.slice(i, i + 7)));
+    let id = 0;
+    const committed = committedEntries(
+      requests,
+      requests.map((r) => r.sizes.map(() => ({ id: ++id }))),
+      null,
+    )!;
+    const all = committed.rows([1]);
+    let narrowed = 0;
+    for (const minLevel of [null, 0, 1, 2, 3, 4]) {
+      const kept = committed.rows([1], undefined, minLevel);
+      const atLevel = (rows: readonly { id: number; level: number }[]) => rows.filter((r) => r.level >= (minLevel ?? 0)).map((r) => r.id);
+      assert.deepEqual(atLevel(kept), atLevel(all), `minLevel ${minLevel}`);
+      if (kept.length < all.length) narrowed += 1;
+    }
+    assert.ok(narrowed > 0, 'the levels leave chunks out');
+  });
+
   it('reports nothing when every entry was refused', () => {
     const requests = [encodeRequest(7, 1000, [prepared('a')])];
     assert.equal(committedEntries(requests, [[{ quota: 'max_bytes' }]], null), null);

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { logEntry, unicodeText, type Json } from '../support/arbitraries.js';
 import fc from 'fast-check';
-import { entryMatcher, exactMatches, exactNeedle, hasTextConditions } from '../../lib/search/entry-match.js';
+import { EntryText, entryMatcher, entryTextMatcher, exactMatches, exactNeedle, hasTextConditions } from '../../lib/search/entry-match.js';
 import { parseTextQuery } from '../../lib/search/search-terms.js';
 import type { ExactFilter, LogFilter } from '../../lib/search/log-filter.js';
 
@@ -156,6 +156,19 @@ describe('entry matcher agrees with the reference (property)', () => {
           }
           assert.ok(test, 'a matcher');
           assert.equal(test(JSON.stringify(entry)), expected, JSON.stringify({ entry, filter }));
+          // Tests sharing one EntryText (alert rules over one commit) answer as each alone, whichever ran first.
+          const shared = new EntryText(JSON.stringify(entry));
+          const parts: TextFilter[] = [
+            { words: [], prefixes: filter.prefixes, exact: [] },
+            { ...filter, exact: [] },
+            { words: [], prefixes: [], exact: filter.exact },
+            { words: filter.words, prefixes: [], exact: [] },
+          ];
+          for (const part of parts) {
+            const partTest = entryTextMatcher(part);
+            if (partTest) assert.equal(partTest(shared), reference(entry, part), JSON.stringify({ entry, part }));
+          }
+          assert.equal(entryTextMatcher(filter)?.(shared), expected, JSON.stringify({ entry, filter }));
           for (const e of filter.exact) assert.equal(exactMatches(entry, e), refExact(entry, e), JSON.stringify({ entry, e }));
           seen[expected ? 'match' : 'miss'] += 1;
           if (filter.exact.length > 0) seen[expected ? 'exactMatch' : 'exactMiss'] += 1;

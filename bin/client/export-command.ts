@@ -23,6 +23,9 @@ import { loadCredentials } from './profile.js';
 /** Attempts of one page before the export stops (and prints its cursor). */
 const PAGE_ATTEMPTS = 5;
 
+/** As undici's (fetch's) headers and body timeouts. */
+const PAGE_IDLE_TIMEOUT_MS = 300_000;
+
 export const EXPORT_HELP = `Usage: logkeep export (--project <id> | --group <id>) [filters] [options]
 
 Writes every matching entry as NDJSON, newest first, in constant memory.
@@ -108,9 +111,10 @@ async function pageWithRetries(pages: PageReader, page: URLSearchParams): Promis
 
 /**
  * Pages of `GET /v1/logs` over one keep-alive connection, through node:http
- * rather than fetch: over a long export, fetch kept the process's RSS some
- * 40 MiB higher for the same pages (docs/measurements.md, "Command line").
- * Errors read as ApiSession's do.
+ * rather than fetch: for the same pages fetch kept the process's RSS well
+ * higher, past the export's budget (docs/measurements.md, "Command line").
+ * Errors read as ApiSession's do; a page with no progress for
+ * PAGE_IDLE_TIMEOUT_MS fails as an outage would (fetch's own limit).
  */
 class PageReader {
   private readonly secure: boolean;
@@ -137,6 +141,7 @@ class PageReader {
             if (!res.complete) reject(new Error('the connection closed before the answer ended'));
           });
         });
+        req.setTimeout(PAGE_IDLE_TIMEOUT_MS, () => req.destroy(new Error('no answer')));
         req.on('error', reject);
         req.end();
       });

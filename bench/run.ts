@@ -13,6 +13,8 @@
  * beside `zstd -3` and `gzip -6` (target ≤ 150 B, stretch ≤ 1.2 × zstd -3);
  * the sealed-format ones seal the same entries and measure their tables.
  * `logkeep tail` is cut off 1,000 times (100 with `--quick`) while entries flow.
+ * `logkeep export` writes 1M entries (100k with `--quick`) beside its RSS
+ * ceiling and `GET /v1/logs` paged from Node.
  * The alerts benchmark (100 rules: webhook latency at 5,000 entries/s, and
  * their cost to saturated ingestion) runs 25 s of traffic per backend, 10 s
  * with `--quick`.
@@ -27,6 +29,7 @@
 import { benchCodecs, benchSealedFormat } from './codecs.js';
 import { benchAccessKeys } from './access-keys.js';
 import { benchTailDrops } from './tail-drops.js';
+import { benchExport } from './export.js';
 import { benchAlerts } from './alerts.js';
 import { benchConsole } from './console.js';
 import { benchDisk } from './disk.js';
@@ -72,6 +75,7 @@ await benchOtlp({ quick });
 await benchLogin({ quick });
 await benchAccessKeys({ quick });
 await benchTailDrops({ quick });
+await benchExport({ quick });
 await benchMetrics({ quick });
 await benchAlerts({ quick });
 await benchSoak({ minutes: soakMinutesFromEnv() });

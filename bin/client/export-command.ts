@@ -54,6 +54,9 @@ export async function runExport(argv: readonly string[]): Promise<void> {
   let cursor = (values.cursor as string | undefined) ?? null;
   let written = 0;
   let draining: Promise<unknown> | null = null;
+  // The page whose write is still draining starts at `drainingFrom`: until the drain confirms it, a resume starts there.
+  let drainingFrom: string | null = null;
+  let resumeFrom: string | null = cursor;
   const interrupted = new AbortController();
   const onSignal = () => interrupted.abort();
   process.once('SIGINT', onSignal);
@@ -63,15 +66,19 @@ export async function runExport(argv: readonly string[]): Promise<void> {
       const page = new URLSearchParams(filters);
       page.set('limit', String(API_PAGE_MAX));
       if (cursor !== null) page.set('cursor', cursor);
+      resumeFrom = draining ? drainingFrom : cursor;
       const body = await pageWithRetries(pages, page);
       await draining;
       draining = null;
+      resumeFrom = cursor;
       if (body.items.length > 0 && !target.write(body.items.map((e) => `${JSON.stringify(e)}\n`).join(''))) {
         draining = once(target, 'drain');
         draining.catch(() => undefined); // awaited before the next write, or after the last page
+        drainingFrom = cursor;
       }
       written += body.items.length;
       cursor = body.next_cursor;
+      resumeFrom = draining ? drainingFrom : cursor;
       if (progress)
         process.stderr.write(
           `\r${written.toLocaleString('en')} entries, ${Math.round(written / Math.max(0.001, (Date.now() - started) / 1000)).toLocaleString('en')}/s `,
@@ -80,8 +87,13 @@ export async function runExport(argv: readonly string[]): Promise<void> {
     await draining;
   } catch (err) {
     if (progress) process.stderr.write('\n');
-    if (cursor !== null) process.stderr.write(`export stopped after ${written} entries; resume with --cursor ${cursor}\n`);
-    else if (written === 0) process.stderr.write('export stopped before the first page\n');
+    if (resumeFrom !== null) process.stderr.write(`export stopped after ${written} entries; resume with --cursor ${resumeFrom}\n`);
+    else
+      process.stderr.write(
+        written === 0
+          ? 'export stopped before the first page\n'
+          : `export stopped after ${written} entries, within the first page: export again without --cursor\n`,
+      );
     throw err;
   } finally {
     process.removeListener('SIGINT', onSignal);

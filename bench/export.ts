@@ -24,7 +24,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createBatchPool } from './support/dataset.js';
 import { shots } from './ingest.js';
-import { createOrg, fileDatabase, fmt, load, serverDatabase, serviceSettings, startChild, verdict, type BenchDatabase } from './support/harness.js';
+import {
+  createOrg,
+  fmt,
+  load,
+  serviceSettings,
+  startChild,
+  verdict,
+  type BenchDatabase,
+  onEachBackend,
+  backendsFromArgv,
+  type BackendChoice,
+} from './support/harness.js';
 
 const BIN = fileURLToPath(new URL('../dist/bin/logkeep.cjs', import.meta.url));
 const RSS_CEILING = 100 * 2 ** 20;
@@ -156,31 +167,12 @@ async function benchOne(name: string, db: BenchDatabase, total: number): Promise
   }
 }
 
-export async function benchExport({ quick, backends = ['file', 'server'] }: { quick: boolean; backends?: string[] }): Promise<void> {
+export async function benchExport({ quick, backends = ['file', 'server'] }: { quick: boolean; backends?: BackendChoice[] }): Promise<void> {
   const total = quick ? 100_000 : 1_000_000;
   console.log(`\n== logkeep export of ${fmt(total)} entries: peak RSS beside 100 MiB, rate beside GET /v1/logs paged from Node`);
-  if (backends.includes('file')) {
-    const db = fileDatabase();
-    try {
-      await benchOne('file', db, total);
-    } finally {
-      await db.drop();
-    }
-  }
-  if (backends.includes('server')) {
-    const db = await serverDatabase();
-    if (db) {
-      try {
-        await benchOne('server', db, total);
-      } finally {
-        await db.drop();
-      }
-    }
-  }
+  await onEachBackend(backends, (name, db) => benchOne(name, db, total));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const at = process.argv.indexOf('--backend');
-  const which = at > 0 ? process.argv[at + 1] : 'both';
-  await benchExport({ quick: process.argv.includes('--quick'), backends: which === 'both' ? ['file', 'server'] : [which!] });
+  await benchExport({ quick: process.argv.includes('--quick'), backends: backendsFromArgv(process.argv) });
 }

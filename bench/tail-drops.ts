@@ -19,7 +19,18 @@ import { createServer, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createOrg, fileDatabase, fmt, serverDatabase, serviceSettings, startChild, verdict, type BenchDatabase, type Child } from './support/harness.js';
+import {
+  createOrg,
+  fmt,
+  serviceSettings,
+  startChild,
+  verdict,
+  type BenchDatabase,
+  type Child,
+  onEachBackend,
+  backendsFromArgv,
+  type BackendChoice,
+} from './support/harness.js';
 
 const BIN = fileURLToPath(new URL('../dist/bin/logkeep.cjs', import.meta.url));
 const RATE = 2_000;
@@ -209,30 +220,11 @@ async function benchOne(name: string, db: BenchDatabase, quick: boolean): Promis
   }
 }
 
-export async function benchTailDrops({ quick, backends = ['file', 'server'] }: { quick: boolean; backends?: string[] }): Promise<void> {
+export async function benchTailDrops({ quick, backends = ['file', 'server'] }: { quick: boolean; backends?: BackendChoice[] }): Promise<void> {
   console.log(`\n== logkeep tail across ${quick ? 100 : 1000} dropped connections and 2 restarts, ${RATE} entries/s ingested`);
-  if (backends.includes('file')) {
-    const db = fileDatabase();
-    try {
-      await benchOne('file', db, quick);
-    } finally {
-      await db.drop();
-    }
-  }
-  if (backends.includes('server')) {
-    const db = await serverDatabase();
-    if (db) {
-      try {
-        await benchOne('server', db, quick);
-      } finally {
-        await db.drop();
-      }
-    }
-  }
+  await onEachBackend(backends, (name, db) => benchOne(name, db, quick));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const at = process.argv.indexOf('--backend');
-  const which = at > 0 ? process.argv[at + 1] : 'both';
-  await benchTailDrops({ quick: process.argv.includes('--quick'), backends: which === 'both' ? ['file', 'server'] : [which!] });
+  await benchTailDrops({ quick: process.argv.includes('--quick'), backends: backendsFromArgv(process.argv) });
 }

@@ -109,6 +109,28 @@ const PG = {
 };
 
 /** A fresh PostgreSQL database, or null (with the reason printed) when none is reachable. */
+export type BackendChoice = 'file' | 'server';
+
+/** Runs `bench` on a fresh database of each chosen backend (the server one only when PostgreSQL answers), dropping it after. */
+export async function onEachBackend(backends: readonly BackendChoice[], bench: (name: BackendChoice, db: BenchDatabase) => Promise<void>): Promise<void> {
+  for (const name of backends) {
+    const db = name === 'file' ? fileDatabase() : await serverDatabase();
+    if (!db) continue;
+    try {
+      await bench(name, db);
+    } finally {
+      await db.drop();
+    }
+  }
+}
+
+/** The backends a standalone benchmark names with `--backend file|server|both` (both by default). */
+export function backendsFromArgv(argv: readonly string[]): BackendChoice[] {
+  const at = argv.indexOf('--backend');
+  const which = at > 0 ? argv[at + 1] : 'both';
+  return which === 'file' || which === 'server' ? [which] : ['file', 'server'];
+}
+
 export async function serverDatabase(): Promise<BenchDatabase | null> {
   const pgp = pgPromise({ noWarnings: true });
   const admin = pgp({ ...PG, database: PG.adminDatabase, max: 1 });

@@ -25,6 +25,8 @@ const PAGE_ATTEMPTS = 5;
 
 /** As undici's (fetch's) headers and body timeouts. */
 const PAGE_IDLE_TIMEOUT_MS = 300_000;
+/** A page of 200 entries is far smaller; an answer past this is not a page of the service's (and is not buffered further). */
+const PAGE_MAX_BYTES = 64 * 1024 * 1024;
 
 export const EXPORT_HELP = `Usage: logkeep export (--project <id> | --group <id>) [filters] [options]
 
@@ -146,7 +148,12 @@ class PageReader {
         const request = this.secure ? httpsRequest : httpRequest;
         const req = request(url, { agent: this.agent, headers }, (res: IncomingMessage) => {
           const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          let bytes = 0;
+          res.on('data', (chunk: Buffer) => {
+            bytes += chunk.length;
+            if (bytes > PAGE_MAX_BYTES) req.destroy(new Error(`an answer over ${PAGE_MAX_BYTES} bytes`));
+            else chunks.push(chunk);
+          });
           res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
           res.on('error', reject);
           res.on('close', () => {

@@ -42,7 +42,9 @@ import {
   type PendingMatches,
   type RecordedNotification,
 } from './rule-decisions.js';
-import { RuleTerms } from './rule-terms.js';
+import { ruleSets, type RuleSet as RuleSetOf } from './rule-terms.js';
+
+type RuleSet = RuleSetOf<LoadedRule>;
 import type { EntryText } from '../search/entry-match.js';
 
 export type { RecordedNotification };
@@ -64,11 +66,6 @@ const RULES_PER_DECISION = 32;
 export const RULES_CHANNEL = 'logkeep_alert_rules';
 
 /** The enabled rules of one project, or of one group, and their terms, tested together. */
-interface RuleSet {
-  rules: LoadedRule[];
-  terms: RuleTerms;
-}
-
 export interface AlertEngineOptions {
   storage: Storage;
   logger: ServiceLogger;
@@ -142,6 +139,17 @@ export class AlertEngine {
   }
 
   /** An ingestion transaction of this process committed these entries: match them now, decide in the background. */
+  /**
+   * Whether a rule pre-filters this project's committed entries by their
+   * search terms (ingestion then computes them). A project whose group is
+   * not known yet is matched by its rows, without terms.
+   */
+  wantsTerms(projectId: number): boolean {
+    if (this.byProject.get(projectId)?.withTerms) return true;
+    const groupId = this.groupOfProject.get(projectId);
+    return groupId !== undefined && this.byGroup.get(groupId)?.withTerms === true;
+  }
+
   entriesCommitted(committed: CommittedEntries): void {
     if (this.rules.size === 0 || this.closed) return;
     const unknown: number[] = [];
@@ -387,12 +395,4 @@ export class AlertEngine {
       }
     }
   }
-}
-
-function ruleSets(rulesByKey: Map<number, LoadedRule[]>): Map<number, RuleSet> {
-  const sets = new Map<number, RuleSet>();
-  for (const [key, rules] of rulesByKey) {
-    sets.set(key, { rules, terms: new RuleTerms(rules.flatMap((r) => (r.terms ? [r.terms] : []))) });
-  }
-  return sets;
 }

@@ -98,3 +98,21 @@ function findable(term: string): boolean {
   for (let i = 0; i < term.length; i++) if (isEdge(term.charCodeAt(i))) return false;
   return term.length > 0;
 }
+
+/** Rules of one project or group, with their terms gathered for the one pass. */
+export interface RuleSet<R> {
+  rules: R[];
+  terms: RuleTerms;
+  /** Whether a rule of the set has terms to pre-filter chunks by. */
+  withTerms: boolean;
+}
+
+/** A rule set per key (project or group id). */
+export function ruleSets<R extends { terms: BlockMatch | null }>(rulesByKey: Map<number, R[]>): Map<number, RuleSet<R>> {
+  const sets = new Map<number, RuleSet<R>>();
+  for (const [key, rules] of rulesByKey) {
+    const matches = rules.flatMap((r) => (r.terms ? [r.terms] : []));
+    sets.set(key, { rules, terms: new RuleTerms(matches), withTerms: matches.length > 0 });
+  }
+  return sets;
+}

@@ -33,8 +33,9 @@ export interface CommittedEntries {
   /**
    * The stored entries of these projects in id order (call it while the
    * listener runs). With `mayMatch`, only those of chunks whose search
-   * terms (space-separated, as the search index holds them) it accepts: a
-   * necessary condition a filter can test without decoding the entries.
+   * terms (space-separated, `PreparedEntry.terms`) it accepts: a necessary
+   * condition a filter can test without decoding the entries (a chunk
+   * prepared without terms is not tested: all its entries are given).
    * With `minLevel`, only those of chunks holding an entry at that level or
    * above (from the chunk's counts per level, also without decoding).
    * Each chunk is decoded once, whoever asks.
@@ -73,7 +74,8 @@ export function committedEntries(
       for (const chunk of chunks) {
         if (!projectIds.includes(chunk.projectId)) continue;
         if (minLevel != null && minLevel > 0 && !holdsLevel(chunk.minutes, minLevel)) continue;
-        if (!mayMatch || mayMatch(chunk.terms())) rows.push(...chunk.rows());
+        const terms = mayMatch ? chunk.terms() : null;
+        if (terms === null || mayMatch!(terms)) rows.push(...chunk.rows());
       }
       // Requests may have drawn their ids in any order between them (sorted input sorts in one pass).
       return rows.sort((a, b) => a.id - b.id);
@@ -86,7 +88,8 @@ interface StoredChunk {
   projectId: number;
   /** Entries counted per minute and level, flat `[minute, level, n, …]` (log-rollup.ts). */
   minutes: readonly number[];
-  terms(): string;
+  /** The entries' terms, or null when they were prepared without. */
+  terms(): string | null;
   rows(): readonly CommittedRow[];
 }
 
@@ -105,8 +108,8 @@ function storedChunks(requests: readonly LogIngestRequest[], outcomes: readonly 
       chunks.push({
         projectId: request.projectId,
         minutes: chunk.minutes,
-        // The blocks' JSON text: a term sits between a space or a quote and the next.
-        terms: () => (terms ??= fromUtf8.decode(chunk.blocks)),
+        // A term sits between a space and the next.
+        terms: () => (chunk.terms === null ? null : (terms ??= fromUtf8.decode(chunk.terms))),
         rows: () => (rows ??= decodeStored(chunk, ofRequest, first)),
       });
     }

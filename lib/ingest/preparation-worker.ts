@@ -1,6 +1,5 @@
 /**
- * Preparing a batch (JSON.parse, entry validation, serialising each entry,
- * computing its search terms) is most of the event loop's work while
+ * Preparing a batch (JSON.parse, entry validation, serialising each entry) is most of the event loop's work while
  * ingesting, about as much as the SQLite writer's on its own thread
  * (docs/measurements.md). One worker thread takes it for the usual batch sizes, so the
  * event loop, the writer and the worker use both cores.
@@ -95,9 +94,9 @@ export class PreparationWorker {
   }
 
   /** Prepares one element's JSON text as `entryFromText` does, on the worker (inline once closed). */
-  readonly entryFromText = (text: string): Promise<TextOutcome> => {
-    if (this.closed) return Promise.resolve(entryFromText(text));
-    return this.send<TextOutcome>({ element: text }, []);
+  readonly entryFromText = (text: string, withTerms: boolean): Promise<TextOutcome> => {
+    if (this.closed) return Promise.resolve(entryFromText(text, withTerms));
+    return this.send<TextOutcome>({ element: text, withTerms }, []);
   };
 
   private send<T extends PreparedBatch | TextOutcome>(job: Record<string, unknown>, transfer: ArrayBuffer[]): Promise<T> {

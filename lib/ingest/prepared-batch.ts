@@ -1,7 +1,7 @@
 /**
  * A submitted batch turned into what storage needs: each valid entry
- * serialised once (compact JSON, key order kept), sized for quotas, indexed
- * (search terms) and encoded for the write (storage/log-index/encoded-entries.ts),
+ * serialised once (compact JSON, key order kept), sized for quotas, given
+ * its search terms when a listener wants them, and encoded for the write (storage/log-index/encoded-entries.ts),
  * each invalid one turned into its `validation_error`.
  */
 import type { LogIngestRequest, PreparedEntry } from '../storage/types-logs.js';
@@ -21,6 +21,8 @@ export interface Rejection {
 export interface BatchTarget {
   projectId: number;
   receivedAt: number;
+  /** Whether entries get their search terms (`PreparedEntry.terms`): a listener pre-filters the project's commits by them. */
+  terms?: boolean;
 }
 
 export interface PreparedBatch {
@@ -61,33 +63,20 @@ export class RejectionList {
 /** What one element's text becomes: an entry, its rejection message, or null for text that is not JSON. */
 export type TextOutcome = PreparedEntry | { rejected: string } | null;
 
-/**
- * The most bytes an entry's distinct terms may add up to. PostgreSQL refuses
- * a tsvector whose lexemes exceed 1 MiB (and would fail the whole commit),
- * so both backends refuse such an entry the same way: it takes far more
- * than a megabyte of distinct words to get there.
- */
-export const MAX_TERM_BYTES = 1_000_000;
-
-/** Validates (entry rules, then the term budget) and prepares one submitted element: the entry, or its rejection message. */
-export function entryFromValue(value: unknown): PreparedEntry | { rejected: string } {
+/** Validates and prepares one submitted element (with its search terms when `withTerms`): the entry, or its rejection message. */
+export function entryFromValue(value: unknown, withTerms = false): PreparedEntry | { rejected: string } {
   const checked = validateEntry(value);
   if (!checked.ok) return { rejected: checked.message };
   // The stored text is the parsed object's compact JSON; its UTF-8
   // length is the entry's size for quotas.
   const body = JSON.stringify(checked.entry);
   const bytes = Buffer.byteLength(body, 'utf8');
-  const terms = entryTerms(checked.entry).join(' ');
-  // Each leaf adds at most a 26-byte exact term plus its words, so a body
-  // under an eighth of the budget cannot exceed it: skip the count then.
-  if (bytes > MAX_TERM_BYTES / 8 && Buffer.byteLength(terms, 'utf8') > MAX_TERM_BYTES) {
-    return { rejected: `The entry has too many distinct words to index (over ${MAX_TERM_BYTES} bytes of search terms).` };
-  }
+  const terms = withTerms ? entryTerms(checked.entry).join(' ') : null;
   return { body, bytes, level: checked.level, timestamp: checked.timestamp, terms };
 }
 
 /** Parses one element's JSON text and prepares it (`null`: the text is not JSON). */
-export function entryFromText(text: string): TextOutcome {
+export function entryFromText(text: string, withTerms = false): TextOutcome {
   // A short text that is not JSON is told without a failing JSON.parse (json-syntax.ts).
   if (text.length <= SHORT_TEXT && !isJsonText(text)) return null;
   let value: unknown;
@@ -96,7 +85,7 @@ export function entryFromText(text: string): TextOutcome {
   } catch {
     return null;
   }
-  return entryFromValue(value);
+  return entryFromValue(value, withTerms);
 }
 
 /**
@@ -109,13 +98,16 @@ export class BatchBuilder {
   private readonly positions: number[] = [];
   private readonly rejected = new RejectionList();
   private index = 0;
+  /** Whether entries get their search terms (`BatchTarget.terms`). */
+  readonly withTerms: boolean;
 
   constructor(target: BatchTarget) {
     this.encoder = new RequestEncoder(target.projectId, target.receivedAt);
+    this.withTerms = target.terms === true;
   }
 
   add(value: unknown): void {
-    this.addPrepared(entryFromValue(value));
+    this.addPrepared(entryFromValue(value, this.withTerms));
   }
 
   /** Takes the next index for an element already prepared (by `entryFromValue`, here or on the worker). */

@@ -98,8 +98,8 @@ export class Feed {
   private selectionVersion = 0;
   /** The filter's text conditions (null: none). */
   private readonly textTest: EntryTest | null;
-  /** The search terms an entry must have to match, as the index would ask for them (null: none). */
-  private readonly terms: BlockMatch | null;
+  /** The search terms an entry must have to match, as the index would ask for them (null: none): committed chunks are pre-filtered by them. */
+  readonly terms: BlockMatch | null;
 
   private readonly db: ReadOps;
   private readonly horizons: Horizons | null;

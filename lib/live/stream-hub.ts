@@ -33,7 +33,7 @@ import { Horizons } from './horizons.js';
 import { ReadGate } from './read-gate.js';
 import { findInvalidStreams } from './revalidate.js';
 import { Subscription } from './subscription.js';
-import { addTo, removeFrom } from './feed-index.js';
+import { addTo, removeFrom, termsWanted } from './feed-index.js';
 import type { OpenStreamRequest, StreamHub, StreamHubOptions } from './stream-hub-types.js';
 import type { CommittedEntries } from '../ingest/committed-entries.js';
 
@@ -153,6 +153,10 @@ class LiveStreamHub implements StreamHub {
     sub.cursor = start;
     this.startHeartbeat();
     void feed.kick();
+  }
+
+  wantsTerms(projectId: number): boolean {
+    return termsWanted(this.feeds.values(), projectId);
   }
 
   entriesCommitted(committed: CommittedEntries): void {
@@ -340,8 +344,7 @@ class LiveStreamHub implements StreamHub {
   }
 
   private stopHeartbeat(): void {
-    if (!this.heartbeat) return;
-    clearInterval(this.heartbeat);
+    if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
   }
 
@@ -380,11 +383,7 @@ class LiveStreamHub implements StreamHub {
     }
   }
 
-  /**
-   * One query per heartbeat, not per stream: if storage holds entries newer
-   * than any notification told us of (a notification from another process
-   * lost while its link was down), every feed reads.
-   */
+  /** One query per heartbeat, not per stream: entries newer than any notification (one lost while its link was down) make every feed read. */
   private async checkForMissedEntries(): Promise<void> {
     if (this.checkingForMissed || this.feeds.size === 0) return;
     this.checkingForMissed = true;

@@ -32,12 +32,13 @@ export interface PreparedEntry {
   /**
    * Search terms computed by logkeep (`search/search-terms.ts`), joined by
    * single spaces: words of `q`, lower-case runs of Unicode letters and
-   * digits, and exact-match terms, `§` plus base-32 digits. No
-   * term contains a space or an ASCII character other than a–z and 0–9, so
-   * no backend tokenizer splits one further. (One string rather than an
-   * array: a 10 MiB batch holds about a million terms.)
+   * digits, and exact-match terms, `§` plus base-32 digits; no term holds a
+   * space or a double quote. Computed only for a project whose committed
+   * entries a listener pre-filters by terms (a live stream or an alert rule
+   * with words to find); null otherwise. Sealing computes the stored index
+   * on its own thread, so ingestion does not pay for it.
    */
-  terms: string;
+  terms: string | null;
 }
 
 /**
@@ -63,12 +64,11 @@ export interface EncodedChunk {
   /** `[[project_id, received_at, ts, level, bytes, body], …]`, one row per entry (the only place the request's arrival time is kept). */
   rows: Uint8Array;
   /**
-   * The chunk's search-index blocks (log-blocks.ts), `[[first, last, terms], …]`:
-   * `first`/`last` are offsets of entries in the chunk, `terms` the
-   * entries' terms and the block's level terms, space-separated (the
-   * project term is added when the block is written).
+   * The entries' search terms (`PreparedEntry.terms`), space-separated, as
+   * UTF-8: what commit listeners pre-filter a chunk by without decoding its
+   * rows. Null when the entries were prepared without terms.
    */
-  blocks: Uint8Array;
+  terms: Uint8Array | null;
   /** The chunk's entries counted per minute and level, flat `[minute, level, n, …]` (log-rollup.ts). */
   minutes: number[];
 }

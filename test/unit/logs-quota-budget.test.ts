@@ -2,9 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { outcomesOf, planIngest, type IngestPlan, type ProjectUsage } from '../../lib/storage/log-index/log-quota.js';
-import { BLOCK_MAX_ENTRIES, BLOCK_MAX_TERM_BYTES, cutBlocks } from '../../lib/storage/log-index/log-blocks.js';
-import { CHUNK_ENTRIES, decodeBlocks, decodeRows, encodeRequest, type EntryRow } from '../../lib/storage/log-index/encoded-entries.js';
-import { blockLayout, concatJsonArrays, rowParts } from '../../lib/storage/log-index/ingest-layout.js';
+import { CHUNK_ENTRIES, decodeRows, encodeRequest, type EntryRow } from '../../lib/storage/log-index/encoded-entries.js';
+import { concatJsonArrays, rowParts } from '../../lib/storage/log-index/ingest-layout.js';
 import type { LogIngestRequest, PreparedEntry } from '../../lib/storage/types-logs.js';
 import { ByteBudget } from '../../lib/ingest/byte-budget.js';
 
@@ -168,91 +167,20 @@ describe('ingest order (one block per project)', () => {
   });
 });
 
-describe('search-index blocks', () => {
-  const prepared = (terms: string, level = 1, body = '{}'): PreparedEntry => ({ body, bytes: 2, level, timestamp: 0, terms });
-  const isExtra = (t: string) => /^§[pl][0-9]+$/.test(t);
+describe('encoded chunks', () => {
+  const prepared = (terms: string | null, level = 1, body = '{}'): PreparedEntry => ({ body, bytes: 2, level, timestamp: 0, terms });
   const termArb = fc.constantFrom('alpha', 'beta', 'gamma', 'delta', '42', 'σας', '中文', '§0123456789ab', '§vvvvvvvvvvvv');
   const shapesArb = fc.array(fc.record({ terms: fc.uniqueArray(termArb, { maxLength: 4 }), level: fc.integer({ min: 0, max: 4 }) }), {
     minLength: 1,
     maxLength: 50,
   });
 
-  it('cuts consecutive entries into blocks of at most the cap, each with its level terms (property)', () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 0, max: 300 }), shapesArb, (count, shapes) => {
-        const entries = Array.from({ length: count }, (_, i) =>
-          prepared(shapes[(i * 7) % shapes.length]!.terms.join(' '), shapes[(i * 7) % shapes.length]!.level),
-        );
-        const blocks = cutBlocks(entries);
-        assert.deepEqual(
-          blocks.flatMap(([first, last]) => Array.from({ length: last - first + 1 }, (_, i) => first + i)),
-          entries.map((_, i) => i),
-          'every entry once, in order',
-        );
-        assert.equal(blocks.length, Math.ceil(count / BLOCK_MAX_ENTRIES), 'small entries: cut by the cap only');
-        for (const [first, last, terms] of blocks) {
-          const members = entries.slice(first, last + 1);
-          const split = terms.split(' ');
-          assert.ok(
-            split.every((t) => t.length > 0),
-            'no empty term',
-          );
-          assert.deepEqual(new Set(split.filter((t) => !isExtra(t))), new Set(members.flatMap((e) => e.terms.split(' ').filter((t) => t.length > 0))));
-          assert.deepEqual(
-            split.filter(isExtra).sort(),
-            [...new Set(members.map((e) => `§l${e.level}`))].sort(),
-            'exactly the levels present, once; no project term',
-          );
-        }
-      }),
-      { numRuns: 200 },
-    );
-  });
-
-  it('cuts a block before its terms outgrow the byte bound; an oversized entry stands alone', () => {
-    // Each entry: 10,000 distinct 7-letter words, ~240 kB counted at 3 bytes per code unit.
-    let next = 0;
-    const bulky = () => prepared(Array.from({ length: 10_000 }, () => `w${(next++).toString(36).padStart(6, '0')}`).join(' '));
-    const blocks = cutBlocks(Array.from({ length: 5 }, bulky));
-    assert.deepEqual(
-      blocks.map(([first, last]) => [first, last]),
-      [
-        [0, 1],
-        [2, 3],
-        [4, 4],
-      ],
-    );
-    for (const [, , terms] of blocks) {
-      const own = terms
-        .split(' ')
-        .filter((t) => !isExtra(t))
-        .join(' ');
-      assert.ok(own.length * 3 <= BLOCK_MAX_TERM_BYTES, `${own.length * 3} bytes`);
-    }
-    const huge = prepared(Array.from({ length: 40_000 }, (_, i) => `h${i.toString(36).padStart(6, '0')}`).join(' '));
-    const mixed = cutBlocks([prepared('a'), huge, prepared('b'), prepared('c')]);
-    assert.deepEqual(
-      mixed.map(([first, last]) => [first, last]),
-      [
-        [0, 0],
-        [1, 1],
-        [2, 3],
-      ],
-    );
-    assert.ok(mixed[1]![2].includes('h000000'), "the oversized entry's own block");
-  });
-
-  it('makes no block of nothing', () => {
-    assert.deepEqual(cutBlocks([]), []);
-  });
-
   /**
    * Real encoded requests through a real plan: the rows to insert are the
-   * admitted entries in rank order, and the blocks never mix projects,
-   * stay within the cap, cover every admitted rank once in order, and hold
-   * their entries' terms, levels and project.
+   * admitted entries in rank order, each with its request's project and
+   * arrival, in parts of at most a chunk.
    */
-  it('lays out rows and blocks of encoded requests exactly, whole, merged or cut short by a quota (property)', () => {
+  it('lays out the rows of encoded requests exactly, whole, merged or cut short by a quota (property)', () => {
     fc.assert(
       fc.property(
         fc.array(
@@ -275,15 +203,12 @@ describe('search-index blocks', () => {
           const plan = planIngest(requests, new Map([1, 2, 3].map((id) => [id, usage({ maxEntries: maxEntries[String(id)] ?? null })])));
           const named = byRank(plan);
           const entryOf = (rank: number) => source[named[rank]![0]]![named[rank]![1]]!;
-          const projectOf = (rank: number) => requests[named[rank]![0]]!.projectId;
-
-          // Rows: the admitted entries, in rank order, each with its request's project and arrival.
           const parts = [...rowParts(requests, plan)];
           let rank = 0;
           for (const part of parts) {
             assert.equal(part.firstRank, rank);
             assert.ok(part.count >= 1 && part.count <= CHUNK_ENTRIES);
-            const rows = decodeRows({ count: part.count, rows: part.json, blocks: new Uint8Array(), minutes: [] });
+            const rows = decodeRows({ count: part.count, rows: part.json, terms: null, minutes: [] });
             assert.equal(rows.length, part.count);
             rows.forEach((row, i) => {
               const e = entryOf(rank + i);
@@ -293,79 +218,36 @@ describe('search-index blocks', () => {
             rank += part.count;
           }
           assert.equal(rank, plan.admitted);
-
-          // Blocks, by rank.
-          const layout = blockLayout(requests, plan);
-          const blocks = [
-            ...layout.chunks.flatMap((c) =>
-              decodeBlocks({ count: c.count, rows: new Uint8Array(), blocks: c.json, minutes: [] }).map(([first, last, terms]) => ({
-                projectId: c.projectId,
-                firstRank: c.firstRank + first,
-                lastRank: c.firstRank + last,
-                terms: `${terms} §p${c.projectId}`,
-              })),
-            ),
-            ...layout.ranked,
-          ].sort((a, b) => a.firstRank - b.firstRank);
-          const covered: number[] = [];
-          for (const block of blocks) {
-            const members = Array.from({ length: block.lastRank - block.firstRank + 1 }, (_, i) => block.firstRank + i);
-            covered.push(...members);
-            assert.ok(members.length <= BLOCK_MAX_ENTRIES, `${members.length} entries`);
-            for (const m of members) assert.equal(projectOf(m), block.projectId, 'one project per block');
-            const terms = block.terms.split(' ');
-            assert.ok(
-              terms.every((t) => t.length > 0),
-              'no empty term',
-            );
-            const have = new Set(terms);
-            for (const m of members)
-              for (const t of entryOf(m)
-                .terms.split(' ')
-                .filter((x) => x.length > 0))
-                assert.ok(have.has(t), `term ${t}`);
-            for (const m of members) assert.ok(have.has(`§l${entryOf(m).level}`), 'level term');
-            assert.deepEqual(
-              terms.filter((t) => t.startsWith('§p')),
-              [`§p${block.projectId}`],
-              'its project once',
-            );
-          }
-          assert.deepEqual(
-            covered,
-            named.map((_, i) => i),
-            'every admitted entry once, in order',
-          );
         },
       ),
       { numRuns: 150 },
     );
   });
 
-  it('merges small requests of one project into shared blocks, up to the cap', () => {
-    const small = (projectId: number, n: number, tag: string) =>
-      encodeRequest(
-        projectId,
-        0,
-        Array.from({ length: n }, (_, i) => prepared(`${tag}${i}`)),
-      );
-    const requests = [small(1, 10, 'a'), small(2, 10, 'x'), small(1, 30, 'b'), small(1, 20, 'c'), small(1, 10, 'd'), small(1, 70, 'e')];
-    const plan = planIngest(requests, new Map([1, 2].map((id) => [id, usage({})])));
-    const layout = blockLayout(requests, plan);
-    // Project 1 ranks: a 0–9, b 10–39, c 40–59, d 60–69, e 70–139; project 2: x 140–149.
-    assert.deepEqual(
-      layout.ranked.map((b) => [b.projectId, b.firstRank, b.lastRank]),
-      [
-        [1, 0, 59],
-        [1, 60, 69],
-        [2, 140, 149],
-      ],
-    );
-    assert.ok(layout.ranked[0]!.terms.includes('a0') && layout.ranked[0]!.terms.includes('c19'));
-    assert.deepEqual(
-      layout.chunks.map((c) => [c.projectId, c.firstRank, c.count]),
-      [[1, 70, 70]],
-      'a large request keeps its encoded blocks',
+  it("keeps each chunk's entries' terms, space-separated, only when they were prepared with them (property)", () => {
+    fc.assert(
+      fc.property(shapesArb, fc.integer({ min: 1, max: 1300 }), (shapes, count) => {
+        const entries = Array.from({ length: count }, (_, i) => prepared(shapes[i % shapes.length]!.terms.join(' ')));
+        const request = encodeRequest(1, 0, entries);
+        assert.equal(request.chunks.length, Math.ceil(count / CHUNK_ENTRIES));
+        let at = 0;
+        for (const chunk of request.chunks) {
+          const words = new TextDecoder()
+            .decode(chunk.terms!)
+            .split(' ')
+            .filter((t) => t.length > 0);
+          const expected = entries.slice(at, at + chunk.count).flatMap((e) => e.terms!.split(' ').filter((t) => t.length > 0));
+          assert.deepEqual(words, expected);
+          at += chunk.count;
+        }
+        const without = encodeRequest(
+          1,
+          0,
+          entries.map((e) => ({ ...e, terms: null })),
+        );
+        assert.ok(without.chunks.every((c) => c.terms === null));
+      }),
+      { numRuns: 60 },
     );
   });
 

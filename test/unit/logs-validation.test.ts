@@ -5,6 +5,7 @@ import { MAX_ENTRY_DEPTH, readBatch, validateEntry } from '../../lib/ingest/entr
 import { parseIsoTimestamp } from '../../lib/core/timestamps.js';
 import { LEVELS, levelNumber } from '../../lib/search/levels.js';
 import { entriesFromValues } from '../support/prepared-entries.js';
+import { entryFromValue } from '../../lib/ingest/prepared-batch.js';
 import { LogServiceError } from '../../lib/core/errors.js';
 
 const good = { level: 'info', event: 'user logged in', timestamp: '2024-05-06T07:08:09.123Z' };
@@ -158,7 +159,9 @@ describe('batches and preparation', () => {
     assert.equal(first.bytes, Buffer.byteLength(first.body));
     assert.equal(first.bytes, first.body.length + 2);
     assert.equal(first.level, 1);
-    assert.ok(first.terms.split(' ').includes('héllo') && first.terms.split(' ').includes('wörld'));
+    assert.equal(first.terms, null, 'terms only when a listener wants them');
+    const withTerms = entryFromValue(submitted[0], true);
+    assert.ok(!('rejected' in withTerms) && withTerms.terms!.split(' ').includes('héllo') && withTerms.terms!.split(' ').includes('wörld'));
   });
 
   it('keeps __proto__-named keys in the stored text', () => {

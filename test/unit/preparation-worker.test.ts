@@ -134,9 +134,9 @@ describe('PreparationWorker', () => {
     const offloaded: number[] = [];
     const toWorker = offloading.entryFromText;
     Object.defineProperty(offloading, 'entryFromText', {
-      value: (text: string) => {
+      value: (text: string, withTerms: boolean) => {
         offloaded.push(text.length);
-        return toWorker(text);
+        return toWorker(text, withTerms);
       },
     });
     try {

@@ -180,13 +180,14 @@ export async function batchFromOtlp(request: OtlpRequest, target: BatchTarget): 
       shared = scope instanceof OtlpRecordError ? scope : otlpShared(scope, resource as OtlpResourcePart);
     }
     for (let i = group.first; i < group.first + group.count; i++) {
+      const storedBefore = stored;
       if (shared instanceof OtlpRecordError) builder.reject(shared.message);
       else if (spent !== null || shared === null || stored + shared.bytes > budget) builder.reject((spent ??= overBudget(request, budget)));
       else {
         const entry = convert(() => otlpEntry(request.record(i), shared, target.receivedAt));
         if (entry instanceof OtlpRecordError) builder.reject(entry.message);
         else {
-          const prepared = entryFromValue(entry);
+          const prepared = entryFromValue(entry, builder.withTerms);
           if ('rejected' in prepared) {
             // Stores nothing, but building it cost its shared part: counted, so refused records cannot repeat a large resource for ever.
             stored += shared.bytes;
@@ -199,7 +200,8 @@ export async function batchFromOtlp(request: OtlpRequest, target: BatchTarget): 
           }
         }
       }
-      if (pacer.due()) await pacer.pause();
+      // The record's work grows with the text it made (its resource copied in): counted as bytes too.
+      if (pacer.due(stored - storedBefore)) await pacer.pause();
     }
     if (pacer.due(0)) await pacer.pause();
   }

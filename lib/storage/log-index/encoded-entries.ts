@@ -1,18 +1,17 @@
 /**
  * Encoding a request's prepared entries into what both backends insert
- * (storage.ts `EncodedChunk`): the entry rows and the search-index blocks
- * as UTF-8 JSON, chunk by chunk. It runs where batches are prepared (the
+ * (storage.ts `EncodedChunk`): the entry rows as UTF-8 JSON and, when
+ * they were computed, the entries' search terms, chunk by chunk. It runs where batches are prepared (the
  * preparation worker for the usual sizes), so the write transaction, which
  * the writer waits on, only concatenates and binds bytes. Serialising and
  * converting those texts inside the transaction was about a quarter of the
  * SQLite writer's time per entry.
  */
-import { BLOCK_MAX_ENTRIES, cutBlocks, type CutBlock } from './log-blocks.js';
 import { countMinutes } from './log-rollup.js';
 import type { EncodedChunk, LogIngestRequest, PreparedEntry } from '../types-logs.js';
 
-/** Entries per chunk: whole blocks, and about 250 kB of rows for usual entries. */
-export const CHUNK_ENTRIES = 8 * BLOCK_MAX_ENTRIES;
+/** Entries per chunk: about 250 kB of rows for usual entries. */
+export const CHUNK_ENTRIES = 512;
 
 const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder();
@@ -67,19 +66,22 @@ export function encodeChunk(projectId: number, receivedAt: number, entries: read
     rows.write(`${i === 0 ? '' : ','}[${projectId},${receivedAt},${e.timestamp},${e.level},${e.bytes},${JSON.stringify(e.body)}]`);
   }
   rows.write(']');
-  // Terms are letters, digits, `§` and spaces (search-terms.ts): nothing a
-  // JSON string must escape, so they are written as they are.
-  let termBytes = 64;
-  for (const e of entries) termBytes += e.terms.length + 8;
-  const blocks = new ByteWriter(Math.ceil(termBytes * 1.25));
-  blocks.write('[');
-  cutBlocks(entries).forEach(([first, last, terms], i) => {
-    blocks.write(`${i === 0 ? '' : ','}[${first},${last},"`);
-    blocks.write(terms);
-    blocks.write('"]');
-  });
-  blocks.write(']');
-  return { count: entries.length, rows: rows.done(), blocks: blocks.done(), minutes: countMinutes(entries) };
+  return { count: entries.length, rows: rows.done(), terms: encodeTerms(entries), minutes: countMinutes(entries) };
+}
+
+/** The entries' terms, space-separated, as UTF-8 (null when they were prepared without terms). */
+function encodeTerms(entries: readonly PreparedEntry[]): Uint8Array | null {
+  let termLength = 0;
+  for (const e of entries) {
+    if (e.terms === null) return null;
+    termLength += e.terms.length + 1;
+  }
+  const terms = new ByteWriter(Math.ceil(termLength * 1.25));
+  for (const e of entries) {
+    terms.write(e.terms!);
+    terms.write(' ');
+  }
+  return terms.done();
 }
 
 /** Encodes a request's entries chunk by chunk as they come, so a large batch never holds all its entries' strings at once. */
@@ -122,11 +124,7 @@ export function decodeRows(chunk: EncodedChunk): EntryRow[] {
   return JSON.parse(fromUtf8.decode(chunk.rows)) as EntryRow[];
 }
 
-export function decodeBlocks(chunk: EncodedChunk): CutBlock[] {
-  return JSON.parse(fromUtf8.decode(chunk.blocks)) as CutBlock[];
-}
-
 /** The buffers of a request's chunks, to transfer it to another thread. */
 export function transferList(request: LogIngestRequest): ArrayBuffer[] {
-  return request.chunks.flatMap((c) => [c.rows.buffer as ArrayBuffer, c.blocks.buffer as ArrayBuffer]);
+  return request.chunks.flatMap((c) => (c.terms === null ? [c.rows.buffer as ArrayBuffer] : [c.rows.buffer as ArrayBuffer, c.terms.buffer as ArrayBuffer]));
 }

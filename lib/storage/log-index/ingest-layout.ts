@@ -8,8 +8,7 @@
  * are; a request a quota cut short (rare: only at the limit) has its
  * chunks decoded and the admitted part encoded again.
  */
-import { BLOCK_MAX_ENTRIES, rankedBlocks, type BlockPiece, type RankedBlock } from './log-blocks.js';
-import { CHUNK_ENTRIES, decodeBlocks, decodeRows, encodeRows } from './encoded-entries.js';
+import { CHUNK_ENTRIES, decodeRows, encodeRows } from './encoded-entries.js';
 import type { IngestPlan } from './log-quota.js';
 import { RollupTally, minuteOf, type RollupCount } from './log-rollup.js';
 import type { EncodedChunk, LogIngestRequest } from '../types-logs.js';
@@ -19,22 +18,6 @@ export interface RowsPart {
   firstRank: number;
   count: number;
   json: Uint8Array;
-}
-
-/** A whole encoded chunk's blocks: offsets relative to `firstRank`, terms without the project term. */
-export interface ChunkBlocks {
-  projectId: number;
-  firstRank: number;
-  /** Entries of the chunk. */
-  count: number;
-  json: Uint8Array;
-}
-
-export interface BlockLayout {
-  /** Blocks of large requests, written from their encoded bytes. */
-  chunks: ChunkBlocks[];
-  /** Every other block (merged small requests, requests cut short), with all its terms. */
-  ranked: RankedBlock[];
 }
 
 const COMMA = 0x2c;
@@ -126,31 +109,6 @@ export function* rowParts(requests: readonly LogIngestRequest[], plan: IngestPla
     if (full) yield full;
   }
   if (groupCount > 0) yield { firstRank: groupFirst, count: groupCount, json: concatJsonArrays(group) };
-}
-
-/**
- * The search-index blocks to insert: a large request admitted whole keeps
- * the blocks its chunks were encoded with; a small one (one block) is
- * merged with its neighbours of the same project; a request cut short by
- * a quota keeps its blocks over the entries admitted (their terms then
- * may name entries not stored: the index only narrows, every candidate
- * entry is checked).
- */
-export function blockLayout(requests: readonly LogIngestRequest[], plan: IngestPlan): BlockLayout {
-  const chunks: ChunkBlocks[] = [];
-  const pieces: BlockPiece[] = [];
-  for (const { request, slots, whole, chunk, offset } of plannedChunks(requests, plan)) {
-    if (whole && request.sizes.length >= BLOCK_MAX_ENTRIES) {
-      chunks.push({ projectId: request.projectId, firstRank: slots[offset] as number, count: chunk.count, json: chunk.blocks });
-      continue;
-    }
-    const cut = decodeBlocks(chunk);
-    for (const [first, last, terms] of cut) {
-      const span = rankSpan(slots, offset + first, offset + last);
-      if (span !== null) pieces.push({ projectId: request.projectId, firstRank: span[0], lastRank: span[1], terms, mergeable: whole && cut.length === 1 });
-    }
-  }
-  return { chunks, ranked: rankedBlocks(pieces) };
 }
 
 /**

@@ -44,16 +44,26 @@ export class IngestQueue {
   readonly observer: ServiceObserver;
 
   constructor(
-    private readonly storage: Pick<Storage, 'write'>,
+    private readonly storage: Pick<Storage, 'write' | 'tailRoom'>,
     private readonly options: IngestQueueOptions,
   ) {
     this.observer = options.observer ?? NO_OBSERVER;
   }
 
-  /** Stores the request's entries (quota-checked); resolves with one outcome per entry once committed. */
+  /**
+   * Stores the request's entries (quota-checked); resolves with one outcome
+   * per entry once committed. A request for a project whose tail is full
+   * waits for sealing first (Storage `tailRoom`).
+   */
   submit(request: LogIngestRequest): Promise<LogEntryOutcome[]> {
     if (this.closed) return Promise.reject(new StorageUnavailableError('the service is shutting down'));
     if (request.sizes.length === 0) return Promise.resolve([]);
+    const room = this.storage.tailRoom?.(request.projectId);
+    return room ? room.then(() => this.enqueue(request)) : this.enqueue(request);
+  }
+
+  private enqueue(request: LogIngestRequest): Promise<LogEntryOutcome[]> {
+    if (this.closed) return Promise.reject(new StorageUnavailableError('the service is shutting down'));
     return new Promise((resolve, reject) => {
       let bytes = 0;
       for (const size of request.sizes) bytes += size;

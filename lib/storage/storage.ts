@@ -325,6 +325,12 @@ export interface Storage extends ReadOps {
    */
   sealNow?(): Promise<void>;
   /**
+   * Resolves once the project's tail has room for more entries: ingestion
+   * waits here while sealing catches up (log-index/tail-room.ts). Absent,
+   * or resolved at once, on a backend that does not seal in the background.
+   */
+  tailRoom?(projectId: number): Promise<void>;
+  /**
    * Messages between processes sharing this database (live streams):
    * PostgreSQL LISTEN/NOTIFY. Absent on the file backend (one process per file).
    */

@@ -12,6 +12,7 @@ import type { ServiceLogger } from '../../core/logger.js';
 import type { SealedRun } from './seal-run.js';
 import { cutSealRuns, SEAL_MAX_ENTRIES, type SealDictionary, type SealInput } from './sealed-block.js';
 import type { SealWorker } from './seal-worker.js';
+import { TailRoom } from './tail-room.js';
 
 /** A quiet project's tail is sealed once its oldest entry is this old: the tail stays short without making blocks of a few entries. */
 export const SEAL_MAX_TAIL_AGE_MS = 10 * 60 * 1000;
@@ -62,12 +63,29 @@ export class Sealer {
   private closed = false;
   private lastProgress = 0;
   private progressFrom: number | null = null;
+  private readonly room: TailRoom;
 
   constructor(
     private readonly backend: SealBackend,
     private readonly worker: SealWorker,
     private readonly options: SealerOptions = {},
-  ) {}
+  ) {
+    this.room = new TailRoom({
+      // No entry is received before the epoch: only the count selects.
+      tailsOver: (limit) => backend.projectsToSeal(limit, 0),
+      kick: () => this.kick(),
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+  }
+
+  /**
+   * Resolves once the project's tail has room for more entries
+   * (tail-room.ts): at once unless sealing runs in the background.
+   */
+  waitForRoom(projectId: number): Promise<void> {
+    if (this.timer === null || this.closed) return Promise.resolve();
+    return this.room.wait(projectId);
+  }
 
   /** Starts the timer. */
   start(): void {
@@ -104,6 +122,7 @@ export class Sealer {
   /** Stops the timer and waits for the seal in progress. */
   async close(): Promise<void> {
     this.closed = true;
+    this.room.close();
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
     while (this.running) await this.running;
@@ -148,7 +167,7 @@ export class Sealer {
       if (run === undefined) return;
       const renew = tail.dictionary === null || tail.blocksWithDictionary >= DICTIONARY_EVERY_BLOCKS;
       const sealed = await this.worker.seal(run, renew ? null : tail.dictionary, renew ? (tail.dictionary?.id ?? 0) + 1 : null);
-      await this.backend.commitSeal(projectId, sealed.run, sealed.dictionary);
+      if (await this.backend.commitSeal(projectId, sealed.run, sealed.dictionary)) this.room.sealed();
       await this.progress();
       if (this.closed && !all) return;
     }

@@ -66,6 +66,10 @@ class PostgresStorage extends PostgresReads implements Storage {
     return this.sealer.sealNow();
   }
 
+  tailRoom(projectId: number): Promise<void> {
+    return this.sealer.waitForRoom(projectId);
+  }
+
   connectionStats(): ConnectionStats {
     const pool = this.pool.$pool;
     return { open: pool.totalCount, inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount };

@@ -65,6 +65,10 @@ class SqliteStorage extends SqliteReads implements Storage {
     return this.sealer.sealNow();
   }
 
+  tailRoom(projectId: number): Promise<void> {
+    return this.sealer.waitForRoom(projectId);
+  }
+
   /** One writer transaction of plain statements (the sealer's). */
   private transaction<T>(fn: (db: SqlExecutor) => Promise<T>): Promise<T> {
     if (this.closing) return Promise.reject(new StorageUnavailableError('the storage is closed'));

@@ -15,6 +15,13 @@ import type { SealJob } from './seal-thread.js';
 const SEAL_WORKER_OLD_GENERATION_MB = 128;
 const SEAL_WORKER_YOUNG_GENERATION_MB = 16;
 
+/**
+ * Sealing threads per process. With one, a saturated load left a third of
+ * two cores idle while requests waited for room in the tails; two seal
+ * faster for one more thread's heap (docs/measurements.md, "Sealing threads").
+ */
+export const SEAL_THREADS = 2;
+
 /** What a seal gives: the run sealed, and the dictionary built for it (null: the one given, or none, was used). */
 export interface SealResult {
   run: SealedRun;
@@ -88,4 +95,9 @@ export class SealWorker {
     this.worker = worker;
     return worker;
   }
+}
+
+/** The process's sealing threads (each started on first use). */
+export function sealWorkers(): SealWorker[] {
+  return Array.from({ length: SEAL_THREADS }, () => new SealWorker());
 }

@@ -5,8 +5,9 @@
  * older than SEAL_MAX_TAIL_AGE_MS (then all of it, in part-filled runs),
  * oldest run first. A pass runs after an ingest commit that took a
  * project's tail past a full run (`notify`) and on a timer (which also
- * finds entries other processes ingested); one seal at a time per process,
- * its CPU on the sealing worker, its transaction the backend's.
+ * finds entries other processes ingested); SEAL_LANES projects at a time
+ * per process, their CPU on the sealing threads, their transactions the
+ * backend's. Ingestion waits for room in a full tail (tail-room.ts).
  */
 import type { ServiceLogger } from '../../core/logger.js';
 import type { SealedRun } from './seal-run.js';
@@ -20,6 +21,8 @@ export const SEAL_MAX_TAIL_AGE_MS = 10 * 60 * 1000;
 export const SEAL_INTERVAL_MS = 1000;
 /** A project gets a new dictionary after this many blocks (~1M entries), so it follows the project's entries as they change. */
 export const DICTIONARY_EVERY_BLOCKS = 1024;
+/** Projects sealed at once: the worker seals one project's run while another's transaction runs. */
+export const SEAL_LANES = 2;
 /** While more than this many entries wait in tails, progress is logged every SEAL_PROGRESS_MS (the upgrade's conversion). */
 export const SEAL_PROGRESS_MIN_ENTRIES = 100_000;
 export const SEAL_PROGRESS_MS = 10_000;
@@ -67,7 +70,8 @@ export class Sealer {
 
   constructor(
     private readonly backend: SealBackend,
-    private readonly worker: SealWorker,
+    /** The threads runs are sealed on: lane i uses thread i modulo their number. */
+    private readonly workers: readonly SealWorker[],
     private readonly options: SealerOptions = {},
   ) {
     this.room = new TailRoom({
@@ -149,16 +153,21 @@ export class Sealer {
     const now = (this.options.now ?? Date.now)();
     const oldBefore = all ? Number.MAX_SAFE_INTEGER : now - SEAL_MAX_TAIL_AGE_MS;
     for (let projects = await this.backend.projectsToSeal(SEAL_MAX_ENTRIES, oldBefore); projects.length > 0; ) {
-      for (const projectId of projects) {
-        if (this.closed && !all) return;
-        await this.sealProject(projectId, all, oldBefore);
-      }
+      // Projects in SEAL_LANES lanes: one project's run is sealed on the worker while another's commits.
+      const queue = [...projects];
+      const lane = async (_: unknown, index: number): Promise<void> => {
+        for (let projectId = queue.shift(); projectId !== undefined; projectId = queue.shift()) {
+          if (this.closed && !all) return;
+          await this.sealProject(projectId, all, oldBefore, this.workers[index % this.workers.length]!);
+        }
+      };
+      await Promise.all(Array.from({ length: SEAL_LANES }, lane));
       if (!all) return;
       projects = await this.backend.projectsToSeal(SEAL_MAX_ENTRIES, oldBefore);
     }
   }
 
-  private async sealProject(projectId: number, all: boolean, oldBefore: number): Promise<void> {
+  private async sealProject(projectId: number, all: boolean, oldBefore: number, worker: SealWorker): Promise<void> {
     for (;;) {
       const tail = await this.backend.readRun(projectId, SEAL_MAX_ENTRIES);
       if (tail.entries.length === 0) return;
@@ -166,7 +175,7 @@ export class Sealer {
       const run = cutSealRuns(tail.entries, old)[0];
       if (run === undefined) return;
       const renew = tail.dictionary === null || tail.blocksWithDictionary >= DICTIONARY_EVERY_BLOCKS;
-      const sealed = await this.worker.seal(run, renew ? null : tail.dictionary, renew ? (tail.dictionary?.id ?? 0) + 1 : null);
+      const sealed = await worker.seal(run, renew ? null : tail.dictionary, renew ? (tail.dictionary?.id ?? 0) + 1 : null);
       if (await this.backend.commitSeal(projectId, sealed.run, sealed.dictionary)) this.room.sealed();
       await this.progress();
       if (this.closed && !all) return;

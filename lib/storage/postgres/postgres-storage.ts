@@ -15,7 +15,7 @@ import { describeConnectionError } from './pg-errors.js';
 import { PostgresReads } from './reads.js';
 import { PostgresWrites } from './writes.js';
 import { Sealer } from '../log-index/sealer.js';
-import { SealWorker } from '../log-index/seal-worker.js';
+import { sealWorkers } from '../log-index/seal-worker.js';
 import { DictionaryCache } from '../log-index/sealed-reads.js';
 import { postgresSealBackend } from './sealing.js';
 import { OpenIngestion } from './ingesting.js';
@@ -46,12 +46,12 @@ class PostgresStorage extends PostgresReads implements Storage {
     super(pool, ingesting, dictionaries);
     // Another process's notification follows its commit: a settle polling for its transaction looks again at once.
     this.signals = createPostgresSignals(pool, logger, () => ingesting.nudge());
-    this.sealer = new Sealer(postgresSealBackend(pool), this.sealWorker, { logger });
+    this.sealer = new Sealer(postgresSealBackend(pool), this.sealWorkers, { logger });
     if (sealing) this.sealer.start();
   }
 
   /** Seals tails into blocks in the background (docs/storage-format.md), its CPU on its own thread. */
-  private readonly sealWorker = new SealWorker();
+  private readonly sealWorkers = sealWorkers();
   private readonly sealer: Sealer;
 
   async write<T>(fn: (tx: WriteOps) => Promise<T>): Promise<T> {
@@ -100,7 +100,9 @@ class PostgresStorage extends PostgresReads implements Storage {
 
   close(): Promise<void> {
     // Only this storage's pool: pgp.end() would end every pool pg-promise knows in the process.
-    this.closing ??= Promise.all([this.signals.closeAll(), this.sealer.close().then(() => this.sealWorker.close())]).then(() => this.pool.$pool.end());
+    this.closing ??= Promise.all([this.signals.closeAll(), this.sealer.close().then(() => Promise.all(this.sealWorkers.map((w) => w.close())))]).then(() =>
+      this.pool.$pool.end(),
+    );
     return this.closing;
   }
 }

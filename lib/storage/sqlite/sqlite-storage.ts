@@ -22,7 +22,7 @@ import { SqliteReads } from './reads.js';
 import { SqliteWrites } from './writes.js';
 import * as sql from './sql.js';
 import { sqliteSealBackend } from './sealing.js';
-import { SealWorker } from '../log-index/seal-worker.js';
+import { sealWorkers } from '../log-index/seal-worker.js';
 import { Sealer } from '../log-index/sealer.js';
 import { DictionaryCache } from '../log-index/sealed-reads.js';
 
@@ -39,7 +39,7 @@ export interface SqliteStorageOptions {
 class SqliteStorage extends SqliteReads implements Storage {
   readonly backend = 'file' as const;
   private closing: Promise<void> | null = null;
-  private readonly sealWorker = new SealWorker();
+  private readonly sealWorkers = sealWorkers();
   private readonly sealer: Sealer;
 
   constructor(
@@ -52,7 +52,7 @@ class SqliteStorage extends SqliteReads implements Storage {
   ) {
     super(reads, new DictionaryCache());
     const backend = sqliteSealBackend(reads, (fn) => this.transaction(fn));
-    this.sealer = new Sealer(backend, this.sealWorker, { logger });
+    this.sealer = new Sealer(backend, this.sealWorkers, { logger });
   }
 
   /** Starts sealing in the background (docs/storage-format.md, "Sealing"). */
@@ -133,7 +133,7 @@ class SqliteStorage extends SqliteReads implements Storage {
     this.closing ??= this.sealer
       .close()
       .then(async () => {
-        await this.sealWorker.close();
+        await Promise.all(this.sealWorkers.map((w) => w.close()));
       })
       .then(() =>
         this.writerMutex.runExclusive(async () => {

@@ -7,7 +7,9 @@
  * The ingestion benchmark prints the file and server backends' rates side
  * by side (server ≥ 25,000 entries/s and ≥ 0.9 × file). The query benchmark
  * seals what ingestion left in the tail first (`sealNow()`) and says how
- * much that was.
+ * much that was. The sustained-ingestion benchmark loads each backend far
+ * past the tails' burst (600k entries, 200k with `--quick`) and prints the
+ * rate sealing sustains beside the largest tail seen and its bound.
  * The disk benchmark fills databases of its own (1M varied entries, 50k
  * with `--quick`), seals and settles them, and prints bytes per entry
  * beside `zstd -3` and `gzip -6` (target ≤ 150 B, stretch ≤ 1.2 × zstd -3);
@@ -44,6 +46,7 @@ import { benchMetrics } from './metrics.js';
 import { benchQuery } from './query.js';
 import { benchQueryScale } from './query-scale.js';
 import { benchSoak, soakMinutesFromEnv } from './soak.js';
+import { benchSustained } from './sustained.js';
 import { runStreamBench } from './stream.js';
 import { benchFarBack } from './stream-far-back.js';
 
@@ -55,6 +58,7 @@ console.log(
 );
 const filled = await benchIngest({ quick });
 await benchServerIngest({ quick });
+await benchSustained({ quick });
 try {
   await benchQuery({ quick }, filled);
   await benchHistogram({ quick }, filled);

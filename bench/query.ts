@@ -13,7 +13,7 @@ import { Pool } from 'undici';
 import type { BatchPool } from './support/dataset.js';
 import {
   adminLogin,
-  SETUP_LOGIN_RETRIES,
+  adminTokens,
   fmt,
   load,
   percentile,
@@ -22,6 +22,7 @@ import {
   startChild,
   verdict,
   type BenchOrg,
+  type TokenSource,
 } from './support/harness.js';
 import { machineBusyMs, pgBackendsCpu, processCpuMs } from './support/cpu-time.js';
 import { fillBothBackends, shots, type FilledDatabase } from './ingest.js';
@@ -80,9 +81,10 @@ function cases(org: BenchOrg, pool: BatchPool, cycles: number): QueryCase[] {
   ];
 }
 
-export async function timeQueries(token: string, c: QueryCase, runs: number, client: Pool, first = 0): Promise<number[]> {
+export async function timeQueries(tokens: TokenSource, c: QueryCase, runs: number, client: Pool, first = 0): Promise<number[]> {
   const latencies: number[] = [];
   for (let n = first; n < first + runs; n++) {
+    const token = await tokens();
     const t = performance.now();
     const res = await client.request({ path: `/v1/logs?${c.params(n)}&limit=50`, method: 'GET', headers: { authorization: `Bearer ${token}` } });
     const text = await res.body.text();
@@ -101,7 +103,7 @@ export async function querySuite(label: string, filled: FilledDatabase, runs: nu
   const idle: IdleFigures = new Map();
   await settleServerDatabase(filled.db);
   const child = await startChild({ kind: 'service', settings: serviceSettings(filled.db) });
-  const token = await adminLogin(child.url, SETUP_LOGIN_RETRIES);
+  const tokens = await adminTokens(child.url);
   const client = new Pool(child.url, { connections: 1 });
   const cycles = Math.max(1, Math.floor(filled.entries / (filled.pool.bodies.length * filled.pool.entries[0]!)));
   console.log(`  ${label}: ${fmt(filled.entries)} entries in 10 projects, ${runs} runs per query, limit 50`);
@@ -111,8 +113,8 @@ export async function querySuite(label: string, filled: FilledDatabase, runs: nu
     // One unmeasured run per project first (1000 ≡ project 0): measured runs
     // are steady state; the first query of a project after start-up, whose
     // pages are not cached yet, is reported apart.
-    coldest = Math.max(coldest, ...(await timeQueries(token, c, filled.org.projectIds.length, client, 1000)));
-    const lat = await timeQueries(token, c, runs, client);
+    coldest = Math.max(coldest, ...(await timeQueries(tokens, c, filled.org.projectIds.length, client, 1000)));
+    const lat = await timeQueries(tokens, c, runs, client);
     const p99 = percentile(lat, 99);
     idle.set(c.name, p99);
     const target = TARGET[c.kind];
@@ -201,7 +203,7 @@ export async function mixedLoad(
   idle?: IdleFigures,
 ): Promise<void> {
   const child = await startChild({ kind: 'service', settings: serviceSettings(filled.db) });
-  const token = await adminLogin(child.url, SETUP_LOGIN_RETRIES);
+  const tokens = await adminTokens(child.url);
   const cycles = Math.max(1, Math.floor(filled.entries / (filled.pool.bodies.length * filled.pool.entries[0]!)));
   const all = cases(filled.org, filled.pool, cycles).filter((c) => c.kind === 'single');
   const client = new Pool(child.url, { connections: 2 });
@@ -226,7 +228,7 @@ export async function mixedLoad(
     const queries = (async () => {
       while (withQueries && !stop()) {
         const c = all[queryCount % all.length]!;
-        const [latency] = await timeQueries(token, c, 1, client, queryCount++);
+        const [latency] = await timeQueries(tokens, c, 1, client, queryCount++);
         query.push(latency!);
         byKind.set(c.name, [...(byKind.get(c.name) ?? []), latency!]);
       }

@@ -259,6 +259,21 @@ export function adminLogin(url: string, retries = 0): Promise<string> {
   return login(url, 'admin', FINAL_PASSWORD, retries);
 }
 
+/** An access token lives 15 minutes: long runs ask this for one, signed in again every 10 minutes. */
+export type TokenSource = () => Promise<string>;
+
+export async function adminTokens(url: string): Promise<TokenSource> {
+  let token = await adminLogin(url, SETUP_LOGIN_RETRIES);
+  let at = performance.now();
+  return async () => {
+    if (performance.now() - at > 10 * 60_000) {
+      token = await adminLogin(url, SETUP_LOGIN_RETRIES);
+      at = performance.now();
+    }
+    return token;
+  };
+}
+
 export interface BenchOrg {
   token: string;
   groupId: number;

@@ -22,7 +22,7 @@ import { entryMatcher, hasTextConditions } from '../../search/entry-match.js';
 import type { LogFilter } from '../../search/log-filter.js';
 import type { LogRow, LogSelection } from '../types-logs.js';
 import type { Page } from '../types-org.js';
-import { mergeByIds, sealedWalk, tailWalk, type DictionaryCache, type SealedReads } from './sealed-reads.js';
+import { mergeByIds, PageFloor, sealedWalk, tailWalk, type DictionaryCache, type SealedReads } from './sealed-reads.js';
 
 /** A time range holding fewer entries than this is read entry by entry. */
 export const RANGE_CAP = 4000;
@@ -90,8 +90,11 @@ export async function planQuery(reads: QueryPlanReads, selection: LogSelection, 
   const tail = await planTailQuery(reads, selection, page);
   if (selection.from !== null && selection.to !== null && selection.from > selection.to) return [];
   const beforeId = page.beforeId ?? NO_UPPER_ID;
+  // The walks share what they found (the tail's rows first): each stops where no entry of its can make the page.
+  const floor = new PageFloor(page.limit);
+  for (const row of tail) floor.add(row.id);
   const lists = await Promise.all(
-    selection.projectIds.map((projectId) => sealedWalk(sealed.reads, sealed.cache, projectId, 'newest', selection, beforeId, page.limit)),
+    selection.projectIds.map((projectId) => sealedWalk(sealed.reads, sealed.cache, projectId, 'newest', selection, beforeId, page.limit, floor)),
   );
   return mergeByIds('newest', [tail, ...lists], page.limit);
 }

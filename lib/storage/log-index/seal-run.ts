@@ -9,7 +9,15 @@
 import { entryMatcher } from '../../search/entry-match.js';
 import type { LogFilter } from '../../search/log-filter.js';
 import { allFrames, buildBlockFilter, framesMaybeHolding, termProbe, type TermProbe } from './block-filter.js';
-import { decodeSealedBlock, encodeSealedBlock, SEAL_FRAME_ENTRIES, type SealDictionary, type SealedEntry, type SealInput } from './sealed-block.js';
+import {
+  decodeSealedBlock,
+  encodeSealedBlock,
+  SEAL_FRAME_ENTRIES,
+  type SealDictionary,
+  type SealedEntry,
+  type SealedHeader,
+  type SealInput,
+} from './sealed-block.js';
 import { addSealedTerms, sealedFilterTerms } from './sealed-terms.js';
 
 /** What a seal transaction inserts for one run (besides deleting the run's tail rows). */
@@ -114,17 +122,24 @@ export function sealedCandidates(
   mask: number,
   filter: LogFilter,
   bounds: { afterId: number; beforeId: number },
+  /** The block's header, when the caller has read it already (reading it costs more than most frames' checks). */
+  header?: SealedHeader,
 ): SealedEntry[] {
   const matches = entryMatcher(filter);
   const levels = levelMask(filter.minLevel);
   const from = filter.from ?? -Infinity;
   const to = filter.to ?? Infinity;
-  const entries = decodeSealedBlock(block, dictionary, (i, header) => {
-    if ((mask & (1 << Math.floor(i / header.frameEntries))) === 0) return false;
-    const id = header.ids[i]!;
-    const ts = header.ts[i]!;
-    return id > bounds.afterId && id < bounds.beforeId && (levels & (1 << header.levels[i]!)) !== 0 && ts >= from && ts <= to;
-  });
+  const entries = decodeSealedBlock(
+    block,
+    dictionary,
+    (i, header) => {
+      if ((mask & (1 << Math.floor(i / header.frameEntries))) === 0) return false;
+      const id = header.ids[i]!;
+      const ts = header.ts[i]!;
+      return id > bounds.afterId && id < bounds.beforeId && (levels & (1 << header.levels[i]!)) !== 0 && ts >= from && ts <= to;
+    },
+    header,
+  );
   const out = matches === null ? entries : entries.filter((e) => matches(e.body));
   return out.reverse();
 }

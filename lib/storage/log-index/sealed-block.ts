@@ -156,17 +156,19 @@ export function readSealedHeader(block: Uint8Array): SealedHeader {
   if (n === 0 || n > SEAL_MAX_ENTRIES || frameEntries === 0 || Math.ceil(n / frameEntries) > FILTER_MAX_FRAMES)
     throw new SealedBlockError('sealed block has a malformed header');
   const column = (signed: boolean) => {
-    const out = [r.f64()];
-    for (let i = 1; i < n; i++) out.push(out[i - 1]! + (signed ? r.zigzag() : r.varint()));
+    const out = new Array<number>(n);
+    out[0] = r.f64();
+    if (signed) for (let i = 1; i < n; i++) out[i] = out[i - 1]! + r.zigzag();
+    else for (let i = 1; i < n; i++) out[i] = out[i - 1]! + r.varint();
     return out;
   };
   const ids = column(false);
   const receivedAt = column(true);
   const ts = column(true);
-  const levels: number[] = [];
-  for (let i = 0; i < n; i++) levels.push(r.u8());
-  const lengths: number[] = [];
-  for (let i = 0; i < n; i++) lengths.push(r.varint());
+  const levels = new Array<number>(n);
+  for (let i = 0; i < n; i++) levels[i] = r.u8();
+  const lengths = new Array<number>(n);
+  for (let i = 0; i < n; i++) lengths[i] = r.varint();
   const count = Math.ceil(n / frameEntries);
   const sizes: number[] = [];
   for (let i = 0; i < count; i++) sizes.push(r.varint());
@@ -222,14 +224,15 @@ export interface SealedEntry {
 /**
  * The entries of a block, oldest first. With `want` (an entry's index and
  * the block's header → whether it is needed), only the frames holding a
- * wanted entry are inflated and only wanted entries returned.
+ * wanted entry are inflated and only wanted entries returned. `header`:
+ * the block's, when the caller has read it already.
  */
 export function decodeSealedBlock(
   block: Uint8Array,
   dictionary: SealDictionary | null,
   want?: (index: number, header: SealedHeader) => boolean,
+  header: SealedHeader = readSealedHeader(block),
 ): SealedEntry[] {
-  const header = readSealedHeader(block);
   const out: SealedEntry[] = [];
   for (let f = 0; f < header.frames.length; f++) {
     const first = f * header.frameEntries;

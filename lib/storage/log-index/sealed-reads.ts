@@ -176,6 +176,40 @@ function toRow(projectId: number, e: SealedEntry): LogRow {
   return { id: e.id, projectId, receivedAt: e.receivedAt, body: e.body };
 }
 
+/**
+ * The smallest id a newest-first page can still take, shared by the walks
+ * of one page (a group's projects, the tail): once `limit` distinct ids are
+ * found, an entry at or below the `limit`-th largest cannot make the page,
+ * so a walk stops at a block whose ids all lie there. Without it a group of
+ * ten projects read a full page from each to keep one.
+ */
+export class PageFloor {
+  /** The largest distinct ids found, descending, at most `limit`. */
+  private readonly top: number[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  /** -1 while fewer than `limit` ids are known. */
+  get value(): number {
+    return this.top.length < this.limit ? -1 : this.top[this.limit - 1]!;
+  }
+
+  add(id: number): void {
+    const top = this.top;
+    if (top.length >= this.limit && id <= top[top.length - 1]!) return;
+    let lo = 0;
+    let hi = top.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (top[mid]! > id) lo = mid + 1;
+      else hi = mid;
+    }
+    if (top[lo] === id) return;
+    top.splice(lo, 0, id);
+    if (top.length > this.limit) top.pop();
+  }
+}
+
 /** A walk's reading of candidate blocks: their entries matching the filter, in walk order. */
 async function readBlocks(
   reads: SealedReads,
@@ -187,10 +221,13 @@ async function readBlocks(
   position: number,
   limit: number,
   out: LogRow[],
+  floor: PageFloor | null,
 ): Promise<void> {
   const bounds = direction === 'newest' ? { afterId: -1, beforeId: position } : { afterId: position, beforeId: Number.MAX_SAFE_INTEGER };
   for (let i = 0; i < blocks.length && out.length < limit; i += BLOCK_FETCH) {
-    const part = blocks.slice(i, i + BLOCK_FETCH);
+    // Newest first, blocks come by descending last id: past the floor, none can make the page.
+    const part = blocks.slice(i, i + BLOCK_FETCH).filter((b) => floor === null || b.row.lastId > floor.value);
+    if (part.length === 0) break;
     const bytes = await reads.blockBytes(
       projectId,
       part.map((b) => b.row.lastId),
@@ -201,13 +238,17 @@ async function readBlocks(
       if (block === undefined) continue;
       const dictionary = await cache.get(projectId, row.dictionaryId, (p, id) => reads.dictionary(p, id));
       // Frame by frame in walk order, so a page inflates only the frames it needs.
-      const frames = readSealedHeader(block).frames.length;
+      const header = readSealedHeader(block);
+      const frames = header.frames.length;
       for (let k = 0; k < frames && out.length < limit; k++) {
         const f = direction === 'newest' ? frames - 1 - k : k;
         if ((mask & (1 << f)) === 0) continue;
-        const found = sealedCandidates(block, dictionary, 1 << f, filter, bounds);
+        const found = sealedCandidates(block, dictionary, 1 << f, filter, bounds, header);
         if (direction === 'oldest') found.reverse();
-        for (const e of found) out.push(toRow(projectId, e));
+        for (const e of found) {
+          out.push(toRow(projectId, e));
+          floor?.add(e.id);
+        }
       }
       // Between blocks, other work gets its turn.
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -218,7 +259,8 @@ async function readBlocks(
 /**
  * The first `limit` entries of one project's sealed blocks matching
  * `filter`, on the walk's side of `position`, in walk order (newest first:
- * descending ids; oldest first: ascending).
+ * descending ids; oldest first: ascending). Newest first, with `floor`
+ * (shared by the page's walks): only those above it, which it learns of.
  */
 export async function sealedWalk(
   reads: SealedReads,
@@ -228,7 +270,9 @@ export async function sealedWalk(
   filter: LogFilter,
   position: number,
   limit: number,
+  floor: PageFloor | null = null,
 ): Promise<LogRow[]> {
+  if (direction === 'oldest') floor = null;
   const out: LogRow[] = [];
   const bounds = boundsOf(filter);
   const probes = filterProbes(filter);
@@ -247,9 +291,11 @@ export async function sealedWalk(
         position,
         limit,
         out,
+        floor,
       );
       if (rows.length < size) break;
       after = rows[rows.length - 1]!.lastId;
+      if (floor !== null && after <= floor.value) break;
     }
     return out.slice(0, limit);
   }
@@ -259,9 +305,11 @@ export async function sealedWalk(
     const leading = await reads.shardWalk(projectId, lead.shard, direction, position, after, size);
     if (leading.length === 0) break;
     after = leading[leading.length - 1]!.blockLastId;
+    const stop = floor === null ? -1 : floor.value;
     // Masks from the leading shard (every probe in it), then the other shards.
     const masks = new Map<number, number>();
     for (const s of leading) {
+      if (s.blockLastId <= stop) continue;
       let mask = framesMaybeHolding(s.bits, lead);
       for (const p of probes) if (mask !== 0 && p !== lead && p.shard === lead.shard) mask &= framesMaybeHolding(s.bits, p);
       if (mask !== 0) masks.set(s.blockLastId, mask);
@@ -298,9 +346,10 @@ export async function sealedWalk(
         position,
         limit,
         out,
+        floor,
       );
     }
-    if (leading.length < size) break;
+    if (leading.length < size || (floor !== null && after <= floor.value)) break;
   }
   return out.slice(0, limit);
 }

@@ -174,8 +174,6 @@ export async function createLogService(settings: LogServiceSettings, options: Lo
       }),
       ingestion: createIngestion(storage, config, logger, {
         observer,
-        // Search terms are computed at ingestion only for projects whose commits a listener pre-filters by them.
-        wantsTerms: (projectId) => liveStreams.wantsTerms(projectId) || alerts.wantsTerms(projectId),
         ...(options.ingestBodyIdleMs === undefined ? {} : { bodyIdleMs: options.ingestBodyIdleMs }),
       }),
       liveStreams,

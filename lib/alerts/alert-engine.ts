@@ -42,7 +42,7 @@ import {
   type PendingMatches,
   type RecordedNotification,
 } from './rule-decisions.js';
-import { ruleSets, type RuleSet as RuleSetOf } from './rule-terms.js';
+import { ruleSets, type RuleSet as RuleSetOf } from './rule-sets.js';
 
 type RuleSet = RuleSetOf<LoadedRule>;
 import type { EntryText } from '../search/entry-match.js';
@@ -139,17 +139,6 @@ export class AlertEngine {
   }
 
   /** An ingestion transaction of this process committed these entries: match them now, decide in the background. */
-  /**
-   * Whether a rule pre-filters this project's committed entries by their
-   * search terms (ingestion then computes them). A project whose group is
-   * not known yet is matched by its rows, without terms.
-   */
-  wantsTerms(projectId: number): boolean {
-    if (this.byProject.get(projectId)?.withTerms) return true;
-    const groupId = this.groupOfProject.get(projectId);
-    return groupId !== undefined && this.byGroup.get(groupId)?.withTerms === true;
-  }
-
   entriesCommitted(committed: CommittedEntries): void {
     if (this.rules.size === 0 || this.closed) return;
     const unknown: number[] = [];
@@ -276,17 +265,17 @@ export class AlertEngine {
   }
 
   /**
-   * Every rule of a set against one project's entries; each chunk's terms
-   * are read once for all of them, and each entry's text (`textOf`) once
+   * Every rule of a set against one project's entries; each chunk's rows
+   * are scanned for words once for all of them, and each entry's text (`textOf`) once
    * for all the rules of the commit. A chunk with no entry at a rule's
    * level is not decoded for it.
    */
   private matchSet(set: RuleSet, committed: CommittedEntries, projectId: number, textOf: (row: CommittedRow) => EntryText): void {
-    const holds = set.terms.forCommit();
+    const holds = set.words.forCommit();
     for (const rule of set.rules) {
       if (rule.empty) continue;
-      const terms = rule.terms;
-      const mayMatch = terms ? (text: string) => holds(text, terms) : undefined;
+      const probe = rule.probe;
+      const mayMatch = probe ? (rows: Uint8Array) => holds(rows, probe) : undefined;
       const rows = committed.rows([projectId], mayMatch, rule.filter.minLevel);
       this.takeRows(
         rule,

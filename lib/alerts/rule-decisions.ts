@@ -12,7 +12,7 @@ import { selectionOf } from '../logs/log-reader.js';
 import { filterIsEmpty, type LogFilter, type LogScope } from '../logs/log-query-params.js';
 import { logEntryJson } from '../logs/present-log.js';
 import { EntryText, entryTextMatcher, type EntryTextTest } from '../search/entry-match.js';
-import { blockMatchOf, type BlockMatch } from '../search/log-terms.js';
+import { wordProbeOf, type WordProbe } from '../search/chunk-words.js';
 import type { ReadOps, WriteOps } from '../storage/storage.js';
 import type { AlertCountBucket, AlertNotificationRow, AlertRuleRow, AlertRuleStatus, NewAlertNotification } from '../storage/types-alerts.js';
 import type { LogRow } from '../storage/types-logs.js';
@@ -51,7 +51,7 @@ export interface LoadedRule {
   empty: boolean;
   test: EntryTextTest | null;
   /** Terms a chunk must hold to hold a match, or null. */
-  terms: BlockMatch | null;
+  probe: WordProbe | null;
 }
 
 /** The rule's saved search as scope and filter; null when its query no longer reads. */
@@ -63,14 +63,13 @@ export function loadRule(row: AlertRuleRow): LoadedRule | null {
     return null;
   }
   const scope: LogScope = row.projectId !== null ? { kind: 'project', projectId: row.projectId } : { kind: 'group', groupId: row.ownerGroupId };
-  const match = blockMatchOf(filter, []);
   return {
     row,
     scope,
     filter,
     empty: filterIsEmpty(filter),
     test: entryTextMatcher(filter),
-    terms: match && (match.all.length > 0 || match.prefixes.length > 0) ? match : null,
+    probe: wordProbeOf(filter),
   };
 }
 

@@ -32,15 +32,15 @@ export interface CommittedEntries {
   lastIdsBefore: ReadonlyMap<number, number> | null;
   /**
    * The stored entries of these projects in id order (call it while the
-   * listener runs). With `mayMatch`, only those of chunks whose search
-   * terms (space-separated, `PreparedEntry.terms`) it accepts: a necessary
-   * condition a filter can test without decoding the entries (a chunk
-   * prepared without terms is not tested: all its entries are given).
+   * listener runs). With `mayMatch`, only those of chunks whose rows (the
+   * UTF-8 JSON stored, `EncodedChunk.rows`) it accepts: a necessary
+   * condition a filter can test without decoding the entries
+   * (search/chunk-words.ts).
    * With `minLevel`, only those of chunks holding an entry at that level or
    * above (from the chunk's counts per level, also without decoding).
    * Each chunk is decoded once, whoever asks.
    */
-  rows(projectIds: readonly number[], mayMatch?: (terms: string) => boolean, minLevel?: number | null): readonly CommittedRow[];
+  rows(projectIds: readonly number[], mayMatch?: (rows: Uint8Array) => boolean, minLevel?: number | null): readonly CommittedRow[];
 }
 
 /** The transaction's report, or null when it stored nothing (every entry refused by a quota). */
@@ -74,8 +74,7 @@ export function committedEntries(
       for (const chunk of chunks) {
         if (!projectIds.includes(chunk.projectId)) continue;
         if (minLevel != null && minLevel > 0 && !holdsLevel(chunk.minutes, minLevel)) continue;
-        const terms = mayMatch ? chunk.terms() : null;
-        if (terms === null || mayMatch!(terms)) rows.push(...chunk.rows());
+        if (!mayMatch || mayMatch(chunk.bytes)) rows.push(...chunk.rows());
       }
       // Requests may have drawn their ids in any order between them (sorted input sorts in one pass).
       return rows.sort((a, b) => a.id - b.id);
@@ -88,12 +87,10 @@ interface StoredChunk {
   projectId: number;
   /** Entries counted per minute and level, flat `[minute, level, n, …]` (log-rollup.ts). */
   minutes: readonly number[];
-  /** The entries' terms, or null when they were prepared without. */
-  terms(): string | null;
+  /** The rows as stored (UTF-8 JSON). */
+  bytes: Uint8Array;
   rows(): readonly CommittedRow[];
 }
-
-const fromUtf8 = new TextDecoder();
 
 function storedChunks(requests: readonly LogIngestRequest[], outcomes: readonly (readonly LogEntryOutcome[])[]): StoredChunk[] {
   const chunks: StoredChunk[] = [];
@@ -103,13 +100,11 @@ function storedChunks(requests: readonly LogIngestRequest[], outcomes: readonly 
     for (const chunk of request.chunks) {
       const first = offset;
       offset += chunk.count;
-      let terms: string | null = null;
       let rows: CommittedRow[] | null = null;
       chunks.push({
         projectId: request.projectId,
         minutes: chunk.minutes,
-        // A term sits between a space and the next.
-        terms: () => (chunk.terms === null ? null : (terms ??= fromUtf8.decode(chunk.terms))),
+        bytes: chunk.rows,
         rows: () => (rows ??= decodeStored(chunk, ofRequest, first)),
       });
     }

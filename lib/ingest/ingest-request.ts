@@ -89,7 +89,7 @@ export async function ingestRequest(ingestion: Ingestion, request: IngestRequest
       hold.finishReading();
       observer.bodyRead(raw.length);
       // Prepared entries hold copies of what they need: the raw bytes can go back.
-      const target: BatchTarget = { projectId: request.projectId, receivedAt: request.now(), terms: ingestion.wantsTerms(request.projectId) };
+      const target: BatchTarget = { projectId: request.projectId, receivedAt: request.now() };
       batch = await ingestion.preparation.batchFromBody(raw, target, request.format);
     } finally {
       loan?.giveBack();

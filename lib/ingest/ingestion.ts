@@ -44,8 +44,6 @@ export interface Ingestion {
   readonly preparation: PreparationWorker;
   /** Told of bodies, batches and commits (metrics). */
   readonly observer: ServiceObserver;
-  /** Whether a commit listener pre-filters the project's entries by search terms: its batches are then prepared with them. */
-  readonly wantsTerms: (projectId: number) => boolean;
   /** Finishes every accepted request's commit, then refuses new ones. */
   close(): Promise<void>;
 }
@@ -55,7 +53,7 @@ export function createIngestion(
   storage: Storage,
   config: LogServiceConfig,
   logger: ServiceLogger,
-  options: { bodyIdleMs?: number; observer?: ServiceObserver; wantsTerms?: (projectId: number) => boolean } = {},
+  options: { bodyIdleMs?: number; observer?: ServiceObserver } = {},
 ): Ingestion {
   const observer = options.observer ?? NO_OBSERVER;
   // One writer on SQLite; on PostgreSQL a few transactions at once, leaving
@@ -78,7 +76,6 @@ export function createIngestion(
     spareBody: new SpareBodyBuffer(config.maxIngestBodyBytes),
     preparation,
     observer,
-    wantsTerms: options.wantsTerms ?? (() => false),
     close: async () => {
       await queue.close();
       await preparation.close();

@@ -37,7 +37,7 @@ export interface PlainBodyOptions {
    * Prepares one element's text elsewhere, as `entryFromText` would (the
    * preparation worker): elements of OFFLOAD_MIN_BYTES or more go there.
    */
-  offload?: (text: string, withTerms: boolean) => Promise<TextOutcome>;
+  offload?: (text: string) => Promise<TextOutcome>;
 }
 
 /**
@@ -126,7 +126,7 @@ export async function batchFromPlainBody(raw: Buffer, target: BatchTarget, optio
     if (length > MAX_ELEMENT_BYTES) builder.reject(TOO_LONG);
     else {
       const text = raw.toString('utf8', from, to);
-      const outcome = offload !== null && length >= OFFLOAD_MIN_BYTES ? await offload(text, builder.withTerms) : entryFromText(text, builder.withTerms);
+      const outcome = offload !== null && length >= OFFLOAD_MIN_BYTES ? await offload(text) : entryFromText(text);
       if (outcome !== null) builder.addPrepared(outcome);
       else if (ndjson) builder.reject(NOT_JSON_LINE);
       else throw malformed();

@@ -1,7 +1,6 @@
 /**
  * The worker side of `preparation-worker.ts`: reads and prepares ingestion bodies
- * (parse or decode, map OTLP records, validate, serialise, and compute
- * search terms when asked) off the event loop.
+ * (parse or decode, map OTLP records, validate, serialise) off the event loop.
  */
 import { parentPort } from 'node:worker_threads';
 import { LogServiceError } from '../core/errors.js';
@@ -20,13 +19,12 @@ interface Job {
 interface ElementJob {
   id: number;
   element: string;
-  withTerms: boolean;
 }
 
 parentPort!.on('message', (job: Job | ElementJob) => {
   if ('element' in job) {
     try {
-      parentPort!.postMessage({ id: job.id, element: entryFromText(job.element, job.withTerms) });
+      parentPort!.postMessage({ id: job.id, element: entryFromText(job.element) });
     } catch (err) {
       parentPort!.postMessage({ id: job.id, failure: err instanceof Error ? (err.stack ?? err.message) : String(err) });
     }

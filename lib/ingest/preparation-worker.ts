@@ -94,9 +94,9 @@ export class PreparationWorker {
   }
 
   /** Prepares one element's JSON text as `entryFromText` does, on the worker (inline once closed). */
-  readonly entryFromText = (text: string, withTerms: boolean): Promise<TextOutcome> => {
-    if (this.closed) return Promise.resolve(entryFromText(text, withTerms));
-    return this.send<TextOutcome>({ element: text, withTerms }, []);
+  readonly entryFromText = (text: string): Promise<TextOutcome> => {
+    if (this.closed) return Promise.resolve(entryFromText(text));
+    return this.send<TextOutcome>({ element: text }, []);
   };
 
   private send<T extends PreparedBatch | TextOutcome>(job: Record<string, unknown>, transfer: ArrayBuffer[]): Promise<T> {

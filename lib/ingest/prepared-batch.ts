@@ -1,13 +1,12 @@
 /**
  * A submitted batch turned into what storage needs: each valid entry
- * serialised once (compact JSON, key order kept), sized for quotas, given
- * its search terms when a listener wants them, and encoded for the write (storage/log-index/encoded-entries.ts),
+ * serialised once (compact JSON, key order kept), sized for quotas and
+ * encoded for the write (sealing computes its search terms later) (storage/log-index/encoded-entries.ts),
  * each invalid one turned into its `validation_error`.
  */
 import type { LogIngestRequest, PreparedEntry } from '../storage/types-logs.js';
 import { RequestEncoder } from '../storage/log-index/encoded-entries.js';
 import { validateEntry } from './entry-validation.js';
-import { entryTerms } from '../search/search-terms.js';
 import { isJsonText, SHORT_TEXT } from './json-syntax.js';
 
 /** One `rejected[]` item of an IngestionResponse. */
@@ -21,8 +20,6 @@ export interface Rejection {
 export interface BatchTarget {
   projectId: number;
   receivedAt: number;
-  /** Whether entries get their search terms (`PreparedEntry.terms`): a listener pre-filters the project's commits by them. */
-  terms?: boolean;
 }
 
 export interface PreparedBatch {
@@ -63,20 +60,19 @@ export class RejectionList {
 /** What one element's text becomes: an entry, its rejection message, or null for text that is not JSON. */
 export type TextOutcome = PreparedEntry | { rejected: string } | null;
 
-/** Validates and prepares one submitted element (with its search terms when `withTerms`): the entry, or its rejection message. */
-export function entryFromValue(value: unknown, withTerms = false): PreparedEntry | { rejected: string } {
+/** Validates and prepares one submitted element: the entry, or its rejection message. */
+export function entryFromValue(value: unknown): PreparedEntry | { rejected: string } {
   const checked = validateEntry(value);
   if (!checked.ok) return { rejected: checked.message };
   // The stored text is the parsed object's compact JSON; its UTF-8
   // length is the entry's size for quotas.
   const body = JSON.stringify(checked.entry);
   const bytes = Buffer.byteLength(body, 'utf8');
-  const terms = withTerms ? entryTerms(checked.entry).join(' ') : null;
-  return { body, bytes, level: checked.level, timestamp: checked.timestamp, terms };
+  return { body, bytes, level: checked.level, timestamp: checked.timestamp };
 }
 
 /** Parses one element's JSON text and prepares it (`null`: the text is not JSON). */
-export function entryFromText(text: string, withTerms = false): TextOutcome {
+export function entryFromText(text: string): TextOutcome {
   // A short text that is not JSON is told without a failing JSON.parse (json-syntax.ts).
   if (text.length <= SHORT_TEXT && !isJsonText(text)) return null;
   let value: unknown;
@@ -85,7 +81,7 @@ export function entryFromText(text: string, withTerms = false): TextOutcome {
   } catch {
     return null;
   }
-  return entryFromValue(value, withTerms);
+  return entryFromValue(value);
 }
 
 /**
@@ -98,16 +94,13 @@ export class BatchBuilder {
   private readonly positions: number[] = [];
   private readonly rejected = new RejectionList();
   private index = 0;
-  /** Whether entries get their search terms (`BatchTarget.terms`). */
-  readonly withTerms: boolean;
 
   constructor(target: BatchTarget) {
     this.encoder = new RequestEncoder(target.projectId, target.receivedAt);
-    this.withTerms = target.terms === true;
   }
 
   add(value: unknown): void {
-    this.addPrepared(entryFromValue(value, this.withTerms));
+    this.addPrepared(entryFromValue(value));
   }
 
   /** Takes the next index for an element already prepared (by `entryFromValue`, here or on the worker). */

@@ -28,7 +28,7 @@ import type { ReadOps } from '../storage/storage.js';
 import { filterIsEmpty } from '../logs/log-query-params.js';
 import type { CommittedEntries, CommittedRow } from '../ingest/committed-entries.js';
 import { entryMatcher, type EntryTest } from '../search/entry-match.js';
-import { blockMatchOf, holdsTerms, type BlockMatch } from '../search/log-terms.js';
+import { ChunkWords, wordProbeOf, type WordProbe } from '../search/chunk-words.js';
 import { selectionOf } from '../logs/log-reader.js';
 import { framePage } from './frame-page.js';
 import type { LiveScope } from './live-scope.js';
@@ -98,8 +98,9 @@ export class Feed {
   private selectionVersion = 0;
   /** The filter's text conditions (null: none). */
   private readonly textTest: EntryTest | null;
-  /** The search terms an entry must have to match, as the index would ask for them (null: none): committed chunks are pre-filtered by them. */
-  readonly terms: BlockMatch | null;
+  /** The words a committed chunk must hold for an entry of it to match (null: none to look for), and their scanner. */
+  private readonly probe: WordProbe | null;
+  private readonly words: ChunkWords | null;
 
   private readonly db: ReadOps;
   private readonly horizons: Horizons | null;
@@ -122,8 +123,8 @@ export class Feed {
     this.committedThrough = context.committedThrough ?? null;
     this.empty = filterIsEmpty(filter);
     this.textTest = entryMatcher(filter);
-    const match = blockMatchOf(filter, []);
-    this.terms = match && (match.all.length > 0 || match.prefixes.length > 0) ? match : null;
+    this.probe = wordProbeOf(filter);
+    this.words = this.probe && new ChunkWords([this.probe]);
   }
 
   /**
@@ -227,7 +228,9 @@ export class Feed {
       else byCursor.set(cursor, [sub]);
     }
     if (byCursor.size === 0) return;
-    const mayMatch = this.terms ? (text: string) => holdsTerms(text, this.terms!) : undefined;
+    const holds = this.words?.forCommit();
+    const probe = this.probe;
+    const mayMatch = holds && probe ? (rows: Uint8Array) => holds(rows, probe) : undefined;
     const rows = entries === 0 ? [] : committed.rows(projectIds, mayMatch).filter((row) => this.matches(row));
     const through = committed.maxId;
     for (const [cursor, subs] of byCursor) {

@@ -60,8 +60,6 @@ export interface StreamHub {
   open(request: OpenStreamRequest): Promise<void>;
   /** An ingestion transaction of this process committed these entries. */
   entriesCommitted(committed: CommittedEntries): void;
-  /** Whether a stream pre-filters this project's committed entries by their search terms (ingestion then computes them). */
-  wantsTerms(projectId: number): boolean;
   /** A project was just blocked: its direct streams end with `project_blocked`. */
   projectBlocked(projectId: number): void;
   /**

@@ -33,7 +33,7 @@ import { Horizons } from './horizons.js';
 import { ReadGate } from './read-gate.js';
 import { findInvalidStreams } from './revalidate.js';
 import { Subscription } from './subscription.js';
-import { addTo, removeFrom, termsWanted } from './feed-index.js';
+import { addTo, removeFrom } from './feed-index.js';
 import type { OpenStreamRequest, StreamHub, StreamHubOptions } from './stream-hub-types.js';
 import type { CommittedEntries } from '../ingest/committed-entries.js';
 
@@ -153,10 +153,6 @@ class LiveStreamHub implements StreamHub {
     sub.cursor = start;
     this.startHeartbeat();
     void feed.kick();
-  }
-
-  wantsTerms(projectId: number): boolean {
-    return termsWanted(this.feeds.values(), projectId);
   }
 
   entriesCommitted(committed: CommittedEntries): void {

@@ -29,16 +29,6 @@ export interface PreparedEntry {
   level: number;
   /** The entry's `timestamp`, as epoch milliseconds. */
   timestamp: number;
-  /**
-   * Search terms computed by logkeep (`search/search-terms.ts`), joined by
-   * single spaces: words of `q`, lower-case runs of Unicode letters and
-   * digits, and exact-match terms, `§` plus base-32 digits; no term holds a
-   * space or a double quote. Computed only for a project whose committed
-   * entries a listener pre-filters by terms (a live stream or an alert rule
-   * with words to find); null otherwise. Sealing computes the stored index
-   * on its own thread, so ingestion does not pay for it.
-   */
-  terms: string | null;
 }
 
 /**
@@ -63,12 +53,6 @@ export interface EncodedChunk {
   count: number;
   /** `[[project_id, received_at, ts, level, bytes, body], …]`, one row per entry (the only place the request's arrival time is kept). */
   rows: Uint8Array;
-  /**
-   * The entries' search terms (`PreparedEntry.terms`), space-separated, as
-   * UTF-8: what commit listeners pre-filter a chunk by without decoding its
-   * rows. Null when the entries were prepared without terms.
-   */
-  terms: Uint8Array | null;
   /** The chunk's entries counted per minute and level, flat `[minute, level, n, …]` (log-rollup.ts). */
   minutes: number[];
 }

@@ -14,11 +14,11 @@ export function batchFromValues(values: readonly unknown[], target: BatchTarget)
   return builder.result();
 }
 
-/** Validates and prepares every value (with search terms when `withTerms`), without encoding (for requests made by hand with `encodeRequest`). */
-export function entriesFromValues(values: readonly unknown[], withTerms = false): { entries: PreparedEntry[]; positions: number[]; rejected: Rejection[] } {
+/** Validates and prepares every value, without encoding (for requests made by hand with `encodeRequest`). */
+export function entriesFromValues(values: readonly unknown[]): { entries: PreparedEntry[]; positions: number[]; rejected: Rejection[] } {
   const out = { entries: [] as PreparedEntry[], positions: [] as number[], rejected: [] as Rejection[] };
   values.forEach((value, index) => {
-    const entry = entryFromValue(value, withTerms);
+    const entry = entryFromValue(value);
     if ('rejected' in entry) out.rejected.push({ index, error: 'validation_error', message: entry.rejected });
     else {
       out.entries.push(entry);

@@ -15,12 +15,10 @@ import { CHUNK_ENTRIES, encodeRequest } from '../../lib/storage/log-index/encode
 import { entriesFromValues } from '../support/prepared-entries.js';
 import { readLogFilter } from '../../lib/logs/log-query-params.js';
 import { entryMatcher } from '../../lib/search/entry-match.js';
-import { blockMatchOf, holdsTerms } from '../../lib/search/log-terms.js';
+import { ChunkWords, wordProbeOf } from '../../lib/search/chunk-words.js';
 import { fixtureQueries, mixedEntries } from '../support/logs.js';
 import type { PreparedEntry } from '../../lib/storage/types-logs.js';
 import { FakeReads, GROUP, PAGE, PROJECT, setUp, subscribe } from '../support/live-fakes.js';
-import { Feed } from '../../lib/live/feed.js';
-import { termsWanted } from '../../lib/live/feed-index.js';
 
 /** A project feed on in-order storage, its stream caught up with `history` entries. */
 async function caughtUp(history = 20) {
@@ -232,36 +230,10 @@ describe('live feed: entries from memory', () => {
   });
 });
 
-describe('which projects get search terms at ingestion', () => {
-  it('those a feed with words or exact values reads, not those of a feed with none', async () => {
-    const reads = new FakeReads();
-    reads.add(1, 3, true);
-    const { feed: byWord } = setUp(PROJECT, reads);
-    assert.equal(termsWanted([byWord], 1), true);
-    assert.equal(termsWanted([byWord], 2), false, 'another project');
-    const levelOnly = new Feed(
-      'l',
-      PROJECT,
-      { minLevel: 3, from: null, to: null, words: [], prefixes: [], exact: [] },
-      {
-        db: reads.asReadOps(),
-        horizons: null,
-        page: PAGE,
-        onReadError: (err) => assert.fail(String(err)),
-      },
-    );
-    assert.equal(termsWanted([levelOnly], 1), false, 'a level is told by the chunk counts');
-    const { feed: group } = setUp(GROUP, reads);
-    assert.equal(termsWanted([group], 1), false, 'a group feed not resolved yet reads instead');
-    await group.startPosition();
-    assert.equal(termsWanted([group], 1), true, "once resolved, its projects' commits are pre-filtered");
-  });
-});
-
 describe('committed entries: what ingestion reports', () => {
   const prepared = (event: string, level = 1): PreparedEntry => {
     const body = JSON.stringify({ level: 'info', event, timestamp: '2025-01-01T00:00:00.000Z' });
-    return { body, bytes: Buffer.byteLength(body), level, timestamp: Date.parse('2025-01-01T00:00:00.000Z'), terms: event };
+    return { body, bytes: Buffer.byteLength(body), level, timestamp: Date.parse('2025-01-01T00:00:00.000Z') };
   };
 
   it('decodes the stored rows in id order, across chunks, refused entries left out', () => {
@@ -304,9 +276,9 @@ describe('committed entries: what ingestion reports', () => {
     );
   });
 
-  it("a filter's search terms tested on a chunk's terms never leave out a chunk holding a match", () => {
+  it("a filter's words tested on a chunk's rows never leave out a chunk holding a match", () => {
     // Small chunks: each holds a few entries, so most filters pass some and not others.
-    const entries = entriesFromValues(mixedEntries(300, 5), true).entries;
+    const entries = entriesFromValues(mixedEntries(300, 5)).entries;
     const requests = [];
     for (let i = 0; i < entries.length; i += 7) requests.push(encodeRequest(1, 0, entries.slice(i, i + 7)));
     let id = 0;
@@ -319,9 +291,10 @@ describe('committed entries: what ingestion reports', () => {
     for (const params of fixtureQueries()) {
       const filter = readLogFilter(new URLSearchParams(params));
       const test = entryMatcher(filter) ?? (() => true);
-      const match = blockMatchOf(filter, []);
-      if (!match || (match.all.length === 0 && match.prefixes.length === 0)) continue;
-      const kept = committed.rows([1], (terms) => holdsTerms(terms, match));
+      const probe = wordProbeOf(filter);
+      if (!probe) continue;
+      const holds = new ChunkWords([probe]).forCommit();
+      const kept = committed.rows([1], (rows) => holds(rows, probe));
       const all = committed.rows([1]);
       assert.deepEqual(
         kept.filter((r) => test(r.body)).map((r) => r.id),
@@ -331,12 +304,6 @@ describe('committed entries: what ingestion reports', () => {
       if (kept.length < all.length) narrowed += 1;
     }
     assert.ok(narrowed > 10, `the terms leave chunks out for many filters (${narrowed})`);
-  });
-
-  it('gives every entry of a chunk prepared without terms, whatever the pre-filter', () => {
-    const entries = entriesFromValues(mixedEntries(40, 5)).entries;
-    const committed = committedEntries([encodeRequest(1, 0, entries)], [entries.map((_, i) => ({ id: i + 1 }))], null)!;
-    assert.equal(committed.rows([1], () => false).length, entries.length);
   });
 
   it("a level tested on a chunk's counts per level never leaves out an entry at that level", () => {

@@ -168,7 +168,7 @@ describe('ingest order (one block per project)', () => {
 });
 
 describe('encoded chunks', () => {
-  const prepared = (terms: string | null, level = 1, body = '{}'): PreparedEntry => ({ body, bytes: 2, level, timestamp: 0, terms });
+  const prepared = (level = 1, body = '{}'): PreparedEntry => ({ body, bytes: 2, level, timestamp: 0 });
   const termArb = fc.constantFrom('alpha', 'beta', 'gamma', 'delta', '42', 'σας', '中文', '§0123456789ab', '§vvvvvvvvvvvv');
   const shapesArb = fc.array(fc.record({ terms: fc.uniqueArray(termArb, { maxLength: 4 }), level: fc.integer({ min: 0, max: 4 }) }), {
     minLength: 1,
@@ -195,7 +195,7 @@ describe('encoded chunks', () => {
           const requests = shapes.map((r, ri) => {
             const entries = Array.from({ length: r.count }, () => {
               const shape = entryShapes[serial % entryShapes.length]!;
-              return { ...prepared(shape.terms.join(' '), shape.level, JSON.stringify({ n: serial++ })), timestamp: serial * 3, bytes: 1 + (serial % 5) };
+              return { ...prepared(shape.level, JSON.stringify({ n: serial++ })), timestamp: serial * 3, bytes: 1 + (serial % 5) };
             });
             source.push(entries);
             return encodeRequest(r.projectId, 1000 + ri, entries);
@@ -208,7 +208,7 @@ describe('encoded chunks', () => {
           for (const part of parts) {
             assert.equal(part.firstRank, rank);
             assert.ok(part.count >= 1 && part.count <= CHUNK_ENTRIES);
-            const rows = decodeRows({ count: part.count, rows: part.json, terms: null, minutes: [] });
+            const rows = decodeRows({ count: part.count, rows: part.json, minutes: [] });
             assert.equal(rows.length, part.count);
             rows.forEach((row, i) => {
               const e = entryOf(rank + i);
@@ -221,33 +221,6 @@ describe('encoded chunks', () => {
         },
       ),
       { numRuns: 150 },
-    );
-  });
-
-  it("keeps each chunk's entries' terms, space-separated, only when they were prepared with them (property)", () => {
-    fc.assert(
-      fc.property(shapesArb, fc.integer({ min: 1, max: 1300 }), (shapes, count) => {
-        const entries = Array.from({ length: count }, (_, i) => prepared(shapes[i % shapes.length]!.terms.join(' ')));
-        const request = encodeRequest(1, 0, entries);
-        assert.equal(request.chunks.length, Math.ceil(count / CHUNK_ENTRIES));
-        let at = 0;
-        for (const chunk of request.chunks) {
-          const words = new TextDecoder()
-            .decode(chunk.terms!)
-            .split(' ')
-            .filter((t) => t.length > 0);
-          const expected = entries.slice(at, at + chunk.count).flatMap((e) => e.terms!.split(' ').filter((t) => t.length > 0));
-          assert.deepEqual(words, expected);
-          at += chunk.count;
-        }
-        const without = encodeRequest(
-          1,
-          0,
-          entries.map((e) => ({ ...e, terms: null })),
-        );
-        assert.ok(without.chunks.every((c) => c.terms === null));
-      }),
-      { numRuns: 60 },
     );
   });
 

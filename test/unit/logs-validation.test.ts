@@ -5,7 +5,6 @@ import { MAX_ENTRY_DEPTH, readBatch, validateEntry } from '../../lib/ingest/entr
 import { parseIsoTimestamp } from '../../lib/core/timestamps.js';
 import { LEVELS, levelNumber } from '../../lib/search/levels.js';
 import { entriesFromValues } from '../support/prepared-entries.js';
-import { entryFromValue } from '../../lib/ingest/prepared-batch.js';
 import { LogServiceError } from '../../lib/core/errors.js';
 
 const good = { level: 'info', event: 'user logged in', timestamp: '2024-05-06T07:08:09.123Z' };
@@ -141,7 +140,7 @@ describe('batches and preparation', () => {
       );
   });
 
-  it('prepares valid entries (compact JSON, UTF-8 size, level, instant, terms) and lists rejections by index', () => {
+  it('prepares valid entries (compact JSON, UTF-8 size, level, instant) and lists rejections by index', () => {
     const submitted = JSON.parse(
       `[${JSON.stringify({ ...good, event: 'héllo wörld', b: { c: [1, 2] } }, null, 2)}, 5, {"level":"info"}, ${JSON.stringify(good)}]`,
     );
@@ -159,9 +158,6 @@ describe('batches and preparation', () => {
     assert.equal(first.bytes, Buffer.byteLength(first.body));
     assert.equal(first.bytes, first.body.length + 2);
     assert.equal(first.level, 1);
-    assert.equal(first.terms, null, 'terms only when a listener wants them');
-    const withTerms = entryFromValue(submitted[0], true);
-    assert.ok(!('rejected' in withTerms) && withTerms.terms!.split(' ').includes('héllo') && withTerms.terms!.split(' ').includes('wörld'));
   });
 
   it('keeps __proto__-named keys in the stored text', () => {

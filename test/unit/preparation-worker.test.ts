@@ -134,9 +134,9 @@ describe('PreparationWorker', () => {
     const offloaded: number[] = [];
     const toWorker = offloading.entryFromText;
     Object.defineProperty(offloading, 'entryFromText', {
-      value: (text: string, withTerms: boolean) => {
+      value: (text: string) => {
         offloaded.push(text.length);
-        return toWorker(text, withTerms);
+        return toWorker(text);
       },
     });
     try {

@@ -187,7 +187,7 @@ export async function batchFromOtlp(request: OtlpRequest, target: BatchTarget): 
         const entry = convert(() => otlpEntry(request.record(i), shared, target.receivedAt));
         if (entry instanceof OtlpRecordError) builder.reject(entry.message);
         else {
-          const prepared = entryFromValue(entry, builder.withTerms);
+          const prepared = entryFromValue(entry);
           if ('rejected' in prepared) {
             // Stores nothing, but building it cost its shared part: counted, so refused records cannot repeat a large resource for ever.
             stored += shared.bytes;

@@ -1,7 +1,7 @@
 /**
  * Encoding a request's prepared entries into what both backends insert
- * (storage.ts `EncodedChunk`): the entry rows as UTF-8 JSON and, when
- * they were computed, the entries' search terms, chunk by chunk. It runs where batches are prepared (the
+ * (storage.ts `EncodedChunk`): the entry rows as UTF-8 JSON, chunk by
+ * chunk. It runs where batches are prepared (the
  * preparation worker for the usual sizes), so the write transaction, which
  * the writer waits on, only concatenates and binds bytes. Serialising and
  * converting those texts inside the transaction was about a quarter of the
@@ -66,22 +66,7 @@ export function encodeChunk(projectId: number, receivedAt: number, entries: read
     rows.write(`${i === 0 ? '' : ','}[${projectId},${receivedAt},${e.timestamp},${e.level},${e.bytes},${JSON.stringify(e.body)}]`);
   }
   rows.write(']');
-  return { count: entries.length, rows: rows.done(), terms: encodeTerms(entries), minutes: countMinutes(entries) };
-}
-
-/** The entries' terms, space-separated, as UTF-8 (null when they were prepared without terms). */
-function encodeTerms(entries: readonly PreparedEntry[]): Uint8Array | null {
-  let termLength = 0;
-  for (const e of entries) {
-    if (e.terms === null) return null;
-    termLength += e.terms.length + 1;
-  }
-  const terms = new ByteWriter(Math.ceil(termLength * 1.25));
-  for (const e of entries) {
-    terms.write(e.terms!);
-    terms.write(' ');
-  }
-  return terms.done();
+  return { count: entries.length, rows: rows.done(), minutes: countMinutes(entries) };
 }
 
 /** Encodes a request's entries chunk by chunk as they come, so a large batch never holds all its entries' strings at once. */
@@ -126,5 +111,5 @@ export function decodeRows(chunk: EncodedChunk): EntryRow[] {
 
 /** The buffers of a request's chunks, to transfer it to another thread. */
 export function transferList(request: LogIngestRequest): ArrayBuffer[] {
-  return request.chunks.flatMap((c) => (c.terms === null ? [c.rows.buffer as ArrayBuffer] : [c.rows.buffer as ArrayBuffer, c.terms.buffer as ArrayBuffer]));
+  return request.chunks.map((c) => c.rows.buffer as ArrayBuffer);
 }

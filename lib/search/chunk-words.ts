@@ -64,14 +64,6 @@ function hashOf(text: string): number {
   return h & HASH_MASK;
 }
 
-/** The lower-case ASCII letter or digit a byte is, or -1. */
-function wordByte(b: number): number {
-  if (b >= 0x61 && b <= 0x7a) return b;
-  if (b >= 0x30 && b <= 0x39) return b;
-  if (b >= 0x41 && b <= 0x5a) return b + 0x20;
-  return -1;
-}
-
 /** Tests chunks against the probes of a set of filters, one scan per chunk. */
 export class ChunkWords {
   /** Hash → the key ("w:" word or "p:" prefix) it stands for, for the probes' terms. */
@@ -130,46 +122,57 @@ export class ChunkWords {
     const held = new Set<string>();
     if (this.wanted.size === 0) return held;
     const lengths = this.prefixLengths;
+    const shortest = lengths.length > 0 ? lengths[0]! : Number.POSITIVE_INFINITY;
+    const longest = lengths.length > 0 ? lengths[lengths.length - 1]! : 0;
+    // The hot loop: one table read per byte, the run's hash kept in locals.
     let h = FNV_OFFSET;
     let length = 0;
-    let next = 0;
-    const end = (): void => {
+    const n = rows.length;
+    for (let i = 0; i <= n; i++) {
+      let c = i < n ? WORD_BYTE[rows[i]!]! : -1;
+      let endsAfter = false;
+      if (c < 0 && i < n) {
+        const b = rows[i]!;
+        if (b === 0xe2 && rows[i + 1] === 0x84 && rows[i + 2] === 0xaa) {
+          // U+212A KELVIN SIGN: lower-cases to `k`, inside the run.
+          i += 2;
+          c = 0x6b;
+        } else if (b === 0xc4 && rows[i + 1] === 0xb0) {
+          // U+0130: `i` and a combining dot; the run ends after the `i`.
+          i += 1;
+          c = 0x69;
+          endsAfter = true;
+        } else if (b === BACKSLASH) {
+          if (length > 0) this.lookup(h, held, false);
+          h = FNV_OFFSET;
+          length = 0;
+          i = skipEscape(rows, i);
+          continue;
+        }
+      }
+      if (c >= 0) {
+        // Past MAX_WORD_LENGTH a run's word is cut: later characters change nothing.
+        if (length < MAX_WORD_LENGTH) {
+          h = Math.imul(h ^ c, FNV_PRIME);
+          length += 1;
+          if (length >= shortest && length <= longest && lengths.includes(length)) this.lookup(h, held, true);
+        }
+        if (!endsAfter) continue;
+      }
       if (length > 0) this.lookup(h, held, false);
       h = FNV_OFFSET;
       length = 0;
-      next = 0;
-    };
-    const add = (c: number): void => {
-      // Past MAX_WORD_LENGTH a run's word is cut: later characters change nothing.
-      if (length === MAX_WORD_LENGTH) return;
-      h = Math.imul(h ^ c, FNV_PRIME);
-      length += 1;
-      while (next < lengths.length && lengths[next]! < length) next += 1;
-      if (next < lengths.length && lengths[next] === length) this.lookup(h, held, true);
-    };
-    for (let i = 0; i < rows.length; i++) {
-      const b = rows[i]!;
-      const c = wordByte(b);
-      if (c >= 0) {
-        add(c);
-      } else if (b === 0xe2 && rows[i + 1] === 0x84 && rows[i + 2] === 0xaa) {
-        // U+212A KELVIN SIGN: lower-cases to `k`, inside the run.
-        i += 2;
-        add(0x6b);
-      } else if (b === 0xc4 && rows[i + 1] === 0xb0) {
-        // U+0130: `i` and a combining dot; the run ends after the `i`.
-        i += 1;
-        add(0x69);
-        end();
-      } else {
-        end();
-        if (b === BACKSLASH) i = skipEscape(rows, i);
-      }
     }
-    end();
     return held;
   }
 }
+
+/** Each byte's lower-case ASCII letter or digit, or -1. */
+const WORD_BYTE = new Int16Array(256).map((_, b) => {
+  if ((b >= 0x61 && b <= 0x7a) || (b >= 0x30 && b <= 0x39)) return b;
+  if (b >= 0x41 && b <= 0x5a) return b + 0x20;
+  return -1;
+});
 
 /**
  * The index of the last byte of the escape starting at `at` (a backslash of

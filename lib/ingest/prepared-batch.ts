@@ -1,8 +1,9 @@
 /**
  * A submitted batch turned into what storage needs: each valid entry
  * serialised once (compact JSON, key order kept), sized for quotas and
- * encoded for the write (sealing computes its search terms later) (storage/log-index/encoded-entries.ts),
- * each invalid one turned into its `validation_error`.
+ * encoded for the write (storage/log-index/encoded-entries.ts), each
+ * invalid one turned into its `validation_error`. Search terms are not
+ * computed here: sealing builds the index on its own threads.
  */
 import type { LogIngestRequest, PreparedEntry } from '../storage/types-logs.js';
 import { RequestEncoder } from '../storage/log-index/encoded-entries.js';

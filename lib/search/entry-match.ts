@@ -1,7 +1,7 @@
 /**
  * Whether a stored entry passes a filter's text conditions (exact fields, `context.` paths, `q`),
  * decided from the entry itself. The search index only narrows the search
- * to blocks of entries that may match (see storage/log-index/log-blocks.ts); this is
+ * to blocks of entries that may match (storage/log-index/block-filter.ts); this is
  * what makes every answer exact, whatever the index let through.
  *
  * Cheap checks on the stored text come first: the JSON text of an entry

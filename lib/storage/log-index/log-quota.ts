@@ -17,8 +17,8 @@ export interface IngestPlan {
   /**
    * Request indexes in the order their entries take ids: project by project
    * (ascending id), then in request order; entries in submitted order. So
-   * each project's entries get consecutive ids (search-index blocks,
-   * log-blocks.ts).
+   * each project's entries get consecutive ids (the runs sealing cuts are
+   * consecutive ids of one project).
    */
   order: number[];
   /** Per request, per entry: its rank (position among the admitted entries, in id order) or the quota that refused it. */

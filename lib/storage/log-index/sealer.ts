@@ -23,6 +23,8 @@ export const SEAL_INTERVAL_MS = 1000;
 export const DICTIONARY_EVERY_BLOCKS = 1024;
 /** Projects sealed at once: the worker seals one project's run while another's transaction runs. */
 export const SEAL_LANES = 2;
+/** The tail's space is reclaimed (`SealBackend.reclaimTail`) after this many entries are sealed by the process. */
+export const RECLAIM_TAIL_EVERY = 32 * SEAL_MAX_ENTRIES;
 /** While more than this many entries wait in tails, progress is logged every SEAL_PROGRESS_MS (the upgrade's conversion). */
 export const SEAL_PROGRESS_MIN_ENTRIES = 100_000;
 export const SEAL_PROGRESS_MS = 10_000;
@@ -52,6 +54,13 @@ export interface SealBackend {
   commitSeal(projectId: number, run: SealedRun, dictionary: SealDictionary | null): Promise<boolean>;
   /** Entries waiting in every project's tail (for progress messages). */
   tailEntries(): Promise<number>;
+  /**
+   * Makes the space of sealed tail rows reusable (PostgreSQL: `VACUUM` of
+   * `log_entries`, whose dead rows and index entries otherwise wait for
+   * autovacuum, which may be off or minutes away); absent where freed
+   * pages are reused at once (SQLite).
+   */
+  reclaimTail?(): Promise<void>;
 }
 
 export interface SealerOptions {
@@ -67,6 +76,8 @@ export class Sealer {
   private lastProgress = 0;
   private progressFrom: number | null = null;
   private readonly room: TailRoom;
+  private sealedSinceReclaim = 0;
+  private reclaiming = false;
 
   constructor(
     private readonly backend: SealBackend,
@@ -176,9 +187,27 @@ export class Sealer {
       if (run === undefined) return;
       const renew = tail.dictionary === null || tail.blocksWithDictionary >= DICTIONARY_EVERY_BLOCKS;
       const sealed = await worker.seal(run, renew ? null : tail.dictionary, renew ? (tail.dictionary?.id ?? 0) + 1 : null);
-      if (await this.backend.commitSeal(projectId, sealed.run, sealed.dictionary)) this.room.sealed();
+      if (await this.backend.commitSeal(projectId, sealed.run, sealed.dictionary)) {
+        this.room.sealed();
+        this.sealedSinceReclaim += run.length;
+        await this.reclaimTail();
+      }
       await this.progress();
       if (this.closed && !all) return;
+    }
+  }
+
+  /** Every RECLAIM_TAIL_EVERY entries sealed: the tail's freed space made reusable, so its table stays the size of the bounded tail. */
+  private async reclaimTail(): Promise<void> {
+    if (this.backend.reclaimTail === undefined || this.reclaiming || this.sealedSinceReclaim < RECLAIM_TAIL_EVERY) return;
+    this.reclaiming = true;
+    this.sealedSinceReclaim = 0;
+    try {
+      await this.backend.reclaimTail();
+    } catch (err) {
+      this.options.logger?.warn(`sealing: reclaiming the tail's space failed: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      this.reclaiming = false;
     }
   }
 

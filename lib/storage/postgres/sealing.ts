@@ -260,6 +260,8 @@ const SEAL_LOCK_HELD = `SELECT EXISTS (SELECT 1 FROM pg_locks
       AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) AS held`;
 
 const TAIL_ENTRIES = `SELECT COALESCE(sum(entries), 0)::bigint AS n FROM log_tails`;
+/** Outside any transaction; another process's vacuum of the table in progress is enough, so none waits for it. */
+const RECLAIM_TAIL = 'VACUUM (SKIP_LOCKED) log_entries';
 
 /**
  * The sealer's backend on the pool. A project whose seal lock another
@@ -282,6 +284,9 @@ export function postgresSealBackend(db: SqlExecutor): SealBackend {
     },
     async tailEntries() {
       return Number((await db.one<{ n: number }>(TAIL_ENTRIES)).n);
+    },
+    async reclaimTail() {
+      await db.none(RECLAIM_TAIL);
     },
   };
 }

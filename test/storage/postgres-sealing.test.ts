@@ -16,7 +16,8 @@ import { runMigrations } from '../../lib/storage/schema/run-migrations.js';
 import { openPostgresStorage } from '../../lib/storage/postgres/postgres-storage.js';
 import type { PostgresStorageOptions, SqlExecutor } from '../../lib/storage/postgres/connection.js';
 import { dueProjects, sealDue, sealProject, SEAL_MAX_TAIL_AGE_MS } from '../../lib/storage/postgres/sealing.js';
-import { decodeSealedBlock, SEAL_MAX_ENTRIES } from '../../lib/storage/log-index/sealed-block.js';
+import { decodeSealedBlock, readSealedHeader, SEAL_MAX_ENTRIES } from '../../lib/storage/log-index/sealed-block.js';
+import { blockFrames, HEAD_BYTES } from '../../lib/storage/postgres/block-frames.js';
 import { FILTER_SHARDS } from '../../lib/storage/log-index/block-filter.js';
 import { encodeRequest } from '../../lib/storage/log-index/encoded-entries.js';
 import { runPurgePass, type PurgeSettings } from '../../lib/ops/purge.js';
@@ -243,6 +244,40 @@ describe('postgres sealed storage', { skip: unavailable ?? false }, () => {
       [p.id],
     );
     assert.deepEqual([Number(tail.entries), tail.oldest], [0, null]);
+  });
+
+  it("reads a block's header and only the frames asked for, each byte as stored", async () => {
+    const db = await newDatabase();
+    const storage = await open(db.name);
+    const pool = poolOf(storage);
+    const p = await newProject(storage, 'frames');
+    await ingest(storage, p.id, 2 * SEAL_MAX_ENTRIES, 0, 1_750_000_000_000);
+    await sealDue(pool, { now: () => 1_750_000_000_000 });
+    const blocks = await pool.any<{ lastId: string; block: Buffer }>('SELECT last_id AS "lastId", block FROM log_sealed WHERE project_id = $1', [p.id]);
+    assert.equal(blocks.length, 2);
+    for (const mask of [0, 0b1, 0b10010010, 0xff]) {
+      const got = await blockFrames(pool, p.id, [...blocks.map((b) => ({ lastId: Number(b.lastId), frames: mask })), { lastId: 999_999_999, frames: 1 }]);
+      assert.equal(got.size, 2, 'a block that is not there is left out');
+      for (const b of blocks) {
+        const whole = new Uint8Array(b.block);
+        const part = got.get(Number(b.lastId))!;
+        assert.equal(part.length, whole.length);
+        const header = readSealedHeader(whole);
+        assert.ok(header.frames[0]!.offset < HEAD_BYTES, 'the header fits the first read');
+        assert.deepEqual(readSealedHeader(part), header);
+        header.frames.forEach((f, i) => {
+          const wanted = (mask & (1 << i)) !== 0;
+          const same = Buffer.compare(part.subarray(f.offset, f.offset + f.length), whole.subarray(f.offset, f.offset + f.length)) === 0;
+          if (wanted) assert.ok(same, `frame ${i} as stored`);
+          // Frames not asked for are only read as far as the first slice reaches.
+          else if (f.offset >= HEAD_BYTES)
+            assert.ok(
+              part.subarray(f.offset, f.offset + f.length).every((x) => x === 0),
+              `frame ${i} not read`,
+            );
+        });
+      }
+    }
   });
 
   it('never doubles or loses an entry when two storages seal one database while both ingest', async () => {

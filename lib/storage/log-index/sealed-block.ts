@@ -142,8 +142,12 @@ export function encodeSealedBlock(entries: readonly SealInput[], dictionary: Sea
 
 // ---- decoding -----------------------------------------------------------------
 
-/** Reads a block's header (ids, times, levels, lengths, frame positions): no inflating. */
-export function readSealedHeader(block: Uint8Array): SealedHeader {
+/**
+ * Reads a block's header (ids, times, levels, lengths, frame positions): no
+ * inflating. `length`: the whole block's, when `block` holds only its first
+ * bytes (a header running past them is SealedBlockError, "truncated").
+ */
+export function readSealedHeader(block: Uint8Array, length = block.length): SealedHeader {
   const r = new Reader(block);
   const version = r.u8();
   if (version !== SEALED_FORMAT_VERSION) throw new SealedBlockError(`sealed block has format version ${version}; this version reads ${SEALED_FORMAT_VERSION}`);
@@ -178,7 +182,7 @@ export function readSealedHeader(block: Uint8Array): SealedHeader {
     frames.push({ offset, length });
     offset += length;
   }
-  if (offset !== r.length) throw new SealedBlockError('sealed block frames do not fill it');
+  if (offset !== length) throw new SealedBlockError('sealed block frames do not fill it');
   return { version, codec, frameEntries, dictionaryId, ids, receivedAt, ts, levels, lengths, frames };
 }
 

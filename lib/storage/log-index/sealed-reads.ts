@@ -77,6 +77,13 @@ export interface SealedReads {
   blockRows(projectId: number, lastIds: readonly number[]): Promise<SealedBlockRow[]>;
   /** The bytes of these blocks of the project, by last_id (blocks gone since are left out). */
   blockBytes(projectId: number, lastIds: readonly number[]): Promise<Map<number, Uint8Array>>;
+  /**
+   * Optional, for a backend where moving a block costs more than reading a
+   * few of its frames (PostgreSQL): as `blockBytes`, but each buffer, as
+   * long as the block, need only hold its header and the frames of its
+   * `frames` mask (the rest may be zeros: never inflated).
+   */
+  blockFrames?(projectId: number, wants: readonly { lastId: number; frames: number }[]): Promise<Map<number, Uint8Array>>;
   /** A dictionary's bytes, or null when missing (the block then fails to decode: never misread). */
   dictionary(projectId: number, id: number): Promise<Uint8Array | null>;
   /**
@@ -228,10 +235,15 @@ async function readBlocks(
     // Newest first, blocks come by descending last id: past the floor, none can make the page.
     const part = blocks.slice(i, i + BLOCK_FETCH).filter((b) => floor === null || b.row.lastId > floor.value);
     if (part.length === 0) break;
-    const bytes = await reads.blockBytes(
-      projectId,
-      part.map((b) => b.row.lastId),
-    );
+    const bytes = reads.blockFrames
+      ? await reads.blockFrames(
+          projectId,
+          part.map((b) => ({ lastId: b.row.lastId, frames: b.mask })),
+        )
+      : await reads.blockBytes(
+          projectId,
+          part.map((b) => b.row.lastId),
+        );
     for (const { row, mask } of part) {
       if (out.length >= limit) break;
       const block = bytes.get(row.lastId);

@@ -27,6 +27,7 @@ import {
 } from '../log-index/sealed-block.js';
 import { sealRun, type SealedRun } from '../log-index/seal-run.js';
 import type { SqlExecutor } from './connection.js';
+import { blockFrames } from './block-frames.js';
 import { DICTIONARY_EVERY_BLOCKS, SEAL_MAX_TAIL_AGE_MS, type SealBackend, type TailRun } from '../log-index/sealer.js';
 import type { SealedBlockRow, SealedReads, ShardRow } from '../log-index/sealed-reads.js';
 import type { LogRow } from '../types-logs.js';
@@ -369,6 +370,7 @@ export function postgresSealedReads(db: SqlExecutor, horizon: (projectIds: reado
       const rows = await db.any<{ lastId: number; block: Buffer }>(BLOCK_BYTES, [projectId, [...lastIds]]);
       return new Map(rows.map((r) => [Number(r.lastId), new Uint8Array(r.block.buffer, r.block.byteOffset, r.block.byteLength)]));
     },
+    blockFrames: (projectId, wants) => blockFrames(db, projectId, wants),
     async dictionary(projectId, id) {
       const row = await db.oneOrNone<{ bytes: Buffer }>(DICTIONARY, [projectId, id]);
       return row === null ? null : new Uint8Array(row.bytes.buffer, row.bytes.byteOffset, row.bytes.byteLength);

@@ -184,11 +184,9 @@ function toRow(projectId: number, e: SealedEntry): LogRow {
 }
 
 /**
- * The smallest id a newest-first page can still take, shared by the walks
- * of one page (a group's projects, the tail): once `limit` distinct ids are
- * found, an entry at or below the `limit`-th largest cannot make the page,
- * so a walk stops at a block whose ids all lie there. Without it a group of
- * ten projects read a full page from each to keep one.
+ * The smallest id a newest-first page can still take, shared by the walks of one page (a group's projects, the tail):
+ * once `limit` distinct ids are found, an entry at or below the `limit`-th largest cannot make the page, so a walk
+ * stops at a block whose ids all lie there. Without it a group of ten projects read a full page from each to keep one.
  */
 export class PageFloor {
   /** The largest distinct ids found, descending, at most `limit`. */
@@ -235,15 +233,17 @@ async function readBlocks(
     // Newest first, blocks come by descending last id: past the floor, none can make the page.
     const part = blocks.slice(i, i + BLOCK_FETCH).filter((b) => floor === null || b.row.lastId > floor.value);
     if (part.length === 0) break;
-    const bytes = reads.blockFrames
-      ? await reads.blockFrames(
-          projectId,
-          part.map((b) => ({ lastId: b.row.lastId, frames: b.mask })),
-        )
-      : await reads.blockBytes(
-          projectId,
-          part.map((b) => b.row.lastId),
-        );
+    // Reading parts of blocks pays only when some frames are left out (it takes more statements).
+    const bytes =
+      reads.blockFrames && part.some((b) => b.mask !== allFrames(b.row.frames))
+        ? await reads.blockFrames(
+            projectId,
+            part.map((b) => ({ lastId: b.row.lastId, frames: b.mask })),
+          )
+        : await reads.blockBytes(
+            projectId,
+            part.map((b) => b.row.lastId),
+          );
     for (const { row, mask } of part) {
       if (out.length >= limit) break;
       const block = bytes.get(row.lastId);

@@ -17,11 +17,9 @@
  *   the last `window_seconds` reach `threshold`, it notifies `fired`; when
  *   they fall back below, `resolved`.
  *
- * Quiet periods and resolutions end on a timer every process sets from the
- * rule's stored state (so a restart, or another process, takes over);
- * whichever runs first does the work under the lock, the others find
- * nothing left to do. Rule changes reach the other processes through
- * storage signals; each reloads the enabled rules.
+ * Quiet periods and resolutions end on a timer every process sets from the rule's stored state (so a restart, or
+ * another process, takes over); whichever runs first does the work under the lock, the others find nothing left to
+ * do. Rule changes reach the other processes through storage signals; each reloads the enabled rules.
  */
 import { randomBytes } from 'node:crypto';
 import type { ServiceLogger } from '../core/logger.js';
@@ -43,25 +41,13 @@ import {
   type RecordedNotification,
 } from './rule-decisions.js';
 import { ruleSets, type RuleSet as RuleSetOf } from './rule-sets.js';
+import { MAX_TIMER_MS, PASS_SPACING_MS, RULES_PER_DECISION } from './engine-pacing.js';
 
 type RuleSet = RuleSetOf<LoadedRule>;
 import type { EntryText } from '../search/entry-match.js';
 
 export type { RecordedNotification };
 
-/**
- * The longest a due-time timer waits before looking again: a clock that
- * jumps (or a test's clock) is noticed within this, and nothing waits on
- * a timer set days ahead.
- */
-const MAX_TIMER_MS = 60_000;
-/**
- * Rules whose matches one transaction decides: enough that a pass over the
- * rules with news takes the writer a few times, not once per rule; few
- * enough that the transaction holds the writer (and those rules' locks)
- * only briefly.
- */
-const RULES_PER_DECISION = 32;
 /** Cross-process channel: "the rules changed, reload them". */
 export const RULES_CHANNEL = 'logkeep_alert_rules';
 
@@ -72,6 +58,8 @@ export interface AlertEngineOptions {
   now: () => number;
   /** Present with the server backend: rule changes to and from other processes. */
   signals?: StorageSignals;
+  /** PASS_SPACING_MS unless a test changes it. */
+  passSpacingMs?: number;
 }
 
 export class AlertEngine {
@@ -88,6 +76,9 @@ export class AlertEngine {
   private readonly due = new Map<number, number>();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  private lastPass = Number.NEGATIVE_INFINITY;
+  /** Ends the spacing wait of the pass about to run (PASS_SPACING_MS), when there is one. */
+  private startPass: (() => void) | null = null;
   /** Group lookups of projects first seen in a commit, before their rows are matched. */
   private readonly lookups = new Set<Promise<void>>();
   private reloadWanted = false;
@@ -130,6 +121,8 @@ export class AlertEngine {
       });
     }
     this.reloadWanted = true;
+    // A pass waiting out its spacing starts now, with the reload.
+    this.startPass?.();
     this.kick();
   }
 
@@ -174,6 +167,7 @@ export class AlertEngine {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.startPass?.();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.drain();
@@ -188,10 +182,28 @@ export class AlertEngine {
 
   private kick(): void {
     if (this.running || this.closed) return;
-    this.running = this.work().finally(() => {
-      this.running = null;
-      if ((this.pending.size > 0 || this.reloadWanted) && !this.closed) this.kick();
-    });
+    // A reload is never put off: entries committed before it would not be matched against the new rules.
+    const wait = this.reloadWanted ? 0 : (this.options.passSpacingMs ?? PASS_SPACING_MS) - (performance.now() - this.lastPass);
+    const start =
+      wait > 0
+        ? new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, wait);
+            this.startPass = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          })
+        : Promise.resolve();
+    this.running = start
+      .then(() => {
+        this.startPass = null;
+        this.lastPass = performance.now();
+        return this.work();
+      })
+      .finally(() => {
+        this.running = null;
+        if ((this.pending.size > 0 || this.reloadWanted) && !this.closed) this.kick();
+      });
   }
 
   /** One pass: reload if asked, then every rule with matches, one transaction each. */

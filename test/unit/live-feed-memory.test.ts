@@ -230,6 +230,19 @@ describe('live feed: entries from memory', () => {
   });
 });
 
+/** Varied entries committed in chunks of 7: each holds a few entries, so most filters pass some and not others. */
+function smallChunks() {
+  const entries = entriesFromValues(mixedEntries(300, 5)).entries;
+  const requests = [];
+  for (let i = 0; i < entries.length; i += 7) requests.push(encodeRequest(1, 0, entries.slice(i, i + 7)));
+  let id = 0;
+  return committedEntries(
+    requests,
+    requests.map((r) => r.sizes.map(() => ({ id: ++id }))),
+    null,
+  )!;
+}
+
 describe('committed entries: what ingestion reports', () => {
   const prepared = (event: string, level = 1): PreparedEntry => {
     const body = JSON.stringify({ level: 'info', event, timestamp: '2025-01-01T00:00:00.000Z' });
@@ -277,16 +290,7 @@ describe('committed entries: what ingestion reports', () => {
   });
 
   it("a filter's words tested on a chunk's rows never leave out a chunk holding a match", () => {
-    // Small chunks: each holds a few entries, so most filters pass some and not others.
-    const entries = entriesFromValues(mixedEntries(300, 5)).entries;
-    const requests = [];
-    for (let i = 0; i < entries.length; i += 7) requests.push(encodeRequest(1, 0, entries.slice(i, i + 7)));
-    let id = 0;
-    const committed = committedEntries(
-      requests,
-      requests.map((r) => r.sizes.map(() => ({ id: ++id }))),
-      null,
-    )!;
+    const committed = smallChunks();
     let narrowed = 0;
     for (const params of fixtureQueries()) {
       const filter = readLogFilter(new URLSearchParams(params));
@@ -307,15 +311,7 @@ describe('committed entries: what ingestion reports', () => {
   });
 
   it("a level tested on a chunk's counts per level never leaves out an entry at that level", () => {
-    const entries = entriesFromValues(mixedEntries(300, 5)).entries;
-    const requests = [];
-    for (let i = 0; i < entries.length; i += 7) requests.push(encodeRequest(1, 0, entries.slice(i, i + 7)));
-    let id = 0;
-    const committed = committedEntries(
-      requests,
-      requests.map((r) => r.sizes.map(() => ({ id: ++id }))),
-      null,
-    )!;
+    const committed = smallChunks();
     const all = committed.rows([1]);
     let narrowed = 0;
     for (const minLevel of [null, 0, 1, 2, 3, 4]) {

@@ -95,7 +95,7 @@ export function wordsOf(text: string): string[] {
 export function valueText(entry: Record<string, unknown>): string {
   const texts: string[] = [];
   // The walk of entryTerms without a path: no exact terms are computed.
-  collect(entry, false, texts, []);
+  collect(entry, false, texts, null);
   return texts.join(TEXT_JOINER);
 }
 
@@ -117,8 +117,11 @@ const DIGIT_PAIRS = Array.from({ length: 1024 }, (_, i) => (i >>> 5).toString(32
 
 /** The exact-match term of a leaf whose path left the lanes at `a` and `b`. */
 function leafTerm(a: number, b: number, valueText: string): string {
-  const x = fmix32(feed(a, FNV_PRIME, VALUE_MARK, valueText));
-  const y = fmix32(feed(b, LANE2_PRIME, VALUE_MARK, valueText));
+  return exactTermOfHashes(fmix32(feed(a, FNV_PRIME, VALUE_MARK, valueText)), fmix32(feed(b, LANE2_PRIME, VALUE_MARK, valueText)));
+}
+
+/** The exact-match term whose two finished hashes are `x` and `y`: `§` and 30 bits of each as base-32 digits. */
+export function exactTermOfHashes(x: number, y: number): string {
   return (
     EXACT_TERM_MARK +
     DIGIT_PAIRS[x >>> 22]! +
@@ -176,7 +179,7 @@ function addressable(key: string): boolean {
 export function entryTerms(entry: Record<string, unknown>): string[] {
   const texts: string[] = [];
   const exact: string[] = [];
-  collect(entry, true, texts, exact);
+  collect(entry, true, texts, (a, b, v) => exact.push(leafTerm(a, b, v)));
   const terms = new Set<string>();
   addWords(texts.join(TEXT_JOINER), terms);
   const out = [...terms];
@@ -193,8 +196,19 @@ export function entryTerms(entry: Record<string, unknown>): string[] {
  */
 export function sealingTerms(entry: Record<string, unknown>, oneWordExactMax: number, words: { add(word: string): unknown }, exact: string[]): void {
   const texts: string[] = [];
-  collect(entry, true, texts, exact, oneWordExactMax);
+  collect(entry, true, texts, (a, b, v) => exact.push(leafTerm(a, b, v)), oneWordExactMax);
   addWords(texts.join(TEXT_JOINER), words);
+}
+
+/**
+ * What `sealingTerms` finds, before any term is made a string: the value
+ * texts whose words are terms (into `texts`), and for each exact term the
+ * two finished hashes `exactTermOfHashes` spells (`leaf`). Sealing hashes
+ * terms for its filter anyway (storage/log-index/term-hashes.ts), so it
+ * skips building strings it would only hash.
+ */
+export function sealingTermParts(entry: Record<string, unknown>, oneWordExactMax: number, texts: string[], leaf: (x: number, y: number) => void): void {
+  collect(entry, true, texts, (a, b, v) => leaf(fmix32(feed(a, FNV_PRIME, VALUE_MARK, v)), fmix32(feed(b, LANE2_PRIME, VALUE_MARK, v))), oneWordExactMax);
 }
 
 /** The term a sealed block's filter holds for every entry with the leaf `segments` = `valueText` (see `sealingTerms`). */
@@ -226,7 +240,13 @@ interface Pending {
  * nest deeper than the call stack allows (one stored before nesting was
  * bounded), and a search or a stream must still read past it.
  */
-function collect(root: Record<string, unknown>, withTerms: boolean, texts: string[], exact: string[], oneWordExactMax = -1): void {
+function collect(
+  root: Record<string, unknown>,
+  withTerms: boolean,
+  texts: string[],
+  exact: ((a: number, b: number, valueText: string) => void) | null,
+  oneWordExactMax = -1,
+): void {
   const stack: Pending[] = [];
   // Children are pushed in reverse so they come off the stack in order.
   const pushChildren = (value: object, a: number, b: number, addressed: boolean, top: boolean) => {
@@ -250,16 +270,16 @@ function collect(root: Record<string, unknown>, withTerms: boolean, texts: strin
     switch (typeof value) {
       case 'string':
         texts.push(value);
-        if (addressed && (value.length <= oneWordExactMax || !isOneWord(value))) exact.push(leafTerm(a, b, value));
+        if (addressed && (value.length <= oneWordExactMax || !isOneWord(value))) exact!(a, b, value);
         break;
       case 'number': {
         const text = JSON.stringify(value);
         texts.push(text);
-        if (addressed && (text.length <= oneWordExactMax || !isOneWord(text))) exact.push(leafTerm(a, b, text));
+        if (addressed && (text.length <= oneWordExactMax || !isOneWord(text))) exact!(a, b, text);
         break;
       }
       case 'boolean':
-        if (addressed) exact.push(leafTerm(a, b, value ? 'true' : 'false'));
+        if (addressed) exact!(a, b, value ? 'true' : 'false');
         break;
       case 'object':
         if (value !== null) pushChildren(value, a, b, addressed, false);

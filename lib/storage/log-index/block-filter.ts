@@ -104,24 +104,34 @@ function hashInto(term: string, out: Uint32Array, at: number): void {
 /**
  * Builds a block's filter from the distinct terms of each of its frames
  * (in frame order; a term repeated within a frame counts once): FILTER_SHARDS
- * shards, each a byte string to store. Terms are hashed once into a typed
- * array; no object is made per term (a block has tens of thousands).
+ * shards, each a byte string to store.
  */
 export function buildBlockFilter(frames: readonly Iterable<string>[]): Uint8Array[] {
+  return buildBlockFilterFromHashes(
+    frames.map((terms) => {
+      const set = terms instanceof Set ? (terms as Set<string>) : new Set(terms);
+      const hashes = new Uint32Array(set.size * 2);
+      let at = 0;
+      for (const term of set) {
+        hashInto(term, hashes, at);
+        at += 2;
+      }
+      return hashes;
+    }),
+  );
+}
+
+/**
+ * Builds a block's filter from each frame's distinct terms as hash pairs
+ * (`h1, h2, h1, h2, …`, as `termProbe` computes them; term-hashes.ts):
+ * no object is made per term (a block has tens of thousands).
+ */
+export function buildBlockFilterFromHashes(frames: readonly Uint32Array[]): Uint8Array[] {
   if (frames.length === 0 || frames.length > FILTER_MAX_FRAMES) throw new RangeError(`a block filter describes 1 to ${FILTER_MAX_FRAMES} frames`);
-  const hashed: Uint32Array[] = [];
   // counts[shard * frames + frame]: distinct terms of the frame in the shard.
   const counts = new Uint32Array(FILTER_SHARDS * frames.length);
-  frames.forEach((terms, f) => {
-    const set = terms instanceof Set ? (terms as Set<string>) : new Set(terms);
-    const hashes = new Uint32Array(set.size * 2);
-    let at = 0;
-    for (const term of set) {
-      hashInto(term, hashes, at);
-      counts[(hashes[at]! >>> (32 - SHARD_BITS)) * frames.length + f]! += 1;
-      at += 2;
-    }
-    hashed.push(hashes);
+  frames.forEach((hashes, f) => {
+    for (let at = 0; at < hashes.length; at += 2) counts[(hashes[at]! >>> (32 - SHARD_BITS)) * frames.length + f]! += 1;
   });
   const shards: Uint8Array[] = [];
   const frameBytes: number[] = [];
@@ -135,7 +145,7 @@ export function buildBlockFilter(frames: readonly Iterable<string>[]): Uint8Arra
     new DataView(out.buffer).setUint32(1, bytes, true);
     shards.push(out);
   }
-  hashed.forEach((hashes, f) => {
+  frames.forEach((hashes, f) => {
     for (let at = 0; at < hashes.length; at += 2) {
       const h1 = hashes[at]!;
       const h2 = hashes[at + 1]!;

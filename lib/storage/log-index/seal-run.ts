@@ -8,7 +8,7 @@
  */
 import { entryMatcher } from '../../search/entry-match.js';
 import type { LogFilter } from '../../search/log-filter.js';
-import { allFrames, buildBlockFilter, framesMaybeHolding, termProbe, type TermProbe } from './block-filter.js';
+import { allFrames, buildBlockFilterFromHashes, framesMaybeHolding, termProbe, type TermProbe } from './block-filter.js';
 import {
   decodeSealedBlock,
   encodeSealedBlock,
@@ -18,7 +18,8 @@ import {
   type SealedHeader,
   type SealInput,
 } from './sealed-block.js';
-import { addSealedTerms, sealedFilterTerms } from './sealed-terms.js';
+import { sealedFilterTerms } from './sealed-terms.js';
+import { addEntryTermHashes, FrameTermHashes } from './term-hashes.js';
 
 /** What a seal transaction inserts for one run (besides deleting the run's tail rows). */
 export interface SealedRun {
@@ -48,7 +49,7 @@ export interface SealedRun {
  */
 export function sealRun(entries: readonly SealInput[], dictionary: SealDictionary | null): SealedRun {
   const block = encodeSealedBlock(entries, dictionary);
-  const frames: Set<string>[] = [];
+  const frames: FrameTermHashes[] = [];
   let levels = 0;
   let bytes = 0;
   let minTs = Infinity;
@@ -56,8 +57,8 @@ export function sealRun(entries: readonly SealInput[], dictionary: SealDictionar
   let minReceivedAt = Infinity;
   let maxReceivedAt = -Infinity;
   entries.forEach((e, i) => {
-    if (i % SEAL_FRAME_ENTRIES === 0) frames.push(new Set());
-    addSealedTerms(JSON.parse(e.body) as Record<string, unknown>, frames[frames.length - 1]!);
+    if (i % SEAL_FRAME_ENTRIES === 0) frames.push(new FrameTermHashes());
+    addEntryTermHashes(JSON.parse(e.body) as Record<string, unknown>, frames[frames.length - 1]!);
     levels |= 1 << e.level;
     bytes += Buffer.byteLength(e.body, 'utf8');
     minTs = Math.min(minTs, e.ts);
@@ -76,7 +77,7 @@ export function sealRun(entries: readonly SealInput[], dictionary: SealDictionar
     levels,
     bytes,
     block,
-    shards: buildBlockFilter(frames),
+    shards: buildBlockFilterFromHashes(frames.map((f) => f.done())),
   };
 }
 

@@ -43,13 +43,8 @@ function needles(filter: LogFilter): { needle1: string; needle2: string } {
   return { needle1: a ?? '', needle2: b ?? '' };
 }
 
-/**
- * UTF-8 JSON bytes as text. The ingestion statements send it as a bound
- * parameter ({text, values}: the extended protocol) rather than formatted
- * into the SQL: pg-promise would escape a ~300 kB literal and PostgreSQL
- * lex it back (docs/measurements.md, "PostgreSQL ingestion").
- */
-const text = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+/** The rows' UTF-8 bytes as a Buffer view (no copy): bound in binary format (see INSERT_LOG_ENTRIES). */
+const utf8Param = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /** Quota-checked insert of several requests inside the caller's transaction. */
 export async function ingestLogs(
@@ -76,7 +71,7 @@ export async function ingestLogs(
   // ids[rank]. Ids ascend across the parts too (one session, one statement after another).
   const ids: number[] = [];
   for (const part of rowParts(requests, plan)) {
-    const inserted = await db.any<{ id: number }>({ text: logSql.INSERT_LOG_ENTRIES, values: [text(part.json)] });
+    const inserted = await db.any<{ id: number }>({ text: logSql.INSERT_LOG_ENTRIES, values: [utf8Param(part.json)] });
     ids.push(...inserted.map((r) => Number(r.id)).sort((a, b) => a - b));
   }
   const added = [...plan.added].filter(([, sum]) => sum.entries > 0);

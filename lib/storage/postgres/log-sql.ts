@@ -20,15 +20,18 @@ export const LOCK_PROJECT_USAGE = `SELECT id, max_entries AS "maxEntries", max_b
   FROM projects WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`;
 
 /**
- * $1: JSON array of rows `[project_id, received_at, ts, level, bytes, body]`,
- * read as jsonb so each row is parsed once (`->>` on a json value parses
- * it again per field); the body is a JSON string inside, which jsonb keeps
- * exactly. Rows are produced in array order, so the identity values they
+ * $1: JSON array of rows `[project_id, received_at, ts, level, bytes, body]`
+ * as UTF-8 bytes, bound in binary format as text (node-postgres sends a
+ * Buffer parameter as binary; binary text is its UTF-8 bytes, checked by
+ * the server), so the rows go to the socket as they were encoded, never
+ * turned into a JavaScript string and back. Read as jsonb so each row is
+ * parsed once (`->>` on a json value parses it again per field); the body
+ * is a JSON string inside, which jsonb keeps exactly. Rows are produced in array order, so the identity values they
  * draw ascend in that order; the caller sorts the returned ids to match.
  */
 export const INSERT_LOG_ENTRIES = `INSERT INTO log_entries (project_id, received_at, ts, level, bytes, body)
   SELECT (x ->> 0)::bigint, (x ->> 1)::bigint, (x ->> 2)::bigint, (x ->> 3)::smallint, (x ->> 4)::integer, x ->> 5
-  FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t(x, n)
+  FROM jsonb_array_elements($1::text::jsonb) WITH ORDINALITY AS t(x, n)
   ORDER BY t.n
   RETURNING id`;
 

@@ -89,7 +89,9 @@ export async function ingestRequest(ingestion: Ingestion, request: IngestRequest
       hold.finishReading();
       observer.bodyRead(raw.length);
       // Prepared entries hold copies of what they need: the raw bytes can go back.
-      const target: BatchTarget = { projectId: request.projectId, receivedAt: request.now() };
+      // A batch prepared on the preparation thread is also sealed there, with the project's dictionary.
+      const dictionary = ingestion.preparation.onThread(raw) ? await ingestion.dictionaryOf(request.projectId) : null;
+      const target: BatchTarget = { projectId: request.projectId, receivedAt: request.now(), dictionary };
       batch = await ingestion.preparation.batchFromBody(raw, target, request.format);
     } finally {
       loan?.giveBack();

@@ -8,6 +8,7 @@ import type { LogServiceConfig } from '../core/config.js';
 import type { ServiceLogger } from '../core/logger.js';
 import { NO_OBSERVER, type ServiceObserver } from '../core/observe.js';
 import type { Storage } from '../storage/storage.js';
+import type { SealDictionary } from '../storage/log-index/sealed-block.js';
 import { ByteBudget } from './byte-budget.js';
 import { SPARE_BODY_MIN_BYTES, SpareBodyBuffer } from './spare-body-buffer.js';
 import { PreparationWorker } from './preparation-worker.js';
@@ -44,6 +45,8 @@ export interface Ingestion {
   readonly preparation: PreparationWorker;
   /** Told of bodies, batches and commits (metrics). */
   readonly observer: ServiceObserver;
+  /** The project's newest dictionary, which large batches are sealed with as they are prepared (Storage `ingestDictionary`). */
+  dictionaryOf(projectId: number): Promise<SealDictionary | null>;
   /** Finishes every accepted request's commit, then refuses new ones. */
   close(): Promise<void>;
 }
@@ -76,6 +79,7 @@ export function createIngestion(
     spareBody: new SpareBodyBuffer(config.maxIngestBodyBytes),
     preparation,
     observer,
+    dictionaryOf: (projectId) => storage.ingestDictionary?.(projectId) ?? Promise.resolve(null),
     close: async () => {
       await queue.close();
       await preparation.close();

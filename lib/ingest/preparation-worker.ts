@@ -84,13 +84,19 @@ export class PreparationWorker {
    * own its whole ArrayBuffer).
    */
   batchFromBody(body: Buffer, target: BatchTarget, format: IngestFormat = 'json'): Promise<PreparedBatch> {
-    const owned = body.byteOffset === 0 && body.buffer.byteLength === body.length;
-    if (this.closed || !owned || body.length < WORKER_MIN_BYTES || body.length >= this.maxBytes) {
-      // Inline: a plain batch sends its long elements to the worker one by one.
-      if (format === 'json' || format === 'ndjson') return batchFromPlainBody(body, target, { format, offload: this.entryFromText });
-      return batchFromBody(body, target, format);
+    if (!this.onThread(body)) {
+      // Inline: a plain batch sends its long elements to the worker one by one. Nothing is sealed on the event loop.
+      const inline = { projectId: target.projectId, receivedAt: target.receivedAt };
+      if (format === 'json' || format === 'ndjson') return batchFromPlainBody(body, inline, { format, offload: this.entryFromText });
+      return batchFromBody(body, inline, format);
     }
     return this.send<PreparedBatch>({ body, target, format }, [body.buffer as ArrayBuffer]);
+  }
+
+  /** Whether `batchFromBody` prepares this body on the worker thread (else inline). */
+  onThread(body: Buffer): boolean {
+    const owned = body.byteOffset === 0 && body.buffer.byteLength === body.length;
+    return !this.closed && owned && body.length >= WORKER_MIN_BYTES && body.length < this.maxBytes;
   }
 
   /** Prepares one element's JSON text as `entryFromText` does, on the worker (inline once closed). */

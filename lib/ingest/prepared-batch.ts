@@ -7,6 +7,7 @@
  */
 import type { LogIngestRequest, PreparedEntry } from '../storage/types-logs.js';
 import { RequestEncoder } from '../storage/log-index/encoded-entries.js';
+import type { SealDictionary } from '../storage/log-index/sealed-block.js';
 import { validateEntry } from './entry-validation.js';
 import { isJsonText, SHORT_TEXT } from './json-syntax.js';
 
@@ -21,6 +22,12 @@ export interface Rejection {
 export interface BatchTarget {
   projectId: number;
   receivedAt: number;
+  /**
+   * The project's newest dictionary: given (on the preparation thread
+   * only), a large batch is also sealed into blocks there
+   * (storage/log-index/presealed.ts).
+   */
+  dictionary?: SealDictionary | null;
 }
 
 export interface PreparedBatch {
@@ -97,7 +104,7 @@ export class BatchBuilder {
   private index = 0;
 
   constructor(target: BatchTarget) {
-    this.encoder = new RequestEncoder(target.projectId, target.receivedAt);
+    this.encoder = new RequestEncoder(target.projectId, target.receivedAt, target.dictionary ?? null);
   }
 
   add(value: unknown): void {

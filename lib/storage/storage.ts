@@ -21,6 +21,7 @@ import type * as Sso from './types-sso.js';
 import type * as Saved from './types-alerts.js';
 import type { HistogramCounts, HistogramGrid, LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from './types-logs.js';
 import type { AuditPurgeChunk, ExpiredLogScope, PurgedLogChunk } from './types-retention.js';
+import type { SealDictionary } from './log-index/sealed-block.js';
 
 /**
  * What a maintenance pass runs on: reads and transactions, bound on
@@ -330,6 +331,14 @@ export interface Storage extends ReadOps {
    * or resolved at once, on a backend that does not seal in the background.
    */
   tailRoom?(projectId: number): Promise<void>;
+  /**
+   * The project's newest dictionary (cached), which the preparation thread
+   * seals a large request with (log-index/presealed.ts); null when it has
+   * none yet or its tail is not empty (it may wait briefly for sealing to
+   * empty it: sealer.ts `presealDictionary`). Absent: nothing is sealed at
+   * ingestion.
+   */
+  ingestDictionary?(projectId: number): Promise<SealDictionary | null>;
   /**
    * Messages between processes sharing this database (live streams):
    * PostgreSQL LISTEN/NOTIFY. Absent on the file backend (one process per file).

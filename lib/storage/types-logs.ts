@@ -4,6 +4,7 @@
  * a query reads.
  */
 import type { LogFilter } from '../search/log-filter.js';
+import type { SealedRun } from './log-index/seal-run.js';
 
 /**
  * A log entry as stored: the submitted object's compact JSON text (key order
@@ -43,6 +44,13 @@ export interface LogIngestRequest {
   sizes: number[];
   /** The entries in order, in runs of at most CHUNK_ENTRIES. */
   chunks: EncodedChunk[];
+  /**
+   * The same entries sealed into blocks with placeholder ids, when the
+   * request was large enough and prepared with its project's dictionary
+   * (log-index/presealed.ts): the transaction writes these instead of tail
+   * rows while the project's tail is empty.
+   */
+  blocks?: SealedRun[];
 }
 
 /**

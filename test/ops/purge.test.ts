@@ -17,7 +17,7 @@ import type { LogSelection } from '../../lib/storage/types-logs.js';
 import type { Storage } from '../../lib/storage/storage.js';
 import { AUDIT_CLASS_ACTIONS, LOG_PURGE_CHUNK, runPurgePass, type PurgeSettings } from '../../lib/ops/purge.js';
 import { entriesFromValues } from '../support/prepared-entries.js';
-import pgPromise from 'pg-promise';
+import { rawRows } from '../support/raw-sql.js';
 import { describeEachBackend, newTestDatabase, type BackendName, type TestDatabase } from '../support/backends.js';
 import { encodeRequest } from '../../lib/storage/log-index/encoded-entries.js';
 import { decodeSealedBlock, readSealedHeader } from '../../lib/storage/log-index/sealed-block.js';
@@ -139,36 +139,6 @@ async function assertIndexMatchesEntries(path: string, goneWord?: string): Promi
     assert.deepEqual(orphans, [], 'every filter shard names a block');
   } finally {
     await raw.close();
-  }
-}
-
-const pgp = pgPromise({ noWarnings: true });
-
-/** Rows of a query (`$1`-style parameters) read straight from either backend's database, every value a number. */
-async function rawRows(database: TestDatabase, sql: string, params: unknown[] = []): Promise<Record<string, number>[]> {
-  const numbers = (rows: Record<string, unknown>[]) => rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v)])));
-  const c = database.config;
-  if (c.dbBackend === 'file') {
-    const raw = await openSqliteFile({ filename: c.dbPath as string, driver: sqlite3.Database, mode: sqlite3.OPEN_READONLY });
-    try {
-      return numbers(await raw.all<Record<string, unknown>[]>(sql.replace(/\$\d/g, '?'), params));
-    } finally {
-      await raw.close();
-    }
-  }
-  const db = pgp({
-    host: c.dbServerHost ?? '127.0.0.1',
-    port: c.dbServerPort,
-    database: c.dbServerDatabase ?? '',
-    user: c.dbServerUsername ?? '',
-    password: c.dbServerPassword ?? '',
-    max: 1,
-  });
-  try {
-    return numbers(await db.any<Record<string, unknown>>(sql, params));
-  } finally {
-    // Only this pool: pgp.end() would close every pool of the process.
-    await db.$pool.end();
   }
 }
 

@@ -8,14 +8,14 @@ import assert from 'node:assert/strict';
 import { MAX_TAIL_ENTRIES, TailRoom } from '../../lib/storage/log-index/tail-room.js';
 
 /** A room over a mutable set of full tails, counting reads and kicks. */
-function roomOver(full: Set<number>, options: { maxWaitMs?: number; bypassMs?: number; fail?: boolean } = {}) {
+function roomOver(full: Set<number>, options: { maxWaitMs?: number; bypassMs?: number; fail?: boolean; nonEmpty?: Set<number> } = {}) {
   const seen = { reads: 0, kicks: 0, limits: [] as number[], warnings: [] as string[] };
   const room = new TailRoom({
     tailsOver: async (limit) => {
       seen.reads += 1;
       seen.limits.push(limit);
       if (options.fail) throw new Error('database gone');
-      return [...full];
+      return limit === 1 ? [...new Set([...full, ...(options.nonEmpty ?? [])])] : [...full];
     },
     kick: () => void (seen.kicks += 1),
     logger: { warn: (m: string) => void seen.warnings.push(m) } as never,
@@ -35,8 +35,24 @@ describe('tail room', () => {
   it('lets a project with room through at once, asking for tails over the bound', async () => {
     const { room, seen } = roomOver(new Set([2]));
     assert.equal(await settled(room.wait(1), 50), true);
-    assert.deepEqual(seen.limits, [MAX_TAIL_ENTRIES]);
+    assert.deepEqual(seen.limits, [MAX_TAIL_ENTRIES, 1], 'and for tails holding anything, in the same refresh');
     assert.equal(seen.kicks, 0);
+  });
+
+  it('tells an empty tail, and waits a bounded time for one to empty', async () => {
+    const nonEmpty = new Set([1, 2]);
+    const { room } = roomOver(new Set(), { nonEmpty });
+    assert.equal(await room.isEmpty(3), true);
+    assert.equal(await room.isEmpty(1), false);
+    const started = performance.now();
+    assert.equal(await room.waitEmpty(2, 150), false, 'still holding entries when the wait ran out');
+    assert.ok(performance.now() - started >= 140);
+    const emptied = room.waitEmpty(1, 2000);
+    nonEmpty.delete(1);
+    room.sealed();
+    assert.equal(await emptied, true, 'a seal that emptied it ends the wait');
+    const { room: unreadable } = roomOver(new Set(), { fail: true });
+    assert.equal(await unreadable.isEmpty(1), false, 'a tail that cannot be read is not taken for empty');
   });
 
   it('holds a project with a full tail until a seal makes room, and asks sealing to run', async () => {

@@ -8,6 +8,8 @@
  * SQLite writer's time per entry.
  */
 import { countMinutes } from './log-rollup.js';
+import { PresealCollector, presealTransferList } from './presealed.js';
+import type { SealDictionary } from './sealed-block.js';
 import type { EncodedChunk, LogIngestRequest, PreparedEntry } from '../types-logs.js';
 
 /** Entries per chunk: about 250 kB of rows for usual entries. */
@@ -69,26 +71,36 @@ export function encodeChunk(projectId: number, receivedAt: number, entries: read
   return { count: entries.length, rows: rows.done(), minutes: countMinutes(entries) };
 }
 
-/** Encodes a request's entries chunk by chunk as they come, so a large batch never holds all its entries' strings at once. */
+/**
+ * Encodes a request's entries chunk by chunk as they come, so a large batch
+ * never holds all its entries' strings at once. Given the project's
+ * dictionary, it also seals them into blocks as they come (presealed.ts).
+ */
 export class RequestEncoder {
   private readonly sizes: number[] = [];
   private readonly chunks: EncodedChunk[] = [];
   private pending: PreparedEntry[] = [];
+  private readonly preseal: PresealCollector | null;
 
   constructor(
     private readonly projectId: number,
     private readonly receivedAt: number,
-  ) {}
+    dictionary: SealDictionary | null = null,
+  ) {
+    this.preseal = dictionary === null ? null : new PresealCollector(receivedAt, dictionary);
+  }
 
   add(entry: PreparedEntry): void {
     this.sizes.push(entry.bytes);
     this.pending.push(entry);
+    this.preseal?.add(entry);
     if (this.pending.length === CHUNK_ENTRIES) this.flush();
   }
 
   finish(): LogIngestRequest {
     this.flush();
-    return { projectId: this.projectId, sizes: this.sizes, chunks: this.chunks };
+    const blocks = this.preseal?.finish() ?? null;
+    return { projectId: this.projectId, sizes: this.sizes, chunks: this.chunks, ...(blocks ? { blocks } : {}) };
   }
 
   private flush(): void {
@@ -109,7 +121,7 @@ export function decodeRows(chunk: EncodedChunk): EntryRow[] {
   return JSON.parse(fromUtf8.decode(chunk.rows)) as EntryRow[];
 }
 
-/** The buffers of a request's chunks, to transfer it to another thread. */
+/** The buffers of a request's chunks and blocks, to transfer it to another thread. */
 export function transferList(request: LogIngestRequest): ArrayBuffer[] {
-  return request.chunks.map((c) => c.rows.buffer as ArrayBuffer);
+  return [...request.chunks.map((c) => c.rows.buffer as ArrayBuffer), ...presealTransferList(request.blocks ?? [])];
 }

@@ -5,19 +5,43 @@
  * the admitted entries in id order); each backend turns ranks into ids.
  *
  * Requests admitted whole are written from their chunks' bytes as they
- * are; a request a quota cut short (rare: only at the limit) has its
- * chunks decoded and the admitted part encoded again.
+ * are, or as the blocks they were sealed into when prepared (presealed.ts);
+ * a request a quota cut short (rare: only at the limit) has its chunks
+ * decoded and the admitted part encoded again.
  */
 import { CHUNK_ENTRIES, decodeRows, encodeRows } from './encoded-entries.js';
 import type { IngestPlan } from './log-quota.js';
 import { RollupTally, minuteOf, type RollupCount } from './log-rollup.js';
 import type { EncodedChunk, LogIngestRequest } from '../types-logs.js';
+import type { SealedRun } from './seal-run.js';
 
 /** Entry rows for one INSERT: JSON rows of consecutive ranks from `firstRank`. */
 export interface RowsPart {
+  kind: 'rows';
   firstRank: number;
   count: number;
   json: Uint8Array;
+}
+
+/** A request's entries as blocks sealed when it was prepared, with placeholder ids (presealed.ts `withIds`): consecutive ranks from `firstRank`. */
+export interface BlocksPart {
+  kind: 'blocks';
+  /** The request's index in the transaction's requests. */
+  request: number;
+  projectId: number;
+  firstRank: number;
+  count: number;
+  blocks: SealedRun[];
+}
+
+/**
+ * Which projects may take presealed blocks in this transaction: those
+ * whose tail was empty when it started (read under the transaction's
+ * lock), with the dictionary id that is their newest.
+ */
+export interface PresealRoom {
+  /** The project's newest dictionary id when its tail is empty, else absent. */
+  emptyTails: Map<number, number>;
 }
 
 const COMMA = 0x2c;
@@ -80,35 +104,75 @@ function* plannedChunks(requests: readonly LogIngestRequest[], plan: IngestPlan)
 }
 
 /**
- * The entry rows to insert, in rank order, in parts of at most
+ * What to insert, in rank order: entry rows in parts of at most
  * CHUNK_ENTRIES entries (small requests' chunks joined, a large request's
- * chunks one by one). Yields one part at a time, so a 10 MiB batch is not
- * copied whole.
+ * chunks one by one), and a large request's presealed blocks as one part
+ * where `room` allows (the project's tail empty when the transaction
+ * started and none of its entries put in the tail since, the blocks sealed
+ * with its newest dictionary, the request admitted whole). Yields one part
+ * at a time, so a 10 MiB batch is not copied whole.
  */
-export function* rowParts(requests: readonly LogIngestRequest[], plan: IngestPlan): Generator<RowsPart> {
+export function* ingestParts(
+  requests: readonly LogIngestRequest[],
+  plan: IngestPlan,
+  room: PresealRoom = { emptyTails: new Map() },
+): Generator<RowsPart | BlocksPart> {
   let group: Uint8Array[] = [];
   let groupFirst = 0;
   let groupCount = 0;
-  const take = (firstRank: number, count: number, json: Uint8Array): RowsPart | null => {
-    let full: RowsPart | null = null;
-    if (groupCount > 0 && groupCount + count > CHUNK_ENTRIES) {
-      full = { firstRank: groupFirst, count: groupCount, json: concatJsonArrays(group) };
-      group = [];
-      groupCount = 0;
-    }
-    if (groupCount === 0) groupFirst = firstRank;
-    group.push(json);
-    groupCount += count;
+  const flush = (): RowsPart | null => {
+    if (groupCount === 0) return null;
+    const full: RowsPart = { kind: 'rows', firstRank: groupFirst, count: groupCount, json: concatJsonArrays(group) };
+    group = [];
+    groupCount = 0;
     return full;
   };
-  for (const { slots, whole, chunk, offset } of plannedChunks(requests, plan)) {
-    const span = rankSpan(slots, offset, offset + chunk.count - 1);
-    if (span === null) continue;
-    const json = whole ? chunk.rows : encodeRows(decodeRows(chunk).filter((_, i) => typeof slots[offset + i] === 'number'));
-    const full = take(span[0], span[1] - span[0] + 1, json);
-    if (full) yield full;
+  const tailed = new Set<number>();
+  for (const index of plan.order) {
+    const request = requests[index]!;
+    const slots = plan.slots[index]!;
+    const whole = admittedWhole(slots);
+    const dictionaryId = room.emptyTails.get(request.projectId);
+    const blocks = request.blocks;
+    if (
+      whole &&
+      blocks !== undefined &&
+      dictionaryId !== undefined &&
+      !tailed.has(request.projectId) &&
+      blocks.every((b) => blockDictionary(b) === dictionaryId)
+    ) {
+      const full = flush();
+      if (full) yield full;
+      yield { kind: 'blocks', request: index, projectId: request.projectId, firstRank: slots[0] as number, count: slots.length, blocks };
+      continue;
+    }
+    let offset = 0;
+    for (const chunk of request.chunks) {
+      const span = rankSpan(slots, offset, offset + chunk.count - 1);
+      if (span !== null) {
+        tailed.add(request.projectId);
+        const json = whole ? chunk.rows : encodeRows(decodeRows(chunk).filter((_, i) => typeof slots[offset + i] === 'number'));
+        const count = span[1] - span[0] + 1;
+        if (groupCount > 0 && groupCount + count > CHUNK_ENTRIES) yield flush()!;
+        if (groupCount === 0) groupFirst = span[0];
+        group.push(json);
+        groupCount += count;
+      }
+      offset += chunk.count;
+    }
   }
-  if (groupCount > 0) yield { firstRank: groupFirst, count: groupCount, json: concatJsonArrays(group) };
+  const last = flush();
+  if (last) yield last;
+}
+
+/** The entry rows to insert, in rank order, when nothing is presealed (every part is rows). */
+export function* rowParts(requests: readonly LogIngestRequest[], plan: IngestPlan): Generator<RowsPart> {
+  for (const part of ingestParts(requests, plan)) if (part.kind === 'rows') yield part;
+}
+
+/** The dictionary id a block was sealed with (its header's bytes 4–7). */
+function blockDictionary(run: SealedRun): number {
+  return new DataView(run.block.buffer, run.block.byteOffset, run.block.byteLength).getUint32(4, true);
 }
 
 /**

@@ -14,6 +14,7 @@ import type { SealedRun } from './seal-run.js';
 import { cutSealRuns, SEAL_MAX_ENTRIES, type SealDictionary, type SealInput } from './sealed-block.js';
 import type { SealWorker } from './seal-worker.js';
 import { TailRoom } from './tail-room.js';
+import { IngestDictionaries } from './ingest-dictionaries.js';
 
 /** A quiet project's tail is sealed once its oldest entry is this old: the tail stays short without making blocks of a few entries. */
 export const SEAL_MAX_TAIL_AGE_MS = 10 * 60 * 1000;
@@ -25,6 +26,18 @@ export const DICTIONARY_EVERY_BLOCKS = 1024;
 export const SEAL_LANES = 2;
 /** The tail's space is reclaimed (`SealBackend.reclaimTail`) after this many entries are sealed by the process. */
 export const RECLAIM_TAIL_EVERY = 32 * SEAL_MAX_ENTRIES;
+/**
+ * A large request for a project whose tail is not empty waits this long at
+ * most for sealing to empty it (part-filled runs included), so it can be
+ * sealed as it is prepared (presealed.ts); past that it goes to the tail.
+ */
+export const PRESEAL_WAIT_MS = 1000;
+/**
+ * A project's tail is emptied for large requests at most this often: with
+ * small requests between large ones, each emptying seals a part-filled
+ * run, and blocks should stay large.
+ */
+export const DRAIN_EVERY_MS = 10_000;
 /** While more than this many entries wait in tails, progress is logged every SEAL_PROGRESS_MS (the upgrade's conversion). */
 export const SEAL_PROGRESS_MIN_ENTRIES = 100_000;
 export const SEAL_PROGRESS_MS = 10_000;
@@ -54,6 +67,8 @@ export interface SealBackend {
   commitSeal(projectId: number, run: SealedRun, dictionary: SealDictionary | null): Promise<boolean>;
   /** Entries waiting in every project's tail (for progress messages). */
   tailEntries(): Promise<number>;
+  /** The project's newest dictionary, or null (what large requests are sealed with at ingestion). */
+  newestDictionary(projectId: number): Promise<SealDictionary | null>;
   /**
    * Makes the space of sealed tail rows reusable (PostgreSQL: `VACUUM` of
    * `log_entries`, whose dead rows and index entries otherwise wait for
@@ -76,7 +91,13 @@ export class Sealer {
   private lastProgress = 0;
   private progressFrom: number | null = null;
   private readonly room: TailRoom;
+  /** Each project's newest dictionary, for sealing large requests at ingestion (presealed.ts). */
+  readonly dictionaries: IngestDictionaries;
   private sealedSinceReclaim = 0;
+  /** Projects whose tail is being emptied for large requests, part-filled runs included. */
+  private readonly draining = new Set<number>();
+  /** When each project's last emptying was asked for (DRAIN_EVERY_MS apart). */
+  private readonly drainedAt = new Map<number, number>();
   private reclaiming = false;
 
   constructor(
@@ -85,6 +106,7 @@ export class Sealer {
     private readonly workers: readonly SealWorker[],
     private readonly options: SealerOptions = {},
   ) {
+    this.dictionaries = new IngestDictionaries((projectId) => backend.newestDictionary(projectId));
     this.room = new TailRoom({
       // No entry is received before the epoch: only the count selects.
       tailsOver: (limit) => backend.projectsToSeal(limit, 0),
@@ -100,6 +122,27 @@ export class Sealer {
   waitForRoom(projectId: number): Promise<void> {
     if (this.timer === null || this.closed) return Promise.resolve();
     return this.room.wait(projectId);
+  }
+
+  /**
+   * The dictionary a large request of the project is sealed with as it is
+   * prepared (presealed.ts), or null to send it to the tail: the project has
+   * no dictionary yet, or its tail is not empty and could not be emptied
+   * (at most once per DRAIN_EVERY_MS, waiting at most PRESEAL_WAIT_MS).
+   * Without background sealing, the transaction alone decides.
+   */
+  async presealDictionary(projectId: number): Promise<SealDictionary | null> {
+    const dictionary = await this.dictionaries.get(projectId);
+    if (dictionary === null || this.timer === null || this.closed) return dictionary;
+    if (await this.room.isEmpty(projectId)) return dictionary;
+    const now = performance.now();
+    if (!this.draining.has(projectId)) {
+      if (now - (this.drainedAt.get(projectId) ?? Number.NEGATIVE_INFINITY) < DRAIN_EVERY_MS) return null;
+      this.drainedAt.set(projectId, now);
+      this.draining.add(projectId);
+      this.kick();
+    }
+    return (await this.room.waitEmpty(projectId, PRESEAL_WAIT_MS)) ? dictionary : null;
   }
 
   /** Starts the timer. */
@@ -163,7 +206,7 @@ export class Sealer {
   private async pass(all: boolean): Promise<void> {
     const now = (this.options.now ?? Date.now)();
     const oldBefore = all ? Number.MAX_SAFE_INTEGER : now - SEAL_MAX_TAIL_AGE_MS;
-    for (let projects = await this.backend.projectsToSeal(SEAL_MAX_ENTRIES, oldBefore); projects.length > 0; ) {
+    for (let projects = await this.dueProjects(oldBefore); projects.length > 0; ) {
       // Projects in SEAL_LANES lanes: one project's run is sealed on the worker while another's commits.
       const queue = [...projects];
       const lane = async (_: unknown, index: number): Promise<void> => {
@@ -174,15 +217,24 @@ export class Sealer {
       };
       await Promise.all(Array.from({ length: SEAL_LANES }, lane));
       if (!all) return;
-      projects = await this.backend.projectsToSeal(SEAL_MAX_ENTRIES, oldBefore);
+      projects = await this.dueProjects(oldBefore);
     }
+  }
+
+  /** Projects with a full run or an old tail, and those being emptied for large requests. */
+  private async dueProjects(oldBefore: number): Promise<number[]> {
+    const due = await this.backend.projectsToSeal(SEAL_MAX_ENTRIES, oldBefore);
+    return [...new Set([...due, ...this.draining])];
   }
 
   private async sealProject(projectId: number, all: boolean, oldBefore: number, worker: SealWorker): Promise<void> {
     for (;;) {
       const tail = await this.backend.readRun(projectId, SEAL_MAX_ENTRIES);
-      if (tail.entries.length === 0) return;
-      const old = all || tail.entries[0]!.receivedAt < oldBefore;
+      if (tail.entries.length === 0) {
+        this.draining.delete(projectId);
+        return;
+      }
+      const old = all || this.draining.has(projectId) || tail.entries[0]!.receivedAt < oldBefore;
       const run = cutSealRuns(tail.entries, old)[0];
       if (run === undefined) return;
       const renew = tail.dictionary === null || tail.blocksWithDictionary >= DICTIONARY_EVERY_BLOCKS;

@@ -15,6 +15,10 @@
  * tail holds; sealing that makes no progress in that time (a failing
  * worker, say) stops holding requests back for STALL_BYPASS_MS, so
  * ingestion slows down but never stops because of it.
+ *
+ * The same reads tell which tails are empty: a large request is sealed as
+ * it is prepared only while its project's tail is empty (presealed.ts), and
+ * may wait a little for sealing to empty it (`waitEmpty`).
  */
 import type { ServiceLogger } from '../../core/logger.js';
 import { SEAL_MAX_ENTRIES } from './sealed-block.js';
@@ -41,10 +45,13 @@ export interface TailRoomOptions {
 
 export class TailRoom {
   private over: ReadonlySet<number> = new Set();
+  private nonEmpty: ReadonlySet<number> = new Set();
   private checkedAt = Number.NEGATIVE_INFINITY;
   private checking: Promise<void> | null = null;
   private wakers: (() => void)[] = [];
   private bypassUntil = Number.NEGATIVE_INFINITY;
+  /** Whether the last read of the tails succeeded. */
+  private known = false;
   private closed = false;
 
   constructor(private readonly options: TailRoomOptions) {}
@@ -70,6 +77,30 @@ export class TailRoom {
       await this.change(Math.min(TAIL_CHECK_MS, left));
       await this.refresh();
     }
+  }
+
+  /**
+   * Whether the project's tail is empty, waiting up to `maxMs` for sealing
+   * to empty it (the caller asked the sealer to); false when it is still
+   * not empty by then, or cannot be read.
+   */
+  async waitEmpty(projectId: number, maxMs: number): Promise<boolean> {
+    if (this.closed) return false;
+    await this.refresh();
+    const deadline = performance.now() + maxMs;
+    while (this.nonEmpty.has(projectId) && !this.closed) {
+      const left = deadline - performance.now();
+      if (left <= 0) return false;
+      await this.change(Math.min(TAIL_CHECK_MS, left));
+      await this.refresh();
+    }
+    return !this.closed && this.known;
+  }
+
+  /** Whether the project's tail was empty at the last read (within TAIL_CHECK_MS), reading again if that is older. */
+  async isEmpty(projectId: number): Promise<boolean> {
+    await this.refresh();
+    return this.known && !this.nonEmpty.has(projectId);
   }
 
   /** A seal committed: tails shrank, waiting requests look again now. */
@@ -104,15 +135,17 @@ export class TailRoom {
 
   private async refresh(): Promise<void> {
     if (performance.now() - this.checkedAt < TAIL_CHECK_MS) return;
-    this.checking ??= this.options
-      .tailsOver(MAX_TAIL_ENTRIES)
+    this.checking ??= Promise.all([this.options.tailsOver(MAX_TAIL_ENTRIES), this.options.tailsOver(1)])
       .then(
-        (ids) => {
-          this.over = new Set(ids);
+        ([over, nonEmpty]) => {
+          this.over = new Set(over);
+          this.nonEmpty = new Set(nonEmpty);
+          this.known = true;
         },
-        // Not knowing is no reason to hold ingestion back.
+        // Not knowing is no reason to hold ingestion back (nor to take a tail for empty).
         () => {
           this.over = new Set();
+          this.known = false;
         },
       )
       .finally(() => {

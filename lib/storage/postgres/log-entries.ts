@@ -8,7 +8,8 @@ import type { LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from '..
 import type { LogFilter } from '../../search/log-filter.js';
 import type { Page } from '../types-org.js';
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-index/log-quota.js';
-import { batchRollupCounts, rowParts } from '../log-index/ingest-layout.js';
+import { batchRollupCounts, ingestParts } from '../log-index/ingest-layout.js';
+import { withIds } from '../log-index/presealed.js';
 import { planLogsAfter, planQuery, type QueryPlanReads } from '../log-index/query-plan.js';
 import { exactNeedle } from '../../search/entry-match.js';
 import type { SqlExecutor } from './connection.js';
@@ -16,6 +17,7 @@ import type { IngestReport } from '../storage.js';
 import * as logSql from './log-sql.js';
 import type { OpenIngestion } from './ingesting.js';
 import { postgresSealedReads } from './sealing.js';
+import { DRAW_LOG_IDS, insertPresealed } from './presealed-blocks.js';
 import { DictionaryCache, type SealedReads } from '../log-index/sealed-reads.js';
 import { SEAL_MAX_ENTRIES } from '../log-index/sealed-block.js';
 import { NO_EARLIEST_TS, NO_LATEST_TS } from '../types-logs.js';
@@ -58,7 +60,7 @@ export async function ingestLogs(
   const rows = await db.any<{ id: number } & ProjectUsage>(logSql.LOCK_PROJECT_USAGE, [projectIdsOf(requests)]);
   // Before any id is drawn: live streams settling on these projects see us (see lastLogId).
   // Its snapshot is taken after the locks above were granted, so the projects' last ids it reads are final.
-  const mark = await db.one<{ pid: number; lastIds: Record<string, string | number> }>(logSql.MARK_INGESTING, [
+  const mark = await db.one<{ pid: number; lastIds: Record<string, string | number>; emptyTails: Record<string, number> | null }>(logSql.MARK_INGESTING, [
     logSql.INGEST_MARK_CLASS,
     projectIdsOf(requests),
     logSql.INGEST_FLOOR_TAG,
@@ -70,14 +72,31 @@ export async function ingestLogs(
 
   // ids[rank]. Ids ascend across the parts too (one session, one statement after another).
   const ids: number[] = [];
-  for (const part of rowParts(requests, plan)) {
-    const inserted = await db.any<{ id: number }>({ text: logSql.INSERT_LOG_ENTRIES, values: [utf8Param(part.json)] });
-    ids.push(...inserted.map((r) => Number(r.id)).sort((a, b) => a - b));
+  const emptyTails = new Map(Object.entries(mark.emptyTails ?? {}).map(([id, dictionaryId]) => [Number(id), Number(dictionaryId)]));
+  const presealedRequests = new Set<number>();
+  const presealed = new Map<number, number>();
+  for (const part of ingestParts(requests, plan, { emptyTails })) {
+    if (part.kind === 'rows') {
+      const inserted = await db.any<{ id: number }>({ text: logSql.INSERT_LOG_ENTRIES, values: [utf8Param(part.json)] });
+      ids.push(...inserted.map((r) => Number(r.id)).sort((a, b) => a - b));
+      continue;
+    }
+    const drawn = (await db.any<{ id: string }>(DRAW_LOG_IDS, [part.count])).map((r) => Number(r.id)).sort((a, b) => a - b);
+    let at = 0;
+    for (const block of part.blocks) {
+      await insertPresealed(db, part.projectId, withIds(block, drawn.slice(at, at + block.count)), emptyTails.get(part.projectId)!);
+      at += block.count;
+    }
+    ids.push(...drawn);
+    presealedRequests.add(part.request);
+    presealed.set(part.projectId, (presealed.get(part.projectId) ?? 0) + part.count);
   }
   const added = [...plan.added].filter(([, sum]) => sum.entries > 0);
   const outcomes = outcomesOf(plan, ids);
+  // Each project's first id in the tail: what its tail's oldest arrival is read from.
   const firstIds = new Map<number, number>();
   outcomes.forEach((request, i) => {
+    if (presealedRequests.has(i)) return;
     const projectId = requests[i]!.projectId;
     for (const outcome of request) if ('id' in outcome) firstIds.set(projectId, Math.min(firstIds.get(projectId) ?? Infinity, outcome.id));
   });
@@ -85,7 +104,8 @@ export async function ingestLogs(
     added.map(([id]) => id),
     added.map(([, s]) => s.entries),
     added.map(([, s]) => s.bytes),
-    added.map(([id]) => firstIds.get(id)!),
+    added.map(([id]) => firstIds.get(id) ?? null),
+    added.map(([id, s]) => s.entries - (presealed.get(id) ?? 0)),
   ]);
   if (tails.some((t) => Number(t.entries) >= SEAL_MAX_ENTRIES)) tailFull?.();
   // After the project rows are locked (above): the purge takes the same order, so the two never deadlock over a rollup row.

@@ -37,21 +37,23 @@ export const INSERT_LOG_ENTRIES = `INSERT INTO log_entries (project_id, received
 
 /**
  * $1: project ids, $2: entries to add, $3: bytes to add, $4: the
- * project's first id in the batch (parallel arrays). Adds to each project's
- * usage and to its tail's count (what the sealer finds work by), after the
- * project rows are locked: sealing and retention take a tail's row only
- * after any project row they lock, so the order never closes a cycle.
- * Answers each tail's count after the batch.
+ * project's first tail id in the batch, $5: entries the batch put in the
+ * tail (parallel arrays; presealed blocks count in $2 and $3, not in $5).
+ * Adds to each project's usage and to its tail's count (what the sealer
+ * finds work by), after the project rows are locked: sealing and
+ * retention take a tail's row only after any project row they lock, so
+ * the order never closes a cycle. Answers each tail's count after the
+ * batch (of projects whose tail it added to).
  */
 export const ADD_PROJECT_USAGE = `WITH d AS (
-    SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[]) AS d(id, n, b, first)
+    SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) AS d(id, n, b, first, t)
   ), usage AS (
     UPDATE projects AS p SET entry_count = p.entry_count + d.n, total_bytes = p.total_bytes + d.b
     FROM d WHERE p.id = d.id
     RETURNING 1
   )
   INSERT INTO log_tails AS t (project_id, entries, oldest_received_at)
-    SELECT d.id, d.n, e.received_at FROM d JOIN log_entries AS e ON e.project_id = d.id AND e.id = d.first ORDER BY d.id
+    SELECT d.id, d.t, e.received_at FROM d JOIN log_entries AS e ON e.project_id = d.id AND e.id = d.first WHERE d.t > 0 ORDER BY d.id
   ON CONFLICT (project_id) DO UPDATE
     SET entries = t.entries + excluded.entries, oldest_received_at = COALESCE(t.oldest_received_at, excluded.oldest_received_at)
   RETURNING t.entries`;
@@ -173,11 +175,17 @@ export const INGEST_FLOOR_TAG = 701;
  * each other here) and answers the backend's pid. count(*) runs every
  * lock of the union. Also answers each project's largest id ("lastIds",
  * a JSON object by project id; 0: none): one backward probe of
- * (project_id, id) each.
+ * (project_id, id) each; and, for presealed blocks (log-index/presealed.ts),
+ * the newest dictionary id of each project whose tail is empty
+ * ("emptyTails"). Its snapshot is taken after the project rows were
+ * locked, so no other ingestion of these projects can change either.
  */
 export const MARK_INGESTING = `SELECT pg_backend_pid() AS pid, count(*) AS locks,
     (SELECT json_object_agg(p.id, ${MAX_PROJECT_ID('p.id')})
-      FROM unnest($2::bigint[]) AS p(id)) AS "lastIds"
+      FROM unnest($2::bigint[]) AS p(id)) AS "lastIds",
+    (SELECT json_object_agg(p.id, d.id) FROM unnest($2::bigint[]) AS p(id)
+      CROSS JOIN LATERAL (SELECT max(id) AS id FROM log_dictionaries WHERE project_id = p.id) AS d
+      WHERE d.id IS NOT NULL AND COALESCE((SELECT entries FROM log_tails WHERE project_id = p.id), 0) = 0) AS "emptyTails"
   FROM (
     SELECT pg_advisory_xact_lock_shared(($1::bigint << 32) | p.id) FROM unnest($2::bigint[]) AS p(id)
     UNION ALL

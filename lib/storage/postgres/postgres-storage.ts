@@ -15,6 +15,7 @@ import { describeConnectionError } from './pg-errors.js';
 import { PostgresReads } from './reads.js';
 import { PostgresWrites } from './writes.js';
 import { Sealer } from '../log-index/sealer.js';
+import type { SealDictionary } from '../log-index/sealed-block.js';
 import { sealWorkers } from '../log-index/seal-worker.js';
 import { DictionaryCache } from '../log-index/sealed-reads.js';
 import { postgresSealBackend } from './sealing.js';
@@ -68,6 +69,10 @@ class PostgresStorage extends PostgresReads implements Storage {
 
   tailRoom(projectId: number): Promise<void> {
     return this.sealer.waitForRoom(projectId);
+  }
+
+  ingestDictionary(projectId: number): Promise<SealDictionary | null> {
+    return this.sealer.presealDictionary(projectId);
   }
 
   connectionStats(): ConnectionStats {

@@ -214,7 +214,7 @@ export function sealedRow(projectId: number, run: SealedRun, dictionaryId: numbe
     levels: run.levels,
     frames: Math.ceil(run.count / SEAL_FRAME_ENTRIES),
     dictionaryId,
-    block: Buffer.from(run.block),
+    block: Buffer.from(run.block.buffer, run.block.byteOffset, run.block.byteLength),
   };
 }
 
@@ -261,6 +261,8 @@ const SEAL_LOCK_HELD = `SELECT EXISTS (SELECT 1 FROM pg_locks
       AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) AS held`;
 
 const TAIL_ENTRIES = `SELECT COALESCE(sum(entries), 0)::bigint AS n FROM log_tails`;
+/** $1: project. */
+const NEWEST_DICTIONARY_BYTES = `SELECT id, bytes FROM log_dictionaries WHERE project_id = $1 ORDER BY id DESC LIMIT 1`;
 /** Outside any transaction; another process's vacuum of the table in progress is enough, so none waits for it. */
 const RECLAIM_TAIL = 'VACUUM (SKIP_LOCKED) log_entries';
 
@@ -285,6 +287,10 @@ export function postgresSealBackend(db: SqlExecutor): SealBackend {
     },
     async tailEntries() {
       return Number((await db.one<{ n: number }>(TAIL_ENTRIES)).n);
+    },
+    async newestDictionary(projectId) {
+      const d = await db.oneOrNone<{ id: number; bytes: Buffer }>(NEWEST_DICTIONARY_BYTES, [projectId]);
+      return d === null ? null : { id: Number(d.id), bytes: new Uint8Array(d.bytes) };
     },
     async reclaimTail() {
       await db.none(RECLAIM_TAIL);

@@ -9,13 +9,14 @@ import type { LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from '..
 import type { LogFilter } from '../../search/log-filter.js';
 import type { Page } from '../types-org.js';
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-index/log-quota.js';
-import { batchRollupCounts, rowParts } from '../log-index/ingest-layout.js';
+import { batchRollupCounts, ingestParts } from '../log-index/ingest-layout.js';
+import { withIds } from '../log-index/presealed.js';
 import { mergeNewestFirst, planLogsAfter, planQuery, type QueryPlanReads } from '../log-index/query-plan.js';
 import { exactNeedle } from '../../search/entry-match.js';
 import type { SqlExecutor } from './connection.js';
 import type { SqlRow } from './row-mappers.js';
 import * as logSql from './log-sql.js';
-import { sqliteSealedReads } from './sealing.js';
+import { blockStatements, sqliteSealedReads } from './sealing.js';
 import { DictionaryCache } from '../log-index/sealed-reads.js';
 import { NO_EARLIEST_TS, NO_LATEST_TS, NO_UPPER_ID } from '../types-logs.js';
 
@@ -54,13 +55,40 @@ export async function ingestLogs(db: SqlExecutor, requests: readonly LogIngestRe
     inFlight.push(statement.catch((reason) => (failure ??= { reason })));
     if (inFlight.length > PIPELINE_DEPTH) await inFlight.shift();
   };
-  for (const part of rowParts(requests, plan)) await issue(db.run(logSql.INSERT_LOG_ENTRIES, [firstId + part.firstRank, blob(part.json)]));
+  // Presealed blocks go in for projects whose tail is empty (log-index/presealed.ts).
+  const emptyTails = new Map(
+    usageRows.filter((r) => Number(r.tail_entries) === 0 && r.dictionary_id !== null).map((r) => [Number(r.id), Number(r.dictionary_id)]),
+  );
+  const presealed = new Map<number, number>();
+  for (const part of ingestParts(requests, plan, { emptyTails })) {
+    if (part.kind === 'rows') {
+      await issue(db.run(logSql.INSERT_LOG_ENTRIES, [firstId + part.firstRank, blob(part.json)]));
+      continue;
+    }
+    let rank = part.firstRank;
+    for (const block of part.blocks) {
+      const first = firstId + rank;
+      const run = withIds(
+        block,
+        Array.from({ length: block.count }, (_, i) => first + i),
+      );
+      for (const [statement, params] of blockStatements(part.projectId, run)) await issue(db.run(statement, params));
+      rank += block.count;
+    }
+    presealed.set(part.projectId, (presealed.get(part.projectId) ?? 0) + part.count);
+  }
+  if (presealed.size > 0) {
+    const lastId = firstId + plan.admitted - 1;
+    await issue(db.run(logSql.START_LOG_SEQUENCE, [lastId]));
+    await issue(db.run(logSql.ADVANCE_LOG_SEQUENCE, [lastId]));
+  }
   const added = [...plan.added].filter(([, sum]) => sum.entries > 0).map(([id, sum]) => [id, sum.entries, sum.bytes]);
   await issue(db.run(logSql.ADD_PROJECT_USAGE, [JSON.stringify(added)]));
   const rollup = batchRollupCounts(requests, plan).map((c) => [c.projectId, c.span, c.start, c.level, c.n]);
   await issue(db.run(logSql.ADD_LOG_ROLLUP, [JSON.stringify(rollup)]));
   // The projects' tail counts (sealing.ts), after the rows they count.
-  await issue(db.run(logSql.ADD_LOG_TAILS, [JSON.stringify(added.map(([id, entries]) => [id, entries]))]));
+  const tailed = added.map(([id, entries]) => [id, entries! - (presealed.get(id!) ?? 0)]).filter(([, n]) => n! > 0);
+  if (tailed.length > 0) await issue(db.run(logSql.ADD_LOG_TAILS, [JSON.stringify(tailed)]));
   await Promise.all(inFlight);
   if (failure) throw (failure as { reason: unknown }).reason;
   return outcomesOf(

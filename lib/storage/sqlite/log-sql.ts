@@ -11,14 +11,26 @@ const LOG_COLUMNS = `id, project_id, received_at, body`;
 // ---- ingestion ---------------------------------------------------------------
 
 /**
- * The projects' quotas and counters, and the last id AUTOINCREMENT handed
- * out (ids are never reused, even after deletes), in one statement. Read
+ * The projects' quotas and counters, the last id AUTOINCREMENT handed
+ * out (ids are never reused, even after deletes), and for presealed
+ * blocks each project's tail count and newest dictionary, in one statement. Read
  * inside the write transaction: the writer lock makes both exact.
  * Params: JSON array of project ids.
  */
 export const SELECT_PROJECT_USAGE = `SELECT id, max_entries, max_bytes, entry_count, total_bytes,
-    (SELECT seq FROM sqlite_sequence WHERE name = 'log_entries') AS seq
+    (SELECT seq FROM sqlite_sequence WHERE name = 'log_entries') AS seq,
+    COALESCE((SELECT entries FROM log_tails WHERE project_id = projects.id), 0) AS tail_entries,
+    (SELECT MAX(id) FROM log_dictionaries WHERE project_id = projects.id) AS dictionary_id
   FROM projects WHERE id IN (SELECT value FROM json_each(?1))`;
+
+/**
+ * After presealed blocks took ids no tail row did (log-index/presealed.ts):
+ * AUTOINCREMENT's counter moved past them, so no id is ever handed out
+ * twice. Params: the last id taken.
+ */
+export const ADVANCE_LOG_SEQUENCE = `UPDATE sqlite_sequence SET seq = MAX(seq, ?1) WHERE name = 'log_entries'`;
+export const START_LOG_SEQUENCE = `INSERT INTO sqlite_sequence (name, seq)
+  SELECT 'log_entries', ?1 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'log_entries')`;
 
 /**
  * Params: first id, UTF-8 JSON rows `[project_id, received_at, ts, level,

@@ -85,6 +85,21 @@ const INSERT_SEALED = `INSERT INTO log_sealed (last_id, project_id, first_id, en
 /** Params: project, block last id, JSON array of the shards' bytes in hex (shard = index). */
 const INSERT_SHARDS = `INSERT INTO log_filter_shards (project_id, shard, block_last_id, bits)
   SELECT ?1, key, ?2, unhex(value) FROM json_each(?3)`;
+/**
+ * The statements that store a sealed block: its row and its filter's
+ * shards (a seal's, or a presealed request's in the ingest transaction).
+ */
+export function blockStatements(projectId: number, run: SealedRun): [string, unknown[]][] {
+  const header = readSealedHeader(run.block);
+  return [
+    [INSERT_SEALED, [run.lastId, projectId, ...runSummaryParams(run), header.frames.length, header.dictionaryId, blob(run.block)]],
+    [INSERT_SHARDS, [projectId, run.lastId, JSON.stringify(run.shards.map((s) => Buffer.from(s.buffer, s.byteOffset, s.byteLength).toString('hex')))]],
+  ];
+}
+
+/** The project's newest dictionary. Params: project. */
+const NEWEST_DICTIONARY_BYTES = `SELECT id, bytes FROM log_dictionaries WHERE project_id = ?1 ORDER BY id DESC LIMIT 1`;
+
 /** Params: project, entries taken out of the tail. */
 export const LOWER_TAIL = `UPDATE log_tails SET entries = entries - ?2,
     oldest_received_at = (SELECT MIN(received_at) FROM log_entries INDEXED BY log_entries_received WHERE project_id = ?1)
@@ -181,8 +196,11 @@ export function sqliteSealBackend(reads: SqlExecutor, transaction: WriterTransac
         blocksWithDictionary: d === undefined ? 0 : Number(d.blocks),
       };
     },
+    async newestDictionary(projectId) {
+      const d = await reads.get(NEWEST_DICTIONARY_BYTES, [projectId]);
+      return d === undefined ? null : { id: Number(d.id), bytes: bytesOf(d.bytes) };
+    },
     commitSeal(projectId: number, run: SealedRun, dictionary: SealDictionary | null): Promise<boolean> {
-      const header = readSealedHeader(run.block);
       return transaction(async (db) => {
         const { changes } = await db.run(DELETE_RUN, [projectId, run.firstId, run.lastId]);
         // Fewer (or more) rows than sealed: retention or another process
@@ -190,12 +208,7 @@ export function sqliteSealBackend(reads: SqlExecutor, transaction: WriterTransac
         // pass reads it again.
         if (changes !== run.count) throw new StaleRunError();
         if (dictionary !== null) await db.run(INSERT_DICTIONARY, [projectId, dictionary.id, run.lastId, blob(dictionary.bytes)]);
-        await db.run(INSERT_SEALED, [run.lastId, projectId, ...runSummaryParams(run), header.frames.length, header.dictionaryId, blob(run.block)]);
-        await db.run(INSERT_SHARDS, [
-          projectId,
-          run.lastId,
-          JSON.stringify(run.shards.map((s) => Buffer.from(s.buffer, s.byteOffset, s.byteLength).toString('hex'))),
-        ]);
+        for (const [statement, params] of blockStatements(projectId, run)) await db.run(statement, params);
         await db.run(LOWER_TAIL, [projectId, run.count]);
         return true;
       }).catch((err: unknown) => {

@@ -24,6 +24,7 @@ import * as sql from './sql.js';
 import { sqliteSealBackend } from './sealing.js';
 import { sealWorkers } from '../log-index/seal-worker.js';
 import { Sealer } from '../log-index/sealer.js';
+import type { SealDictionary } from '../log-index/sealed-block.js';
 import { DictionaryCache } from '../log-index/sealed-reads.js';
 
 export interface SqliteStorageOptions {
@@ -67,6 +68,10 @@ class SqliteStorage extends SqliteReads implements Storage {
 
   tailRoom(projectId: number): Promise<void> {
     return this.sealer.waitForRoom(projectId);
+  }
+
+  ingestDictionary(projectId: number): Promise<SealDictionary | null> {
+    return this.sealer.presealDictionary(projectId);
   }
 
   /** One writer transaction of plain statements (the sealer's). */

@@ -1,8 +1,8 @@
 /**
  * Preparing a batch (JSON.parse, entry validation, serialising each entry) is most of the event loop's work while
  * ingesting, about as much as the SQLite writer's on its own thread
- * (docs/measurements.md). One worker thread takes it for the usual batch sizes, so the
- * event loop, the writer and the worker use both cores.
+ * (docs/measurements.md). Worker threads take it for the usual batch sizes, so the
+ * event loop, the writer and the workers use both cores.
  *
  * Small bodies are prepared inline (a round trip to the worker would cost
  * more than it saves), and so are large ones: those are read into the
@@ -59,64 +59,23 @@ function startWorker(): Worker {
   });
 }
 
-/**
- * The one preparation worker thread, started on first use and restarted
- * after a failure, with the same two functions as the event loop
- * (`batchFromBody`, `entryFromText`): each call runs on the thread or
- * inline, by size, with the same result.
- */
-export class PreparationWorker {
+/** Threads batches are prepared on: large requests are also sealed there (storage/log-index/presealed.ts), about twice a batch's preparation. */
+export const PREPARATION_THREADS = 2;
+
+/** One preparation thread and the jobs it has not answered yet. */
+class PreparationThread {
   private worker: Worker | null = null;
-  private nextId = 1;
-  private readonly waiting = new Map<number, Waiting>();
-  private closed = false;
+  readonly waiting = new Map<number, Waiting>();
 
-  /** `maxBytes`: bodies this large or larger are prepared inline. */
-  constructor(
-    private readonly maxBytes: number,
-    private readonly logger: ServiceLogger,
-  ) {}
+  constructor(private readonly logger: ServiceLogger) {}
 
-  /**
-   * Prepares `body` (in `format`: a plain batch or an OTLP export) for
-   * `target`, as `batchFromBody` in body-formats.ts does. A body sent to the
-   * worker is transferred, so the caller must not use it afterwards (it must
-   * own its whole ArrayBuffer).
-   */
-  batchFromBody(body: Buffer, target: BatchTarget, format: IngestFormat = 'json'): Promise<PreparedBatch> {
-    if (!this.onThread(body)) {
-      // Inline: a plain batch sends its long elements to the worker one by one. Nothing is sealed on the event loop.
-      const inline = { projectId: target.projectId, receivedAt: target.receivedAt };
-      if (format === 'json' || format === 'ndjson') return batchFromPlainBody(body, inline, { format, offload: this.entryFromText });
-      return batchFromBody(body, inline, format);
-    }
-    return this.send<PreparedBatch>({ body, target, format }, [body.buffer as ArrayBuffer]);
-  }
-
-  /** Whether `batchFromBody` prepares this body on the worker thread (else inline). */
-  onThread(body: Buffer): boolean {
-    const owned = body.byteOffset === 0 && body.buffer.byteLength === body.length;
-    return !this.closed && owned && body.length >= WORKER_MIN_BYTES && body.length < this.maxBytes;
-  }
-
-  /** Prepares one element's JSON text as `entryFromText` does, on the worker (inline once closed). */
-  readonly entryFromText = (text: string): Promise<TextOutcome> => {
-    if (this.closed) return Promise.resolve(entryFromText(text));
-    return this.send<TextOutcome>({ element: text }, []);
-  };
-
-  private send<T extends PreparedBatch | TextOutcome>(job: Record<string, unknown>, transfer: ArrayBuffer[]): Promise<T> {
+  post(id: number, job: Record<string, unknown>, transfer: ArrayBuffer[], waiting: Waiting): void {
     const worker = this.start();
-    const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
-      this.waiting.set(id, { resolve: resolve as (result: PreparedBatch | TextOutcome) => void, reject });
-      worker.postMessage({ id, ...job }, transfer);
-    });
+    this.waiting.set(id, waiting);
+    worker.postMessage({ id, ...job }, transfer);
   }
 
-  /** Stops the worker; batches in flight fail (the service closes after its requests). */
   async close(): Promise<void> {
-    this.closed = true;
     const worker = this.worker;
     this.worker = null;
     if (worker) await worker.terminate();
@@ -154,5 +113,68 @@ export class PreparationWorker {
   private failAll(err: unknown): void {
     for (const waiting of this.waiting.values()) waiting.reject(err);
     this.waiting.clear();
+  }
+}
+
+/**
+ * The preparation threads (PREPARATION_THREADS, each started on first use
+ * and restarted after a failure), with the same two functions as the event
+ * loop (`batchFromBody`, `entryFromText`): each call runs on a thread or
+ * inline, by size, with the same result. A job goes to the thread with the
+ * fewest jobs in hand.
+ */
+export class PreparationWorker {
+  private readonly threads: PreparationThread[];
+  private nextId = 1;
+  private closed = false;
+
+  /** `maxBytes`: bodies this large or larger are prepared inline. */
+  constructor(
+    private readonly maxBytes: number,
+    logger: ServiceLogger,
+  ) {
+    this.threads = Array.from({ length: PREPARATION_THREADS }, () => new PreparationThread(logger));
+  }
+
+  /**
+   * Prepares `body` (in `format`: a plain batch or an OTLP export) for
+   * `target`, as `batchFromBody` in body-formats.ts does. A body sent to the
+   * worker is transferred, so the caller must not use it afterwards (it must
+   * own its whole ArrayBuffer).
+   */
+  batchFromBody(body: Buffer, target: BatchTarget, format: IngestFormat = 'json'): Promise<PreparedBatch> {
+    if (!this.onThread(body)) {
+      // Inline: a plain batch sends its long elements to the worker one by one. Nothing is sealed on the event loop.
+      const inline = { projectId: target.projectId, receivedAt: target.receivedAt };
+      if (format === 'json' || format === 'ndjson') return batchFromPlainBody(body, inline, { format, offload: this.entryFromText });
+      return batchFromBody(body, inline, format);
+    }
+    return this.send<PreparedBatch>({ body, target, format }, [body.buffer as ArrayBuffer]);
+  }
+
+  /** Whether `batchFromBody` prepares this body on a preparation thread (else inline). */
+  onThread(body: Buffer): boolean {
+    const owned = body.byteOffset === 0 && body.buffer.byteLength === body.length;
+    return !this.closed && owned && body.length >= WORKER_MIN_BYTES && body.length < this.maxBytes;
+  }
+
+  /** Prepares one element's JSON text as `entryFromText` does, on a thread (inline once closed). */
+  readonly entryFromText = (text: string): Promise<TextOutcome> => {
+    if (this.closed) return Promise.resolve(entryFromText(text));
+    return this.send<TextOutcome>({ element: text }, []);
+  };
+
+  private send<T extends PreparedBatch | TextOutcome>(job: Record<string, unknown>, transfer: ArrayBuffer[]): Promise<T> {
+    const thread = this.threads.reduce((a, b) => (b.waiting.size < a.waiting.size ? b : a));
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      thread.post(id, job, transfer, { resolve: resolve as (result: PreparedBatch | TextOutcome) => void, reject });
+    });
+  }
+
+  /** Stops the threads; batches in flight fail (the service closes after its requests). */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.threads.map((t) => t.close()));
   }
 }

@@ -41,9 +41,10 @@ describe('tail room', () => {
 
   it('tells an empty tail, and waits a bounded time for one to empty', async () => {
     const nonEmpty = new Set([1, 2]);
-    const { room } = roomOver(new Set(), { nonEmpty });
-    assert.equal(await room.isEmpty(3), true);
-    assert.equal(await room.isEmpty(1), false);
+    const { room } = roomOver(new Set([9]), { nonEmpty });
+    assert.equal(await room.fill(3), 'empty');
+    assert.equal(await room.fill(1), 'some');
+    assert.equal(await room.fill(9), 'full');
     const started = performance.now();
     assert.equal(await room.waitEmpty(2, 150), false, 'still holding entries when the wait ran out');
     assert.ok(performance.now() - started >= 140);
@@ -52,7 +53,7 @@ describe('tail room', () => {
     room.sealed();
     assert.equal(await emptied, true, 'a seal that emptied it ends the wait');
     const { room: unreadable } = roomOver(new Set(), { fail: true });
-    assert.equal(await unreadable.isEmpty(1), false, 'a tail that cannot be read is not taken for empty');
+    assert.equal(await unreadable.fill(1), 'full', 'a tail that cannot be read is not taken for empty');
   });
 
   it('holds a project with a full tail until a seal makes room, and asks sealing to run', async () => {

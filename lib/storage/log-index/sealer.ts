@@ -134,13 +134,21 @@ export class Sealer {
   async presealDictionary(projectId: number): Promise<SealDictionary | null> {
     const dictionary = await this.dictionaries.get(projectId);
     if (dictionary === null || this.timer === null || this.closed) return dictionary;
-    if (await this.room.isEmpty(projectId)) return dictionary;
+    const fill = await this.room.fill(projectId);
+    if (fill === 'empty') return dictionary;
+    // A full tail (a burst, or stored entries being converted) takes longer to empty than a request should wait.
+    if (fill === 'full') return null;
     const now = performance.now();
+    const since = this.drainedAt.get(projectId) ?? Number.NEGATIVE_INFINITY;
     if (!this.draining.has(projectId)) {
-      if (now - (this.drainedAt.get(projectId) ?? Number.NEGATIVE_INFINITY) < DRAIN_EVERY_MS) return null;
+      if (now - since < DRAIN_EVERY_MS) return null;
       this.drainedAt.set(projectId, now);
       this.draining.add(projectId);
       this.kick();
+    } else if (now - since > 2 * PRESEAL_WAIT_MS) {
+      // Emptying takes too long (small requests keep coming): requests stop waiting for it.
+      this.draining.delete(projectId);
+      return null;
     }
     return (await this.room.waitEmpty(projectId, PRESEAL_WAIT_MS)) ? dictionary : null;
   }

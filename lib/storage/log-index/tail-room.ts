@@ -97,10 +97,15 @@ export class TailRoom {
     return !this.closed && this.known;
   }
 
-  /** Whether the project's tail was empty at the last read (within TAIL_CHECK_MS), reading again if that is older. */
-  async isEmpty(projectId: number): Promise<boolean> {
+  /**
+   * What the project's tail held at the last read (within TAIL_CHECK_MS,
+   * reading again if that is older): nothing, some entries, or MAX_TAIL_ENTRIES
+   * or more ('full'; also when the tails cannot be read).
+   */
+  async fill(projectId: number): Promise<'empty' | 'some' | 'full'> {
     await this.refresh();
-    return this.known && !this.nonEmpty.has(projectId);
+    if (!this.known || this.over.has(projectId)) return 'full';
+    return this.nonEmpty.has(projectId) ? 'some' : 'empty';
   }
 
   /** A seal committed: tails shrank, waiting requests look again now. */

@@ -123,6 +123,7 @@ describeEachBackend('presealed blocks: large requests stored as blocks', (backen
     const other = await project('other');
     const big = values(1500, 'big');
     const second = values(PRESEAL_MIN_ENTRIES + 44, 'second');
+    assert.equal(PRESEAL_MIN_ENTRIES, 1024, 'the blocks below are cut at 1,024 entries');
     const small = values(20, 'small');
     const blocksBefore = (await blocksOf(projectId)).length;
     const [outBig, outSmall, outSecond] = await ingest(
@@ -145,7 +146,8 @@ describeEachBackend('presealed blocks: large requests stored as blocks', (backen
       [
         [ids[0], ids[1023], 1024],
         [ids[1024], ids[1499], 476],
-        [ids[1500], ids[ids.length - 1], second.length],
+        [ids[1500], ids[2523], 1024],
+        [ids[2524], ids[ids.length - 1], 44],
       ],
     );
     const usage = (await storage.getProject(projectId))!;
@@ -177,19 +179,26 @@ describeEachBackend('presealed blocks: large requests stored as blocks', (backen
   it('puts a large request in the tail while the tail holds entries: blocks stay the oldest entries', async () => {
     const { projectId, dictionary } = await sealedProject('behind');
     const small = values(10, 'first');
-    const big = values(400, 'queued');
-    const blocksBefore = (await blocksOf(projectId)).length;
+    const big = values(PRESEAL_MIN_ENTRIES, 'queued');
+    // The tail now holds a full run, which background sealing may take at any time: the test is that
+    // no block is ever one of the large requests on its own (first id and size).
+    const firstIdOf = (out: LogEntryOutcome[]) => ('id' in out[0]! ? out[0]!.id : Number.NaN);
+    const presealedAt = async (firstId: number) => (await blocksOf(projectId)).some((b) => b.first === firstId && b.entries === PRESEAL_MIN_ENTRIES);
     await ingest([encodeRequest(projectId, NOW, small)], [small]);
-    await ingest([presealedRequest(projectId, big, dictionary)], [big]);
-    assert.equal(await tailOf(projectId), small.length + big.length, 'both went to the tail');
-    assert.equal((await blocksOf(projectId)).length, blocksBefore);
+    const [outBig] = await ingest([presealedRequest(projectId, big, dictionary)], [big]);
+    assert.equal(await presealedAt(firstIdOf(outBig!)), false, 'it went to the tail');
     // In one transaction too: a small request ahead of a large one of its project.
     const small2 = values(5, 'again');
-    const big2 = values(300, 'later');
-    await ingest([encodeRequest(projectId, NOW, small2), presealedRequest(projectId, big2, dictionary)], [small2, big2]);
-    assert.equal(await tailOf(projectId), small.length + big.length + small2.length + big2.length);
+    const big2 = values(PRESEAL_MIN_ENTRIES, 'later');
+    const [, outBig2] = await ingest([encodeRequest(projectId, NOW, small2), presealedRequest(projectId, big2, dictionary)], [small2, big2]);
+    assert.equal(await presealedAt(firstIdOf(outBig2!)), false, 'it went to the tail');
     await storage.sealNow!();
+    assert.equal(await tailOf(projectId), 0);
     const blocks = await blocksOf(projectId);
+    assert.equal(
+      blocks.reduce((n, b) => n + b.entries!, 0),
+      50 + small.length + big.length + small2.length + big2.length,
+    );
     for (let i = 1; i < blocks.length; i++) assert.ok(blocks[i]!.first > blocks[i - 1]!.last, 'blocks of a project never overlap');
     await assertFound(projectId, { words: ['queued'] }, (b) => b.includes('queued'));
   });
@@ -205,7 +214,7 @@ describeEachBackend('presealed blocks: large requests stored as blocks', (backen
     assert.deepEqual(await storage.ingestDictionary!(projectId), dictionary, 'the tail was emptied in time');
     assert.ok(performance.now() - started < 1000);
     assert.equal(await tailOf(projectId), 0, 'its part-filled run was sealed');
-    const big = values(300, 'afterdrain');
+    const big = values(PRESEAL_MIN_ENTRIES, 'afterdrain');
     await ingest([presealedRequest(projectId, big, dictionary)], [big]);
     assert.equal(await tailOf(projectId), 0, 'the large request went straight to a block');
     // Another small request soon after: the tail is not emptied again so soon.
@@ -219,17 +228,30 @@ describeEachBackend('presealed blocks: large requests stored as blocks', (backen
 
   it('puts a request in the tail when its dictionary is no longer the newest, or a quota cut it short', async () => {
     const { projectId, dictionary } = await sealedProject('stale');
-    const big = values(300, 'stale');
+    const big = values(PRESEAL_MIN_ENTRIES, 'stale');
     await ingest([presealedRequest(projectId, big, { id: dictionary.id + 1, bytes: dictionary.bytes })], [big]);
-    assert.equal(await tailOf(projectId), big.length);
+    // A full run in the tail, which background sealing may already have taken: in the tail, or sealed from it (one snapshot).
+    const [where] = await rawRows(
+      db,
+      `SELECT (SELECT COALESCE(SUM(entries), 0) FROM log_tails WHERE project_id = $1) AS tail,
+        (SELECT COALESCE(SUM(entries), 0) FROM log_sealed WHERE project_id = $1) AS sealed`,
+      [projectId],
+    );
+    assert.equal(where!.tail! + where!.sealed!, 50 + big.length);
+    const named = await rawRows(db, 'SELECT DISTINCT dictionary_id AS id FROM log_sealed WHERE project_id = $1', [projectId]);
+    assert.deepEqual(
+      named.map((r) => r.id),
+      [dictionary.id],
+      'no block names the dictionary it was not sealed with',
+    );
     await assertFound(projectId, { words: ['stale'] }, (b) => /"stale[ -]/.test(b));
 
-    const limited = await sealedProject('limited', 50 + 280);
-    const cut = values(300, 'cut');
+    const limited = await sealedProject('limited', 50 + 1000);
+    const cut = values(PRESEAL_MIN_ENTRIES, 'cut');
     const [outcomes] = await ingest([presealedRequest(limited.projectId, cut, limited.dictionary)], [cut]);
-    assert.equal(outcomes!.filter((o) => 'id' in o).length, 280);
-    assert.equal(await tailOf(limited.projectId), 280, 'the admitted part went to the tail');
-    assert.equal((await storage.getProject(limited.projectId))!.entryCount, 330);
+    assert.equal(outcomes!.filter((o) => 'id' in o).length, 1000);
+    assert.equal(await tailOf(limited.projectId), 1000, 'the admitted part went to the tail');
+    assert.equal((await storage.getProject(limited.projectId))!.entryCount, 1050);
     await assertFound(limited.projectId, { words: ['cut'] }, (b) => b.includes('"cut step'));
   });
 });

@@ -16,7 +16,7 @@ export async function rawRows(database: TestDatabase, sql: string, params: unkno
   if (c.dbBackend === 'file') {
     const raw = await openSqliteFile({ filename: c.dbPath as string, driver: sqlite3.Database, mode: sqlite3.OPEN_READONLY });
     try {
-      return numbers(await raw.all<Record<string, unknown>[]>(sql.replace(/\$\d/g, '?'), params));
+      return numbers(await raw.all<Record<string, unknown>[]>(sql.replace(/\$(\d)/g, '?$1'), params));
     } finally {
       await raw.close();
     }

@@ -319,12 +319,15 @@ function cliCases(backend: BackendName, part: CliPart): void {
       timeoutMs: 110_000,
     });
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    const printedIds = () =>
-      tail
-        .stdout()
+    // Complete lines only: the last one may still be arriving.
+    const printedIds = () => {
+      const out = tail.stdout();
+      return out
+        .slice(0, out.lastIndexOf('\n') + 1)
         .split('\n')
         .filter((l) => l.trim() !== '')
         .map((l) => (JSON.parse(l) as { id: number }).id);
+    };
     const waitUntil = async (ready: () => boolean, what: string) => {
       const deadline = Date.now() + 30_000;
       while (!ready()) {

@@ -29,6 +29,7 @@ import type { IngestQueue } from './ingest-queue.js';
 import type { Ingestion } from './ingestion.js';
 import { MAX_LISTED_REJECTIONS, RejectionList, type BatchTarget, type PreparedBatch, type Rejection } from './prepared-batch.js';
 import { readRequestBody } from './request-body.js';
+import { PRESEAL_MIN_ENTRIES } from '../storage/log-index/presealed.js';
 
 /** An ingestion request as its route has read it: the body is still unread. */
 export interface IngestRequest {
@@ -90,9 +91,14 @@ export async function ingestRequest(ingestion: Ingestion, request: IngestRequest
       observer.bodyRead(raw.length);
       // Prepared entries hold copies of what they need: the raw bytes can go back.
       // A batch prepared on the preparation thread is also sealed there, with the project's dictionary.
-      const dictionary = ingestion.preparation.onThread(raw) ? await ingestion.dictionaryOf(request.projectId) : null;
+      const onThread = ingestion.preparation.onThread(raw);
+      const dictionary = onThread ? await ingestion.dictionaryOf(request.projectId) : null;
       const target: BatchTarget = { projectId: request.projectId, receivedAt: request.now(), dictionary };
       batch = await ingestion.preparation.batchFromBody(raw, target, request.format);
+      // Large enough for blocks of its own, but the project's tail was not empty: have it emptied for the next one.
+      if (onThread && batch.request.blocks === undefined && batch.request.sizes.length >= PRESEAL_MIN_ENTRIES) {
+        ingestion.presealMissed(request.projectId);
+      }
     } finally {
       loan?.giveBack();
     }

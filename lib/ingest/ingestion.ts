@@ -47,6 +47,8 @@ export interface Ingestion {
   readonly observer: ServiceObserver;
   /** The project's newest dictionary, which large batches are sealed with as they are prepared (Storage `ingestDictionary`). */
   dictionaryOf(projectId: number): Promise<SealDictionary | null>;
+  /** A batch large enough to be sealed as it was prepared was not (Storage `presealMissed`). */
+  presealMissed(projectId: number): void;
   /** Finishes every accepted request's commit, then refuses new ones. */
   close(): Promise<void>;
 }
@@ -80,6 +82,7 @@ export function createIngestion(
     preparation,
     observer,
     dictionaryOf: (projectId) => storage.ingestDictionary?.(projectId) ?? Promise.resolve(null),
+    presealMissed: (projectId) => storage.presealMissed?.(projectId),
     close: async () => {
       await queue.close();
       await preparation.close();

@@ -334,11 +334,16 @@ export interface Storage extends ReadOps {
   /**
    * The project's newest dictionary (cached), which the preparation thread
    * seals a large request with (log-index/presealed.ts); null when it has
-   * none yet or its tail is not empty (it may wait briefly for sealing to
-   * empty it: sealer.ts `presealDictionary`). Absent: nothing is sealed at
-   * ingestion.
+   * none yet or its tail is not empty (sealer.ts `presealDictionary`).
+   * Absent: nothing is sealed at ingestion.
    */
   ingestDictionary?(projectId: number): Promise<SealDictionary | null>;
+  /**
+   * A request large enough to be sealed at ingestion went to the tail:
+   * the backend may empty the project's tail so the next one does not
+   * (sealer.ts `presealMissed`). Never waits.
+   */
+  presealMissed?(projectId: number): void;
   /**
    * Messages between processes sharing this database (live streams):
    * PostgreSQL LISTEN/NOTIFY. Absent on the file backend (one process per file).

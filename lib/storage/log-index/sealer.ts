@@ -27,11 +27,11 @@ export const SEAL_LANES = 2;
 /** The tail's space is reclaimed (`SealBackend.reclaimTail`) after this many entries are sealed by the process. */
 export const RECLAIM_TAIL_EVERY = 32 * SEAL_MAX_ENTRIES;
 /**
- * A large request for a project whose tail is not empty waits this long at
- * most for sealing to empty it (part-filled runs included), so it can be
- * sealed as it is prepared (presealed.ts); past that it goes to the tail.
+ * An emptying of a project's tail for large requests (`presealMissed`)
+ * seals part-filled runs for this long at most: small requests that keep
+ * arriving would otherwise keep it sealing blocks of a few entries.
  */
-export const PRESEAL_WAIT_MS = 1000;
+export const DRAIN_MAX_MS = 2000;
 /**
  * A project's tail is emptied for large requests at most this often: with
  * small requests between large ones, each emptying seals a part-filled
@@ -94,8 +94,8 @@ export class Sealer {
   /** Each project's newest dictionary, for sealing large requests at ingestion (presealed.ts). */
   readonly dictionaries: IngestDictionaries;
   private sealedSinceReclaim = 0;
-  /** Projects whose tail is being emptied for large requests, part-filled runs included. */
-  private readonly draining = new Set<number>();
+  /** Projects whose tail is being emptied for large requests, part-filled runs included, and until when. */
+  private readonly draining = new Map<number, number>();
   /** When each project's last emptying was asked for (DRAIN_EVERY_MS apart). */
   private readonly drainedAt = new Map<number, number>();
   private reclaiming = false;
@@ -127,30 +127,41 @@ export class Sealer {
   /**
    * The dictionary a large request of the project is sealed with as it is
    * prepared (presealed.ts), or null to send it to the tail: the project has
-   * no dictionary yet, or its tail is not empty and could not be emptied
-   * (at most once per DRAIN_EVERY_MS, waiting at most PRESEAL_WAIT_MS).
-   * Without background sealing, the transaction alone decides.
+   * no dictionary yet, or its tail was not empty at the last read (within
+   * TAIL_CHECK_MS). Never waits for sealing. Without background sealing,
+   * the transaction alone decides.
    */
   async presealDictionary(projectId: number): Promise<SealDictionary | null> {
     const dictionary = await this.dictionaries.get(projectId);
     if (dictionary === null || this.timer === null || this.closed) return dictionary;
-    const fill = await this.room.fill(projectId);
-    if (fill === 'empty') return dictionary;
-    // A full tail (a burst, or stored entries being converted) takes longer to empty than a request should wait.
-    if (fill === 'full') return null;
+    return (await this.room.fill(projectId)) === 'empty' ? dictionary : null;
+  }
+
+  /**
+   * A request large enough to be sealed as it was prepared went to the
+   * tail (its project had no dictionary, or a tail): the tail is sealed
+   * whole, part-filled runs included, so the project's next large request
+   * finds it empty. At most once per DRAIN_EVERY_MS per project, for
+   * DRAIN_MAX_MS at most; not for a full tail (sealing empties it anyway).
+   * The request does not wait for it.
+   */
+  async presealMissed(projectId: number): Promise<void> {
+    if (this.timer === null || this.closed) return;
     const now = performance.now();
-    const since = this.drainedAt.get(projectId) ?? Number.NEGATIVE_INFINITY;
-    if (!this.draining.has(projectId)) {
-      if (now - since < DRAIN_EVERY_MS) return null;
-      this.drainedAt.set(projectId, now);
-      this.draining.add(projectId);
-      this.kick();
-    } else if (now - since > 2 * PRESEAL_WAIT_MS) {
-      // Emptying takes too long (small requests keep coming): requests stop waiting for it.
-      this.draining.delete(projectId);
-      return null;
-    }
-    return (await this.room.waitEmpty(projectId, PRESEAL_WAIT_MS)) ? dictionary : null;
+    if (now - (this.drainedAt.get(projectId) ?? Number.NEGATIVE_INFINITY) < DRAIN_EVERY_MS) return;
+    if ((await this.room.fill(projectId)) !== 'some') return;
+    this.drainedAt.set(projectId, now);
+    this.draining.set(projectId, now + DRAIN_MAX_MS);
+    this.kick();
+  }
+
+  /** Whether the project's tail is being emptied for large requests (until its time runs out). */
+  private isDraining(projectId: number): boolean {
+    const until = this.draining.get(projectId);
+    if (until === undefined) return false;
+    if (performance.now() < until) return true;
+    this.draining.delete(projectId);
+    return false;
   }
 
   /** Starts the timer. */
@@ -232,7 +243,8 @@ export class Sealer {
   /** Projects with a full run or an old tail, and those being emptied for large requests. */
   private async dueProjects(oldBefore: number): Promise<number[]> {
     const due = await this.backend.projectsToSeal(SEAL_MAX_ENTRIES, oldBefore);
-    return [...new Set([...due, ...this.draining])];
+    const draining = [...this.draining.keys()].filter((projectId) => this.isDraining(projectId));
+    return [...new Set([...due, ...draining])];
   }
 
   private async sealProject(projectId: number, all: boolean, oldBefore: number, worker: SealWorker): Promise<void> {
@@ -242,7 +254,7 @@ export class Sealer {
         this.draining.delete(projectId);
         return;
       }
-      const old = all || this.draining.has(projectId) || tail.entries[0]!.receivedAt < oldBefore;
+      const old = all || this.isDraining(projectId) || tail.entries[0]!.receivedAt < oldBefore;
       const run = cutSealRuns(tail.entries, old)[0];
       if (run === undefined) return;
       const renew = tail.dictionary === null || tail.blocksWithDictionary >= DICTIONARY_EVERY_BLOCKS;

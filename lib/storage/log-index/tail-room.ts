@@ -17,8 +17,7 @@
  * ingestion slows down but never stops because of it.
  *
  * The same reads tell which tails are empty: a large request is sealed as
- * it is prepared only while its project's tail is empty (presealed.ts), and
- * may wait a little for sealing to empty it (`waitEmpty`).
+ * it is prepared only while its project's tail is empty (presealed.ts).
  */
 import type { ServiceLogger } from '../../core/logger.js';
 import { SEAL_MAX_ENTRIES } from './sealed-block.js';
@@ -77,24 +76,6 @@ export class TailRoom {
       await this.change(Math.min(TAIL_CHECK_MS, left));
       await this.refresh();
     }
-  }
-
-  /**
-   * Whether the project's tail is empty, waiting up to `maxMs` for sealing
-   * to empty it (the caller asked the sealer to); false when it is still
-   * not empty by then, or cannot be read.
-   */
-  async waitEmpty(projectId: number, maxMs: number): Promise<boolean> {
-    if (this.closed) return false;
-    await this.refresh();
-    const deadline = performance.now() + maxMs;
-    while (this.nonEmpty.has(projectId) && !this.closed) {
-      const left = deadline - performance.now();
-      if (left <= 0) return false;
-      await this.change(Math.min(TAIL_CHECK_MS, left));
-      await this.refresh();
-    }
-    return !this.closed && this.known;
   }
 
   /**

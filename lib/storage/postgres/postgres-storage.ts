@@ -75,6 +75,10 @@ class PostgresStorage extends PostgresReads implements Storage {
     return this.sealer.presealDictionary(projectId);
   }
 
+  presealMissed(projectId: number): void {
+    void this.sealer.presealMissed(projectId);
+  }
+
   connectionStats(): ConnectionStats {
     const pool = this.pool.$pool;
     return { open: pool.totalCount, inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount };

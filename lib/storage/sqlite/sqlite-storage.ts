@@ -74,6 +74,10 @@ class SqliteStorage extends SqliteReads implements Storage {
     return this.sealer.presealDictionary(projectId);
   }
 
+  presealMissed(projectId: number): void {
+    void this.sealer.presealMissed(projectId);
+  }
+
   /** One writer transaction of plain statements (the sealer's). */
   private transaction<T>(fn: (db: SqlExecutor) => Promise<T>): Promise<T> {
     if (this.closing) return Promise.reject(new StorageUnavailableError('the storage is closed'));

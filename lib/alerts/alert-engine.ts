@@ -27,31 +27,16 @@ import type { CommittedEntries, CommittedRow } from '../ingest/committed-entries
 import type { Storage, WriteOps } from '../storage/storage.js';
 import type { SignalListener, StorageSignals } from '../storage/storage-signals.js';
 import type { AlertRuleRow } from '../storage/types-alerts.js';
-import {
-  NOTIFICATION_ENTRIES,
-  decideMatches,
-  decideTimeUp,
-  dueOf,
-  entryTexts,
-  loadRule,
-  ruleMatches,
-  type Decision,
-  type LoadedRule,
-  type PendingMatches,
-  type RecordedNotification,
-} from './rule-decisions.js';
-import { ruleSets, type RuleSet as RuleSetOf } from './rule-sets.js';
+import { decideMatches, decideTimeUp, dueOf, entryTexts, type Decision, type PendingMatches, type RecordedNotification } from './rule-decisions.js';
 import { MAX_TIMER_MS, PASS_SPACING_MS, RULES_PER_DECISION } from './engine-pacing.js';
-
-type RuleSet = RuleSetOf<LoadedRule>;
-import type { EntryText } from '../search/entry-match.js';
+import { HeldRows } from './pending-matches.js';
+import { RuleIndex } from './rule-index.js';
 
 export type { RecordedNotification };
 
 /** Cross-process channel: "the rules changed, reload them". */
 export const RULES_CHANNEL = 'logkeep_alert_rules';
 
-/** The enabled rules of one project, or of one group, and their terms, tested together. */
 export interface AlertEngineOptions {
   storage: Storage;
   logger: ServiceLogger;
@@ -66,9 +51,7 @@ export class AlertEngine {
   private readonly storage: Storage;
   private readonly logger: ServiceLogger;
   private readonly now: () => number;
-  private rules = new Map<number, LoadedRule>();
-  private byProject = new Map<number, RuleSet>();
-  private byGroup = new Map<number, RuleSet>();
+  private index = new RuleIndex([], new Map());
   /** Project → group; a project never changes group. */
   private readonly groupOfProject = new Map<number, number>();
   private pending = new Map<number, PendingMatches>();
@@ -82,6 +65,9 @@ export class AlertEngine {
   /** Group lookups of projects first seen in a commit, before their rows are matched. */
   private readonly lookups = new Set<Promise<void>>();
   private reloadWanted = false;
+  /** From a rule change until its reload is done: commits' rows are held, to be matched against the new rules. */
+  private reloading = false;
+  private readonly held = new HeldRows();
   private closed = false;
   private listener: SignalListener | null = null;
   private readonly self = randomBytes(9).toString('base64url');
@@ -121,6 +107,7 @@ export class AlertEngine {
       });
     }
     this.reloadWanted = true;
+    this.reloading = true;
     // A pass waiting out its spacing starts now, with the reload.
     this.startPass?.();
     this.kick();
@@ -128,30 +115,36 @@ export class AlertEngine {
 
   /** Enabled rules loaded now. */
   get activeRules(): number {
-    return this.rules.size;
+    return this.index.rules.size;
   }
 
   /** An ingestion transaction of this process committed these entries: match them now, decide in the background. */
   entriesCommitted(committed: CommittedEntries): void {
-    if (this.rules.size === 0 || this.closed) return;
-    const unknown: number[] = [];
+    if (this.closed) return;
+    if (this.reloading) {
+      // The rules in hand may lack one just created: match these rows once the reload is done.
+      this.held.hold(committed);
+      this.kick();
+      return;
+    }
+    if (this.index.rules.size === 0) return;
+    const unknown = new Map<number, readonly CommittedRow[]>();
     const textOf = entryTexts();
     for (const projectId of committed.projectIds) {
-      const direct = this.byProject.get(projectId);
       const groupId = this.groupOfProject.get(projectId);
-      if (groupId === undefined && this.byGroup.size > 0) unknown.push(projectId);
-      const viaGroup = groupId === undefined ? undefined : this.byGroup.get(groupId);
-      if (direct) this.matchSet(direct, committed, projectId, textOf);
-      if (viaGroup) this.matchSet(viaGroup, committed, projectId, textOf);
+      // Rows must be taken while the listener runs: decoded now, matched against the group's rules once it is known.
+      if (groupId === undefined && this.index.hasGroupRules) unknown.set(projectId, committed.rows([projectId]));
+      this.index.matchCommit(committed, projectId, groupId, textOf, this.pending);
     }
-    if (unknown.length > 0) {
-      // Rows must be taken while the listener runs: decode them now, look the groups up after.
-      const rows = new Map(unknown.map((id) => [id, committed.rows([id])] as const));
-      const lookup = this.matchNewProjects(rows);
-      this.lookups.add(lookup);
-      void lookup.finally(() => this.lookups.delete(lookup));
-    }
+    if (unknown.size > 0) this.lookUpGroups(unknown);
     this.kick();
+  }
+
+  /** Matches rows of projects whose group is not known yet once it is. */
+  private lookUpGroups(rows: Map<number, readonly CommittedRow[]>): void {
+    const lookup = this.matchNewProjects(rows);
+    this.lookups.add(lookup);
+    void lookup.finally(() => this.lookups.delete(lookup));
   }
 
   /** Runs every quiet period and resolution due by now (operator and test hook); waits for evaluations in flight. */
@@ -212,6 +205,10 @@ export class AlertEngine {
       this.reloadWanted = false;
       await this.guard(() => this.reload());
     }
+    if (this.reloading && !this.reloadWanted) {
+      this.reloading = false;
+      this.matchHeld();
+    }
     const batch = [...this.pending].sort(([a], [b]) => a - b);
     this.pending = new Map();
     for (let at = 0; at < batch.length; at += RULES_PER_DECISION) {
@@ -230,24 +227,8 @@ export class AlertEngine {
   }
 
   private async reload(): Promise<void> {
-    const rows = await this.storage.listEnabledAlertRules();
-    const rules = new Map<number, LoadedRule>();
-    const ofProject = new Map<number, LoadedRule[]>();
-    const ofGroup = new Map<number, LoadedRule[]>();
-    for (const row of rows) {
-      const loaded = loadRule(row);
-      if (!loaded) continue;
-      rules.set(row.id, loaded);
-      const index = loaded.scope.kind === 'project' ? ofProject : ofGroup;
-      const key = loaded.scope.kind === 'project' ? loaded.scope.projectId : loaded.scope.groupId;
-      const list = index.get(key);
-      if (list) list.push(loaded);
-      else index.set(key, [loaded]);
-      if (row.projectId !== null) this.groupOfProject.set(row.projectId, row.ownerGroupId);
-    }
-    this.rules = rules;
-    this.byProject = ruleSets(ofProject);
-    this.byGroup = ruleSets(ofGroup);
+    this.index = new RuleIndex(await this.storage.listEnabledAlertRules(), this.groupOfProject);
+    const rules = this.index.rules;
     for (const ruleId of [...this.due.keys()]) if (!rules.has(ruleId)) this.due.delete(ruleId);
     for (const rule of rules.values()) {
       const due = await dueOf(this.storage, rule.row, this.now());
@@ -263,12 +244,7 @@ export class AlertEngine {
         const project = await this.storage.getProject(projectId);
         if (!project) continue;
         this.groupOfProject.set(projectId, project.groupId);
-        const textOf = entryTexts();
-        for (const rule of this.byGroup.get(project.groupId)?.rules ?? [])
-          this.takeRows(
-            rule,
-            rows.filter((r) => ruleMatches(rule, r, textOf)),
-          );
+        this.index.matchRows(rows, { groupId: project.groupId }, entryTexts(), this.pending);
       }
     } catch (err) {
       this.logger.warn('alerts: cannot look up the group of new projects', { error: String(err) });
@@ -276,44 +252,18 @@ export class AlertEngine {
     this.kick();
   }
 
-  /**
-   * Every rule of a set against one project's entries; each chunk's rows
-   * are scanned for words once for all of them, and each entry's text (`textOf`) once
-   * for all the rules of the commit. A chunk with no entry at a rule's
-   * level is not decoded for it.
-   */
-  private matchSet(set: RuleSet, committed: CommittedEntries, projectId: number, textOf: (row: CommittedRow) => EntryText): void {
-    const holds = set.words.forCommit();
-    for (const rule of set.rules) {
-      if (rule.empty) continue;
-      const probe = rule.probe;
-      const mayMatch = probe ? (rows: Uint8Array) => holds(rows, probe) : undefined;
-      const rows = committed.rows([projectId], mayMatch, rule.filter.minLevel);
-      this.takeRows(
-        rule,
-        rows.filter((r) => ruleMatches(rule, r, textOf)),
-      );
+  /** The rows held while rules reloaded, against the rules now loaded. */
+  private matchHeld(): void {
+    const { rows: held, dropped } = this.held.take();
+    if (dropped > 0) this.logger.warn('alerts: entries committed while rules reloaded were too many to hold; some were not matched', { dropped });
+    const unknown = new Map<number, readonly CommittedRow[]>();
+    const textOf = entryTexts();
+    for (const [projectId, rows] of held) {
+      const groupId = this.groupOfProject.get(projectId);
+      if (groupId === undefined && this.index.hasGroupRules) unknown.set(projectId, rows);
+      this.index.matchRows(rows, { projectId, groupId }, textOf, this.pending);
     }
-  }
-
-  private takeRows(rule: LoadedRule, rows: readonly CommittedRow[]): void {
-    if (rows.length === 0) return;
-    let p = this.pending.get(rule.row.id);
-    if (!p) {
-      p = { count: 0, firstId: Number.MAX_SAFE_INTEGER, rows: [], seconds: new Map() };
-      this.pending.set(rule.row.id, p);
-    }
-    p.count += rows.length;
-    for (const row of rows) {
-      if (row.id < p.firstId) p.firstId = row.id;
-      const second = Math.floor(row.receivedAt / 1000);
-      const bucket = p.seconds.get(second);
-      if (bucket) {
-        bucket.n += 1;
-        if (row.id < bucket.firstId) bucket.firstId = row.id;
-      } else p.seconds.set(second, { second, n: 1, firstId: row.id });
-    }
-    p.rows = [...p.rows, ...rows.slice(0, NOTIFICATION_ENTRIES)].sort((a, b) => a.id - b.id).slice(0, NOTIFICATION_ENTRIES);
+    if (unknown.size > 0) this.lookUpGroups(unknown);
   }
 
   /** New matches of one rule, decided under its lock. */

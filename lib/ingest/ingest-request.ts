@@ -93,7 +93,7 @@ export async function ingestRequest(ingestion: Ingestion, request: IngestRequest
       // A batch prepared on the preparation thread is also sealed there, with the project's dictionary.
       const onThread = ingestion.preparation.onThread(raw);
       const dictionary = onThread ? await ingestion.dictionaryOf(request.projectId) : null;
-      const target: BatchTarget = { projectId: request.projectId, receivedAt: request.now(), dictionary };
+      const target: BatchTarget = { projectId: request.projectId, receivedAt: request.now(), dictionary, columnArrays: ingestion.columnArrays };
       batch = await ingestion.preparation.batchFromBody(raw, target, request.format);
       // Large enough for blocks of its own, but the project's tail was not empty: have it emptied for the next one.
       if (onThread && batch.request.blocks === undefined && batch.request.sizes.length >= PRESEAL_MIN_ENTRIES) {

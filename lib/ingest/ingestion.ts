@@ -47,6 +47,8 @@ export interface Ingestion {
   readonly observer: ServiceObserver;
   /** The project's newest dictionary, which large batches are sealed with as they are prepared (Storage `ingestDictionary`). */
   dictionaryOf(projectId: number): Promise<SealDictionary | null>;
+  /** Whether batches are encoded as PostgreSQL binary arrays too (the server backend inserts those). */
+  readonly columnArrays: boolean;
   /** A batch large enough to be sealed as it was prepared was not (Storage `presealMissed`). */
   presealMissed(projectId: number): void;
   /** Finishes every accepted request's commit, then refuses new ones. */
@@ -82,6 +84,7 @@ export function createIngestion(
     preparation,
     observer,
     dictionaryOf: (projectId) => storage.ingestDictionary?.(projectId) ?? Promise.resolve(null),
+    columnArrays: storage.backend === 'server',
     presealMissed: (projectId) => storage.presealMissed?.(projectId),
     close: async () => {
       await queue.close();

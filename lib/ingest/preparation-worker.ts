@@ -145,7 +145,7 @@ export class PreparationWorker {
   batchFromBody(body: Buffer, target: BatchTarget, format: IngestFormat = 'json'): Promise<PreparedBatch> {
     if (!this.onThread(body)) {
       // Inline: a plain batch sends its long elements to the worker one by one. Nothing is sealed on the event loop.
-      const inline = { projectId: target.projectId, receivedAt: target.receivedAt };
+      const inline = { projectId: target.projectId, receivedAt: target.receivedAt, ...(target.columnArrays ? { columnArrays: true } : {}) };
       if (format === 'json' || format === 'ndjson') return batchFromPlainBody(body, inline, { format, offload: this.entryFromText });
       return batchFromBody(body, inline, format);
     }

@@ -28,6 +28,8 @@ export interface BatchTarget {
    * (storage/log-index/presealed.ts).
    */
   dictionary?: SealDictionary | null;
+  /** Encode the entries as PostgreSQL binary arrays too (storage/log-index/column-arrays.ts): for the server backend. */
+  columnArrays?: boolean;
 }
 
 export interface PreparedBatch {
@@ -104,7 +106,7 @@ export class BatchBuilder {
   private index = 0;
 
   constructor(target: BatchTarget) {
-    this.encoder = new RequestEncoder(target.projectId, target.receivedAt, target.dictionary ?? null);
+    this.encoder = new RequestEncoder(target.projectId, target.receivedAt, target.dictionary ?? null, target.columnArrays ?? false);
   }
 
   add(value: unknown): void {

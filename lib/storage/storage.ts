@@ -383,4 +383,4 @@ export interface ConnectionStats {
 }
 
 /** The schema version this build creates and understands. */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;

@@ -53,12 +53,20 @@ export interface LogIngestRequest {
   blocks?: SealedRun[];
 }
 
+import type { ChunkColumns } from './log-index/column-arrays.js';
+
 /**
  * Consecutive entries of one request as UTF-8 JSON. Each chunk owns its
  * whole ArrayBuffers, so a worker can transfer them.
  */
 export interface EncodedChunk {
   count: number;
+  /**
+   * The same entries as PostgreSQL binary arrays (log-index/column-arrays.ts),
+   * when the batch was prepared for the server backend; derived from `rows`
+   * where absent.
+   */
+  columns?: ChunkColumns;
   /** `[[project_id, received_at, ts, level, bytes, body], …]`, one row per entry (the only place the request's arrival time is kept). */
   rows: Uint8Array;
   /** The chunk's entries counted per minute and level, flat `[minute, level, n, …]` (log-rollup.ts). */

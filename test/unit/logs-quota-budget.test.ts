@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { outcomesOf, planIngest, type IngestPlan, type ProjectUsage } from '../../lib/storage/log-index/log-quota.js';
 import { CHUNK_ENTRIES, decodeRows, encodeRequest, type EntryRow } from '../../lib/storage/log-index/encoded-entries.js';
-import { concatJsonArrays, rowParts } from '../../lib/storage/log-index/ingest-layout.js';
+import { concatJsonArrays, partJson, rowParts } from '../../lib/storage/log-index/ingest-layout.js';
 import type { LogIngestRequest, PreparedEntry } from '../../lib/storage/types-logs.js';
 import { ByteBudget } from '../../lib/ingest/byte-budget.js';
 
@@ -208,7 +208,7 @@ describe('encoded chunks', () => {
           for (const part of parts) {
             assert.equal(part.firstRank, rank);
             assert.ok(part.count >= 1 && part.count <= CHUNK_ENTRIES);
-            const rows = decodeRows({ count: part.count, rows: part.json, minutes: [] });
+            const rows = decodeRows({ count: part.count, rows: partJson(part), minutes: [] });
             assert.equal(rows.length, part.count);
             rows.forEach((row, i) => {
               const e = entryOf(rank + i);

@@ -10,6 +10,7 @@
 import { countMinutes } from './log-rollup.js';
 import { PresealCollector, presealTransferList } from './presealed.js';
 import type { SealDictionary } from './sealed-block.js';
+import { encodeColumns } from './column-arrays.js';
 import type { EncodedChunk, LogIngestRequest, PreparedEntry } from '../types-logs.js';
 
 /** Entries per chunk: about 250 kB of rows for usual entries. */
@@ -57,8 +58,8 @@ class ByteWriter {
   }
 }
 
-/** Encodes consecutive entries of one request as one chunk. */
-export function encodeChunk(projectId: number, receivedAt: number, entries: readonly PreparedEntry[]): EncodedChunk {
+/** Encodes consecutive entries of one request as one chunk; with `columns`, as PostgreSQL binary arrays too (column-arrays.ts). */
+export function encodeChunk(projectId: number, receivedAt: number, entries: readonly PreparedEntry[], columns = false): EncodedChunk {
   let estimate = 2;
   for (const e of entries) estimate += e.bytes + 64;
   const rows = new ByteWriter(Math.ceil(estimate * 1.25));
@@ -68,7 +69,9 @@ export function encodeChunk(projectId: number, receivedAt: number, entries: read
     rows.write(`${i === 0 ? '' : ','}[${projectId},${receivedAt},${e.timestamp},${e.level},${e.bytes},${JSON.stringify(e.body)}]`);
   }
   rows.write(']');
-  return { count: entries.length, rows: rows.done(), minutes: countMinutes(entries) };
+  const chunk: EncodedChunk = { count: entries.length, rows: rows.done(), minutes: countMinutes(entries) };
+  if (columns) chunk.columns = encodeColumns(projectId, receivedAt, entries);
+  return chunk;
 }
 
 /**
@@ -86,6 +89,8 @@ export class RequestEncoder {
     private readonly projectId: number,
     private readonly receivedAt: number,
     dictionary: SealDictionary | null = null,
+    /** Also encode PostgreSQL binary arrays (the server backend inserts those). */
+    private readonly columns = false,
   ) {
     this.preseal = dictionary === null ? null : new PresealCollector(receivedAt, dictionary);
   }
@@ -105,7 +110,7 @@ export class RequestEncoder {
 
   private flush(): void {
     if (this.pending.length === 0) return;
-    this.chunks.push(encodeChunk(this.projectId, this.receivedAt, this.pending));
+    this.chunks.push(encodeChunk(this.projectId, this.receivedAt, this.pending, this.columns));
     this.pending = [];
   }
 }
@@ -123,5 +128,8 @@ export function decodeRows(chunk: EncodedChunk): EntryRow[] {
 
 /** The buffers of a request's chunks and blocks, to transfer it to another thread. */
 export function transferList(request: LogIngestRequest): ArrayBuffer[] {
-  return [...request.chunks.map((c) => c.rows.buffer as ArrayBuffer), ...presealTransferList(request.blocks ?? [])];
+  return [
+    ...request.chunks.flatMap((c) => [c.rows.buffer as ArrayBuffer, ...(c.columns ? [c.columns.elements.buffer as ArrayBuffer] : [])]),
+    ...presealTransferList(request.blocks ?? []),
+  ];
 }

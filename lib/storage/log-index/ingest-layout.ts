@@ -14,13 +14,30 @@ import type { IngestPlan } from './log-quota.js';
 import { RollupTally, minuteOf, type RollupCount } from './log-rollup.js';
 import type { EncodedChunk, LogIngestRequest } from '../types-logs.js';
 import type { SealedRun } from './seal-run.js';
+import { columnsOfRows, type ChunkColumns } from './column-arrays.js';
 
-/** Entry rows for one INSERT: JSON rows of consecutive ranks from `firstRank`. */
+/** Entry rows for one INSERT, of consecutive ranks from `firstRank`: pieces of chunks (`partJson`, `partColumns`). */
 export interface RowsPart {
   kind: 'rows';
   firstRank: number;
   count: number;
-  json: Uint8Array;
+  pieces: RowsPiece[];
+}
+
+/** A chunk's admitted rows: as encoded (with its binary columns when it has them), or encoded again when a quota cut its request short. */
+export interface RowsPiece {
+  rows: Uint8Array;
+  columns: ChunkColumns | undefined;
+}
+
+/** A part's rows as one JSON array (the file backend inserts those). */
+export function partJson(part: RowsPart): Uint8Array {
+  return concatJsonArrays(part.pieces.map((p) => p.rows));
+}
+
+/** A part's rows as binary columns (the server backend inserts those), made from the JSON rows where a piece has none. */
+export function partColumns(part: RowsPart): ChunkColumns[] {
+  return part.pieces.map((p) => p.columns ?? columnsOfRows(decodeRows({ count: 0, rows: p.rows, minutes: [] })));
 }
 
 /** A request's entries as blocks sealed when it was prepared, with placeholder ids (presealed.ts `withIds`): consecutive ranks from `firstRank`. */
@@ -117,12 +134,12 @@ export function* ingestParts(
   plan: IngestPlan,
   room: PresealRoom = { emptyTails: new Map() },
 ): Generator<RowsPart | BlocksPart> {
-  let group: Uint8Array[] = [];
+  let group: RowsPiece[] = [];
   let groupFirst = 0;
   let groupCount = 0;
   const flush = (): RowsPart | null => {
     if (groupCount === 0) return null;
-    const full: RowsPart = { kind: 'rows', firstRank: groupFirst, count: groupCount, json: concatJsonArrays(group) };
+    const full: RowsPart = { kind: 'rows', firstRank: groupFirst, count: groupCount, pieces: group };
     group = [];
     groupCount = 0;
     return full;
@@ -151,11 +168,13 @@ export function* ingestParts(
       const span = rankSpan(slots, offset, offset + chunk.count - 1);
       if (span !== null) {
         tailed.add(request.projectId);
-        const json = whole ? chunk.rows : encodeRows(decodeRows(chunk).filter((_, i) => typeof slots[offset + i] === 'number'));
+        const piece: RowsPiece = whole
+          ? { rows: chunk.rows, columns: chunk.columns }
+          : { rows: encodeRows(decodeRows(chunk).filter((_, i) => typeof slots[offset + i] === 'number')), columns: undefined };
         const count = span[1] - span[0] + 1;
         if (groupCount > 0 && groupCount + count > CHUNK_ENTRIES) yield flush()!;
         if (groupCount === 0) groupFirst = span[0];
-        group.push(json);
+        group.push(piece);
         groupCount += count;
       }
       offset += chunk.count;

@@ -8,7 +8,8 @@ import type { LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from '..
 import type { LogFilter } from '../../search/log-filter.js';
 import type { Page } from '../types-org.js';
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-index/log-quota.js';
-import { batchRollupCounts, ingestParts } from '../log-index/ingest-layout.js';
+import { batchRollupCounts, ingestParts, partColumns } from '../log-index/ingest-layout.js';
+import { columnArrays } from '../log-index/column-arrays.js';
 import { withIds } from '../log-index/presealed.js';
 import { planLogsAfter, planQuery, type QueryPlanReads } from '../log-index/query-plan.js';
 import { exactNeedle } from '../../search/entry-match.js';
@@ -45,9 +46,6 @@ function needles(filter: LogFilter): { needle1: string; needle2: string } {
   return { needle1: a ?? '', needle2: b ?? '' };
 }
 
-/** The rows' UTF-8 bytes as a Buffer view (no copy): bound in binary format (see INSERT_LOG_ENTRIES). */
-const utf8Param = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-
 /** Quota-checked insert of several requests inside the caller's transaction. */
 export async function ingestLogs(
   db: SqlExecutor,
@@ -77,7 +75,7 @@ export async function ingestLogs(
   const presealed = new Map<number, number>();
   for (const part of ingestParts(requests, plan, { emptyTails })) {
     if (part.kind === 'rows') {
-      const inserted = await db.any<{ id: number }>({ text: logSql.INSERT_LOG_ENTRIES, values: [utf8Param(part.json)] });
+      const inserted = await db.any<{ id: number }>({ text: logSql.INSERT_LOG_ENTRIES, values: columnArrays(partColumns(part)) });
       ids.push(...inserted.map((r) => Number(r.id)).sort((a, b) => a - b));
       continue;
     }

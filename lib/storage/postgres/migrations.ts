@@ -186,6 +186,16 @@ CREATE TABLE log_dictionaries (
 ALTER TABLE log_dictionaries ALTER COLUMN bytes SET STORAGE EXTERNAL;
 `;
 
+/**
+ * Version 8: the tail's rows keep no foreign key to their project. Its
+ * check ran once per inserted row (a lookup and a row lock on the
+ * project) and was measured at 6–8 µs of PostgreSQL's CPU per ingested
+ * entry, about a sixth of its work; the ingest transaction locks the
+ * project's row before it writes (and projects are never deleted), which
+ * is what the key guarded.
+ */
+const SCHEMA_V8 = `ALTER TABLE log_entries DROP CONSTRAINT IF EXISTS log_entries_project_id_fkey;`;
+
 /** Every step, in order. Append; never edit a step once it is on main (databases already ran it). */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
@@ -228,6 +238,12 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     version: SEALED_SCHEMA_VERSION,
     async up(t) {
       await t.none(SCHEMA_V7);
+    },
+  },
+  {
+    version: 8,
+    async up(t) {
+      await t.none(SCHEMA_V8);
     },
   },
 ];

@@ -9,7 +9,7 @@ import type { LogEntryOutcome, LogIngestRequest, LogRow, LogSelection } from '..
 import type { LogFilter } from '../../search/log-filter.js';
 import type { Page } from '../types-org.js';
 import { outcomesOf, planIngest, projectIdsOf, type ProjectUsage } from '../log-index/log-quota.js';
-import { batchRollupCounts, ingestParts } from '../log-index/ingest-layout.js';
+import { batchRollupCounts, ingestParts, partJson } from '../log-index/ingest-layout.js';
 import { withIds } from '../log-index/presealed.js';
 import { mergeNewestFirst, planLogsAfter, planQuery, type QueryPlanReads } from '../log-index/query-plan.js';
 import { exactNeedle } from '../../search/entry-match.js';
@@ -62,7 +62,7 @@ export async function ingestLogs(db: SqlExecutor, requests: readonly LogIngestRe
   const presealed = new Map<number, number>();
   for (const part of ingestParts(requests, plan, { emptyTails })) {
     if (part.kind === 'rows') {
-      await issue(db.run(logSql.INSERT_LOG_ENTRIES, [firstId + part.firstRank, blob(part.json)]));
+      await issue(db.run(logSql.INSERT_LOG_ENTRIES, [firstId + part.firstRank, blob(partJson(part))]));
       continue;
     }
     let rank = part.firstRank;

@@ -200,6 +200,11 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       await db.exec(SCHEMA_V7);
     },
   },
+  {
+    // PostgreSQL drops the tail's foreign key here (its per-row check was a sixth of its ingestion work); SQLite's costs an index probe and stays.
+    version: 8,
+    async up() {},
+  },
 ];
 
 const SCHEMA_VERSION_TABLE_EXISTS = `SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'`;

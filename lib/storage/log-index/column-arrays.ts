@@ -11,7 +11,6 @@
  * under each array's header, and adds `project_id` and `received_at`,
  * which are the same for every entry of a chunk.
  */
-import type { EntryRow } from './encoded-entries.js';
 
 /** Element type ids (PostgreSQL's `pg_type` oids), which an array's header names. */
 const INT8_OID = 20;
@@ -73,7 +72,9 @@ export function encodeColumns(projectId: number, receivedAt: number, entries: re
 }
 
 /** The same from decoded rows (rows of one project and arrival, as a chunk holds). */
-export function columnsOfRows(rows: readonly EntryRow[]): ChunkColumns {
+export function columnsOfRows(
+  rows: readonly (readonly [projectId: number, receivedAt: number, ts: number, level: number, bytes: number, body: string])[],
+): ChunkColumns {
   const [projectId, receivedAt] = rows[0] ?? [0, 0];
   return encodeColumns(
     projectId,

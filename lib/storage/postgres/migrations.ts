@@ -189,10 +189,10 @@ ALTER TABLE log_dictionaries ALTER COLUMN bytes SET STORAGE EXTERNAL;
 /**
  * Version 8: the tail's rows keep no foreign key to their project. Its
  * check ran once per inserted row (a lookup and a row lock on the
- * project) and was measured at 6–8 µs of PostgreSQL's CPU per ingested
- * entry, about a sixth of its work; the ingest transaction locks the
- * project's row before it writes (and projects are never deleted), which
- * is what the key guarded.
+ * project), a large share of PostgreSQL's ingestion work
+ * (docs/storage-format.md); the ingest transaction locks the project's row
+ * before it writes (and projects are never deleted), which is what the key
+ * guarded.
  */
 const SCHEMA_V8 = `ALTER TABLE log_entries DROP CONSTRAINT IF EXISTS log_entries_project_id_fkey;`;
 

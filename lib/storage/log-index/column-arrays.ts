@@ -13,6 +13,7 @@
  */
 
 /** Element type ids (PostgreSQL's `pg_type` oids), which an array's header names. */
+const BYTEA_OID = 17;
 const INT8_OID = 20;
 const INT2_OID = 21;
 const INT4_OID = 23;
@@ -127,6 +128,22 @@ export function columnArrays(chunks: readonly ChunkColumns[]): Buffer[] {
     joined(INT4_OID, (r) => r.bytes),
     joined(TEXT_OID, (r) => r.body),
   ];
+}
+
+/** A one-dimensional `bytea[]` of these bytes, in binary format. */
+export function byteaArray(items: readonly Uint8Array[]): Buffer {
+  const out = arrayOf(
+    BYTEA_OID,
+    items.length,
+    items.reduce((n, b) => n + 4 + b.length, 0),
+  );
+  let at = HEADER;
+  for (const b of items) {
+    out.writeInt32BE(b.length, at);
+    out.set(b, at + 4);
+    at += 4 + b.length;
+  }
+  return out;
 }
 
 /** A buffer for a one-dimensional array of `count` elements taking `elementBytes`, its header written. */

@@ -5,7 +5,8 @@
  */
 import type { AuditPurgeChunk, ExpiredLogScope, PurgedLogChunk } from '../types-retention.js';
 import type { SqlExecutor } from './connection.js';
-import { INSERT_SHARDS, SEAL_LOCK, SEAL_LOCK_CLASS, sealedRow, sealInProcess, TAKE_FROM_TAIL } from './sealing.js';
+import { SEAL_LOCK, SEAL_LOCK_CLASS, sealInProcess, TAKE_FROM_TAIL } from './sealing.js';
+import { insertBlock } from './block-insert.js';
 import { decodeSealedBlock, readSealedHeader, type SealDictionary, type SealedEntry } from '../log-index/sealed-block.js';
 import { countMinutes, RollupTally } from '../log-index/log-rollup.js';
 
@@ -80,12 +81,6 @@ const SELECT_DICTIONARY = `SELECT bytes FROM log_dictionaries WHERE project_id =
 const DELETE_BLOCK = `WITH shards AS (DELETE FROM log_filter_shards WHERE project_id = $1 AND block_last_id = $2 RETURNING 1)
   DELETE FROM log_sealed WHERE project_id = $1 AND last_id = $2`;
 
-/** Columns as sealing.ts INSERT_SEALED, for a rewritten block. */
-const INSERT_REWRITTEN = `INSERT INTO log_sealed (project_id, last_id, first_id, entries, bytes, min_ts, max_ts,
-    min_received_at, max_received_at, levels, frames, dictionary_id, block)
-  VALUES ($(projectId), $(lastId), $(firstId), $(entries), $(bytes), $(minTs), $(maxTs),
-    $(minReceivedAt), $(maxReceivedAt), $(levels), $(frames), $(dictionaryId), $(block))`;
-
 /** $1: project, $2: entries, $3: bytes. Takes purged entries off the project's usage. */
 const SUBTRACT_USAGE = `UPDATE projects SET entry_count = entry_count - $2, total_bytes = total_bytes - $3 WHERE id = $1`;
 
@@ -131,8 +126,7 @@ async function purgeSealedBlocks(db: SqlExecutor, projectId: number, receivedBef
         kept.map(({ bytes: _bytes, ...e }) => e),
         dictionary,
       );
-      await db.none(INSERT_REWRITTEN, sealedRow(projectId, run, b.dictionaryId, b.bytes - goneBytes));
-      await db.none(INSERT_SHARDS, [projectId, run.lastId, run.shards.map((s) => Buffer.from(s))]);
+      await insertBlock(db, projectId, run, b.dictionaryId, b.bytes - goneBytes);
     }
     removed.entries += gone.length;
     removed.bytes += goneBytes;

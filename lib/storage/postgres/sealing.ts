@@ -14,12 +14,10 @@
  * lock, waiting for it, for each of its transactions on a project.
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { FILTER_SHARDS } from '../log-index/block-filter.js';
 import {
   buildDictionary,
   cutSealRuns,
   readSealedHeader,
-  SEAL_FRAME_ENTRIES,
   SEAL_MAX_BYTES,
   SEAL_MAX_ENTRIES,
   type SealDictionary,
@@ -28,6 +26,7 @@ import {
 import { sealRun, type SealedRun } from '../log-index/seal-run.js';
 import type { SqlExecutor } from './connection.js';
 import { blockFrames } from './block-frames.js';
+import { insertBlock } from './block-insert.js';
 import { DICTIONARY_EVERY_BLOCKS, SEAL_MAX_TAIL_AGE_MS, type SealBackend, type TailRun } from '../log-index/sealer.js';
 import type { SealedBlockRow, SealedReads, ShardRow } from '../log-index/sealed-reads.js';
 import type { LogRow } from '../types-logs.js';
@@ -87,15 +86,6 @@ const DELETE_RUN = `WITH gone AS (DELETE FROM log_entries WHERE project_id = $1 
 
 const INSERT_DICTIONARY = `INSERT INTO log_dictionaries (project_id, id, first_block_last_id, bytes) VALUES ($1, $2, $3, $4)`;
 
-const INSERT_SEALED = `INSERT INTO log_sealed (project_id, last_id, first_id, entries, bytes, min_ts, max_ts,
-    min_received_at, max_received_at, levels, frames, dictionary_id, block)
-  VALUES ($(projectId), $(lastId), $(firstId), $(entries), $(bytes), $(minTs), $(maxTs),
-    $(minReceivedAt), $(maxReceivedAt), $(levels), $(frames), $(dictionaryId), $(block))`;
-
-/** $1: project, $2: block's last id, $3: the shards' bytes in shard order. */
-export const INSERT_SHARDS = `INSERT INTO log_filter_shards (project_id, shard, block_last_id, bits)
-  SELECT $1, (s.n - 1)::smallint, $2, s.bits FROM unnest($3::bytea[]) WITH ORDINALITY AS s(bits, n)`;
-
 /**
  * $1: project, $2: entries that left the tail. The oldest arrival left is
  * one probe of (project_id, received_at).
@@ -154,8 +144,7 @@ export async function commitSeal(
       const gone = await t.one<{ entries: number; bytes: number }>(DELETE_RUN, [projectId, run.firstId, run.lastId]);
       if (gone.entries !== run.count) throw new RunChanged();
       if (newDictionary !== null) await t.none(INSERT_DICTIONARY, [projectId, newDictionary.id, run.lastId, Buffer.from(newDictionary.bytes)]);
-      await t.none(INSERT_SEALED, sealedRow(projectId, run, dictionaryId, gone.bytes));
-      await t.none(INSERT_SHARDS, [projectId, run.lastId, run.shards.map((s) => Buffer.from(s))]);
+      await insertBlock(t, projectId, run, dictionaryId, gone.bytes);
       await t.none(TAKE_FROM_TAIL, [projectId, run.count]);
       return 'sealed' as const;
     })
@@ -197,26 +186,6 @@ const UNIQUE_VIOLATION = '23505';
 
 /** Thrown inside the seal transaction to roll it back: the run read is no longer all in the tail. */
 class RunChanged extends Error {}
-
-/** The columns of a `log_sealed` row (INSERT_SEALED's parameters). */
-export function sealedRow(projectId: number, run: SealedRun, dictionaryId: number, bytes: number) {
-  if (run.shards.length !== FILTER_SHARDS) throw new Error(`a block's filter has ${run.shards.length} shards, not ${FILTER_SHARDS}`);
-  return {
-    projectId,
-    lastId: run.lastId,
-    firstId: run.firstId,
-    entries: run.count,
-    bytes,
-    minTs: run.minTs,
-    maxTs: run.maxTs,
-    minReceivedAt: run.minReceivedAt,
-    maxReceivedAt: run.maxReceivedAt,
-    levels: run.levels,
-    frames: Math.ceil(run.count / SEAL_FRAME_ENTRIES),
-    dictionaryId,
-    block: Buffer.from(run.block.buffer, run.block.byteOffset, run.block.byteLength),
-  };
-}
 
 /**
  * Projects whose tail is due for sealing now (a full run, or entries older

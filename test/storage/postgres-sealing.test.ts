@@ -15,8 +15,8 @@ import { POSTGRES_MIGRATIONS, readSchemaVersion, SEALED_SCHEMA_VERSION } from '.
 import { runMigrations } from '../../lib/storage/schema/run-migrations.js';
 import { openPostgresStorage } from '../../lib/storage/postgres/postgres-storage.js';
 import type { PostgresStorageOptions, SqlExecutor } from '../../lib/storage/postgres/connection.js';
-import { dueProjects, sealDue, sealProject, SEAL_MAX_TAIL_AGE_MS } from '../../lib/storage/postgres/sealing.js';
-import { decodeSealedBlock, readSealedHeader, SEAL_MAX_ENTRIES } from '../../lib/storage/log-index/sealed-block.js';
+import { dueProjects, readRun, sealDue, sealProject, SEAL_MAX_TAIL_AGE_MS } from '../../lib/storage/postgres/sealing.js';
+import { decodeSealedBlock, readSealedHeader, SEAL_MAX_BYTES, SEAL_MAX_ENTRIES } from '../../lib/storage/log-index/sealed-block.js';
 import { blockFrames, HEAD_BYTES } from '../../lib/storage/postgres/block-frames.js';
 import { FILTER_SHARDS } from '../../lib/storage/log-index/block-filter.js';
 import { encodeRequest } from '../../lib/storage/log-index/encoded-entries.js';
@@ -244,6 +244,32 @@ describe('postgres sealed storage', { skip: unavailable ?? false }, () => {
       [p.id],
     );
     assert.deepEqual([Number(tail.entries), tail.oldest], [0, null]);
+  });
+
+  it('reads a run up to its byte bound, and an entry larger than the bound alone', async () => {
+    const db = await newDatabase();
+    const storage = await open(db.name);
+    const project = await newProject(storage, 'heavy');
+    const big = (n: number, tag: string) =>
+      entriesFromValues(
+        Array.from({ length: n }, (_, i) => ({ level: 'info', timestamp: '2025-01-01T00:00:00Z', event: `${tag} ${i}`, pad: 'x'.repeat(SEAL_MAX_BYTES / 3) })),
+      ).entries;
+    // Three entries of a third of the bound each, then a small one: the fourth starts past the bound.
+    const small = entriesFromValues([{ level: 'info', timestamp: '2025-01-01T00:00:00Z', event: 'small' }]).entries;
+    await storage.write((tx) => tx.ingestLogs([encodeRequest(project.id, 1, [...big(3, 'third'), ...small])]));
+    const run = await readRun(poolOf(storage), project.id);
+    assert.deepEqual(
+      run.entries.map((e) => JSON.parse(e.body).event),
+      ['third 0', 'third 1', 'third 2'],
+    );
+    assert.ok(run.entries.every((e) => e.body.length > SEAL_MAX_BYTES / 3));
+    const lone = await newProject(storage, 'lone');
+    const huge = entriesFromValues([{ level: 'info', timestamp: '2025-01-01T00:00:00Z', event: 'huge', pad: 'y'.repeat(SEAL_MAX_BYTES + 10) }]).entries;
+    await storage.write((tx) => tx.ingestLogs([encodeRequest(lone.id, 1, [...huge, ...small])]));
+    assert.deepEqual(
+      (await readRun(poolOf(storage), lone.id)).entries.map((e) => JSON.parse(e.body).event),
+      ['huge'],
+    );
   });
 
   it("reads a block's header and only the frames asked for, each byte as stored", async () => {

@@ -57,18 +57,14 @@ const SELECT_TAIL = `SELECT entries, oldest_received_at AS "oldestReceivedAt" FR
 /**
  * $1: project, $2: most entries, $3: most stored bytes. The project's
  * oldest tail rows, up to a run's bounds (an entry larger than the byte
- * bound alone is still read, as the first), ids increasing. The running
- * sum reads only (project_id, id) and `bytes`; bodies are fetched for the
- * rows kept.
+ * bound alone is still read, as the first), ids increasing: one walk of
+ * (project_id, id), with a running sum of `bytes`; rows past the byte bound
+ * come without their body, and are dropped (`readRun`).
  */
-const SELECT_RUN = `WITH head AS (
-    SELECT id, sum(bytes) OVER (ORDER BY id) - bytes AS before FROM (
-      SELECT id, bytes FROM log_entries WHERE project_id = $1 ORDER BY id LIMIT $2) AS h
-  )
-  SELECT e.id, e.received_at AS "receivedAt", e.ts, e.level, e.body
-  FROM head JOIN log_entries AS e ON e.project_id = $1 AND e.id = head.id
-  WHERE head.before < $3 OR head.id = (SELECT min(id) FROM head)
-  ORDER BY e.id`;
+const SELECT_RUN = `SELECT id, received_at AS "receivedAt", ts, level,
+    CASE WHEN sum(bytes) OVER (ORDER BY id) - bytes < $3 OR row_number() OVER (ORDER BY id) = 1 THEN body END AS body
+  FROM (SELECT id, received_at, ts, level, bytes, body FROM log_entries WHERE project_id = $1 ORDER BY id LIMIT $2) AS h
+  ORDER BY id`;
 
 /** $1: project. Its newest dictionary and how many blocks name it, counted up to DICTIONARY_EVERY_BLOCKS. */
 const SELECT_NEWEST_DICTIONARY = `SELECT d.id, d.bytes, (SELECT count(*) FROM (
@@ -114,7 +110,9 @@ type TailRow = SealInput;
 
 /** The project's oldest tail rows (up to a run's bounds) and its newest dictionary. */
 export async function readRun(db: SqlExecutor, projectId: number, limit = SEAL_MAX_ENTRIES): Promise<TailRun> {
-  const entries = await db.any<TailRow>(SELECT_RUN, [projectId, limit, SEAL_MAX_BYTES]);
+  const rows = await db.any<Omit<TailRow, 'body'> & { body: string | null }>(SELECT_RUN, [projectId, limit, SEAL_MAX_BYTES]);
+  const kept = rows.findIndex((r) => r.body === null);
+  const entries = (kept < 0 ? rows : rows.slice(0, kept)) as TailRow[];
   const newest = await db.oneOrNone<{ id: number; bytes: Buffer; blocks: number }>(SELECT_NEWEST_DICTIONARY, [projectId, DICTIONARY_EVERY_BLOCKS]);
   return {
     entries,

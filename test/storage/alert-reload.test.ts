@@ -63,7 +63,11 @@ describeEachBackend('alert engine: entries committed while rules reload', (backe
     const slow = new Proxy(storage, {
       get(target, key) {
         const value = Reflect.get(target, key, target) as unknown;
-        if (key === 'listEnabledAlertRules') return async () => (await held, target.listEnabledAlertRules());
+        if (key === 'listEnabledAlertRules')
+          return async () => {
+            await held;
+            return target.listEnabledAlertRules();
+          };
         return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       },
     });

@@ -167,6 +167,8 @@ describe('postgres sealed storage', { skip: unavailable ?? false }, () => {
       `SELECT a.attstorage AS storage FROM pg_attribute AS a WHERE a.attrelid = 'log_sealed'::regclass AND a.attname = 'block'`,
     );
     assert.equal(storage.storage, 'e', 'blocks are kept out of line, not compressed again');
+    const tailKeys = await raw(db.name).any(`SELECT conname FROM pg_constraint WHERE conrelid = 'log_entries'::regclass AND contype = 'f'`);
+    assert.deepEqual(tailKeys, [], 'the tail keeps no foreign key (checked per inserted row)');
   });
 
   it('seals full runs, then an old part-filled tail: every entry in exactly one place, byte for byte', async () => {

@@ -16,12 +16,7 @@ export default async function* failureSummary(source) {
       const path = [...names.slice(0, event.data.nesting), event.data.name].join(' > ');
       const error = event.data.details?.error;
       const cause = error?.cause ?? error;
-      failed.push(
-        `${event.data.file ?? '?'}\n  ${path}\n  ${String(cause?.message ?? cause)
-          .split('\n')
-          .slice(0, 12)
-          .join('\n  ')}`,
-      );
+      failed.push(`${event.data.file ?? '?'}\n  ${path}\n  ${describe(cause).split('\n').slice(0, 12).join('\n  ')}`);
     }
   }
   if (fileMs.size > 3) {
@@ -30,4 +25,14 @@ export default async function* failureSummary(source) {
     yield `\n# slowest files and suites:\n${slowest.map(([f, ms]) => `#   ${(ms / 1000).toFixed(1).padStart(6)} s  ${f.replace(cwd, '')}`).join('\n')}\n`;
   }
   if (failed.length) yield `\n# ${failed.length} failed test(s):\n${failed.map((f) => `# ${f.replace(/\n/g, '\n# ')}`).join('\n')}\n`;
+}
+
+/** An error's message; any other value as text, even one without a prototype (String() throws on those). */
+function describe(value) {
+  if (typeof value?.message === 'string') return value.message;
+  try {
+    return String(value);
+  } catch {
+    return JSON.stringify(value) ?? Object.prototype.toString.call(value);
+  }
 }

@@ -60,8 +60,8 @@ async function newDatabase(): Promise<ThrowawayDatabase> {
   return db;
 }
 
-async function open(database: string): Promise<Storage> {
-  const storage = await openPostgresStorage(options(database));
+async function open(database: string, sealing = false): Promise<Storage> {
+  const storage = await openPostgresStorage({ ...options(database), sealing });
   storages.push(storage);
   return storage;
 }
@@ -72,6 +72,9 @@ function raw(database: string): SqlExecutor {
 
 /** The storage's pool (what a sealer runs on). */
 const poolOf = (storage: Storage) => (storage as unknown as { db: SqlExecutor }).db;
+const sealNow = (storage: Storage) => storage.sealNow!();
+/** How the storage's background sealer came by its runs (log-index/sealer.ts). */
+const runsOf = (storage: Storage) => (storage as unknown as { sealer: { runs: { remembered: number; read: number; refused: number } } }).sealer.runs;
 
 async function newProject(storage: Storage, name: string, retentionDays = 30) {
   const group = await storage.write((tx) => tx.insertGroup(`g-${name}`, 0));
@@ -246,6 +249,68 @@ describe('postgres sealed storage', { skip: unavailable ?? false }, () => {
       [p.id],
     );
     assert.deepEqual([Number(tail.entries), tail.oldest], [0, null]);
+  });
+
+  it('seals full runs from the rows it committed, and from the tail when another process wrote rows between them', async () => {
+    const db = await newDatabase();
+    const sealing = await open(db.name, true);
+    const other = await open(db.name);
+    const pool = poolOf(sealing);
+    const p = await newProject(sealing, 'p');
+    // Received now: the background sealer seals only full runs (an older tail would be sealed part-filled on its timer).
+    const now = Date.now();
+    const ids: number[] = [];
+    const bodies: string[] = [];
+    // A minute ahead, so that the retention pass below (entries received before `now`) takes only the entries received at `now` - 1.
+    const add = async (storage: Storage, n: number, receivedAt = now + 60_000) => {
+      ids.push(...(await ingest(storage, p.id, n, bodies.length, receivedAt)));
+      bodies.push(...submitted(n, bodies.length));
+    };
+    // Alone, full runs come from memory.
+    await add(sealing, 700);
+    await add(sealing, 700);
+    await sealNow(sealing);
+    assert.deepEqual({ ...runsOf(sealing) }, { remembered: 1, read: 1, refused: 0 }, 'one full run from memory, the part-filled rest read from the tail');
+    // Another process's rows between this one's: the seal from memory is refused, the tail is read instead.
+    await add(sealing, 600);
+    await add(other, 300);
+    await add(sealing, 600);
+    await sealNow(sealing);
+    const runs = { ...runsOf(sealing) };
+    assert.equal(runs.refused, 1, "the run from memory missed the other process's rows");
+    assert.equal(runs.remembered, 1);
+    // Memory matches the tail again once a seal leaves it holding what memory holds.
+    await add(sealing, 1100);
+    await sealNow(sealing);
+    assert.equal(runsOf(sealing).remembered, 2, 'memory is trusted again');
+    assert.equal(runsOf(sealing).refused, 1);
+    // As many rows in the tail as in memory, but not the same ones (retention took some of this process's, another process added others): refused too.
+    await add(sealing, 600, now - 1);
+    await add(other, 300);
+    const purged = await other.write((tx) => tx.purgeLogEntries(p.id, now, 300));
+    assert.equal(purged.entries, 300);
+    const gone = ids.length - 900;
+    ids.splice(gone, 300);
+    bodies.splice(gone, 300);
+    await add(sealing, 724);
+    await sealNow(sealing);
+    assert.equal(runsOf(sealing).refused, 2, "a run of the right length but not the tail's rows is refused");
+
+    const stored = await everything(pool, p.id);
+    assert.deepEqual(
+      stored.map((s) => s.id),
+      ids,
+      'every id once',
+    );
+    assert.deepEqual(
+      stored.map((s) => s.body),
+      bodies,
+      'bodies byte for byte',
+    );
+    assert.ok(stored.every((s) => s.place === 'block'));
+    const tail = await pool.one<{ entries: number }>('SELECT entries FROM log_tails WHERE project_id = $1', [p.id]);
+    assert.equal(Number(tail.entries), 0);
+    assert.equal((await usage(pool, p.id)).entries, ids.length);
   });
 
   it('reads a run up to its byte bound, and an entry larger than the bound alone', async () => {

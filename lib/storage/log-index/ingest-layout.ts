@@ -26,6 +26,11 @@ export interface RowsPart {
 
 /** A chunk's admitted rows: as encoded (with its binary columns when it has them), or encoded again when a quota cut its request short. */
 export interface RowsPiece {
+  /** The project of every row (a chunk is one request's). */
+  projectId: number;
+  /** Its rows, and the sum of their stored lengths. */
+  count: number;
+  bytes: number;
   rows: Uint8Array;
   columns: ChunkColumns | undefined;
 }
@@ -168,10 +173,16 @@ export function* ingestParts(
       const span = rankSpan(slots, offset, offset + chunk.count - 1);
       if (span !== null) {
         tailed.add(request.projectId);
-        const piece: RowsPiece = whole
-          ? { rows: chunk.rows, columns: chunk.columns }
-          : { rows: encodeRows(decodeRows(chunk).filter((_, i) => typeof slots[offset + i] === 'number')), columns: undefined };
         const count = span[1] - span[0] + 1;
+        const admitted = (i: number) => typeof slots[offset + i] === 'number';
+        let bytes = 0;
+        for (let i = 0; i < chunk.count; i++) if (admitted(i)) bytes += request.sizes[offset + i]!;
+        const piece: RowsPiece = {
+          projectId: request.projectId,
+          count,
+          bytes,
+          ...(whole ? { rows: chunk.rows, columns: chunk.columns } : { rows: encodeRows(decodeRows(chunk).filter((_, i) => admitted(i))), columns: undefined }),
+        };
         if (groupCount > 0 && groupCount + count > CHUNK_ENTRIES) yield flush()!;
         if (groupCount === 0) groupFirst = span[0];
         group.push(piece);

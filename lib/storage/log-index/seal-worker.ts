@@ -10,6 +10,9 @@ import { Worker } from 'node:worker_threads';
 import type { SealedRun } from './seal-run.js';
 import type { SealDictionary, SealInput } from './sealed-block.js';
 import type { SealJob } from './seal-thread.js';
+import type { RememberedRun } from './tail-memory.js';
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** The worker's heap bounds: a run is at most 4 MiB of text (SEAL_MAX_BYTES), with its terms. */
 const SEAL_WORKER_OLD_GENERATION_MB = 128;
@@ -52,11 +55,20 @@ export class SealWorker {
 
   /** Seals a run (ids increasing, one project, cut by `cutSealRuns`). */
   seal(entries: SealInput[], dictionary: SealDictionary | null, newDictionaryId: number | null): Promise<SealResult> {
+    return this.post({ entries, dictionary, newDictionaryId });
+  }
+
+  /** Seals the first run of rows as ingestion committed them (tail-memory.ts), decoded on the thread; the result's `count` says how many. */
+  sealRemembered(remembered: RememberedRun, dictionary: SealDictionary | null, newDictionaryId: number | null): Promise<SealResult> {
+    return this.post({ remembered, dictionary, newDictionaryId });
+  }
+
+  private post(job: DistributiveOmit<SealJob, 'id'>): Promise<SealResult> {
     const worker = this.start();
     const id = this.nextId++;
     return new Promise<SealResult>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, entries, dictionary, newDictionaryId } satisfies SealJob);
+      worker.postMessage({ id, ...job } as SealJob);
     });
   }
 

@@ -15,6 +15,7 @@ import { cutSealRuns, SEAL_MAX_ENTRIES, type SealDictionary, type SealInput } fr
 import type { SealWorker } from './seal-worker.js';
 import { TailRoom } from './tail-room.js';
 import { IngestDictionaries } from './ingest-dictionaries.js';
+import { TailMemory, type TailPiece } from './tail-memory.js';
 
 /** A quiet project's tail is sealed once its oldest entry is this old: the tail stays short without making blocks of a few entries. */
 export const SEAL_MAX_TAIL_AGE_MS = 10 * 60 * 1000;
@@ -51,20 +52,28 @@ export interface TailRun {
   blocksWithDictionary: number;
 }
 
+/** A committed seal: what the project's tail held after it (null: not known). */
+export interface SealCommitted {
+  tailEntries: number | null;
+}
+
 /** What a backend supplies to be sealed. Each call is one statement or one transaction. */
 export interface SealBackend {
   /** Projects whose tail holds at least `fullRun` entries or an entry received before `oldBefore`. */
   projectsToSeal(fullRun: number, oldBefore: number): Promise<number[]>;
   /** The project's oldest tail rows by id, at most `limit`, with its newest dictionary. */
   readRun(projectId: number, limit: number): Promise<TailRun>;
+  /** The project's newest dictionary and how many blocks were sealed with it (what `readRun` answers besides the rows). */
+  runDictionary(projectId: number): Promise<Omit<TailRun, 'entries'>>;
   /**
-   * One transaction: delete the run's tail rows (ids first … last of the
-   * project) and check exactly `run.count` went (else roll back and answer
-   * false: a retention pass or another process got there first), insert
-   * `dictionary` if given, the block's row and its shards, and lower the
-   * project's tail count.
+   * One transaction: delete every tail row of the project from `floor` (no
+   * tail row is below it) up to the run's last id and check that exactly
+   * `ids` (the run's, ascending) went (else roll back and answer null: a
+   * retention pass or another process got there first, or the run was not
+   * the tail's oldest), insert `dictionary` if given, the block's row and
+   * its shards, and lower the project's tail count.
    */
-  commitSeal(projectId: number, run: SealedRun, dictionary: SealDictionary | null): Promise<boolean>;
+  commitSeal(projectId: number, run: SealedRun, dictionary: SealDictionary | null, ids: readonly number[], floor: number): Promise<SealCommitted | null>;
   /** Entries waiting in every project's tail (for progress messages). */
   tailEntries(): Promise<number>;
   /** The project's newest dictionary, or null (what large requests are sealed with at ingestion). */
@@ -99,6 +108,10 @@ export class Sealer {
   /** When each project's last emptying was asked for (DRAIN_EVERY_MS apart). */
   private readonly drainedAt = new Map<number, number>();
   private reclaiming = false;
+  /** The tail rows this process committed, by project: full runs are sealed from here instead of read back (tail-memory.ts). */
+  private readonly memory = new TailMemory();
+  /** Runs sealed from memory and from the tail, and seals from memory the tail refused (tests read these). */
+  readonly runs = { remembered: 0, read: 0, refused: 0 };
 
   constructor(
     private readonly backend: SealBackend,
@@ -172,9 +185,20 @@ export class Sealer {
     this.kick();
   }
 
-  /** After an ingest commit: a project's tail reached a full run. */
+  /** After an ingest commit: a project's tail reached a full run. Only while sealing runs in the background (`start`): a storage opened without it seals at `sealNow` alone. */
   notify(): void {
-    this.kick();
+    if (this.timer !== null) this.kick();
+  }
+
+  /**
+   * An ingestion of this process committed `pieces` (ids ascending) to the
+   * project's tail, which then held `tailEntries` entries. Kept while
+   * sealing runs in the background, so the run is sealed without reading
+   * it back (tail-memory.ts).
+   */
+  committed(projectId: number, pieces: readonly Omit<TailPiece, 'skip'>[], tailEntries: number): void {
+    if (this.timer === null || this.closed) return;
+    this.memory.committed(projectId, pieces, tailEntries);
   }
 
   /**
@@ -249,24 +273,64 @@ export class Sealer {
 
   private async sealProject(projectId: number, all: boolean, oldBefore: number, worker: SealWorker): Promise<void> {
     for (;;) {
-      const tail = await this.backend.readRun(projectId, SEAL_MAX_ENTRIES);
-      if (tail.entries.length === 0) {
-        this.draining.delete(projectId);
-        return;
-      }
-      const old = all || this.isDraining(projectId) || tail.entries[0]!.receivedAt < oldBefore;
-      const run = cutSealRuns(tail.entries, old)[0];
-      if (run === undefined) return;
-      const renew = tail.dictionary === null || tail.blocksWithDictionary >= DICTIONARY_EVERY_BLOCKS;
-      const sealed = await worker.seal(run, renew ? null : tail.dictionary, renew ? (tail.dictionary?.id ?? 0) + 1 : null);
-      if (await this.backend.commitSeal(projectId, sealed.run, sealed.dictionary)) {
-        this.room.sealed();
-        this.sealedSinceReclaim += run.length;
-        await this.reclaimTail();
-      }
+      const sealed = (await this.sealRemembered(projectId, worker)) ?? (await this.sealFromTail(projectId, all, oldBefore, worker));
+      if (sealed === 'done') return;
       await this.progress();
       if (this.closed && !all) return;
     }
+  }
+
+  /** Seals the project's oldest full run from memory when memory holds one; null when it does not (or the tail differed from it). */
+  private async sealRemembered(projectId: number, worker: SealWorker): Promise<'again' | null> {
+    const remembered = this.memory.fullRun(projectId);
+    if (remembered === null) return null;
+    const current = await this.backend.runDictionary(projectId);
+    const renew = current.dictionary === null || current.blocksWithDictionary >= DICTIONARY_EVERY_BLOCKS;
+    const sealed = await worker.sealRemembered(remembered, renew ? null : current.dictionary, renew ? (current.dictionary?.id ?? 0) + 1 : null);
+    if (await this.committedSeal(projectId, sealed.run, sealed.dictionary, remembered.ids.slice(0, sealed.run.count))) {
+      this.runs.remembered++;
+      return 'again';
+    }
+    this.runs.refused++;
+    this.memory.distrust(projectId);
+    return null;
+  }
+
+  /** Seals the oldest run read from the project's tail (refused: read again); 'done' when it has none to seal now. */
+  private async sealFromTail(projectId: number, all: boolean, oldBefore: number, worker: SealWorker): Promise<'again' | 'done'> {
+    const tail = await this.backend.readRun(projectId, SEAL_MAX_ENTRIES);
+    if (tail.entries.length === 0) {
+      this.draining.delete(projectId);
+      return 'done';
+    }
+    const old = all || this.isDraining(projectId) || tail.entries[0]!.receivedAt < oldBefore;
+    const run = cutSealRuns(tail.entries, old)[0];
+    if (run === undefined) return 'done';
+    const renew = tail.dictionary === null || tail.blocksWithDictionary >= DICTIONARY_EVERY_BLOCKS;
+    const sealed = await worker.seal(run, renew ? null : tail.dictionary, renew ? (tail.dictionary?.id ?? 0) + 1 : null);
+    if (
+      await this.committedSeal(
+        projectId,
+        sealed.run,
+        sealed.dictionary,
+        run.map((e) => e.id),
+      )
+    )
+      this.runs.read++;
+    return 'again';
+  }
+
+  /** Commits a sealed run; whether it was (else the tail changed under it). */
+  private async committedSeal(projectId: number, run: SealedRun, dictionary: SealDictionary | null, ids: readonly number[]): Promise<boolean> {
+    // A run below the floor (which would mean the floor is wrong) is checked from its own first id, so it can never be refused forever.
+    const floor = Math.min(this.memory.floor(projectId), ids[0] ?? 0);
+    const committed = await this.backend.commitSeal(projectId, run, dictionary, ids, floor);
+    if (committed === null) return false;
+    this.memory.sealed(projectId, run.lastId, committed.tailEntries);
+    this.room.sealed();
+    this.sealedSinceReclaim += run.count;
+    await this.reclaimTail();
+    return true;
   }
 
   /** Every RECLAIM_TAIL_EVERY entries sealed: the tail's freed space made reusable, so its table stays the size of the bounded tail. */

@@ -21,6 +21,7 @@ import { postgresSealedReads } from './sealing.js';
 import { DRAW_LOG_IDS, insertPresealed } from './presealed-blocks.js';
 import { DictionaryCache, type SealedReads } from '../log-index/sealed-reads.js';
 import { SEAL_MAX_ENTRIES } from '../log-index/sealed-block.js';
+import type { TailPiece as RememberedPiece } from '../log-index/tail-memory.js';
 import { NO_EARLIEST_TS, NO_LATEST_TS } from '../types-logs.js';
 
 /** Longest pause between two checks while a settle waits for ingestion in flight. */
@@ -46,14 +47,30 @@ function needles(filter: LogFilter): { needle1: string; needle2: string } {
   return { needle1: a ?? '', needle2: b ?? '' };
 }
 
+/** A project's tail rows written by one transaction (chunks' rows with their ids), and the entries its tail then held. */
+export interface TailWrite {
+  projectId: number;
+  pieces: TailPiece[];
+  tailEntries: number;
+}
+
+/** What an ingestion tells its caller about the tails, to tell the sealer once it commits. */
+export interface TailListener {
+  /** A project's tail holds a full run to seal after this batch. */
+  tailFull?: () => void;
+  /** The tail rows written to a project. */
+  tailWritten?: (write: TailWrite) => void;
+}
+
+type TailPiece = Omit<RememberedPiece, 'skip'>;
+
 /** Quota-checked insert of several requests inside the caller's transaction. */
 export async function ingestLogs(
   db: SqlExecutor,
   requests: readonly LogIngestRequest[],
   marked?: (pid: number) => void,
   report?: IngestReport,
-  /** Called when a project's tail holds a full run to seal after this batch (once committed, the sealer is told). */
-  tailFull?: () => void,
+  tails: TailListener = {},
 ): Promise<LogEntryOutcome[][]> {
   const rows = await db.any<{ id: number } & ProjectUsage>(logSql.LOCK_PROJECT_USAGE, [projectIdsOf(requests)]);
   // Before any id is drawn: live streams settling on these projects see us (see lastLogId).
@@ -73,10 +90,19 @@ export async function ingestLogs(
   const emptyTails = new Map(Object.entries(mark.emptyTails ?? {}).map(([id, dictionaryId]) => [Number(id), Number(dictionaryId)]));
   const presealedRequests = new Set<number>();
   const presealed = new Map<number, number>();
+  const tailPieces = new Map<number, TailPiece[]>();
   for (const part of ingestParts(requests, plan, { emptyTails })) {
     if (part.kind === 'rows') {
       const inserted = await db.any<{ id: number }>({ text: logSql.INSERT_LOG_ENTRIES, values: columnArrays(partColumns(part)) });
-      ids.push(...inserted.map((r) => Number(r.id)).sort((a, b) => a - b));
+      const partIds = inserted.map((r) => Number(r.id)).sort((a, b) => a - b);
+      ids.push(...partIds);
+      let at = 0;
+      for (const piece of part.pieces) {
+        const pieces = tailPieces.get(piece.projectId) ?? [];
+        pieces.push({ rows: piece.rows, ids: partIds.slice(at, at + piece.count), bytes: piece.bytes });
+        tailPieces.set(piece.projectId, pieces);
+        at += piece.count;
+      }
       continue;
     }
     const drawn = (await db.any<{ id: string }>(DRAW_LOG_IDS, [part.count])).map((r) => Number(r.id)).sort((a, b) => a - b);
@@ -98,14 +124,18 @@ export async function ingestLogs(
     const projectId = requests[i]!.projectId;
     for (const outcome of request) if ('id' in outcome) firstIds.set(projectId, Math.min(firstIds.get(projectId) ?? Infinity, outcome.id));
   });
-  const tails = await db.any<{ entries: number }>(logSql.ADD_PROJECT_USAGE, [
+  const tailCounts = await db.any<{ projectId: string | number; entries: string | number }>(logSql.ADD_PROJECT_USAGE, [
     added.map(([id]) => id),
     added.map(([, s]) => s.entries),
     added.map(([, s]) => s.bytes),
     added.map(([id]) => firstIds.get(id) ?? null),
     added.map(([id, s]) => s.entries - (presealed.get(id) ?? 0)),
   ]);
-  if (tails.some((t) => Number(t.entries) >= SEAL_MAX_ENTRIES)) tailFull?.();
+  if (tailCounts.some((t) => Number(t.entries) >= SEAL_MAX_ENTRIES)) tails.tailFull?.();
+  for (const t of tailCounts) {
+    const pieces = tailPieces.get(Number(t.projectId));
+    if (pieces !== undefined) tails.tailWritten?.({ projectId: Number(t.projectId), pieces, tailEntries: Number(t.entries) });
+  }
   // After the project rows are locked (above): the purge takes the same order, so the two never deadlock over a rollup row.
   const rollup = batchRollupCounts(requests, plan);
   const column = <K extends keyof (typeof rollup)[number]>(k: K) => rollup.map((c) => c[k]);

@@ -41,8 +41,8 @@ export const INSERT_LOG_ENTRIES = `INSERT INTO log_entries (project_id, received
  * Adds to each project's usage and to its tail's count (what the sealer
  * finds work by), after the project rows are locked: sealing and
  * retention take a tail's row only after any project row they lock, so
- * the order never closes a cycle. Answers each tail's count after the
- * batch (of projects whose tail it added to).
+ * the order never closes a cycle. Answers each tail's project and count
+ * after the batch (of projects whose tail it added to).
  */
 export const ADD_PROJECT_USAGE = `WITH d AS (
     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) AS d(id, n, b, first, t)
@@ -55,7 +55,7 @@ export const ADD_PROJECT_USAGE = `WITH d AS (
     SELECT d.id, d.t, e.received_at FROM d JOIN log_entries AS e ON e.project_id = d.id AND e.id = d.first WHERE d.t > 0 ORDER BY d.id
   ON CONFLICT (project_id) DO UPDATE
     SET entries = t.entries + excluded.entries, oldest_received_at = COALESCE(t.oldest_received_at, excluded.oldest_received_at)
-  RETURNING t.entries`;
+  RETURNING t.project_id AS "projectId", t.entries`;
 
 /**
  * Adds a batch's counts to the rollup (log-rollup.ts). $1 projects, $2

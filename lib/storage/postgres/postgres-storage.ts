@@ -58,7 +58,9 @@ class PostgresStorage extends PostgresReads implements Storage {
   async write<T>(fn: (tx: WriteOps) => Promise<T>): Promise<T> {
     let writes: PostgresWrites | null = null;
     const result = await this.ingesting.track((marked) => this.pool.tx((t) => fn((writes = new PostgresWrites(t, marked, this.dictionaries)))));
-    if ((writes as PostgresWrites | null)?.tailFull) this.sealer.notify();
+    const done = writes as PostgresWrites | null;
+    for (const write of done?.tailWrites ?? []) this.sealer.committed(write.projectId, write.pieces, write.tailEntries);
+    if (done?.tailFull) this.sealer.notify();
     return result;
   }
 

@@ -200,7 +200,7 @@ export async function purgeLogEntries(db: SqlExecutor, projectId: number, receiv
   if (Number(chunk.entries) > 0) {
     // Separate statements: within the one above, the deleted rows are still visible.
     await db.none(SUBTRACT_LOG_ROLLUP, [projectId, chunk.spans, chunk.starts, chunk.levels, chunk.counts]);
-    await db.none(TAKE_FROM_TAIL, [projectId, Number(chunk.entries)]);
+    await db.oneOrNone(TAKE_FROM_TAIL, [projectId, Number(chunk.entries)]);
   }
   return { entries: sealed.entries + Number(chunk.entries), bytes: sealed.bytes + Number(chunk.bytes) };
 }

@@ -76,19 +76,27 @@ export const TRY_SEAL_LOCK = `SELECT pg_try_advisory_xact_lock(($1::bigint << 32
 /** $1: lock class, $2: project. Waits for a seal of the project in progress. */
 export const SEAL_LOCK = `SELECT pg_advisory_xact_lock(($1::bigint << 32) | $2::bigint)`;
 
-/** $1: project, $2: first id, $3: last id. The run's tail rows, counted with their stored bytes. */
-const DELETE_RUN = `WITH gone AS (DELETE FROM log_entries WHERE project_id = $1 AND id >= $2 AND id <= $3 RETURNING bytes)
-  SELECT count(*)::integer AS entries, COALESCE(sum(bytes), 0)::bigint AS bytes FROM gone`;
+/**
+ * $1: project, $2: last id, $3: the run's ids (ascending, as an array
+ * literal), $4: the floor (no tail row of the project is below it). Every
+ * tail row of the project up to the run's last id, counted, whether they
+ * are exactly the run's (their ids sorted, compared as one array: a join
+ * with the run's ids cost as much as the delete), and their stored bytes.
+ */
+const DELETE_RUN = `WITH gone AS (DELETE FROM log_entries WHERE project_id = $1 AND id >= $4 AND id <= $2 RETURNING id, bytes)
+  SELECT count(*)::integer AS entries, (SELECT array_agg(id ORDER BY id) FROM gone) = $3::text::bigint[] AS exact,
+    COALESCE(sum(bytes), 0)::bigint AS bytes
+  FROM gone`;
 
 const INSERT_DICTIONARY = `INSERT INTO log_dictionaries (project_id, id, first_block_last_id, bytes) VALUES ($1, $2, $3, $4)`;
 
 /**
  * $1: project, $2: entries that left the tail. The oldest arrival left is
- * one probe of (project_id, received_at).
+ * one probe of (project_id, received_at). Answers the entries left.
  */
 export const TAKE_FROM_TAIL = `UPDATE log_tails
   SET entries = entries - $2, oldest_received_at = (SELECT min(received_at) FROM log_entries WHERE project_id = $1)
-  WHERE project_id = $1`;
+  WHERE project_id = $1 RETURNING entries`;
 
 /** $1: now − SEAL_MAX_TAIL_AGE_MS, $2: a full run. Projects with a tail to seal, oldest waiting first. */
 const SELECT_DUE_PROJECTS = `SELECT project_id AS "projectId" FROM log_tails
@@ -113,9 +121,13 @@ export async function readRun(db: SqlExecutor, projectId: number, limit = SEAL_M
   const rows = await db.any<Omit<TailRow, 'body'> & { body: string | null }>(SELECT_RUN, [projectId, limit, SEAL_MAX_BYTES]);
   const kept = rows.findIndex((r) => r.body === null);
   const entries = (kept < 0 ? rows : rows.slice(0, kept)) as TailRow[];
+  return { entries, ...(await runDictionary(db, projectId)) };
+}
+
+/** The project's newest dictionary and how many blocks were sealed with it (counted up to DICTIONARY_EVERY_BLOCKS). */
+async function runDictionary(db: SqlExecutor, projectId: number): Promise<Omit<TailRun, 'entries'>> {
   const newest = await db.oneOrNone<{ id: number; bytes: Buffer; blocks: number }>(SELECT_NEWEST_DICTIONARY, [projectId, DICTIONARY_EVERY_BLOCKS]);
   return {
-    entries,
     dictionary: newest === null ? null : { id: newest.id, bytes: new Uint8Array(newest.bytes) },
     blocksWithDictionary: newest?.blocks ?? 0,
   };
@@ -123,10 +135,12 @@ export async function readRun(db: SqlExecutor, projectId: number, limit = SEAL_M
 
 /**
  * The seal transaction: the project's seal lock (held elsewhere: 'busy'),
- * the run's tail rows deleted and counted (not all there: 'changed', rolled
- * back), then `dictionary` when new, the block's row, its shards, and the
- * tail's count lowered. A unique violation (another process sealed the
- * same run, or took the project's next dictionary id, first) is 'changed'.
+ * every tail row of the project up to the run's last id deleted, checked
+ * to be exactly the run's `ids` (else 'changed', rolled back), then
+ * `dictionary` when new, the block's row, its shards, and the tail's count
+ * lowered (what it holds then is answered). A unique violation (another
+ * process sealed the same run, or took the project's next dictionary id,
+ * first) is 'changed'.
  */
 export async function commitSeal(
   db: SqlExecutor,
@@ -134,17 +148,19 @@ export async function commitSeal(
   run: SealedRun,
   newDictionary: SealDictionary | null,
   dictionaryId: number,
-): Promise<'sealed' | 'busy' | 'changed'> {
+  ids: readonly number[],
+  floor = 0,
+): Promise<{ tailEntries: number | null } | 'busy' | 'changed'> {
   return db
     .tx('logkeep-seal', async (t) => {
       const { locked } = await t.one<{ locked: boolean }>(TRY_SEAL_LOCK, [SEAL_LOCK_CLASS, projectId]);
       if (!locked) return 'busy' as const;
-      const gone = await t.one<{ entries: number; bytes: number }>(DELETE_RUN, [projectId, run.firstId, run.lastId]);
-      if (gone.entries !== run.count) throw new RunChanged();
+      const gone = await t.one<{ entries: number; exact: boolean | null; bytes: number }>(DELETE_RUN, [projectId, run.lastId, arrayLiteral(ids), floor]);
+      if (gone.entries !== run.count || gone.exact !== true || ids.length !== run.count) throw new RunChanged();
       if (newDictionary !== null) await t.none(INSERT_DICTIONARY, [projectId, newDictionary.id, run.lastId, Buffer.from(newDictionary.bytes)]);
       await insertBlock(t, projectId, run, dictionaryId, gone.bytes);
-      await t.none(TAKE_FROM_TAIL, [projectId, run.count]);
-      return 'sealed' as const;
+      const left = await t.oneOrNone<{ entries: string | number }>(TAKE_FROM_TAIL, [projectId, run.count]);
+      return { tailEntries: left === null ? null : Number(left.entries) };
     })
     .catch((err: unknown) => {
       if (err instanceof RunChanged || (err as { code?: unknown }).code === UNIQUE_VIOLATION) return 'changed' as const;
@@ -173,14 +189,28 @@ export async function sealProject(db: SqlExecutor, projectId: number, options: {
     const fresh = read.dictionary === null || read.blocksWithDictionary >= DICTIONARY_EVERY_BLOCKS;
     const dictionary: SealDictionary = fresh ? { id: (read.dictionary?.id ?? 0) + 1, bytes: buildDictionary(run.map((e) => e.body)) } : read.dictionary!;
     const sealed = await seal(run, dictionary);
-    const outcome = await commitSeal(db, projectId, sealed, fresh ? dictionary : null, dictionary.id);
-    if (outcome === 'sealed') return { sealed: true, entries: sealed.count, lastId: sealed.lastId };
+    const outcome = await commitSeal(
+      db,
+      projectId,
+      sealed,
+      fresh ? dictionary : null,
+      dictionary.id,
+      run.map((e) => e.id),
+    );
     if (outcome === 'busy') return { sealed: false, reason: 'busy' };
+    if (outcome !== 'changed') return { sealed: true, entries: sealed.count, lastId: sealed.lastId };
   }
   return { sealed: false, reason: 'busy' };
 }
 
 const UNIQUE_VIOLATION = '23505';
+
+/**
+ * Ids as one array literal (`{1,2,3}`): pg-promise would spell a JavaScript
+ * array as an ARRAY[…] expression of one element per id, which PostgreSQL
+ * parses node by node (a 1,024-id run cost more than the delete).
+ */
+const arrayLiteral = (ids: readonly number[]): string => `{${ids.join(',')}}`;
 
 /** Thrown inside the seal transaction to roll it back: the run read is no longer all in the tail. */
 class RunChanged extends Error {}
@@ -249,8 +279,10 @@ export function postgresSealBackend(db: SqlExecutor): SealBackend {
       if (held) return { entries: [], dictionary: null, blocksWithDictionary: 0 };
       return readRun(db, projectId, limit);
     },
-    async commitSeal(projectId, run, dictionary) {
-      return (await commitSeal(db, projectId, run, dictionary, readSealedHeader(run.block).dictionaryId)) === 'sealed';
+    runDictionary: (projectId) => runDictionary(db, projectId),
+    async commitSeal(projectId, run, dictionary, ids, floor) {
+      const outcome = await commitSeal(db, projectId, run, dictionary, readSealedHeader(run.block).dictionaryId, ids, floor);
+      return typeof outcome === 'string' ? null : outcome;
     },
     async tailEntries() {
       return Number((await db.one<{ n: number }>(TAIL_ENTRIES)).n);

@@ -242,8 +242,14 @@ export class PostgresWrites extends PostgresReads implements WriteOps {
   tailFull = false;
 
   /** Locks the projects' rows (id order) for the rest of the transaction: quotas stay exact across processes. */
+  /** The tail rows this transaction wrote, by project, with what each tail then held (the sealer is told once it commits). */
+  readonly tailWrites: LogEntries.TailWrite[] = [];
+
   ingestLogs(requests: LogIngestRequest[], report?: IngestReport): Promise<LogEntryOutcome[][]> {
-    return LogEntries.ingestLogs(this.db, requests, this.marked, report, () => (this.tailFull = true));
+    return LogEntries.ingestLogs(this.db, requests, this.marked, report, {
+      tailFull: () => (this.tailFull = true),
+      tailWritten: (write) => this.tailWrites.push(write),
+    });
   }
 
   /** Autovacuum reuses and returns the space of deleted rows; nothing to do per pass. */

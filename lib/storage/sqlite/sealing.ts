@@ -72,8 +72,8 @@ const READ_RUN = `SELECT id, received_at, ts, level, body FROM log_entries INDEX
 const NEWEST_DICTIONARY = `SELECT d.id, d.bytes,
     (SELECT count(*) FROM log_sealed INDEXED BY log_sealed_project WHERE project_id = ?1 AND last_id >= d.first_block_last_id) AS blocks
   FROM log_dictionaries AS d WHERE d.project_id = ?1 ORDER BY d.id DESC LIMIT 1`;
-/** Params: project, first id, last id. */
-const DELETE_RUN = `DELETE FROM log_entries WHERE project_id = ?1 AND id >= ?2 AND id <= ?3`;
+/** Params: project, last id, floor (no tail row of the project is below it). Every tail row of the project up to the run's last id. */
+const DELETE_RUN = `DELETE FROM log_entries WHERE project_id = ?1 AND id >= ?3 AND id <= ?2 RETURNING id`;
 const INSERT_DICTIONARY = `INSERT INTO log_dictionaries (project_id, id, first_block_last_id, bytes) VALUES (?1, ?2, ?3, ?4)`;
 /** A run's summary, first_id … levels, as INSERT_SEALED (?3–?10) and retention's REWRITE_SEALED bind it. */
 export function runSummaryParams(run: SealedRun): number[] {
@@ -104,6 +104,8 @@ const NEWEST_DICTIONARY_BYTES = `SELECT id, bytes FROM log_dictionaries WHERE pr
 export const LOWER_TAIL = `UPDATE log_tails SET entries = entries - ?2,
     oldest_received_at = (SELECT MIN(received_at) FROM log_entries INDEXED BY log_entries_received WHERE project_id = ?1)
   WHERE project_id = ?1`;
+/** LOWER_TAIL answering the entries left (run with `all`: a statement stepped only to its first row stays in progress and blocks the commit). */
+const LOWER_TAIL_LEFT = `${LOWER_TAIL} RETURNING entries`;
 const TAIL_ENTRIES = `SELECT COALESCE(SUM(entries), 0) AS n FROM log_tails`;
 
 const blob = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -183,36 +185,42 @@ export type WriterTransaction = <T>(fn: (db: SqlExecutor) => Promise<T>) => Prom
 
 /** The sealer's backend: `reads` for finding work, `transaction` for reading a run and committing a seal. */
 export function sqliteSealBackend(reads: SqlExecutor, transaction: WriterTransaction): SealBackend {
+  const runDictionary = async (projectId: number): Promise<Omit<TailRun, 'entries'>> => {
+    const d = await reads.get(NEWEST_DICTIONARY, [projectId]);
+    return {
+      dictionary: d === undefined ? null : { id: Number(d.id), bytes: bytesOf(d.bytes) },
+      blocksWithDictionary: d === undefined ? 0 : Number(d.blocks),
+    };
+  };
   return {
     async projectsToSeal(fullRun, oldBefore) {
       return (await reads.all(PROJECTS_TO_SEAL, [fullRun, oldBefore])).map((r) => Number(r.project_id));
     },
     async readRun(projectId, limit): Promise<TailRun> {
       const rows = await reads.all(READ_RUN, [projectId, limit]);
-      const d = await reads.get(NEWEST_DICTIONARY, [projectId]);
       return {
         entries: rows.map((r) => ({ id: Number(r.id), receivedAt: Number(r.received_at), ts: Number(r.ts), level: Number(r.level), body: r.body as string })),
-        dictionary: d === undefined ? null : { id: Number(d.id), bytes: bytesOf(d.bytes) },
-        blocksWithDictionary: d === undefined ? 0 : Number(d.blocks),
+        ...(await runDictionary(projectId)),
       };
     },
+    runDictionary,
     async newestDictionary(projectId) {
       const d = await reads.get(NEWEST_DICTIONARY_BYTES, [projectId]);
       return d === undefined ? null : { id: Number(d.id), bytes: bytesOf(d.bytes) };
     },
-    commitSeal(projectId: number, run: SealedRun, dictionary: SealDictionary | null): Promise<boolean> {
+    commitSeal(projectId: number, run: SealedRun, dictionary: SealDictionary | null, ids: readonly number[], floor: number) {
       return transaction(async (db) => {
-        const { changes } = await db.run(DELETE_RUN, [projectId, run.firstId, run.lastId]);
-        // Fewer (or more) rows than sealed: retention or another process
-        // changed the tail since it was read. Nothing is written; the next
-        // pass reads it again.
-        if (changes !== run.count) throw new StaleRunError();
+        const gone = (await db.all(DELETE_RUN, [projectId, run.lastId, floor])).map((r) => Number(r.id)).sort((a, b) => a - b);
+        // Not exactly the run: retention or another process changed the
+        // tail since it was read. Nothing is written; the next pass reads
+        // it again.
+        if (gone.length !== run.count || ids.length !== run.count || gone.some((id, i) => id !== ids[i])) throw new StaleRunError();
         if (dictionary !== null) await db.run(INSERT_DICTIONARY, [projectId, dictionary.id, run.lastId, blob(dictionary.bytes)]);
         for (const [statement, params] of blockStatements(projectId, run)) await db.run(statement, params);
-        await db.run(LOWER_TAIL, [projectId, run.count]);
-        return true;
+        const [left] = await db.all(LOWER_TAIL_LEFT, [projectId, run.count]);
+        return { tailEntries: left === undefined ? null : Number(left.entries) };
       }).catch((err: unknown) => {
-        if (err instanceof StaleRunError) return false;
+        if (err instanceof StaleRunError) return null;
         throw err;
       });
     },

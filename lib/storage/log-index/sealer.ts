@@ -66,14 +66,14 @@ export interface SealBackend {
   /** The project's newest dictionary and how many blocks were sealed with it (what `readRun` answers besides the rows). */
   runDictionary(projectId: number): Promise<Omit<TailRun, 'entries'>>;
   /**
-   * One transaction: delete every tail row of the project from `floor` (no
-   * tail row is below it) up to the run's last id and check that exactly
-   * `ids` (the run's, ascending) went (else roll back and answer null: a
-   * retention pass or another process got there first, or the run was not
-   * the tail's oldest), insert `dictionary` if given, the block's row and
-   * its shards, and lower the project's tail count.
+   * One transaction: delete every tail row of the project up to the run's
+   * last id and check that exactly `ids` (the run's, ascending) went (else
+   * roll back and answer null: a retention pass or another process got
+   * there first, or the run was not the tail's oldest), insert `dictionary`
+   * if given, the block's row and its shards, and lower the project's tail
+   * count.
    */
-  commitSeal(projectId: number, run: SealedRun, dictionary: SealDictionary | null, ids: readonly number[], floor: number): Promise<SealCommitted | null>;
+  commitSeal(projectId: number, run: SealedRun, dictionary: SealDictionary | null, ids: readonly number[]): Promise<SealCommitted | null>;
   /** Entries waiting in every project's tail (for progress messages). */
   tailEntries(): Promise<number>;
   /** The project's newest dictionary, or null (what large requests are sealed with at ingestion). */
@@ -322,9 +322,7 @@ export class Sealer {
 
   /** Commits a sealed run; whether it was (else the tail changed under it). */
   private async committedSeal(projectId: number, run: SealedRun, dictionary: SealDictionary | null, ids: readonly number[]): Promise<boolean> {
-    // A run below the floor (which would mean the floor is wrong) is checked from its own first id, so it can never be refused forever.
-    const floor = Math.min(this.memory.floor(projectId), ids[0] ?? 0);
-    const committed = await this.backend.commitSeal(projectId, run, dictionary, ids, floor);
+    const committed = await this.backend.commitSeal(projectId, run, dictionary, ids);
     if (committed === null) return false;
     this.memory.sealed(projectId, run.lastId, committed.tailEntries);
     this.room.sealed();

@@ -52,8 +52,6 @@ interface ProjectMemory {
 
 export class TailMemory {
   private readonly projects = new Map<number, ProjectMemory>();
-  /** The last id of each project's latest seal by this process: no tail row at or below it is left (one number per project ever sealed). */
-  private readonly sealedThrough = new Map<number, number>();
   /** Pieces' bytes held over every project. */
   private held = 0;
 
@@ -107,7 +105,6 @@ export class TailMemory {
    * which the seal's check finds.
    */
   sealed(projectId: number, lastId: number, tailEntries: number | null): void {
-    this.sealedThrough.set(projectId, Math.max(lastId, this.sealedThrough.get(projectId) ?? 0));
     const memory = this.projects.get(projectId);
     if (memory === undefined) return;
     while (memory.pieces.length > 0) {
@@ -125,17 +122,6 @@ export class TailMemory {
       this.held -= p.rows.byteLength;
     }
     if (tailEntries !== null) memory.known = tailEntries === memory.entries;
-  }
-
-  /**
-   * The smallest id the project's tail can hold: above the last id of this
-   * process's latest seal of it (which left no tail row at or below it; ids
-   * of a project commit in increasing order, so none can come later), else
-   * 0. A seal's delete starts here instead of walking the index entries of
-   * rows sealed before, which stay until the tail is vacuumed.
-   */
-  floor(projectId: number): number {
-    return (this.sealedThrough.get(projectId) ?? -1) + 1;
   }
 
   /** A seal from memory was refused (the tail differs): the project is read from its tail until memory is known to match again. */

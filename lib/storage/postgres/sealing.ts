@@ -78,12 +78,12 @@ export const SEAL_LOCK = `SELECT pg_advisory_xact_lock(($1::bigint << 32) | $2::
 
 /**
  * $1: project, $2: last id, $3: the run's ids (ascending, as an array
- * literal), $4: the floor (no tail row of the project is below it). Every
- * tail row of the project up to the run's last id, counted, whether they
+ * literal). Every tail row of the project up to the run's last id, counted,
+ * whether they
  * are exactly the run's (their ids sorted, compared as one array: a join
  * with the run's ids cost as much as the delete), and their stored bytes.
  */
-const DELETE_RUN = `WITH gone AS (DELETE FROM log_entries WHERE project_id = $1 AND id >= $4 AND id <= $2 RETURNING id, bytes)
+const DELETE_RUN = `WITH gone AS (DELETE FROM log_entries WHERE project_id = $1 AND id <= $2 RETURNING id, bytes)
   SELECT count(*)::integer AS entries, (SELECT array_agg(id ORDER BY id) FROM gone) = $3::text::bigint[] AS exact,
     COALESCE(sum(bytes), 0)::bigint AS bytes
   FROM gone`;
@@ -149,13 +149,12 @@ export async function commitSeal(
   newDictionary: SealDictionary | null,
   dictionaryId: number,
   ids: readonly number[],
-  floor = 0,
 ): Promise<{ tailEntries: number | null } | 'busy' | 'changed'> {
   return db
     .tx('logkeep-seal', async (t) => {
       const { locked } = await t.one<{ locked: boolean }>(TRY_SEAL_LOCK, [SEAL_LOCK_CLASS, projectId]);
       if (!locked) return 'busy' as const;
-      const gone = await t.one<{ entries: number; exact: boolean | null; bytes: number }>(DELETE_RUN, [projectId, run.lastId, arrayLiteral(ids), floor]);
+      const gone = await t.one<{ entries: number; exact: boolean | null; bytes: number }>(DELETE_RUN, [projectId, run.lastId, arrayLiteral(ids)]);
       if (gone.entries !== run.count || gone.exact !== true || ids.length !== run.count) throw new RunChanged();
       if (newDictionary !== null) await t.none(INSERT_DICTIONARY, [projectId, newDictionary.id, run.lastId, Buffer.from(newDictionary.bytes)]);
       await insertBlock(t, projectId, run, dictionaryId, gone.bytes);
@@ -280,8 +279,8 @@ export function postgresSealBackend(db: SqlExecutor): SealBackend {
       return readRun(db, projectId, limit);
     },
     runDictionary: (projectId) => runDictionary(db, projectId),
-    async commitSeal(projectId, run, dictionary, ids, floor) {
-      const outcome = await commitSeal(db, projectId, run, dictionary, readSealedHeader(run.block).dictionaryId, ids, floor);
+    async commitSeal(projectId, run, dictionary, ids) {
+      const outcome = await commitSeal(db, projectId, run, dictionary, readSealedHeader(run.block).dictionaryId, ids);
       return typeof outcome === 'string' ? null : outcome;
     },
     async tailEntries() {

@@ -72,8 +72,8 @@ const READ_RUN = `SELECT id, received_at, ts, level, body FROM log_entries INDEX
 const NEWEST_DICTIONARY = `SELECT d.id, d.bytes,
     (SELECT count(*) FROM log_sealed INDEXED BY log_sealed_project WHERE project_id = ?1 AND last_id >= d.first_block_last_id) AS blocks
   FROM log_dictionaries AS d WHERE d.project_id = ?1 ORDER BY d.id DESC LIMIT 1`;
-/** Params: project, last id, floor (no tail row of the project is below it). Every tail row of the project up to the run's last id. */
-const DELETE_RUN = `DELETE FROM log_entries WHERE project_id = ?1 AND id >= ?3 AND id <= ?2 RETURNING id`;
+/** Params: project, last id. Every tail row of the project up to the run's last id. */
+const DELETE_RUN = `DELETE FROM log_entries WHERE project_id = ?1 AND id <= ?2 RETURNING id`;
 const INSERT_DICTIONARY = `INSERT INTO log_dictionaries (project_id, id, first_block_last_id, bytes) VALUES (?1, ?2, ?3, ?4)`;
 /** A run's summary, first_id … levels, as INSERT_SEALED (?3–?10) and retention's REWRITE_SEALED bind it. */
 export function runSummaryParams(run: SealedRun): number[] {
@@ -208,9 +208,9 @@ export function sqliteSealBackend(reads: SqlExecutor, transaction: WriterTransac
       const d = await reads.get(NEWEST_DICTIONARY_BYTES, [projectId]);
       return d === undefined ? null : { id: Number(d.id), bytes: bytesOf(d.bytes) };
     },
-    commitSeal(projectId: number, run: SealedRun, dictionary: SealDictionary | null, ids: readonly number[], floor: number) {
+    commitSeal(projectId: number, run: SealedRun, dictionary: SealDictionary | null, ids: readonly number[]) {
       return transaction(async (db) => {
-        const gone = (await db.all(DELETE_RUN, [projectId, run.lastId, floor])).map((r) => Number(r.id)).sort((a, b) => a - b);
+        const gone = (await db.all(DELETE_RUN, [projectId, run.lastId])).map((r) => Number(r.id)).sort((a, b) => a - b);
         // Not exactly the run: retention or another process changed the
         // tail since it was read. Nothing is written; the next pass reads
         // it again.
